@@ -1,0 +1,53 @@
+/**
+ * Capability ids: what a machine can do. An adapter declares the ones it serves; every VM-bound
+ * tool maps to exactly one of them, and a tool whose capability the lease's adapter lacks answers
+ * CAPABILITY_UNAVAILABLE.
+ */
+export const CAPABILITIES = [
+  'screenshot',
+  'inspect',
+  'list_windows',
+  'focus',
+  'close',
+  'launch',
+  'click',
+  'type',
+  'key',
+  'paste',
+  'drag',
+  'scroll',
+  'dispatch',
+  'put_file',
+  'get_file',
+  'clone_repo',
+  'exec',
+] as const;
+
+export type Capability = (typeof CAPABILITIES)[number];
+
+export function isCapability(value: unknown): value is Capability {
+  return typeof value === 'string' && (CAPABILITIES as readonly string[]).includes(value);
+}
+
+/** The adapter method that serves each capability. */
+export const CAPABILITY_METHOD = {
+  screenshot: 'screenshot',
+  inspect: 'inspect',
+  list_windows: 'listWindows',
+  focus: 'focus',
+  close: 'close',
+  launch: 'launch',
+  click: 'click',
+  type: 'type',
+  key: 'key',
+  paste: 'paste',
+  drag: 'drag',
+  scroll: 'scroll',
+  dispatch: 'dispatch',
+  put_file: 'putFile',
+  get_file: 'getFile',
+  clone_repo: 'cloneRepo',
+  exec: 'exec',
+} as const satisfies Record<Capability, string>;
+
+export type CapabilityMethod = (typeof CAPABILITY_METHOD)[Capability];

@@ -1,0 +1,72 @@
+/**
+ * Provider: makes and destroys machines. Identity rules (docs/architecture.md §identity):
+ * every machine carries `vmhub-<instance>-<lease uuid>` in the provider's own metadata (Docker
+ * label + name, Proxmox tag, QEMU state record); `destroy` re-reads the machine and refuses to
+ * touch one whose identity does not match. An id alone is never trusted.
+ */
+import type { ConsoleHandle, GuestChannel } from './channel.ts';
+import type { MachineRef, Stage } from './shapes.ts';
+import type { TemplateConfig } from './template.ts';
+
+export interface ProviderContext {
+  /** This vmhub instance's identity prefix (`vmhub-<instance>-`). */
+  identityPrefix: string;
+  /** Structured log sink (stderr in the server; never stdout, which is the MCP transport). */
+  log: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>) => void;
+}
+
+export interface ProviderStatus {
+  ok: boolean;
+  reason?: string;
+  nodes?: { id: string; status: string; detail?: string }[];
+  details?: Record<string, unknown>;
+}
+
+export interface CreateRequest {
+  lease_id: string;
+  identity: string;
+  template: TemplateConfig;
+  signal: AbortSignal;
+}
+
+export interface ReadyRequest {
+  signal: AbortSignal;
+  /** Report a readiness stage as it progresses (shown in vm_lease_status). */
+  stage: (name: string, status: Stage['status'], detail?: string) => void;
+  template: TemplateConfig;
+}
+
+export type DestroyOutcome = 'destroyed' | 'already_gone' | 'identity_mismatch';
+
+export interface OwnedMachine extends MachineRef {
+  /** Milliseconds since epoch when the machine was created, if the provider knows. */
+  created_at?: number;
+}
+
+export interface ProviderMethods {
+  /** Is the backend reachable, with which nodes; never throws. */
+  status(): Promise<ProviderStatus>;
+  /** Can this template be created now (image present, privileges)? Never throws. */
+  availability(template: TemplateConfig): Promise<{ availability: 'available' | 'unavailable' | 'stub'; reason?: string }>;
+  /** Create and start a machine for a lease. Idempotent per identity where the backend allows. */
+  create(request: CreateRequest): Promise<MachineRef>;
+  /** Wait until the machine is ready to be driven; throws BOOT_TIMEOUT or PROVISION_FAILED. */
+  ready(machine: MachineRef, request: ReadyRequest): Promise<void>;
+  /** Destroy after verifying the identity the machine carries. */
+  destroy(machine: MachineRef): Promise<DestroyOutcome>;
+  /** Machines carrying this instance's identity prefix (for the reaper's orphan sweep). */
+  list(): Promise<OwnedMachine[]>;
+  /** Open a channel into a ready machine. */
+  channel?(machine: MachineRef, template: TemplateConfig): Promise<GuestChannel>;
+  /** Hypervisor-level console, where the provider has one. */
+  console?(machine: MachineRef): Promise<ConsoleHandle>;
+  /** Release connections and timers. */
+  close?(): Promise<void>;
+}
+
+export interface Provider extends ProviderMethods {
+  readonly kind: 'provider';
+  readonly id: string;
+  readonly version: string;
+  readonly contractVersion: number;
+}

@@ -1,0 +1,91 @@
+/**
+ * The shapes every part of vmhub agrees on: templates, leases, machines, windows, exec results.
+ * TypeBox schemas double as TypeScript types and as the JSON Schemas the MCP tools publish.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { CAPABILITIES } from './capabilities.ts';
+
+export const CapabilitySchema = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)));
+
+export const AVAILABILITY = ['available', 'unavailable', 'stub'] as const;
+export type Availability = (typeof AVAILABILITY)[number];
+
+/** A template as a client sees it (vm_list_templates). */
+export const TemplateInfoSchema = Type.Object({
+  id: Type.String(),
+  provider: Type.String(),
+  adapter: Type.String(),
+  os: Type.String(),
+  availability: Type.Union(AVAILABILITY.map((a) => Type.Literal(a))),
+  reason: Type.Optional(Type.String()),
+  capabilities: Type.Array(Type.String()),
+  description: Type.Optional(Type.String()),
+});
+export type TemplateInfo = Static<typeof TemplateInfoSchema>;
+
+/**
+ * Lease states. `provisioning → starting → ready → releasing → released`, plus `failed` and
+ * `expired → reaped`. Rows are never deleted: a finished lease stays as a tombstone.
+ */
+export const LEASE_STATES = ['provisioning', 'starting', 'ready', 'releasing', 'released', 'failed', 'expired', 'reaped'] as const;
+export type LeaseState = (typeof LEASE_STATES)[number];
+/** States in which the lease still owns (or is about to own) a machine. */
+export const LIVE_LEASE_STATES: readonly LeaseState[] = ['provisioning', 'starting', 'ready', 'releasing'];
+export const FINAL_LEASE_STATES: readonly LeaseState[] = ['released', 'failed', 'reaped'];
+
+export const StageSchema = Type.Object({
+  name: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+  detail: Type.Optional(Type.String()),
+});
+export type Stage = Static<typeof StageSchema>;
+
+export const LeaseInfoSchema = Type.Object({
+  lease_id: Type.String(),
+  status: Type.Union(LEASE_STATES.map((s) => Type.Literal(s))),
+  template: Type.String(),
+  request_id: Type.String(),
+  owner: Type.Optional(Type.String()),
+  created_at: Type.String(),
+  expires_at: Type.String(),
+  max_expires_at: Type.String(),
+  stages: Type.Array(StageSchema),
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+export type LeaseInfo = Static<typeof LeaseInfoSchema>;
+
+/** A machine as providers know it: the identity is what teardown verifies. */
+export interface MachineRef {
+  /** `vmhub-<instance>-<lease uuid>`: carried by the machine itself (label, tag, state record). */
+  identity: string;
+  /** The provider's own handle (container id, VMID, state dir); never trusted on its own. */
+  external_id: string;
+  /** Provider node, where the provider has several. */
+  node?: string;
+  /** Provider-private data needed to reach the machine (addresses, ports); no secrets. */
+  details?: Record<string, unknown>;
+}
+
+export const WindowSchema = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  class: Type.String(),
+  x: Type.Integer(),
+  y: Type.Integer(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  focused: Type.Boolean(),
+  visible: Type.Boolean(),
+});
+export type WindowInfo = Static<typeof WindowSchema>;
+
+export interface ElementNode {
+  role: string;
+  name?: string;
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+  states?: string[];
+  children?: ElementNode[];
+}

@@ -1,0 +1,32 @@
+/**
+ * Template configuration: what the operator writes in the config file (or what a plugin ships
+ * as a default). A template names a provider, a golden reference, an adapter and resources.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const TemplateConfigSchema = Type.Object({
+  /** Template id agents pass to vm_lease_create. */
+  id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._-]+$' }),
+  /** Provider plugin id (docker, qemu, proxmox, fake). */
+  provider: Type.String({ minLength: 1 }),
+  /** Adapter plugin id (x11, console, fake). */
+  adapter: Type.String({ minLength: 1 }),
+  /** OS family shown to agents (linux, windows, macos, android, any). */
+  os: Type.String({ default: 'linux' }),
+  /** Golden reference: Docker image, qcow2 path, Proxmox template VMID or name. */
+  golden: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  /** Resources for the machine. */
+  resources: Type.Optional(Type.Object({
+    cpus: Type.Optional(Type.Number({ minimum: 0.1, maximum: 256 })),
+    memory_mb: Type.Optional(Type.Integer({ minimum: 16, maximum: 1048576 })),
+    disk_gb: Type.Optional(Type.Integer({ minimum: 1 })),
+  })),
+  /** Seconds a lease on this template may take to become ready. Default 300. */
+  ready_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+  /** Provider-specific settings (network, display size, node constraints, ...). */
+  provider_options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  /** Adapter-specific settings. */
+  adapter_options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type TemplateConfig = Static<typeof TemplateConfigSchema>;

@@ -1,0 +1,290 @@
+/**
+ * The tool surface: every `vm_*` tool with its input and output schema, annotations and the
+ * capability it needs. All tools are always listed; the router gates each call on the lease's
+ * adapter. Descriptions are short on purpose: agents pay tokens for every byte of tools/list
+ * (bench/RESULTS.md tracks the size).
+ */
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
+import type { Capability } from './capabilities.ts';
+import { LeaseInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
+
+const Strict = { additionalProperties: false } as const;
+const LeaseId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+const Coord = Type.Number({ minimum: 0, maximum: 100000 });
+const Space = Type.Optional(Type.Union([Type.Literal('image'), Type.Literal('screen')], { description: 'default image: coordinates of the latest screenshot' }));
+const Button = Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')]));
+const GuestPath = Type.String({ minLength: 1, maxLength: 4096, description: 'absolute, or relative to the user home; no ".."' });
+const Window = Type.String({ minLength: 1, maxLength: 512, description: 'window id or exact title' });
+const ExpiresAt = Type.String({ description: 'lease expiry, ISO 8601' });
+
+/** Output fields every lease-bound tool returns. */
+const bound = <P extends Record<string, TSchema>>(props: P) => Type.Object({ lease_id: Type.String(), expires_at: ExpiresAt, ...props });
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  /** The capability the lease's adapter must declare; undefined for catalog and lease tools. */
+  capability?: Capability;
+}
+
+const tool = <I extends TSchema, O extends TSchema>(d: ToolDefinition<I, O>) => d;
+const RO: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+const ACT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+
+export const TOOLS = {
+  vm_list_templates: tool({
+    name: 'vm_list_templates', title: 'List templates',
+    description: 'Templates you can lease, their capabilities, and availability with the reason when unavailable.',
+    input: Type.Object({}, Strict),
+    output: Type.Object({ templates: Type.Array(TemplateInfoSchema) }),
+    annotations: { ...RO, idempotentHint: true },
+  }),
+  vm_capabilities: tool({
+    name: 'vm_capabilities', title: 'Capabilities',
+    description: 'What a leased VM (lease_id) or a template can do, and why anything is unavailable.',
+    input: Type.Object({ lease_id: Type.Optional(LeaseId), template: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }, Strict),
+    output: Type.Object({
+      template: Type.String(), adapter: Type.String(), provider: Type.String(),
+      capabilities: Type.Array(Type.String()),
+      unavailable: Type.Array(Type.Object({ capability: Type.String(), reason: Type.String() })),
+      verbs: Type.Array(Type.Object({ verb: Type.String(), description: Type.String() })),
+      lease_id: Type.Optional(Type.String()), expires_at: Type.Optional(ExpiresAt),
+    }),
+    annotations: { ...RO, idempotentHint: true },
+  }),
+  vm_health: tool({
+    name: 'vm_health', title: 'Health',
+    description: 'Server, store, providers and plugins: versions, contract compatibility, problems.',
+    input: Type.Object({}, Strict),
+    output: Type.Object({
+      status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+      version: Type.String(),
+      store: Type.Object({ ok: Type.Boolean(), path: Type.String() }),
+      plugins: Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), package: Type.String(), version: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
+      providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()), nodes: Type.Optional(Type.Array(Type.Object({ id: Type.String(), status: Type.String() }))) })),
+    }),
+    annotations: { ...RO },
+  }),
+  vm_lease_create: tool({
+    name: 'vm_lease_create', title: 'Create lease',
+    description: 'Create a VM from a template. Returns at once; poll vm_lease_status until ready. Same request_id → same lease.',
+    input: Type.Object({
+      template: Type.String({ minLength: 1, maxLength: 128 }),
+      request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
+      ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
+      owner: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    }, Strict),
+    output: LeaseInfoSchema,
+    annotations: { ...ACT, idempotentHint: true },
+  }),
+  vm_lease_status: tool({
+    name: 'vm_lease_status', title: 'Lease status',
+    description: 'Lease state and readiness stages; waits up to wait_seconds (max 25) for a change toward ready.',
+    input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25 })) }, Strict),
+    output: LeaseInfoSchema,
+    annotations: { ...RO },
+  }),
+  vm_lease_renew: tool({
+    name: 'vm_lease_renew', title: 'Renew lease',
+    description: 'Push expiry to now + ttl_seconds, capped by the lease\'s max lifetime.',
+    input: Type.Object({ lease_id: LeaseId, ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })) }, Strict),
+    output: LeaseInfoSchema,
+    annotations: { ...ACT, idempotentHint: true },
+  }),
+  vm_lease_release: tool({
+    name: 'vm_lease_release', title: 'Release lease',
+    description: 'Destroy the VM and its secrets. Idempotent.',
+    input: Type.Object({ lease_id: LeaseId }, Strict),
+    output: LeaseInfoSchema,
+    annotations: { ...DESTRUCTIVE, idempotentHint: true },
+  }),
+  vm_screenshot: tool({
+    name: 'vm_screenshot', title: 'Screenshot', capability: 'screenshot',
+    description: 'See the screen. Input tools take coordinates in this image\'s pixels.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')])),
+      max_width: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
+      max_height: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
+      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1, maximum: 100000 }), height: Type.Integer({ minimum: 1, maximum: 100000 }) }, { ...Strict, description: 'screen pixels' })),
+    }, Strict),
+    output: bound({
+      width: Type.Integer(), height: Type.Integer(), scale: Type.Number(),
+      origin: Type.Object({ x: Type.Number(), y: Type.Number() }),
+      screen: Type.Object({ width: Type.Integer(), height: Type.Integer() }),
+      format: Type.String(), bytes: Type.Integer(), file: Type.Optional(Type.String()),
+    }),
+    annotations: RO,
+  }),
+  vm_inspect: tool({
+    name: 'vm_inspect', title: 'Inspect UI', capability: 'inspect',
+    description: 'Semantic element tree (roles, names, bounds) for text-only models.',
+    input: Type.Object({ lease_id: LeaseId, max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }, Strict),
+    output: bound({ source: Type.String(), tree: Type.Unknown() }),
+    annotations: RO,
+  }),
+  vm_list_windows: tool({
+    name: 'vm_list_windows', title: 'List windows', capability: 'list_windows',
+    description: 'Open windows with geometry (screen pixels), focus and visibility.',
+    input: Type.Object({ lease_id: LeaseId, filter: Type.Optional(Type.String({ maxLength: 256 })) }, Strict),
+    output: bound({ windows: Type.Array(WindowSchema) }),
+    annotations: RO,
+  }),
+  vm_focus: tool({
+    name: 'vm_focus', title: 'Focus window', capability: 'focus',
+    description: 'Raise and focus a window.',
+    input: Type.Object({ lease_id: LeaseId, window: Window }, Strict),
+    output: bound({ window: WindowSchema }),
+    annotations: ACT,
+  }),
+  vm_close: tool({
+    name: 'vm_close', title: 'Close window', capability: 'close',
+    description: 'Ask a window to close gracefully.',
+    input: Type.Object({ lease_id: LeaseId, window: Window }, Strict),
+    output: bound({ closed: Type.Boolean(), window_id: Type.String() }),
+    annotations: DESTRUCTIVE,
+  }),
+  vm_launch: tool({
+    name: 'vm_launch', title: 'Launch app', capability: 'launch',
+    description: 'Start an app (name or path, plus args); reports its window when one appears.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      app: Type.String({ minLength: 1, maxLength: 1024 }),
+      args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 64 })),
+      wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 20 })),
+    }, Strict),
+    output: bound({ pid: Type.Optional(Type.Integer()), window: Type.Optional(WindowSchema) }),
+    annotations: ACT,
+  }),
+  vm_click: tool({
+    name: 'vm_click', title: 'Click', capability: 'click',
+    description: 'Click at (x, y).',
+    input: Type.Object({
+      lease_id: LeaseId, x: Coord, y: Coord, button: Button,
+      count: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+      modifiers: Type.Optional(Type.Array(Type.Union(['ctrl', 'shift', 'alt', 'super'].map((m) => Type.Literal(m))), { maxItems: 4 })),
+      coordinate_space: Space,
+    }, Strict),
+    output: bound({ screen_x: Type.Integer(), screen_y: Type.Integer() }),
+    annotations: ACT,
+  }),
+  vm_type: tool({
+    name: 'vm_type', title: 'Type text', capability: 'type',
+    description: 'Type text into the focused window; "\\n" presses Return.',
+    input: Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 20000 }) }, Strict),
+    output: bound({ typed: Type.Integer() }),
+    annotations: ACT,
+  }),
+  vm_key: tool({
+    name: 'vm_key', title: 'Press keys', capability: 'key',
+    description: 'Press a key or chord, e.g. "ctrl+shift+t", "Return", "F5"; several separated by spaces.',
+    input: Type.Object({ lease_id: LeaseId, keys: Type.String({ minLength: 1, maxLength: 256 }) }, Strict),
+    output: bound({ keys: Type.String() }),
+    annotations: ACT,
+  }),
+  vm_paste: tool({
+    name: 'vm_paste', title: 'Paste text', capability: 'paste',
+    description: 'Paste text through the clipboard (any Unicode); the previous clipboard is restored.',
+    input: Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 200000 }) }, Strict),
+    output: bound({ pasted: Type.Integer() }),
+    annotations: ACT,
+  }),
+  vm_drag: tool({
+    name: 'vm_drag', title: 'Drag', capability: 'drag',
+    description: 'Press at from, move to to, release.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      from: Type.Object({ x: Coord, y: Coord }, Strict),
+      to: Type.Object({ x: Coord, y: Coord }, Strict),
+      button: Button, coordinate_space: Space,
+    }, Strict),
+    output: bound({}),
+    annotations: ACT,
+  }),
+  vm_scroll: tool({
+    name: 'vm_scroll', title: 'Scroll', capability: 'scroll',
+    description: 'Scroll at (x, y) by amount notches.',
+    input: Type.Object({
+      lease_id: LeaseId, x: Coord, y: Coord,
+      direction: Type.Union(['up', 'down', 'left', 'right'].map((d) => Type.Literal(d))),
+      amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+      coordinate_space: Space,
+    }, Strict),
+    output: bound({}),
+    annotations: ACT,
+  }),
+  vm_dispatch: tool({
+    name: 'vm_dispatch', title: 'Adapter verb', capability: 'dispatch',
+    description: 'Run an adapter-specific verb (listed by vm_capabilities) with validated args.',
+    input: Type.Object({ lease_id: LeaseId, verb: Type.String({ minLength: 1, maxLength: 64 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, Strict),
+    output: bound({ verb: Type.String(), result: Type.Unknown() }),
+    annotations: { ...ACT, destructiveHint: true },
+  }),
+  vm_put_file: tool({
+    name: 'vm_put_file', title: 'Put file', capability: 'put_file',
+    description: 'Write a file in the VM from content (UTF-8) or content_base64.',
+    input: Type.Object({
+      lease_id: LeaseId, path: GuestPath,
+      content: Type.Optional(Type.String()),
+      content_base64: Type.Optional(Type.String()),
+      mode: Type.Optional(Type.String({ pattern: '^0?[0-7]{3}$' })),
+    }, Strict),
+    output: bound({ path: Type.String(), size: Type.Integer(), sha256: Type.String() }),
+    annotations: DESTRUCTIVE,
+  }),
+  vm_get_file: tool({
+    name: 'vm_get_file', title: 'Get file', capability: 'get_file',
+    description: 'Read a file from the VM (UTF-8 text as content, otherwise content_base64).',
+    input: Type.Object({ lease_id: LeaseId, path: GuestPath, max_bytes: Type.Optional(Type.Integer({ minimum: 1 })) }, Strict),
+    output: bound({ path: Type.String(), size: Type.Integer(), sha256: Type.String(), content: Type.Optional(Type.String()), content_base64: Type.Optional(Type.String()) }),
+    annotations: RO,
+  }),
+  vm_clone_repo: tool({
+    name: 'vm_clone_repo', title: 'Clone repository', capability: 'clone_repo',
+    description: 'Clone a git repository into the VM; credentials stay on the host.',
+    input: Type.Object({
+      lease_id: LeaseId, url: Type.String({ minLength: 1, maxLength: 2048 }),
+      dest: Type.Optional(GuestPath),
+      ref: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\s~^:?*\\[\\\\]+$' })),
+      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+    }, Strict),
+    output: bound({ dest: Type.String(), commit: Type.String(), ref: Type.Optional(Type.String()), files: Type.Integer() }),
+    annotations: { ...DESTRUCTIVE, openWorldHint: true },
+  }),
+  vm_exec: tool({
+    name: 'vm_exec', title: 'Run command', capability: 'exec',
+    description: 'Run a command: argv as command, or a shell string as shell. Output is capped.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      command: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024 })),
+      shell: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
+      cwd: Type.Optional(GuestPath),
+      stdin: Type.Optional(Type.String({ maxLength: 1048576 })),
+      timeout_seconds: Type.Optional(Type.Number({ minimum: 1, maximum: 600 })),
+    }, Strict),
+    output: bound({ exit_code: Type.Union([Type.Integer(), Type.Null()]), stdout: Type.String(), stderr: Type.String(), timed_out: Type.Boolean(), truncated: Type.Boolean() }),
+    annotations: DESTRUCTIVE,
+  }),
+} as const;
+
+export type ToolName = keyof typeof TOOLS;
+export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+export type ToolInput<N extends ToolName> = Static<(typeof TOOLS)[N]['input']>;
+export type ToolOutput<N extends ToolName> = Static<(typeof TOOLS)[N]['output']>;
+
+/** Tools that act on a lease's VM through its adapter. */
+export const VM_TOOLS = TOOL_NAMES.filter((n) => TOOLS[n].capability !== undefined);
+
+export { StageSchema };
