@@ -1,0 +1,54 @@
+/**
+ * Table shapes as kysely sees them. Times are milliseconds since the epoch; JSON columns are TEXT.
+ */
+import type { Generated } from 'kysely';
+
+export interface LeaseTable {
+  id: string;
+  request_id: string;
+  template: string;
+  provider: string;
+  adapter: string;
+  owner: string | null;
+  status: string;
+  identity: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+  max_expires_at: number;
+  /** Provisioning (or releasing) must finish by then, or the reaper fails the lease. */
+  deadline_at: number | null;
+  stages: string;
+  error_code: string | null;
+  error_message: string | null;
+  /** Process that owns the current transition (server pid/host or reaper id). */
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+}
+
+export interface MachineTable {
+  lease_id: string;
+  identity: string;
+  provider: string;
+  external_id: string | null;
+  node: string | null;
+  state: string;
+  details: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventTable {
+  id: Generated<number>;
+  at: number;
+  lease_id: string | null;
+  actor: string;
+  kind: string;
+  data: string;
+}
+
+export interface Database {
+  leases: LeaseTable;
+  machines: MachineTable;
+  events: EventTable;
+}

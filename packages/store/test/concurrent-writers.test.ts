@@ -1,0 +1,48 @@
+// Several processes on one SQLite file at once: migrations race, inserts race on one request_id,
+// and transitions race; exactly one winner each time, no SQLITE_BUSY surfacing.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Store } from '../dist/index.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'vmhub-store-mp-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+const worker = `
+const { Store } = await import(process.argv[1]);
+const [path, name, n] = [process.argv[2], process.argv[3], Number(process.argv[4])];
+const store = new Store({ path });
+let created = 0, won = 0;
+for (let i = 0; i < n; i++) {
+  const now = Date.now();
+  const id = name + '-' + i;
+  const r = await store.createLease({ id, request_id: 'shared-' + i, template: 't', provider: 'fake', adapter: 'fake', owner: name, status: 'provisioning', identity: 'vmhub-mp-' + id, created_at: now, expires_at: now + 1e6, max_expires_at: now + 1e7, deadline_at: null });
+  if (r.created) created++;
+  if (await store.transition(r.lease.id, ['provisioning'], 'ready', {})) won++;
+  await store.appendEvent({ lease_id: r.lease.id, actor: name, kind: 'touch' });
+}
+console.log(JSON.stringify({ created, won }));
+await store.close();
+`;
+
+it('store: four processes racing on one file agree on one winner per request_id', async () => {
+  const path = join(dir, 'shared.db');
+  const n = 150;
+  const results = await Promise.all(['p1', 'p2', 'p3', 'p4'].map((name) =>
+    run(process.execPath, ['--input-type=module', '-e', worker, entry, path, name, String(n)]).then((r) => JSON.parse(r.stdout))));
+  const created = results.reduce((s, r) => s + r.created, 0);
+  const won = results.reduce((s, r) => s + r.won, 0);
+  assert.equal(created, n, 'exactly one insert per request_id');
+  assert.equal(won, n, 'exactly one transition winner per lease');
+  const store = new Store({ path });
+  assert.equal(await store.countLeases({ status: ['ready'] }), n);
+  assert.equal((await store.listEvents({ limit: 10_000 })).length, 4 * n);
+  await store.close();
+});
