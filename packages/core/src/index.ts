@@ -15,3 +15,5 @@ export type * from './adapter.ts';
 export * from './define.ts';
 export * from './screenshot.ts';
 export * from './paths.ts';
+export * from './config.ts';
+export * from './plugins.ts';

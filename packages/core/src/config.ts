@@ -1,0 +1,136 @@
+/**
+ * vmhub configuration: environment variables plus an optional JSON file. The server and the
+ * reaper read the same configuration, so the reaper reaches the same providers with the same
+ * options. Every key is documented in docs/configuration.md; explicit file values win over
+ * defaults, and env vars win over the file for the keys they name.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { VmhubError } from './errors.ts';
+import { TemplateConfigSchema } from './template.ts';
+import { assertValid } from './validate.ts';
+
+const Seconds = (def: number, min = 1) => Type.Integer({ minimum: min, default: def });
+
+export const VmhubConfigSchema = Type.Object({
+  /** Identity prefix part: machines are named `vmhub-<instance>-<lease>`. Env VMHUB_INSTANCE. */
+  instance: Type.String({ pattern: '^[a-z0-9][a-z0-9_]{0,23}$', default: 'local' }),
+  /** SQLite file. Env VMHUB_DB. Default: the user's state dir. */
+  db: Type.Optional(Type.String()),
+  /** Extra plugin packages to load by name. Env VMHUB_PLUGINS (comma-separated). */
+  plugins: Type.Array(Type.String(), { default: [] }),
+  /** Options per provider id, passed to the provider's factory. */
+  providers: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { default: {} }),
+  /** Options per adapter id. */
+  adapters: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { default: {} }),
+  /** Templates; an entry with a plugin default's id replaces that default. */
+  templates: Type.Array(TemplateConfigSchema, { default: [] }),
+  /** Template ids to hide (plugin defaults you do not want offered). */
+  disabled_templates: Type.Array(Type.String(), { default: [] }),
+  leases: Type.Object({
+    /** TTL when vm_lease_create gives none. Env VMHUB_DEFAULT_TTL_SECONDS. */
+    default_ttl_seconds: Seconds(3600, 60),
+    /** Hard cap from creation; renew never passes it. Env VMHUB_MAX_LIFETIME_SECONDS. */
+    max_lifetime_seconds: Seconds(86400, 60),
+    /** Live leases one owner may hold. */
+    max_per_owner: Type.Integer({ minimum: 1, default: 10 }),
+    /** Live leases in this instance. */
+    max_total: Type.Integer({ minimum: 1, default: 50 }),
+    /** A lease not ready by then is failed (by the server or the reaper). */
+    provision_timeout_seconds: Seconds(900),
+  }, { default: {} }),
+  policy: Type.Object({
+    /** Tools refused with POLICY_DENIED, e.g. ["vm_exec", "vm_dispatch"]. Env VMHUB_DENY_TOOLS. */
+    deny_tools: Type.Array(Type.String(), { default: [] }),
+  }, { default: {} }),
+  screenshots: Type.Object({
+    /** Also save each screenshot here (PNG/JPEG/WebP files). Env VMHUB_SCREENSHOT_DIR. Unset: not saved. */
+    dir: Type.Optional(Type.String()),
+    format: Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')], { default: 'png' }),
+    max_width: Type.Integer({ minimum: 64, default: 1280 }),
+    max_height: Type.Integer({ minimum: 64, default: 800 }),
+    /** Byte budget of one image (clients reject results near 1 MB). */
+    max_bytes: Type.Integer({ minimum: 10000, default: 800000 }),
+  }, { default: {} }),
+  files: Type.Object({
+    /** Largest file vm_put_file / vm_get_file moves. */
+    max_bytes: Type.Integer({ minimum: 1, default: 50 * 1024 * 1024 }),
+  }, { default: {} }),
+  clone: Type.Object({
+    /** URL schemes vm_clone_repo accepts. */
+    allowed_schemes: Type.Array(Type.String(), { default: ['https', 'ssh', 'git'] }),
+    /** Hosts accepted; empty = any host. */
+    allowed_hosts: Type.Array(Type.String(), { default: [] }),
+    /** Allow file:// and local paths (refused by default: they would read the server's own disk). */
+    allow_file: Type.Boolean({ default: false }),
+    /** Allow loopback / private hosts (refused by default). */
+    allow_private_hosts: Type.Boolean({ default: false }),
+    /** Host-held credentials per URL host: the token is read from the named env var, never from tool arguments. */
+    credentials: Type.Record(Type.String(), Type.Object({ username: Type.Optional(Type.String()), token_env: Type.String() }), { default: {} }),
+    /** Seconds a host-side clone may take. */
+    timeout_seconds: Seconds(300),
+    /** Largest working tree (bytes) streamed into a VM. */
+    max_bytes: Type.Integer({ minimum: 1, default: 512 * 1024 * 1024 }),
+  }, { default: {} }),
+  reaper: Type.Object({
+    interval_seconds: Seconds(30),
+    /** Machines with this instance's identity but no live lease are destroyed only when older than this. */
+    orphan_grace_seconds: Seconds(300, 0),
+    /** A releasing lease whose claim lapsed this long ago is taken over. */
+    stuck_grace_seconds: Seconds(120, 0),
+  }, { default: {} }),
+  audit: Type.Object({
+    /** One JSON line per tool call is appended here (secrets redacted). Env VMHUB_AUDIT_FILE. Unset: store events only. */
+    file: Type.Optional(Type.String()),
+  }, { default: {} }),
+});
+export type VmhubConfig = Static<typeof VmhubConfigSchema>;
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Config file path; default env VMHUB_CONFIG, else ~/.config/vmhub/config.json if it exists. */
+  file?: string;
+}
+
+/** Read env + file, validate, fill defaults. Throws INVALID_REQUEST naming the bad key. */
+export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { source: string | null } {
+  const env = options.env ?? process.env;
+  const explicit = options.file ?? env.VMHUB_CONFIG;
+  const candidate = explicit ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'vmhub', 'config.json');
+  let raw: Record<string, any> = {};
+  let source: string | null = null;
+  try {
+    raw = JSON.parse(readFileSync(candidate, 'utf8'));
+    source = candidate;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !explicit) raw = {};
+    else if (code === 'ENOENT') throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} (VMHUB_CONFIG) does not exist`, { source: 'config' });
+    else throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} is not valid JSON: ${(err as Error).message}`, { source: 'config' });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} must hold a JSON object`, { source: 'config' });
+
+  const section = (k: string) => (raw[k] ??= {});
+  if (env.VMHUB_INSTANCE) raw.instance = env.VMHUB_INSTANCE;
+  if (env.VMHUB_DB) raw.db = env.VMHUB_DB;
+  if (env.VMHUB_PLUGINS) raw.plugins = [...(raw.plugins ?? []), ...env.VMHUB_PLUGINS.split(',').map((s) => s.trim()).filter(Boolean)];
+  if (env.VMHUB_DEFAULT_TTL_SECONDS) section('leases').default_ttl_seconds = intEnv(env, 'VMHUB_DEFAULT_TTL_SECONDS');
+  if (env.VMHUB_MAX_LIFETIME_SECONDS) section('leases').max_lifetime_seconds = intEnv(env, 'VMHUB_MAX_LIFETIME_SECONDS');
+  if (env.VMHUB_PROVISION_TIMEOUT_SECONDS) section('leases').provision_timeout_seconds = intEnv(env, 'VMHUB_PROVISION_TIMEOUT_SECONDS');
+  if (env.VMHUB_DENY_TOOLS) section('policy').deny_tools = env.VMHUB_DENY_TOOLS.split(',').map((s) => s.trim()).filter(Boolean);
+  if (env.VMHUB_SCREENSHOT_DIR) section('screenshots').dir = env.VMHUB_SCREENSHOT_DIR;
+  if (env.VMHUB_AUDIT_FILE) section('audit').file = env.VMHUB_AUDIT_FILE;
+  if (env.VMHUB_REAPER_INTERVAL_SECONDS) section('reaper').interval_seconds = intEnv(env, 'VMHUB_REAPER_INTERVAL_SECONDS');
+  if (env.VMHUB_ORPHAN_GRACE_SECONDS) section('reaper').orphan_grace_seconds = intEnv(env, 'VMHUB_ORPHAN_GRACE_SECONDS');
+
+  const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, `[vmhub] configuration${source ? ` (${source})` : ''}`, 'config');
+  return { ...config, source };
+}
+
+function intEnv(env: NodeJS.ProcessEnv, name: string): number {
+  const value = Number(env[name]);
+  if (!Number.isInteger(value)) throw new VmhubError('INVALID_REQUEST', `[vmhub] ${name}="${env[name]}" must be an integer`, { source: 'config' });
+  return value;
+}
