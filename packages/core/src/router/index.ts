@@ -1,1 +1,128 @@
-export {};
+/**
+ * @vmhub/core/router — the MCP tool router. It registers every vm_* tool on the SDK's McpServer
+ * (title, description, input and output JSON Schema, annotations), then for each call:
+ * validates the input (Ajv, schemas compiled once) → applies policy → for VM-bound tools binds
+ * lease → machine → adapter and gates on the adapter's declared capabilities → runs the handler
+ * under a deadline → returns structured content. Any failure becomes an `isError` result with
+ * `{code, message, retryable, hint}`: no raw exception ever reaches the client.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { asVmhubError, VmhubError } from '../errors.ts';
+import { TOOL_NAMES, TOOLS, type ToolName } from '../tools.ts';
+import { assertValid } from '../validate.ts';
+import { CoordinateMapper } from './coordinates.ts';
+import { errorResult, okResult } from './results.ts';
+import type { CallExtra, RouterHost } from './types.ts';
+import { VM_HANDLERS } from './vm-tools.ts';
+
+export type * from './types.ts';
+export { errorResult, okResult } from './results.ts';
+export { CoordinateMapper } from './coordinates.ts';
+
+export interface Router {
+  /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
+  register(server: McpServer): void;
+  /** Run one tool call; always resolves (errors are isError results). */
+  call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult>;
+  /** The tools/list payload. */
+  listTools(): Tool[];
+  /** Drop per-lease state (latest screenshot mapping). */
+  forget(leaseId: string): void;
+}
+
+export function createRouter(host: RouterHost): Router {
+  const coords = new CoordinateMapper();
+  const tools: Tool[] = TOOL_NAMES.map((name) => {
+    const t = TOOLS[name];
+    return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: t.output as Tool['outputSchema'], annotations: { title: t.title, ...t.annotations } };
+  });
+  // JSON Schema only: the TypeBox objects carry symbol keys that must not leak to the wire.
+  const wireTools = JSON.parse(JSON.stringify(tools)) as Tool[];
+
+  async function run(name: ToolName, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+    const def = TOOLS[name];
+    const input = assertValid<Record<string, unknown>>(def.input, args ?? {}, `${name} arguments`);
+    if (host.settings.denyTools.includes(name)) throw new VmhubError('POLICY_DENIED', `${name} is disabled by this server's policy (policy.deny_tools)`);
+    switch (name) {
+      case 'vm_list_templates': return okResult(await host.listTemplates());
+      case 'vm_capabilities': return okResult(await host.capabilities(input as never));
+      case 'vm_health': return okResult(await host.health());
+      case 'vm_lease_create': return okResult(await host.leaseCreate(input as never, extra));
+      case 'vm_lease_status': return okResult(await host.leaseStatus(input as never, extra));
+      case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never));
+      case 'vm_lease_release': {
+        const lease = await host.leaseRelease(input as never);
+        coords.forget(lease.lease_id);
+        return okResult(lease);
+      }
+    }
+    const capability = def.capability!;
+    const deadline = AbortSignal.any([extra.signal, AbortSignal.timeout(Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000)]);
+    const binding = await host.bind(input.lease_id as string, deadline);
+    const adapter = binding.adapter;
+    if (!adapter) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
+    if (!adapter.capabilities.includes(capability)) {
+      throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
+    }
+    const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
+    const out = await abortable(handler(binding, input, { host, coords }), deadline, name);
+    return okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []);
+  }
+
+  async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+    const started = Date.now();
+    let result: CallToolResult;
+    try {
+      if (!(TOOL_NAMES as string[]).includes(name)) throw new VmhubError('NOT_FOUND', `unknown tool "${name}"`);
+      result = await run(name as ToolName, args, extra);
+    } catch (err) {
+      result = errorResult(err);
+    }
+    try {
+      const leaseId = typeof (args as { lease_id?: unknown })?.lease_id === 'string' ? (args as { lease_id: string }).lease_id : undefined;
+      host.audit?.({ at: new Date(started).toISOString(), tool: name, ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' : 'ok', ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started });
+    } catch { /* auditing never breaks a call */ }
+    return result;
+  }
+
+  return {
+    listTools: () => wireTools,
+    forget: (leaseId) => coords.forget(leaseId),
+    call,
+    register(server: McpServer) {
+      // Registered on the McpServer for its bookkeeping (titles, annotations, enable/disable) with
+      // a permissive zod shape: validation is ours (Ajv against the published JSON Schema), so bad
+      // input gets a typed INVALID_REQUEST rather than the SDK's untyped protocol error.
+      const loose = z.looseObject({});
+      for (const name of TOOL_NAMES) {
+        const t = TOOLS[name];
+        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: { title: t.title, ...t.annotations } }, (args: unknown, extra: CallExtra) => call(name, args, extra));
+      }
+      // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
+      server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: wireTools }));
+    },
+  };
+}
+
+async function abortable<T>(work: Promise<T>, signal: AbortSignal, name: string): Promise<T> {
+  if (signal.aborted) throw deadlineError(signal, name);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(deadlineError(signal, name));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+    work.catch(() => undefined);
+  }
+}
+
+function deadlineError(signal: AbortSignal, name: string): VmhubError {
+  const reason = signal.reason as Error | undefined;
+  if (reason?.name === 'TimeoutError') return new VmhubError('TIMEOUT', `${name} did not finish within the call deadline`);
+  return asVmhubError(reason ?? new Error(`${name} was cancelled`));
+}

@@ -1,0 +1,70 @@
+/**
+ * What the router needs from its host (the server's lease manager): catalog and lease tools,
+ * and a way to bind a lease id to its adapter and context. The router itself owns validation,
+ * policy, capability gating, coordinate mapping, screenshot shaping and error conversion.
+ */
+import type { Readable } from 'node:stream';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Adapter, AdapterContext } from '../adapter.ts';
+import type { ShapedScreenshot } from '../screenshot.ts';
+import type { LeaseInfo } from '../shapes.ts';
+import type { TemplateConfig } from '../template.ts';
+import type { ToolInput, ToolName, ToolOutput } from '../tools.ts';
+
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface LeaseBinding {
+  lease_id: string;
+  expires_at: string;
+  template: TemplateConfig;
+  /** Undefined when the template's adapter plugin is not loaded; `adapterProblem` says why. */
+  adapter: Adapter | undefined;
+  adapterProblem?: string;
+  context: AdapterContext;
+}
+
+export interface HostClone {
+  archive: Readable;
+  commit: string;
+  ref?: string;
+  files: number;
+  cleanup(): Promise<void>;
+}
+
+export interface AuditRecord {
+  at: string;
+  tool: ToolName | string;
+  lease_id?: string;
+  outcome: 'ok' | 'error';
+  code?: string;
+  duration_ms: number;
+}
+
+export interface RouterHost {
+  listTemplates(): Promise<ToolOutput<'vm_list_templates'>>;
+  capabilities(input: ToolInput<'vm_capabilities'>): Promise<ToolOutput<'vm_capabilities'>>;
+  health(): Promise<ToolOutput<'vm_health'>>;
+  leaseCreate(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo>;
+  leaseStatus(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo>;
+  leaseRenew(input: ToolInput<'vm_lease_renew'>): Promise<LeaseInfo>;
+  leaseRelease(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo>;
+  /** Resolve a lease to its adapter; throws NOT_FOUND, LEASE_EXPIRED or LEASE_NOT_READY. */
+  bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding>;
+  /** Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree. */
+  cloneOnHost?(input: ToolInput<'vm_clone_repo'>): Promise<HostClone>;
+  /** Persist a screenshot (VMHUB_SCREENSHOT_DIR); returns the file path. */
+  saveScreenshot?(leaseId: string, shot: ShapedScreenshot): Promise<string | undefined>;
+  /** One record per tool call; must not throw. */
+  audit?(record: AuditRecord): void;
+  settings: RouterSettings;
+}
+
+export interface RouterSettings {
+  denyTools: readonly string[];
+  screenshot: { format: 'png' | 'jpeg' | 'webp'; maxWidth: number; maxHeight: number; maxBytes: number };
+  /** Largest file moved by vm_put_file / vm_get_file. */
+  maxFileBytes: number;
+  /** Deadline for one VM-bound call, seconds (exec may ask for more, up to its own cap). */
+  callTimeoutSeconds: number;
+}

@@ -1,0 +1,136 @@
+/**
+ * Handlers of the VM-bound tools: each gets a bound lease (adapter + context) and validated
+ * input, calls the adapter method for its capability, and returns structured output.
+ */
+import { createHash } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { VmhubError } from '../errors.ts';
+import { resolveGuestPath } from '../paths.ts';
+import { shapeScreenshot } from '../screenshot.ts';
+import type { ToolInput, ToolName } from '../tools.ts';
+import type { CoordinateMapper } from './coordinates.ts';
+import type { LeaseBinding, RouterHost } from './types.ts';
+import type { Adapter } from '../adapter.ts';
+
+export interface VmToolOutput {
+  structured: Record<string, unknown>;
+  content?: CallToolResult['content'];
+}
+
+type BoundLease = Omit<LeaseBinding, 'adapter'> & { adapter: Adapter };
+type Handler<N extends ToolName> = (b: BoundLease, input: ToolInput<N>, env: { host: RouterHost; coords: CoordinateMapper }) => Promise<VmToolOutput>;
+
+const HOME_FALLBACK = '/root';
+async function guestPath(b: BoundLease, path: string, field = 'path'): Promise<string> {
+  let home = HOME_FALLBACK;
+  try { home = (await b.context.channel()).home ?? home; } catch { /* console-only machines: absolute paths still work */ }
+  return resolveGuestPath(path, home, field);
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const utf8Exact = (data: Buffer) => { const s = data.toString('utf8'); return Buffer.from(s, 'utf8').equals(data) && !s.includes('\0') ? s : undefined; };
+
+export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
+  async vm_screenshot(b, input, { host, coords }) {
+    const raw = await b.adapter.screenshot!(b.context);
+    const s = host.settings.screenshot;
+    const shot = await shapeScreenshot(raw, { format: input.format ?? s.format, maxWidth: input.max_width ?? s.maxWidth, maxHeight: input.max_height ?? s.maxHeight, maxBytes: s.maxBytes, region: input.region });
+    coords.remember(b.lease_id, shot);
+    const file = await host.saveScreenshot?.(b.lease_id, shot);
+    const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };
+    if (file) structured.file = file;
+    return { structured, content: [{ type: 'image', data: shot.data.toString('base64'), mimeType: shot.mime }] };
+  },
+  async vm_inspect(b, input) {
+    const r = await b.adapter.inspect!(b.context, { max_depth: input.max_depth ?? 12 });
+    return { structured: { source: r.source, tree: r.tree } };
+  },
+  async vm_list_windows(b, input) {
+    let windows = await b.adapter.listWindows!(b.context);
+    if (input.filter) { const f = input.filter.toLowerCase(); windows = windows.filter((w) => w.title.toLowerCase().includes(f) || w.class.toLowerCase().includes(f)); }
+    return { structured: { windows } };
+  },
+  async vm_focus(b, input) {
+    return { structured: { window: await b.adapter.focus!(b.context, { window: input.window }) } };
+  },
+  async vm_close(b, input) {
+    const r = await b.adapter.close!(b.context, { window: input.window });
+    return { structured: { closed: true, window_id: r.window_id } };
+  },
+  async vm_launch(b, input) {
+    const r = await b.adapter.launch!(b.context, { app: input.app, args: input.args ?? [], wait_seconds: input.wait_seconds ?? 5 });
+    return { structured: { ...(r.pid !== undefined ? { pid: r.pid } : {}), ...(r.window ? { window: r.window } : {}) } };
+  },
+  async vm_click(b, input, { coords }) {
+    const p = await coords.toScreen(b.adapter, b.context, input, input.coordinate_space, 'click point');
+    await b.adapter.click!(b.context, { ...p, button: input.button ?? 'left', count: input.count ?? 1, modifiers: (input.modifiers ?? []) as ('ctrl' | 'shift' | 'alt' | 'super')[] });
+    return { structured: { screen_x: p.x, screen_y: p.y } };
+  },
+  async vm_type(b, input) {
+    await b.adapter.type!(b.context, { text: input.text });
+    return { structured: { typed: [...input.text].length } };
+  },
+  async vm_key(b, input) {
+    await b.adapter.key!(b.context, { keys: input.keys });
+    return { structured: { keys: input.keys } };
+  },
+  async vm_paste(b, input) {
+    await b.adapter.paste!(b.context, { text: input.text });
+    return { structured: { pasted: [...input.text].length } };
+  },
+  async vm_drag(b, input, { coords }) {
+    const from = await coords.toScreen(b.adapter, b.context, input.from, input.coordinate_space, 'from');
+    const to = await coords.toScreen(b.adapter, b.context, input.to, input.coordinate_space, 'to');
+    await b.adapter.drag!(b.context, { from, to, button: input.button ?? 'left' });
+    return { structured: {} };
+  },
+  async vm_scroll(b, input, { coords }) {
+    const p = await coords.toScreen(b.adapter, b.context, input, input.coordinate_space, 'scroll point');
+    await b.adapter.scroll!(b.context, { ...p, direction: input.direction as 'up' | 'down' | 'left' | 'right', amount: input.amount ?? 3 });
+    return { structured: {} };
+  },
+  async vm_dispatch(b, input) {
+    const result = await b.adapter.dispatch!(b.context, { verb: input.verb, args: input.args ?? {} });
+    return { structured: { verb: input.verb, result: result ?? null } };
+  },
+  async vm_put_file(b, input, { host }) {
+    if ((input.content === undefined) === (input.content_base64 === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of content (UTF-8 text) or content_base64');
+    let data: Buffer;
+    if (input.content !== undefined) data = Buffer.from(input.content, 'utf8');
+    else {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input.content_base64!.replace(/\s+/g, ''))) throw new VmhubError('INVALID_REQUEST', 'content_base64 is not valid base64');
+      data = Buffer.from(input.content_base64!, 'base64');
+    }
+    if (data.length > host.settings.maxFileBytes) throw new VmhubError('INVALID_REQUEST', `file is ${data.length} bytes, over the ${host.settings.maxFileBytes}-byte limit (files.max_bytes)`);
+    const path = await guestPath(b, input.path);
+    await b.adapter.putFile!(b.context, { path, data, ...(input.mode ? { mode: parseInt(input.mode, 8) } : {}) });
+    return { structured: { path, size: data.length, sha256: sha256(data) } };
+  },
+  async vm_get_file(b, input, { host }) {
+    const path = await guestPath(b, input.path);
+    const max = Math.min(input.max_bytes ?? host.settings.maxFileBytes, host.settings.maxFileBytes);
+    const data = await b.adapter.getFile!(b.context, { path, max_bytes: max });
+    if (data.length > max) throw new VmhubError('INVALID_REQUEST', `${path} is ${data.length} bytes, over max_bytes ${max}`);
+    const text = utf8Exact(data);
+    return { structured: { path, size: data.length, sha256: sha256(data), ...(text !== undefined ? { content: text } : { content_base64: data.toString('base64') }) } };
+  },
+  async vm_clone_repo(b, input, { host }) {
+    if (!host.cloneOnHost) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server has no host-side git configured for vm_clone_repo');
+    const name = input.url.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '') || 'repo';
+    const dest = await guestPath(b, input.dest ?? name, 'dest');
+    const clone = await host.cloneOnHost(input);
+    try {
+      await b.adapter.cloneRepo!(b.context, { dest, archive: clone.archive });
+    } finally {
+      await clone.cleanup();
+    }
+    return { structured: { dest, commit: clone.commit, ...(clone.ref ? { ref: clone.ref } : {}), files: clone.files } };
+  },
+  async vm_exec(b, input) {
+    if ((input.command === undefined) === (input.shell === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of command (argv array) or shell (a string run by /bin/sh -c)');
+    const argv = input.command ?? ['/bin/sh', '-c', input.shell!];
+    const cwd = input.cwd !== undefined ? await guestPath(b, input.cwd, 'cwd') : undefined;
+    const r = await b.adapter.exec!(b.context, { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 });
+    return { structured: { exit_code: r.exit_code, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), timed_out: r.timed_out, truncated: r.truncated } };
+  },
+};
