@@ -1,0 +1,67 @@
+/**
+ * Options of @vmhub/provider-qemu (the provider's entry in the server config). Every field has a
+ * default; explicit options beat environment variables.
+ *
+ * Plain JSON Schema (Ajv validates it in defineProvider): @sinclair/typebox is not a dependency
+ * of this package yet. The interface below mirrors it field by field.
+ */
+export const QemuProviderOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    stateDir: { type: 'string', minLength: 1 },
+    qemuBinary: { type: 'string', minLength: 1 },
+    qemuImg: { type: 'string', minLength: 1 },
+    accel: { type: 'string', enum: ['auto', 'kvm', 'tcg'] },
+    machine: { type: 'string', minLength: 1 },
+    defaultMemoryMb: { type: 'integer', minimum: 16 },
+    qmpTimeoutMs: { type: 'integer', minimum: 100 },
+    stopTimeoutMs: { type: 'integer', minimum: 100 },
+  },
+} as const;
+
+export interface QemuProviderOptions {
+  /** Per-lease state directories live here. Default `$XDG_STATE_HOME/vmhub/qemu` or `~/.local/state/vmhub/qemu` (env VMHUB_QEMU_STATE_DIR). */
+  stateDir?: string;
+  /** The emulator binary. Default `qemu-system-x86_64` from PATH (env VMHUB_QEMU_BINARY). */
+  qemuBinary?: string;
+  /** `qemu-img`, for overlays. Default `qemu-img` from PATH (env VMHUB_QEMU_IMG). */
+  qemuImg?: string;
+  /** `auto` (KVM when /dev/kvm opens and the CPU has vmx/svm, else TCG), `kvm` or `tcg`. Default `auto` (env VMHUB_QEMU_ACCEL). */
+  accel?: 'auto' | 'kvm' | 'tcg';
+  /** Machine type. Default `q35`. */
+  machine?: string;
+  /** Memory when the template has no resources.memory_mb, MiB. Default 512. */
+  defaultMemoryMb?: number;
+  /** Bound for QMP/agent connect + handshake and for each command, ms. Default 10 000. */
+  qmpTimeoutMs?: number;
+  /** How long destroy waits after QMP `quit`, then after SIGTERM, then after SIGKILL, ms each. Default 5 000. */
+  stopTimeoutMs?: number;
+}
+
+/**
+ * Per-template settings read from `template.provider_options` (documented in docs/providers/qemu.md).
+ */
+export interface QemuTemplateOptions {
+  /** Kernel for direct boot; default: `golden` itself when golden is not a qcow2 disk. */
+  kernel?: string;
+  initrd?: string;
+  append?: string;
+  /** Serial-log string that marks the guest ready. */
+  ready_marker?: string;
+  /** Give the guest user-mode networking (`-nic user`). Default false: `-nic none`. */
+  network?: boolean;
+  /** Wire a virtio-serial guest agent socket and offer a GuestChannel through it. Default false. */
+  guest_agent?: boolean;
+  /** Shown when the golden is missing. */
+  build_hint?: string;
+}
+
+export function templateOptions(raw: Record<string, unknown> | undefined): QemuTemplateOptions {
+  const o = raw ?? {};
+  const str = (k: string): string | undefined => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
+  return {
+    kernel: str('kernel'), initrd: str('initrd'), append: str('append'), ready_marker: str('ready_marker'),
+    network: o.network === true, guest_agent: o.guest_agent === true, build_hint: str('build_hint'),
+  };
+}

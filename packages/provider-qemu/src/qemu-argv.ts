@@ -1,0 +1,61 @@
+/**
+ * The qemu-system command line for one lease. Everything comes from the template and the state
+ * directory; nothing from agent input. `-name <identity>` is what destroy later finds in
+ * /proc/<pid>/cmdline.
+ */
+import { join } from 'node:path';
+import type { TemplateConfig } from '@vmhub/core';
+import type { QemuTemplateOptions } from './options.ts';
+import { FILES } from './state-dir.ts';
+
+export interface ArgvInput {
+  identity: string;
+  dir: string;
+  template: TemplateConfig;
+  options: QemuTemplateOptions;
+  accel: 'kvm' | 'tcg';
+  machine: string;
+  defaultMemoryMb: number;
+  /** Overlay path when the golden is a disk. */
+  disk?: string;
+  /** Kernel for direct boot. */
+  kernel?: string;
+}
+
+export function qemuArgv(input: ArgvInput): string[] {
+  const { dir, template, options } = input;
+  const memory = template.resources?.memory_mb ?? input.defaultMemoryMb;
+  const cpus = Math.max(1, Math.round(template.resources?.cpus ?? 1));
+  const argv = [
+    '-name', input.identity,
+    '-machine', `${input.machine},accel=${input.accel}`,
+    '-m', String(memory),
+    '-smp', String(cpus),
+    '-display', 'none',
+    '-vga', 'std',
+    '-device', 'qemu-xhci',
+    '-device', 'usb-tablet',
+    '-device', 'usb-kbd',
+    '-qmp', `unix:${join(dir, FILES.qmp)},server=on,wait=off`,
+    '-serial', `file:${join(dir, FILES.serial)}`,
+    '-monitor', 'none',
+    '-parallel', 'none',
+    '-no-reboot',
+  ];
+  if (input.accel === 'kvm') argv.push('-cpu', 'host');
+  argv.push(...(options.network ? ['-nic', 'user,model=virtio-net-pci'] : ['-nic', 'none']));
+  if (input.disk) argv.push('-drive', `file=${input.disk},if=virtio,format=qcow2,cache=unsafe`);
+  if (input.kernel) {
+    argv.push('-kernel', input.kernel);
+    if (options.initrd) argv.push('-initrd', options.initrd);
+    if (options.append) argv.push('-append', options.append);
+  }
+  if (options.guest_agent) {
+    argv.push(
+      '-chardev', `socket,id=qga0,path=${join(dir, FILES.qga)},server=on,wait=off`,
+      '-device', 'virtio-serial-pci',
+      '-device', 'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
+    );
+  }
+  return argv;
+}

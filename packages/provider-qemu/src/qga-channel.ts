@@ -1,0 +1,135 @@
+/**
+ * A GuestChannel through the QEMU guest agent (virtio-serial port `org.qemu.guest_agent.0`,
+ * host side `qga.sock`). exec is guest-exec + guest-exec-status polling (stdin as base64 input
+ * data); files go through guest-file-open/read/write/close in 1 MiB chunks, well under the
+ * agent's ~64 MiB message limit. One connection per machine, resynced on every reconnect.
+ */
+import { posix } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { QmpClient, QmpError } from './qmp-client.ts';
+
+const SOURCE = 'provider-qemu';
+const CHUNK = 1024 * 1024;
+
+interface ExecStatus {
+  exited: boolean;
+  exitcode?: number;
+  signal?: number;
+  'out-data'?: string;
+  'err-data'?: string;
+  'out-truncated'?: boolean;
+  'err-truncated'?: boolean;
+}
+
+export interface QgaChannelOptions {
+  socketPath: string;
+  label: string;
+  /** Bound for connect + guest-sync and for each agent command, ms. */
+  timeoutMs: number;
+}
+
+export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
+  let client: Promise<QmpClient> | undefined;
+
+  const conn = async (): Promise<QmpClient> => {
+    const current = await client?.catch(() => undefined);
+    if (current && !current.closed) return current;
+    client = QmpClient.connect(options.socketPath, { protocol: 'qga', timeoutMs: options.timeoutMs, label: options.label });
+    return client;
+  };
+
+  const call = async <T>(command: string, args?: Record<string, unknown>, timeoutMs = options.timeoutMs): Promise<T> => {
+    try {
+      return (await (await conn()).execute(command, args, timeoutMs)) as T;
+    } catch (err) {
+      if (err instanceof QmpError) {
+        const code = /no such file|not found/i.test(err.message) ? 'NOT_FOUND' : 'INVALID_REQUEST';
+        throw new VmhubError(code, `[vmhub] [${SOURCE}] guest agent ${command}: ${err.message}`, { source: SOURCE, cause: err });
+      }
+      throw err;
+    }
+  };
+
+  const exec = async (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
+    if (argv.length === 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec needs a non-empty argv`, { source: SOURCE });
+    const timeoutMs = opts.timeoutMs ?? 30_000;
+    const cap = opts.maxOutputBytes ?? 1024 * 1024;
+    // The agent has no cwd parameter: a fixed shell snippet changes directory, the cwd and argv stay separate arguments.
+    const full = opts.cwd ? ['/bin/sh', '-c', 'cd -- "$1" && shift && exec "$@"', 'sh', opts.cwd, ...argv] : argv;
+    const args: Record<string, unknown> = { path: full[0], arg: full.slice(1), 'capture-output': true };
+    if (opts.env) args.env = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
+    if (opts.stdin !== undefined) args['input-data'] = Buffer.from(opts.stdin).toString('base64');
+    const { pid } = await call<{ pid: number }>('guest-exec', args);
+    const deadline = Date.now() + timeoutMs;
+    let wait = 20;
+    for (;;) {
+      const st = await call<ExecStatus>('guest-exec-status', { pid });
+      if (st.exited) {
+        const out = Buffer.from(st['out-data'] ?? '', 'base64');
+        const errb = Buffer.from(st['err-data'] ?? '', 'base64');
+        return {
+          exit_code: st.exitcode ?? null,
+          stdout: out.subarray(0, cap),
+          stderr: errb.subarray(0, cap),
+          timed_out: false,
+          truncated: out.length > cap || errb.length > cap || !!st['out-truncated'] || !!st['err-truncated'],
+        };
+      }
+      if (Date.now() >= deadline) {
+        await call('guest-exec', { path: '/bin/kill', arg: ['-KILL', String(pid)] }).catch(() => undefined);
+        return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
+      }
+      await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
+      wait = Math.min(wait * 2, 500);
+    }
+  };
+
+  const withHandle = async <T>(path: string, mode: string, fn: (handle: number) => Promise<T>): Promise<T> => {
+    const handle = await call<number>('guest-file-open', { path, mode });
+    try {
+      return await fn(handle);
+    } finally {
+      await call('guest-file-close', { handle }).catch(() => undefined);
+    }
+  };
+
+  return {
+    exec,
+    async putFile(path: string, data: Buffer, opts: PutFileOptions = {}): Promise<void> {
+      const dir = posix.dirname(path);
+      if (dir !== '/') {
+        const r = await exec(['/bin/mkdir', '-p', '--', dir], { timeoutMs: options.timeoutMs });
+        if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot create ${dir} in the guest: ${r.stderr.toString().trim()}`, { source: SOURCE });
+      }
+      await withHandle(path, 'w', async (handle) => {
+        for (let off = 0; off < data.length || off === 0; off += CHUNK) {
+          const part = data.subarray(off, off + CHUNK);
+          if (part.length === 0) break;
+          await call('guest-file-write', { handle, 'buf-b64': part.toString('base64') });
+        }
+      });
+      if (opts.mode !== undefined) await exec(['/bin/chmod', (opts.mode & 0o7777).toString(8), '--', path], { timeoutMs: options.timeoutMs });
+    },
+    async getFile(path: string, opts: GetFileOptions = {}): Promise<Buffer> {
+      const max = opts.maxBytes ?? Number.MAX_SAFE_INTEGER;
+      return withHandle(path, 'r', async (handle) => {
+        const parts: Buffer[] = [];
+        let total = 0;
+        for (;;) {
+          const r = await call<{ count: number; 'buf-b64': string; eof: boolean }>('guest-file-read', { handle, count: CHUNK });
+          const buf = Buffer.from(r['buf-b64'], 'base64');
+          total += buf.length;
+          if (total > max) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is larger than the ${max}-byte cap: raise max_bytes or read it in parts with vm_exec`, { source: SOURCE });
+          parts.push(buf);
+          if (r.eof || buf.length === 0) return Buffer.concat(parts);
+        }
+      });
+    },
+    async close(): Promise<void> {
+      const c = await client?.catch(() => undefined);
+      client = undefined;
+      c?.close();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The per-lease state directory: `<stateDir>/<identity>/` holding identity.json (the record
+ * destroy verifies), the qcow2 overlay, qmp.sock, serial.log, qemu.log and optionally qga.sock.
+ * The directory name is the identity, so list() needs nothing but readdir.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { VmhubError } from '@vmhub/core';
+
+const SOURCE = 'provider-qemu';
+
+export interface StateRecord {
+  identity: string;
+  lease_id: string;
+  template: string;
+  created_at: string;
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat when qemu started. */
+  pid_start_time: string;
+  accel: string;
+  /** Overlay file name inside the dir, when the golden is a disk. */
+  overlay?: string;
+  guest_agent: boolean;
+}
+
+export const FILES = {
+  record: 'identity.json',
+  overlay: 'disk.qcow2',
+  qmp: 'qmp.sock',
+  qga: 'qga.sock',
+  serial: 'serial.log',
+  log: 'qemu.log',
+} as const;
+
+const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+
+export function machineDir(stateDir: string, identity: string): string {
+  if (!SAFE.test(identity)) {
+    throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] identity "${identity}" is not a safe directory name (letters, digits, . _ -)`, { source: SOURCE });
+  }
+  return join(stateDir, identity);
+}
+
+export async function readRecord(dir: string): Promise<StateRecord | undefined> {
+  try {
+    const rec = JSON.parse(await readFile(join(dir, FILES.record), 'utf8')) as StateRecord;
+    return typeof rec.identity === 'string' && Number.isInteger(rec.pid) ? rec : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeRecord(dir: string, record: StateRecord): Promise<void> {
+  const tmp = join(dir, `.${FILES.record}.${randomUUID()}`);
+  await writeFile(tmp, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
+  await rename(tmp, join(dir, FILES.record));
+}
