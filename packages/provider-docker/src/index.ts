@@ -1,1 +1,1 @@
-export {};
+export { buildGolden, goldenStatus, goldenImageTag } from './golden.ts';

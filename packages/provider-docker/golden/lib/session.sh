@@ -1,0 +1,30 @@
+#!/bin/sh
+# vmhub desktop session (PID 1's child under tini): Xvfb on $DISPLAY and openbox, both as the
+# desktop user. The screen is "WIDTHxHEIGHTxDEPTH" from $VMHUB_SCREEN (set at container start).
+set -eu
+: "${VMHUB_SCREEN:=1280x800x24}"
+: "${DISPLAY:=:0}"
+: "${VMHUB_USER:=user}"
+export DISPLAY
+num="${DISPLAY#:}"; num="${num%%.*}"
+home="$(getent passwd "$VMHUB_USER" | cut -d: -f6)"
+
+as_user() { setpriv --reuid="$VMHUB_USER" --regid="$VMHUB_USER" --init-groups env HOME="$home" USER="$VMHUB_USER" "$@"; }
+
+rm -f "/tmp/.X$num-lock" "/tmp/.X11-unix/X$num"
+mkdir -p /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix
+
+stop() { kill -TERM $wm $xvfb 2>/dev/null || true; wait 2>/dev/null || true; exit 0; }
+trap stop TERM INT
+
+as_user Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -nolisten tcp -ac -noreset &
+xvfb=$!
+i=0
+while [ ! -S "/tmp/.X11-unix/X$num" ]; do
+  i=$((i + 1)); [ $i -gt 200 ] && { echo "[vmhub] Xvfb did not start" >&2; exit 1; }
+  sleep 0.05
+done
+cd "$home"
+as_user openbox &
+wm=$!
+wait $xvfb

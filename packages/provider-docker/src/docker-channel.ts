@@ -1,0 +1,147 @@
+/**
+ * GuestChannel into a container: exec through the persistent helper (falling back to one Engine
+ * API exec per call when the helper cannot start), files through the archive API.
+ */
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import type { DockerClient } from './docker-client.ts';
+import { rawExec } from './docker-exec.ts';
+import { getFileArchive, putArchiveStream, putFileArchive, type Owner } from './docker-files.ts';
+import { ExecHelper } from './exec-helper.ts';
+
+const SOURCE = 'provider-docker';
+
+export interface ChannelSettings {
+  desktopUser: string;
+  maxFileBytes: number;
+  maxArchiveBytes: number;
+  useHelper: boolean;
+  log: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>) => void;
+}
+
+interface UserInfo extends Owner {
+  home: string;
+}
+
+export class DockerChannel implements GuestChannel {
+  readonly #docker: DockerClient;
+  readonly #containerId: string;
+  readonly #settings: ChannelSettings;
+  readonly #users = new Map<string, Promise<UserInfo>>();
+  #helper: ExecHelper | undefined;
+  #closed = false;
+  home: string | undefined;
+
+  private constructor(docker: DockerClient, containerId: string, settings: ChannelSettings) {
+    this.#docker = docker;
+    this.#containerId = containerId;
+    this.#settings = settings;
+  }
+
+  static async open(docker: DockerClient, containerId: string, settings: ChannelSettings): Promise<DockerChannel> {
+    const channel = new DockerChannel(docker, containerId, settings);
+    if (settings.useHelper) {
+      try {
+        channel.#helper = await ExecHelper.start(docker, containerId);
+      } catch (err) {
+        settings.log('warn', `[vmhub] [${SOURCE}] exec helper did not start in ${containerId.slice(0, 12)}; falling back to one docker exec per call (slower): ${(err as Error).message}`);
+      }
+    }
+    channel.home = (await channel.#user(settings.desktopUser)).home;
+    return channel;
+  }
+
+  /** How execs travel: `helper` (persistent) or `engine` (one docker exec each). */
+  get mode(): 'helper' | 'engine' {
+    return this.#helper?.alive ? 'helper' : 'engine';
+  }
+
+  #check(): void {
+    if (this.#closed) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] channel to ${this.#containerId.slice(0, 12)} is closed`, { source: SOURCE });
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.#check();
+    if (!Array.isArray(argv) || argv.length === 0 || argv.some((a) => typeof a !== 'string' || a.includes('\0'))) {
+      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec needs a non-empty argv of strings without NUL bytes`, { source: SOURCE });
+    }
+    const stdin = options.stdin === undefined ? undefined : Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin, 'utf8');
+    const req = {
+      argv,
+      user: options.user ?? this.#settings.desktopUser,
+      cwd: options.cwd,
+      env: options.env,
+      stdin,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
+    };
+    if (this.#helper?.alive) return this.#helper.exec(req);
+    return rawExec(this.#docker, this.#containerId, req);
+  }
+
+  #user(name: string): Promise<UserInfo> {
+    let info = this.#users.get(name);
+    if (!info) {
+      info = (async () => {
+        const r = await this.exec(['getent', 'passwd', name], { user: 'root', timeoutMs: 10_000 });
+        const fields = r.stdout.toString('utf8').trim().split(':');
+        if (r.exit_code !== 0 || fields.length < 7) {
+          throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] no user "${name}" in the guest: use an existing user (the desktop user is "${this.#settings.desktopUser}")`, { source: SOURCE });
+        }
+        return { uname: fields[0]!, uid: Number(fields[2]), gid: Number(fields[3]), gname: fields[0]!, home: fields[5]! };
+      })();
+      this.#users.set(name, info);
+      info.catch(() => this.#users.delete(name));
+    }
+    return info;
+  }
+
+  async #mkdirs(dir: string, user: string): Promise<void> {
+    const r = await this.exec(['mkdir', '-p', '--', dir], { user, timeoutMs: 10_000 });
+    if (r.exit_code !== 0) {
+      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot create directory ${dir} as ${user}: ${r.stderr.toString('utf8').trim()}`, { source: SOURCE, details: { dir } });
+    }
+  }
+
+  #path(path: string): string {
+    return resolveGuestPath(path, this.home ?? '/');
+  }
+
+  async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
+    this.#check();
+    const abs = this.#path(path);
+    const cap = this.#settings.maxFileBytes;
+    if (data.length > cap) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] file for ${abs} is ${data.length} bytes, over the cap of ${cap} bytes (maxFileBytes)`, { source: SOURCE, details: { path: abs, size: data.length, cap } });
+    const user = options.user ?? this.#settings.desktopUser;
+    const owner = await this.#user(user);
+    const mode = options.mode ?? 0o644;
+    try {
+      await putFileArchive(this.#docker, this.#containerId, abs, data, mode, owner);
+    } catch (err) {
+      if (!VmhubError.is(err) || err.code !== 'NOT_FOUND') throw err;
+      await this.#mkdirs(posix.dirname(abs), user);
+      await putFileArchive(this.#docker, this.#containerId, abs, data, mode, owner);
+    }
+  }
+
+  async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
+    this.#check();
+    return getFileArchive(this.#docker, this.#containerId, this.#path(path), options.maxBytes ?? this.#settings.maxFileBytes);
+  }
+
+  async putArchive(dir: string, tar: Readable, options: { user?: string } = {}): Promise<void> {
+    this.#check();
+    const abs = dir === '/' ? '/' : this.#path(dir);
+    const user = options.user ?? this.#settings.desktopUser;
+    const owner = await this.#user(user);
+    await this.#mkdirs(abs, user);
+    await putArchiveStream(this.#docker, this.#containerId, abs, tar, owner, this.#settings.maxArchiveBytes);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#helper?.close();
+  }
+}

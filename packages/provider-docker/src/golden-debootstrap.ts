@@ -1,0 +1,94 @@
+/**
+ * Build path (b): debootstrap a minimal Debian, run setup-rootfs.sh in a chroot, and
+ * `docker import` the tree through the Engine API. Needs root, debootstrap and Debian's mirror,
+ * but no image registry. Downloaded .debs are kept in CACHE_DIR so a rebuild is fast.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { VmhubError } from '@vmhub/core';
+import type { DockerClient } from './docker-client.ts';
+import { imageEnv, setupEnv, type Golden } from './golden-manifest.ts';
+import { readProgress } from './golden-import.ts';
+
+export const CACHE_DIR = '/var/cache/vmhub-debootstrap';
+
+function run(argv: string[], log: (line: string) => void, options: { stdio?: 'pipe' } = {}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], ...options, env: { ...process.env, LC_ALL: 'C', DEBIAN_FRONTEND: 'noninteractive' } });
+    const tail: string[] = [];
+    const onData = (d: Buffer): void => {
+      for (const line of d.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        log(line);
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('error', (err) => reject(new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build: cannot run ${argv[0]}: ${err.message} (apt-get install -y ${argv[0]})`, { source: 'provider-docker', cause: err })));
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build: ${argv.slice(0, 3).join(' ')} exited ${code}:\n${tail.join('\n')}`, { source: 'provider-docker' }));
+    });
+  });
+}
+
+async function umount(path: string): Promise<void> {
+  await run(['umount', '-l', path], () => {}).catch(() => {});
+}
+
+export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log: (line: string) => void): Promise<void> {
+  if (process.getuid?.() !== 0) {
+    throw new VmhubError('PROVISION_FAILED', '[vmhub] [provider-docker] golden build with debootstrap needs root (chroot, mounts): run it as root, or use method "dockerfile" where a registry is reachable', { source: 'provider-docker' });
+  }
+  const m = g.manifest;
+  mkdirSync(`${CACHE_DIR}/debootstrap`, { recursive: true });
+  mkdirSync(`${CACHE_DIR}/apt/partial`, { recursive: true });
+  const work = mkdtempSync('/var/tmp/vmhub-golden-');
+  const root = `${work}/rootfs`;
+  const mounts: string[] = [];
+  try {
+    log(`debootstrap ${m.debian.suite} (${m.debian.variant}) from ${m.debian.mirror}`);
+    await run(['debootstrap', `--variant=${m.debian.variant}`, `--cache-dir=${CACHE_DIR}/debootstrap`, m.debian.suite, root, m.debian.mirror], log);
+    writeFileSync(`${root}/etc/apt/sources.list`, `deb ${m.debian.mirror} ${m.debian.suite} main\ndeb ${m.debian.mirror} ${m.debian.suite}-updates main\ndeb http://deb.debian.org/debian-security ${m.debian.suite}-security main\n`);
+    writeFileSync(`${root}/tmp/vmhub-setup.env`, setupEnv(m, { VMHUB_KEEP_APT_CACHE: 'true' }));
+    writeFileSync(`${root}/tmp/vmhub-setup-rootfs.sh`, g.scripts.setup);
+    writeFileSync(`${root}/tmp/vmhub-session.sh`, g.scripts.session);
+    writeFileSync(`${root}/usr/sbin/policy-rc.d`, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+    copyFileSync('/etc/resolv.conf', `${root}/etc/resolv.conf`);
+    await run(['mount', '-t', 'proc', 'proc', `${root}/proc`], log);
+    mounts.push(`${root}/proc`);
+    await run(['mount', '--bind', `${CACHE_DIR}/apt`, `${root}/var/cache/apt/archives`], log);
+    mounts.push(`${root}/var/cache/apt/archives`);
+    log(`installing ${m.packages.length} packages in the chroot`);
+    await run(['chroot', root, '/bin/sh', '/tmp/vmhub-setup-rootfs.sh'], log);
+    for (const p of mounts.reverse()) await umount(p);
+    mounts.length = 0;
+    rmSync(`${root}/usr/sbin/policy-rc.d`, { force: true });
+    rmSync(`${root}/tmp/vmhub-setup-rootfs.sh`, { force: true });
+    writeFileSync(`${root}/etc/resolv.conf`, '');
+    rmSync(`${root}/var/cache/apt/archives`, { recursive: true, force: true });
+    mkdirSync(`${root}/var/cache/apt/archives/partial`, { recursive: true });
+
+    log(`importing ${g.tag}`);
+    const tar = spawn('tar', ['-C', root, '--numeric-owner', '--xattrs', '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let tarErr = '';
+    tar.stderr.on('data', (d: Buffer) => { tarErr += d.toString(); });
+    const [repo, tag] = g.tag.split(':') as [string, string];
+    const changes = [
+      `ENTRYPOINT ${JSON.stringify(m.entrypoint)}`,
+      ...imageEnv(g).map((e) => `ENV ${e}`),
+      `LABEL vmhub.golden=${m.name} vmhub.golden.hash=${g.hash}`,
+    ];
+    const res = await docker.stream('POST', '/images/create', { query: { fromSrc: '-', repo, tag, changes }, body: tar.stdout, timeoutMs: 0 });
+    await readProgress(res, `docker import of ${g.tag}`, log);
+    const code: number | null = tar.exitCode ?? await new Promise((r) => tar.on('close', r));
+    if (code !== 0) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build: tar of the root filesystem failed: ${tarErr}`, { source: 'provider-docker' });
+  } finally {
+    for (const p of mounts.reverse()) await umount(p);
+    // Never recurse into a mount that failed to come off (it could be the host's /proc or the cache).
+    if (readFileSync('/proc/mounts', 'utf8').includes(work)) log(`left ${work} in place: something is still mounted under it`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Golden images: build (when the manifest-hash tag is missing) and report status. The server's
+ * `vmhub-server golden build <name>` and the standalone golden/build.mjs both call buildGolden.
+ */
+import { VmhubError } from '@vmhub/core';
+import { spawnSync } from 'node:child_process';
+import { DockerClient } from './docker-client.ts';
+import { buildWithDebootstrap } from './golden-debootstrap.ts';
+import { buildWithDockerfile } from './golden-dockerfile.ts';
+import { loadGolden } from './golden-manifest.ts';
+
+export type GoldenBuildMethod = 'auto' | 'dockerfile' | 'debootstrap';
+
+export interface BuildGoldenOptions {
+  /** How to build. `auto`: Dockerfile when the base image is already local, else debootstrap when run as root with debootstrap installed, else Dockerfile (pulls the base). */
+  method?: GoldenBuildMethod;
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+  /** Rebuild even when the tag exists. */
+  force?: boolean;
+  /** Docker daemon (default DOCKER_HOST or /var/run/docker.sock). */
+  dockerHost?: string;
+}
+
+export interface GoldenStatus {
+  name: string;
+  tag: string;
+  hash: string;
+  built: boolean;
+  /** Image id and size when built. */
+  image_id?: string;
+  size_bytes?: number;
+  /** The command that builds it, for messages. */
+  build_command: string;
+}
+
+export interface BuildGoldenResult extends GoldenStatus {
+  /** false when the tag was already there. */
+  rebuilt: boolean;
+  method?: 'dockerfile' | 'debootstrap';
+  duration_ms: number;
+}
+
+/** `vmhub/<name>:<manifest hash>`; no I/O beyond reading the manifest. */
+export function goldenImageTag(name: string): string {
+  return loadGolden(name).tag;
+}
+
+export function goldenBuildCommand(name: string): string {
+  return `vmhub-server golden build ${name}`;
+}
+
+export async function goldenStatus(name: string, options: { dockerHost?: string; docker?: DockerClient } = {}): Promise<GoldenStatus> {
+  const g = loadGolden(name);
+  const docker = options.docker ?? new DockerClient({ host: options.dockerHost });
+  try {
+    const res = await docker.raw('GET', `/images/${g.tag}/json`);
+    const base = { name, tag: g.tag, hash: g.hash, build_command: goldenBuildCommand(name) };
+    if (res.status === 404) return { ...base, built: false };
+    if (res.status >= 400) throw docker.httpError('GET', `/images/${g.tag}/json`, res.status, res.body);
+    const info = JSON.parse(res.body.toString('utf8')) as { Id: string; Size: number };
+    return { ...base, built: true, image_id: info.Id, size_bytes: info.Size };
+  } finally {
+    if (!options.docker) docker.close();
+  }
+}
+
+function hasCommand(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+async function pickMethod(method: GoldenBuildMethod, base: string, docker: DockerClient): Promise<'dockerfile' | 'debootstrap'> {
+  if (method !== 'auto') return method;
+  const local = await docker.raw('GET', `/images/${base}/json`);
+  if (local.status === 200) return 'dockerfile';
+  if (process.getuid?.() === 0 && hasCommand('debootstrap') && hasCommand('chroot')) return 'debootstrap';
+  return 'dockerfile';
+}
+
+export async function buildGolden(name: string, options: BuildGoldenOptions = {}): Promise<BuildGoldenResult> {
+  const started = Date.now();
+  const log = options.log ?? (() => {});
+  const g = loadGolden(name);
+  const docker = new DockerClient({ host: options.dockerHost });
+  try {
+    const before = await goldenStatus(name, { docker });
+    if (before.built && !options.force) {
+      log(`${g.tag} is already built`);
+      return { ...before, rebuilt: false, duration_ms: Date.now() - started };
+    }
+    const method = await pickMethod(options.method ?? 'auto', g.manifest.debian.base_image, docker);
+    log(`building ${g.tag} with ${method}`);
+    if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log);
+    else await buildWithDockerfile(g, docker, log);
+    const after = await goldenStatus(name, { docker });
+    if (!after.built) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build of ${g.tag} finished but the image is not there`, { source: 'provider-docker' });
+    log(`built ${g.tag} (${((after.size_bytes ?? 0) / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return { ...after, rebuilt: true, method, duration_ms: Date.now() - started };
+  } finally {
+    docker.close();
+  }
+}
