@@ -1,0 +1,80 @@
+/**
+ * Every guest command goes through here: argv only (agent input is never spliced into a shell
+ * string; fixed scripts get it as positional parameters), the X environment set, bounded in time
+ * and output, and failures mapped to typed errors.
+ */
+import type { AdapterContext, ExecResult, GuestChannel } from '@vmhub/core';
+import { missingTool, x11Error } from './errors.ts';
+import type { X11Options } from './options.ts';
+
+export interface RunOptions {
+  stdin?: Buffer | string;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  /** Exit codes that are not failures (the caller reads them). Default [0]. */
+  okCodes?: number[];
+}
+
+export interface Guest {
+  channel: GuestChannel;
+  /** Run and return the result; throws on a missing tool, a timeout or an exit code outside okCodes. */
+  run(argv: string[], options?: RunOptions): Promise<ExecResult>;
+  /** Run a fixed sh script with positional args ($1...). */
+  sh(script: string, args: string[], options?: RunOptions): Promise<ExecResult>;
+}
+
+export function xEnv(options: X11Options): Record<string, string> {
+  const env: Record<string, string> = { DISPLAY: options.display, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' };
+  if (options.xauthority) env.XAUTHORITY = options.xauthority;
+  return env;
+}
+
+export async function openGuest(ctx: AdapterContext, options: X11Options): Promise<Guest> {
+  const channel = await ctx.channel();
+  const env = xEnv(options);
+  const run = async (argv: string[], o: RunOptions = {}): Promise<ExecResult> => {
+    if (ctx.signal.aborted) throw x11Error('TIMEOUT', `${argv[0]} not started: the call was cancelled or ran out of time`);
+    const res = await channel.exec(argv, {
+      env,
+      stdin: o.stdin,
+      user: options.user,
+      timeoutMs: o.timeoutMs ?? options.command_timeout_ms,
+      maxOutputBytes: o.maxOutputBytes ?? 1024 * 1024,
+    });
+    checkResult(argv, res, o.okCodes ?? [0], options.display);
+    return res;
+  };
+  return {
+    channel,
+    run,
+    sh: (script, args, o) => run(['sh', '-c', script, 'vmhub-x11', ...args], o),
+  };
+}
+
+function checkResult(argv: string[], res: ExecResult, okCodes: number[], display: string): void {
+  const what = argv[0] === 'sh' ? 'guest script' : argv[0];
+  const stderr = res.stderr.toString('utf8').trim();
+  if (res.timed_out) throw x11Error('TIMEOUT', `${what} did not finish in time${stderr ? `: ${clip(stderr)}` : ''}`);
+  if (res.exit_code !== null && okCodes.includes(res.exit_code)) return;
+  const missing = missingToolName(argv, res, stderr);
+  if (missing) throw missingTool(missing);
+  if (/can't open display|cannot open display|unable to open display/i.test(stderr)) {
+    throw x11Error('INTERNAL', `the X display ${display} is not answering in the guest: is Xvfb running on ${display}? (${clip(stderr)})`, {
+      hint: 'The desktop is not up: wait with vm_lease_status or release and recreate the lease.',
+    });
+  }
+  throw x11Error('INTERNAL', `${what} failed with exit code ${res.exit_code}${stderr ? `: ${clip(stderr)}` : ''}`);
+}
+
+function missingToolName(argv: string[], res: ExecResult, stderr: string): string | undefined {
+  if (res.exit_code !== 127 && res.exit_code !== 126) return undefined;
+  const inScript = /([A-Za-z0-9._+-]+): (?:command )?not found/.exec(stderr);
+  if (inScript) return inScript[1];
+  if (argv[0] !== 'sh' && res.exit_code === 127) return argv[0];
+  if (/executable file not found|no such file or directory/i.test(stderr) && argv[0] !== 'sh') return argv[0];
+  return undefined;
+}
+
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

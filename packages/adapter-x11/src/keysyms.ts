@@ -1,0 +1,94 @@
+/**
+ * Key-chord validation for vm_key: every key is checked against the shipped keysym table (plus
+ * friendly aliases) BEFORE anything runs, because xdotool ignores unknown names and would report
+ * success for a typo.
+ */
+import { x11Error } from './errors.ts';
+import { KEYSYM_NAMES } from './keysym-names.ts';
+
+const NAMES = new Set(KEYSYM_NAMES.split(' '));
+
+/** Lowercased multi-letter name → canonical keysym, for the unambiguous ones. */
+const FOLDED = (() => {
+  const byLower = new Map<string, string | null>();
+  for (const name of NAMES) {
+    if (name.length < 2) continue;
+    const lower = name.toLowerCase();
+    byLower.set(lower, byLower.has(lower) ? null : name);
+  }
+  return byLower;
+})();
+
+/** What agents and other tools call keys, mapped to X keysym names. */
+export const KEY_ALIASES: Readonly<Record<string, string>> = {
+  ctrl: 'Control_L', control: 'Control_L', ctl: 'Control_L', lctrl: 'Control_L', rctrl: 'Control_R',
+  shift: 'Shift_L', lshift: 'Shift_L', rshift: 'Shift_R',
+  alt: 'Alt_L', option: 'Alt_L', opt: 'Alt_L', lalt: 'Alt_L', ralt: 'Alt_R', altgr: 'ISO_Level3_Shift',
+  super: 'Super_L', win: 'Super_L', windows: 'Super_L', cmd: 'Super_L', command: 'Super_L', meta: 'Meta_L', hyper: 'Hyper_L',
+  enter: 'Return', return: 'Return', ret: 'Return', esc: 'Escape', escape: 'Escape',
+  backspace: 'BackSpace', bs: 'BackSpace', del: 'Delete', delete: 'Delete', ins: 'Insert', insert: 'Insert',
+  tab: 'Tab', space: 'space', spacebar: 'space',
+  pageup: 'Prior', pgup: 'Prior', page_up: 'Prior', pagedown: 'Next', pgdn: 'Next', page_down: 'Next',
+  home: 'Home', end: 'End', up: 'Up', down: 'Down', left: 'Left', right: 'Right',
+  arrowup: 'Up', arrowdown: 'Down', arrowleft: 'Left', arrowright: 'Right',
+  capslock: 'Caps_Lock', numlock: 'Num_Lock', scrolllock: 'Scroll_Lock',
+  print: 'Print', printscreen: 'Print', prtsc: 'Print', prtscr: 'Print', pause: 'Pause', break: 'Break', menu: 'Menu', apps: 'Menu',
+  plus: 'plus', minus: 'minus', dash: 'minus', equals: 'equal', comma: 'comma', period: 'period', dot: 'period', slash: 'slash',
+  backslash: 'backslash', semicolon: 'semicolon', quote: 'apostrophe', backquote: 'grave', backtick: 'grave', tilde: 'asciitilde',
+  volumeup: 'XF86AudioRaiseVolume', volumedown: 'XF86AudioLowerVolume', mute: 'XF86AudioMute',
+};
+
+/** Printable ASCII characters that are not themselves keysym names. */
+const PUNCTUATION: Readonly<Record<string, string>> = {
+  ' ': 'space', '!': 'exclam', '"': 'quotedbl', '#': 'numbersign', '$': 'dollar', '%': 'percent', '&': 'ampersand',
+  "'": 'apostrophe', '(': 'parenleft', ')': 'parenright', '*': 'asterisk', '+': 'plus', ',': 'comma', '-': 'minus',
+  '.': 'period', '/': 'slash', ':': 'colon', ';': 'semicolon', '<': 'less', '=': 'equal', '>': 'greater',
+  '?': 'question', '@': 'at', '[': 'bracketleft', '\\': 'backslash', ']': 'bracketright', '^': 'asciicircum',
+  '_': 'underscore', '`': 'grave', '{': 'braceleft', '|': 'bar', '}': 'braceright', '~': 'asciitilde',
+};
+
+/** Resolve one key name to an X keysym name, or undefined when it is not a key. */
+export function resolveKey(key: string): string | undefined {
+  if (key.length === 0) return undefined;
+  if (NAMES.has(key)) return key;
+  const alias = KEY_ALIASES[key.toLowerCase()];
+  if (alias) return alias;
+  const chars = [...key];
+  if (chars.length === 1) {
+    const punct = PUNCTUATION[key];
+    if (punct) return punct;
+    const cp = key.codePointAt(0)!;
+    // Any other single visible character: Xlib's "U<hex>" Unicode keysym.
+    if (cp > 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp < 0xa0)) return `U${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+    return undefined;
+  }
+  const unicode = /^U\+?([0-9A-Fa-f]{4,6})$/.exec(key);
+  if (unicode) {
+    const cp = Number.parseInt(unicode[1]!, 16);
+    if (cp <= 0x10ffff) return `U${unicode[1]!.toUpperCase()}`;
+  }
+  const folded = FOLDED.get(key.toLowerCase());
+  return folded ?? undefined;
+}
+
+/**
+ * Parse "ctrl+shift+t Return F5" into xdotool chords (["Control_L+Shift_L+t", "Return", "F5"]).
+ * Throws INVALID_REQUEST naming the first bad key.
+ */
+export function parseKeys(keys: string): string[] {
+  const chords = keys.trim().split(/\s+/).filter(Boolean);
+  if (chords.length === 0) throw x11Error('INVALID_REQUEST', 'keys is empty: give a key or chord such as "Return" or "ctrl+shift+t"');
+  return chords.map((chord) => {
+    // "ctrl++" means ctrl and the plus key: split only on a "+" that is followed by something.
+    const parts = chord.length === 1 ? [chord] : chord.split(/\+(?=.)/);
+    return parts.map((part) => {
+      const sym = resolveKey(part);
+      if (!sym) {
+        throw x11Error('INVALID_REQUEST', `unknown key "${part}" in "${chord}": use X keysym names (Return, Escape, F5, Page_Up, a, ...) or aliases (ctrl, alt, shift, super, enter, esc), joined by "+"; separate chords with spaces`, {
+          details: { key: part, chord },
+        });
+      }
+      return sym;
+    }).join('+');
+  });
+}

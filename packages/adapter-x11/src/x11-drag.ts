@@ -1,0 +1,27 @@
+/**
+ * Drag: press, move in small steps (window managers and toolkits start a drag only after motion
+ * past a threshold, and some ignore a single jump), release — all in one xdotool invocation.
+ */
+import type { AdapterContext, MouseButton, Point } from '@vmhub/core';
+import type { X11Runtime } from './runtime.ts';
+import { BUTTONS } from './x11-click.ts';
+import { onScreen } from './x11-screen-size.ts';
+
+export function dragArgv(from: Point, to: Point, button: MouseButton, steps: number, stepDelayMs: number): string[] {
+  const pause = (stepDelayMs / 1000).toFixed(3);
+  const argv = ['xdotool', 'mousemove', '--sync', String(from.x), String(from.y), 'mousedown', BUTTONS[button], 'sleep', pause];
+  for (let i = 1; i < steps; i++) {
+    const x = Math.round(from.x + ((to.x - from.x) * i) / steps);
+    const y = Math.round(from.y + ((to.y - from.y) * i) / steps);
+    argv.push('mousemove', String(x), String(y), 'sleep', pause);
+  }
+  argv.push('mousemove', '--sync', String(to.x), String(to.y), 'sleep', pause, 'mouseup', BUTTONS[button]);
+  return argv;
+}
+
+export async function drag(rt: X11Runtime, ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void> {
+  const from = await onScreen(rt, ctx, input.from, 'drag from');
+  const to = await onScreen(rt, ctx, input.to, 'drag to');
+  const guest = await rt.guest(ctx);
+  await guest.run(dragArgv(from, to, input.button ?? 'left', rt.options.drag_steps, rt.options.drag_step_delay_ms));
+}

@@ -1,0 +1,19 @@
+/** Exec: argv through the channel with the agent's cwd, stdin, timeout and output cap. */
+import type { AdapterContext, ExecResult } from '@vmhub/core';
+import { x11Error } from './errors.ts';
+import { guestPath } from './guest-path.ts';
+import type { X11Runtime } from './runtime.ts';
+
+export async function exec(rt: X11Runtime, ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult> {
+  if (input.argv.length === 0) throw x11Error('INVALID_REQUEST', 'command is empty: give argv with the program first');
+  const channel = await ctx.channel();
+  return channel.exec(input.argv, {
+    cwd: input.cwd === undefined ? undefined : guestPath(channel, input.cwd, 'cwd'),
+    stdin: input.stdin,
+    timeoutMs: input.timeout_ms,
+    maxOutputBytes: input.max_output_bytes,
+    user: rt.options.user,
+    // Programs started by vm_exec land on the desktop, like the agent expects.
+    env: { DISPLAY: rt.options.display, ...(rt.options.xauthority ? { XAUTHORITY: rt.options.xauthority } : {}) },
+  });
+}

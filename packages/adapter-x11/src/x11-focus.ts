@@ -1,0 +1,27 @@
+/**
+ * Focus: resolve the window, ask the WM to activate it (wmctrl -ia: switch desktop, raise, focus,
+ * as EWMH _NET_ACTIVE_WINDOW), and wait up to 1 s in the guest until the WM reports it active.
+ */
+import type { AdapterContext, WindowInfo } from '@vmhub/core';
+import type { X11Runtime } from './runtime.ts';
+import { listWindowsWith, publicWindow, resolveWindow } from './x11-list-windows.ts';
+
+const FOCUS_SCRIPT = String.raw`
+wmctrl -ia "$1" || exit 74
+want=$(printf '%d' "$1")
+i=0
+while [ "$i" -lt 50 ]; do
+  cur=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/.*\(0x[0-9a-fA-F]*\).*/\1/p')
+  if [ -n "$cur" ] && [ "$(printf '%d' "$cur")" = "$want" ]; then exit 0; fi
+  i=$((i+1)); sleep 0.02
+done
+exit 0
+`;
+
+export async function focus(rt: X11Runtime, ctx: AdapterContext, input: { window: string }): Promise<WindowInfo> {
+  const guest = await rt.guest(ctx);
+  const target = resolveWindow(await listWindowsWith(guest), input.window);
+  await guest.sh(FOCUS_SCRIPT, [target.id]);
+  const after = (await listWindowsWith(guest)).find((w) => w.id === target.id);
+  return publicWindow(after ?? target);
+}

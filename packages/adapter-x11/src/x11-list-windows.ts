@@ -1,0 +1,138 @@
+/**
+ * List windows: the EWMH client list (wmctrl -l), then per window xwininfo (absolute client-area
+ * geometry and map state: wmctrl's own geometry is skewed by frame offsets) and xprop (class,
+ * UTF-8 title, pid, hidden state), plus the root's _NET_ACTIVE_WINDOW — one fixed script, one
+ * guest command. Geometry is the client area in screen pixels, without the WM's frame.
+ */
+import type { AdapterContext, WindowInfo } from '@vmhub/core';
+import { x11Error } from './errors.ts';
+import type { Guest } from './guest.ts';
+import type { X11Runtime } from './runtime.ts';
+
+export const LIST_SCRIPT = String.raw`
+ids=$(wmctrl -l) || { echo 'wmctrl -l failed: no EWMH window manager on this display?' >&2; exit 73; }
+printf '@active %s\n' "$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null)"
+printf '%s\n' "$ids" | while read -r id rest; do
+  [ -n "$id" ] || continue
+  printf '@window %s\n' "$id"
+  xwininfo -id "$id" 2>/dev/null
+  xprop -id "$id" -notype WM_CLASS _NET_WM_NAME WM_NAME _NET_WM_PID _NET_WM_STATE 2>/dev/null
+done
+`;
+
+export interface X11Window extends WindowInfo {
+  pid?: number;
+}
+
+export async function listWindowsWith(guest: Guest): Promise<X11Window[]> {
+  const res = await guest.sh(LIST_SCRIPT, []);
+  return parseWindowList(res.stdout.toString('utf8'));
+}
+
+export async function listWindows(rt: X11Runtime, ctx: AdapterContext): Promise<WindowInfo[]> {
+  const windows = await listWindowsWith(await rt.guest(ctx));
+  return windows.map(publicWindow);
+}
+
+export function publicWindow(w: X11Window): WindowInfo {
+  const { pid: _pid, ...rest } = w;
+  return rest;
+}
+
+/** Canonical id form: 0x + 8 hex digits, as wmctrl prints it. */
+export function formatWindowId(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`;
+}
+
+export function parseWindowId(text: string): number | undefined {
+  const t = text.trim();
+  if (/^0x[0-9a-f]{1,8}$/i.test(t)) return Number.parseInt(t.slice(2), 16);
+  if (/^[0-9]{1,10}$/.test(t)) return Number(t);
+  return undefined;
+}
+
+export function parseWindowList(text: string): X11Window[] {
+  const sections = text.split(/^@window /m);
+  const activeMatch = /^@active .*?(0x[0-9a-f]+)/im.exec(sections[0] ?? '');
+  const active = activeMatch ? parseWindowId(activeMatch[1]!) : undefined;
+  const out: X11Window[] = [];
+  for (const section of sections.slice(1)) {
+    const idText = section.slice(0, section.indexOf('\n')).trim();
+    const id = parseWindowId(idText);
+    if (id === undefined) continue;
+    const num = (re: RegExp) => { const m = re.exec(section); return m ? Number(m[1]) : undefined; };
+    const x = num(/^\s*Absolute upper-left X:\s*(-?\d+)/m);
+    const y = num(/^\s*Absolute upper-left Y:\s*(-?\d+)/m);
+    const width = num(/^\s*Width:\s*(\d+)/m);
+    const height = num(/^\s*Height:\s*(\d+)/m);
+    if (x === undefined || y === undefined || width === undefined || height === undefined) continue; // vanished meanwhile
+    const mapState = /^\s*Map State:\s*(\w+)/m.exec(section)?.[1] ?? '';
+    const state = /^_NET_WM_STATE = (.*)$/m.exec(section)?.[1] ?? '';
+    const klass = xpropStrings(/^WM_CLASS = (.*)$/m.exec(section)?.[1]);
+    const title = xpropStrings(/^_NET_WM_NAME = (.*)$/m.exec(section)?.[1])[0] ?? xpropStrings(/^WM_NAME = (.*)$/m.exec(section)?.[1])[0] ?? '';
+    const pid = num(/^_NET_WM_PID = (\d+)/m);
+    const w: X11Window = {
+      id: formatWindowId(id),
+      title,
+      class: klass[1] ?? klass[0] ?? '',
+      x, y, width, height,
+      focused: active === id,
+      visible: mapState === 'IsViewable' && !state.includes('_NET_WM_STATE_HIDDEN'),
+    };
+    if (pid !== undefined) w.pid = pid;
+    out.push(w);
+  }
+  return out;
+}
+
+/**
+ * Parse xprop's list of quoted strings: `"xterm", "XTerm"`. xprop escapes `"` and `\` with a
+ * backslash, writes newlines as \n and other bytes as \ooo octal.
+ */
+export function xpropStrings(value: string | undefined): string[] {
+  if (!value) return [];
+  const out: string[] = [];
+  let i = 0;
+  while (i < value.length) {
+    const start = value.indexOf('"', i);
+    if (start < 0) break;
+    const bytes: number[] = [];
+    let j = start + 1;
+    for (; j < value.length && value[j] !== '"'; j++) {
+      const c = value[j]!;
+      if (c === '\\' && j + 1 < value.length) {
+        const next = value[j + 1]!;
+        const oct = /^[0-7]{3}/.exec(value.slice(j + 1, j + 4));
+        if (oct) { bytes.push(Number.parseInt(oct[0], 8)); j += 3; continue; }
+        j++;
+        if (next === 'n') bytes.push(10);
+        else if (next === 't') bytes.push(9);
+        else bytes.push(...Buffer.from(next, 'utf8'));
+        continue;
+      }
+      bytes.push(...Buffer.from(c, 'utf8'));
+    }
+    out.push(Buffer.from(bytes).toString('utf8'));
+    i = j + 1;
+  }
+  return out;
+}
+
+/** Find one window by id (0x… or decimal) or exact title. */
+export function resolveWindow(windows: X11Window[], ref: string): X11Window {
+  const id = parseWindowId(ref);
+  if (id !== undefined) {
+    const byId = windows.find((w) => parseWindowId(w.id) === id);
+    if (byId) return byId;
+  }
+  const byTitle = windows.filter((w) => w.title === ref);
+  if (byTitle.length === 1) return byTitle[0]!;
+  if (byTitle.length > 1) {
+    throw x11Error('INVALID_REQUEST', `window title "${ref}" is ambiguous: ${byTitle.length} windows have it (${byTitle.map((w) => w.id).join(', ')}); pass one of these ids`, {
+      details: { ids: byTitle.map((w) => w.id) },
+    });
+  }
+  throw x11Error('NOT_FOUND', `no window with id or exact title "${ref}"; vm_list_windows shows the open windows`, {
+    hint: 'Call vm_list_windows and pass a window id from it.',
+  });
+}

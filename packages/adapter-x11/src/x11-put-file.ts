@@ -1,0 +1,9 @@
+/** Put file: straight through the channel (streams/archive API), path re-checked. */
+import type { AdapterContext } from '@vmhub/core';
+import { guestPath } from './guest-path.ts';
+import type { X11Runtime } from './runtime.ts';
+
+export async function putFile(rt: X11Runtime, ctx: AdapterContext, input: { path: string; data: Buffer; mode?: number }): Promise<void> {
+  const channel = await ctx.channel();
+  await channel.putFile(guestPath(channel, input.path), input.data, { mode: input.mode, user: rt.options.user });
+}

@@ -1,0 +1,74 @@
+/**
+ * A real X desktop on this host for the tests: Xvfb on a free display (:90–:199, 1280×800×24)
+ * plus openbox (an EWMH window manager: wmctrl and _NET_ACTIVE_WINDOW need one). Every process
+ * started here is killed by stop(). Needs Debian's xvfb, openbox, xterm, wmctrl, xclip, x11-apps,
+ * x11-utils and xdotool; a missing one fails the suite loudly.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const REQUIRED_BINARIES = ['Xvfb', 'openbox', 'xterm', 'xdotool', 'wmctrl', 'xclip', 'xwd', 'xprop', 'xwininfo', 'xev'];
+
+export interface XSession {
+  display: string;
+  home: string;
+  env: Record<string, string>;
+  /** Start a client on the display (argv, no shell); killed by stop(). */
+  spawnX(argv: string[]): ChildProcess;
+  /** Track a pid started by someone else (vm_launch) so stop() kills it. */
+  adopt(pid: number): void;
+  stop(): Promise<void>;
+}
+
+export async function startXSession(): Promise<XSession> {
+  const missing = REQUIRED_BINARIES.filter((b) => { try { execFileSync('sh', ['-c', 'command -v "$1"', 'sh', b], { stdio: 'ignore' }); return false; } catch { return true; } });
+  if (missing.length) throw new Error(`test desktop needs ${missing.join(', ')}: apt-get install -y xvfb openbox xterm xdotool wmctrl xclip x11-apps x11-utils`);
+  let n = 0;
+  for (let i = 0; i < 50; i++) {
+    const cand = 90 + Math.floor(Math.random() * 110);
+    if (!existsSync(`/tmp/.X${cand}-lock`) && !existsSync(`/tmp/.X11-unix/X${cand}`)) { n = cand; break; }
+  }
+  if (!n) throw new Error('no free X display between :90 and :199');
+  const display = `:${n}`;
+  const home = mkdtempSync(join(tmpdir(), 'vmhub-x11-home-'));
+  const env = { DISPLAY: display, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8', HOME: home };
+  const children: ChildProcess[] = [];
+  const adopted: number[] = [];
+  const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  children.push(xvfb);
+  const wait = async (what: string, probe: string[], ms: number) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      try { execFileSync(probe[0]!, probe.slice(1), { env: { ...process.env, ...env }, stdio: 'ignore', timeout: 2000 }); return; } catch { /* not yet */ }
+      if (Date.now() > deadline) throw new Error(`${what} did not come up on ${display} within ${ms} ms`);
+      await sleep(100);
+    }
+  };
+  const session: XSession = {
+    display, home, env,
+    spawnX(argv) {
+      const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, ...env }, stdio: 'ignore', cwd: home });
+      children.push(child);
+      return child;
+    },
+    adopt(pid) { adopted.push(pid); },
+    async stop() {
+      for (const pid of adopted) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+      for (const c of children.reverse()) { if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); }
+      await sleep(100);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  try {
+    await wait('Xvfb', ['xwininfo', '-root'], 10_000);
+    session.spawnX(['openbox']);
+    await wait('openbox', ['wmctrl', '-m'], 10_000);
+  } catch (err) {
+    await session.stop();
+    throw err;
+  }
+  return session;
+}
