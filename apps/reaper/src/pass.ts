@@ -1,0 +1,58 @@
+/**
+ * One reaper pass: (1) expire, (2) fail stuck provisioning, (3) list each provider once,
+ * (4) tear down under claims everything whose machine must go, (5) sweep orphans. Each phase
+ * catches its own failures, so a broken provider or a busy store costs an error count, never
+ * the rest of the pass. Nothing is ever skipped for host conditions (disk, load): teardown is
+ * what frees them.
+ */
+import { FINAL, MACHINE_DONE, type PassContext } from './context.ts';
+import { expireLeases, failStuck, stuckReleases } from './expire.ts';
+import { listMachines, type Listing } from './listing.ts';
+import { findOrphans } from './orphans.ts';
+import { Tally, type PassSummary } from './summary.ts';
+import { teardown, type Target } from './teardown.ts';
+import { eachLimited, messageOf } from './timeout.ts';
+
+export async function runPass(ctx: PassContext): Promise<PassSummary> {
+  const tally = new Tally(ctx.settings.reaperId);
+  const now = Date.now();
+  const phase = async <T>(name: string, fn: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      tally.error({ message: `${name}: ${messageOf(err)}` });
+      ctx.log('error', `reaper phase failed: ${name}`, { error: messageOf(err) });
+      return fallback;
+    }
+  };
+
+  await phase('expire', () => expireLeases(ctx, tally, now), undefined);
+  const failedNow = await phase('fail stuck', () => failStuck(ctx, tally, now), []);
+  const listing = await phase<Listing>('list', () => listMachines(ctx, tally), { at: Date.now(), byProvider: new Map() });
+  const targets = await phase('collect', () => collectTargets(ctx, now, failedNow), []);
+  const handled = new Set(targets.map((t) => t.lease.identity));
+  await eachLimited(targets, ctx.settings.concurrency, (t) => teardown(ctx, t, listing, tally));
+  const orphans = await phase('orphans', () => findOrphans(ctx, listing, tally, handled, now), []);
+  await eachLimited(orphans, ctx.settings.concurrency, (t) => teardown(ctx, t, listing, tally));
+  return tally.finish();
+}
+
+async function collectTargets(ctx: PassContext, now: number, failedNow: Awaited<ReturnType<typeof failStuck>>): Promise<Target[]> {
+  const byId = new Map<string, Target>();
+  const add = (t: Target) => { if (!byId.has(t.lease.id)) byId.set(t.lease.id, t); };
+  // Every expired lease, whoever expired it and however often its teardown failed before.
+  for (const lease of await ctx.store.listLeases({ status: ['expired'] })) add({ lease, kind: 'expired', claimIn: ['expired'], finalStatus: 'reaped' });
+  for (const lease of failedNow) add({ lease, kind: 'stuck', claimIn: ['failed'] });
+  for (const lease of await stuckReleases(ctx, now)) add({ lease, kind: 'releasing', claimIn: ['releasing'], finalStatus: 'released' });
+  // Finished leases whose machine the store still shows alive: a server died between the
+  // transition and the destroy, or failed a lease and never cleaned up.
+  const lingering = await ctx.store.db.selectFrom('leases')
+    .innerJoin('machines', 'machines.lease_id', 'leases.id')
+    .selectAll('leases')
+    .where('leases.status', 'in', [...FINAL])
+    .where('machines.state', 'not in', [...MACHINE_DONE])
+    .where('leases.updated_at', '<', now - ctx.settings.stuckGraceMs)
+    .execute();
+  for (const lease of lingering) add({ lease, kind: 'lingering', claimIn: [lease.status] });
+  return [...byId.values()];
+}
