@@ -1,0 +1,157 @@
+/**
+ * The fake adapter: declares every capability and serves them on the fake desktop, whose state
+ * it reaches only through ctx.channel() (see fake-desktop.ts). Files, exec and clone go through
+ * the same channel. Used by the server's tests and as the conformance kit's reference plugin.
+ */
+import { posix } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { CAPABILITIES, CONTRACT_VERSION, defineAdapter, VmhubError, type AdapterContext, type AdapterMethods, type ElementNode } from '@vmhub/core';
+import { findWindow, PALETTE, raise, TITLE_BAR, toInfo, viewDesktop, windowAt, withDesktop, type FakeWindow } from './fake-desktop.ts';
+import { parseKeys } from './fake-keys.ts';
+import { renderDesktop } from './fake-screenshot.ts';
+import { VERSION } from './fake-provider.ts';
+
+const SOURCE = 'adapter-fake';
+
+function inspectTree(win: FakeWindow, focused: boolean, depth: number): ElementNode {
+  const node: ElementNode = { role: 'window', name: win.title, x: win.x, y: win.y, width: win.width, height: win.height, states: focused ? ['focused'] : [] };
+  if (depth > 1) node.children = [{ role: 'text', name: win.text, x: win.x, y: win.y + TITLE_BAR, width: win.width, height: win.height - TITLE_BAR }];
+  return node;
+}
+
+function methods(): AdapterMethods {
+  return {
+    async screenshot(ctx) {
+      return renderDesktop(await viewDesktop(ctx));
+    },
+    async screenSize(ctx) {
+      return (await viewDesktop(ctx)).screen;
+    },
+    async inspect(ctx, input) {
+      const s = await viewDesktop(ctx);
+      const tree: ElementNode = { role: 'desktop', name: 'fake', x: 0, y: 0, width: s.screen.width, height: s.screen.height };
+      if (input.max_depth > 1) tree.children = s.windows.map((w) => inspectTree(w, s.focused === w.id, input.max_depth - 1));
+      return { source: 'fake-desktop', tree };
+    },
+    async listWindows(ctx) {
+      const s = await viewDesktop(ctx);
+      return s.windows.map((w) => toInfo(s, w));
+    },
+    async focus(ctx, input) {
+      return withDesktop(ctx, (s) => { const w = findWindow(s, input.window); raise(s, w); return toInfo(s, w); });
+    },
+    async close(ctx, input) {
+      return withDesktop(ctx, (s) => {
+        const w = findWindow(s, input.window);
+        s.windows = s.windows.filter((x) => x !== w);
+        if (s.focused === w.id) s.focused = s.windows.at(-1)?.id ?? null;
+        return { window_id: w.id };
+      });
+    },
+    async launch(ctx, input) {
+      return withDesktop(ctx, (s) => {
+        const n = s.next++;
+        const name = posix.basename(input.app);
+        const offset = (n % 8) * 30;
+        const w: FakeWindow = {
+          id: `w${n}`, title: [name, ...input.args].join(' '), class: name, x: 80 + offset, y: 60 + offset, width: 420, height: 300,
+          visible: true, color: PALETTE[(n - 1) % PALETTE.length]!, text: '', pid: 1000 + n,
+        };
+        s.windows.push(w);
+        s.focused = w.id;
+        return { pid: w.pid, window: toInfo(s, w) };
+      });
+    },
+    async click(ctx, input) {
+      await withDesktop(ctx, (s) => {
+        s.pointer = { x: input.x, y: input.y };
+        const w = windowAt(s, input.x, input.y);
+        if (w) raise(s, w);
+        s.clicks.push({ x: input.x, y: input.y, button: input.button, count: input.count, window: w?.id ?? null });
+      });
+    },
+    async type(ctx, input) {
+      await withDesktop(ctx, (s) => {
+        s.typed += input.text;
+        const w = s.windows.find((x) => x.id === s.focused);
+        if (w) w.text += input.text;
+      });
+    },
+    async key(ctx, input) {
+      const chords = parseKeys(input.keys);
+      await withDesktop(ctx, (s) => { s.keys.push(...chords.map((c) => c.join('+'))); });
+    },
+    async paste(ctx, input) {
+      await withDesktop(ctx, (s) => {
+        // Like a real paste: set the clipboard, press ctrl+v, then put the old clipboard back.
+        const previous = s.clipboard;
+        s.clipboard = input.text;
+        s.keys.push('ctrl+v');
+        s.typed += s.clipboard;
+        const w = s.windows.find((x) => x.id === s.focused);
+        if (w) w.text += s.clipboard;
+        s.clipboard = previous;
+      });
+    },
+    async drag(ctx, input) {
+      await withDesktop(ctx, (s) => {
+        const w = windowAt(s, input.from.x, input.from.y);
+        if (w) {
+          raise(s, w);
+          if (input.from.y < w.y + TITLE_BAR) { w.x += input.to.x - input.from.x; w.y += input.to.y - input.from.y; }
+        }
+        s.pointer = { ...input.to };
+        s.drags.push({ from: input.from, to: input.to, window: w?.id ?? null });
+      });
+    },
+    async scroll(ctx, input) {
+      await withDesktop(ctx, (s) => {
+        s.pointer = { x: input.x, y: input.y };
+        s.scrolls.push({ x: input.x, y: input.y, direction: input.direction, amount: input.amount });
+      });
+    },
+    async putFile(ctx, input) {
+      await (await ctx.channel()).putFile(input.path, input.data, input.mode !== undefined ? { mode: input.mode } : {});
+    },
+    async getFile(ctx, input) {
+      return (await ctx.channel()).getFile(input.path, { maxBytes: input.max_bytes });
+    },
+    async cloneRepo(ctx, input) {
+      const channel = await ctx.channel();
+      if (!channel.putArchive) throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] the channel cannot unpack archives`, { source: SOURCE });
+      await channel.putArchive(input.dest, input.archive);
+    },
+    async exec(ctx, input) {
+      const channel = await ctx.channel();
+      return channel.exec(input.argv, { timeoutMs: input.timeout_ms, maxOutputBytes: input.max_output_bytes, ...(input.cwd ? { cwd: input.cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
+    },
+    async probe() {
+      return {};
+    },
+  };
+}
+
+export const fakeAdapter = defineAdapter({
+  id: 'fake',
+  version: VERSION,
+  contractVersion: CONTRACT_VERSION,
+  capabilities: CAPABILITIES,
+  verbs: {
+    echo: {
+      description: 'Return {value} unchanged.',
+      args: Type.Object({ value: Type.String({ maxLength: 4096 }) }, { additionalProperties: false }),
+      run: async (_ctx: AdapterContext, args) => ({ value: args.value }),
+    },
+    desktop_state: {
+      description: 'The whole fake desktop state (windows, clipboard, typed text, input logs).',
+      args: Type.Object({}, { additionalProperties: false }),
+      run: async (ctx: AdapterContext) => viewDesktop(ctx),
+    },
+  },
+  create: methods,
+});
+
+/** Named factory (no I/O). */
+export function createFakeAdapter() {
+  return fakeAdapter.create();
+}

@@ -1,0 +1,73 @@
+/**
+ * The fake provider's GuestChannel: a per-machine sandbox directory on the host stands in for
+ * the guest filesystem, and exec runs the built-in commands of fake-exec.ts in-process. It keeps
+ * every GuestChannel rule (argv only, caps, NOT_FOUND, no traversal) so adapters tested on it
+ * behave as they will on a real channel.
+ */
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { fakeEnv, fakeExec } from './fake-exec.ts';
+import { hostPath } from './fake-sandbox.ts';
+import { GUEST_HOME } from './fake-store.ts';
+import { extractTar } from './fake-tar.ts';
+
+const SOURCE = 'provider-fake';
+/** Largest file or archive the fake channel accepts (64 MiB). */
+export const FAKE_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export class FakeChannel implements GuestChannel {
+  readonly home = GUEST_HOME;
+  readonly root: string;
+  #closed = false;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] channel used after close()`, { source: SOURCE });
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.#open();
+    if (!Array.isArray(argv) || argv.length === 0 || argv.some((a) => typeof a !== 'string')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec needs a non-empty argv of strings`, { source: SOURCE });
+    const stdin = options.stdin === undefined ? Buffer.alloc(0) : Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin);
+    return fakeExec(argv, {
+      root: this.root, cwd: options.cwd ?? GUEST_HOME, stdin, env: fakeEnv(options.env),
+      timeoutMs: options.timeoutMs ?? 30_000, maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
+    });
+  }
+
+  async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
+    this.#open();
+    if (data.length > FAKE_MAX_FILE_BYTES) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path}: ${data.length} bytes is over the channel's ${FAKE_MAX_FILE_BYTES}-byte cap`, { source: SOURCE });
+    const host = await hostPath(this.root, path);
+    const existing = await stat(host).catch(() => undefined);
+    if (existing?.isDirectory()) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is a directory`, { source: SOURCE });
+    await mkdir(dirname(host), { recursive: true });
+    await writeFile(host, data);
+    if (options.mode !== undefined) await chmod(host, options.mode & 0o777);
+  }
+
+  async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
+    this.#open();
+    const host = await hostPath(this.root, path);
+    const s = await stat(host).catch(() => undefined);
+    if (!s) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${path}: no such file in the guest`, { source: SOURCE });
+    if (s.isDirectory()) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is a directory, not a file`, { source: SOURCE });
+    const max = Math.min(options.maxBytes ?? FAKE_MAX_FILE_BYTES, FAKE_MAX_FILE_BYTES);
+    if (s.size > max) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is ${s.size} bytes, over the ${max}-byte cap (max_bytes)`, { source: SOURCE });
+    return readFile(host);
+  }
+
+  async putArchive(dir: string, tar: Readable): Promise<void> {
+    this.#open();
+    await extractTar(this.root, await hostPath(this.root, dir), tar, FAKE_MAX_FILE_BYTES);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+}

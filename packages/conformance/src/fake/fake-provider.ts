@@ -1,0 +1,102 @@
+/**
+ * The fake provider: machines are directories under one shared dir (see fake-store.ts), so
+ * server processes and the reaper running separately see the same machines, and the ledger
+ * counts exactly what was created and destroyed across all of them.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CONTRACT_VERSION, defineProvider, VmhubError, type MachineRef, type OwnedMachine, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
+import { FakeChannel } from './fake-channel.ts';
+import { FakeProviderOptionsSchema, type FakeProviderOptions } from './fake-options.ts';
+import { defaultFakeDir, FakeStore, SOURCE } from './fake-store.ts';
+import { fakeTemplate, stubTemplate } from './fake-templates.ts';
+
+export const VERSION = '0.1.0';
+
+function providerOption<T>(template: TemplateConfig, key: string): T | undefined {
+  return template.provider_options?.[key] as T | undefined;
+}
+
+function createMethods(options: FakeProviderOptions, context: ProviderContext): ProviderMethods {
+  const store = new FakeStore(options.dir ?? defaultFakeDir());
+
+  async function live(machine: MachineRef) {
+    const record = await store.read(machine.external_id);
+    if (!record || record.identity !== machine.identity) {
+      throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] machine ${machine.external_id} carrying ${machine.identity} does not exist (destroyed?)`, { source: SOURCE });
+    }
+    return record;
+  }
+
+  return {
+    async status() {
+      if (options.down) return { ok: false, reason: `[vmhub] [${SOURCE}] down: true in the provider options (fake outage)` };
+      return { ok: true, details: { dir: store.dir } };
+    },
+
+    async availability(template) {
+      const reason = providerOption<string>(template, 'unavailable_reason');
+      if (reason) return { availability: 'unavailable', reason };
+      if (options.down) return { availability: 'unavailable', reason: 'fake provider is down (options.down)' };
+      return { availability: 'available' };
+    },
+
+    async create(request) {
+      if (providerOption<string>(request.template, 'fail_at') === 'create') {
+        throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] create failed on purpose (template ${request.template.id} sets provider_options.fail_at = "create")`, { source: SOURCE });
+      }
+      request.signal.throwIfAborted();
+      const { record, created } = await store.create(request.identity, request.lease_id, request.template.id);
+      context.log('info', created ? 'fake machine created' : 'fake machine already existed', { identity: record.identity, external_id: record.external_id });
+      return { identity: record.identity, external_id: record.external_id, details: { dir: store.machineDir(record.external_id) } };
+    },
+
+    async ready(machine, request) {
+      const delay = providerOption<number>(request.template, 'ready_delay_ms') ?? 100;
+      request.stage('boot', 'running');
+      await sleep(delay / 2, undefined, { signal: request.signal });
+      await live(machine);
+      if (providerOption<string>(request.template, 'fail_at') === 'ready') {
+        request.stage('boot', 'failed', 'fail_at = "ready"');
+        throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] machine ${machine.identity} never booted (template ${request.template.id} sets provider_options.fail_at = "ready")`, { source: SOURCE });
+      }
+      request.stage('boot', 'done');
+      request.stage('agent', 'running');
+      await sleep(delay - delay / 2, undefined, { signal: request.signal });
+      const record = await live(machine);
+      await store.write({ ...record, state: 'running' });
+      request.stage('agent', 'done');
+    },
+
+    async destroy(machine) {
+      const outcome = await store.destroy(machine.identity, machine.external_id);
+      if (outcome === 'identity_mismatch') context.log('warn', 'fake machine carries another identity: left alone', { identity: machine.identity, external_id: machine.external_id });
+      return outcome;
+    },
+
+    async list() {
+      const records = await store.list();
+      return records
+        .filter((r) => r.identity.startsWith(context.identityPrefix))
+        .map((r): OwnedMachine => ({ identity: r.identity, external_id: r.external_id, created_at: r.created_at, details: { state: r.state, lease_id: r.lease_id, template: r.template } }));
+    },
+
+    async channel(machine) {
+      await live(machine);
+      return new FakeChannel(store.sandbox(machine.external_id));
+    },
+  };
+}
+
+export const fakeProvider = defineProvider<FakeProviderOptions>({
+  id: 'fake',
+  version: VERSION,
+  contractVersion: CONTRACT_VERSION,
+  options: FakeProviderOptionsSchema,
+  templates: [fakeTemplate(), stubTemplate()],
+  create: createMethods,
+});
+
+/** Named factory (no I/O): the fake provider bound to options and a context. */
+export function createFakeProvider(options: Partial<FakeProviderOptions> = {}, context: ProviderContext) {
+  return fakeProvider.create(options, context);
+}

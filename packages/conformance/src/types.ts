@@ -1,0 +1,27 @@
+/** Shapes shared by the suites and the fake target. */
+import type { AdapterContext } from '@vmhub/core';
+
+/**
+ * Optional probes that read what an action really did inside the target, so the suite checks
+ * effects, not only that a call returned. Give the ones your target can observe.
+ */
+export interface TargetEffects {
+  /** Everything typed or pasted into the target since it was made, in order. */
+  typedText?(): Promise<string>;
+  /** The clipboard's current text. */
+  clipboard?(): Promise<string>;
+  /** The pointer position in screen pixels. */
+  pointer?(): Promise<{ x: number; y: number }>;
+  /** Key chords pressed so far, as the adapter sent them (e.g. "ctrl+v"), oldest first. */
+  keys?(): Promise<string[]>;
+  /** Scroll events seen so far, oldest first. */
+  scrolls?(): Promise<{ x: number; y: number; direction: string; amount: number }[]>;
+}
+
+/** A running machine an adapter can drive, made by the test (and torn down by dispose). */
+export interface AdapterTarget {
+  /** The context the router hands the adapter: lease id, machine, template, channel(), console(). */
+  context: AdapterContext;
+  dispose(): Promise<void>;
+  effects?: TargetEffects;
+}
