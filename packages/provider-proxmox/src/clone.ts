@@ -1,0 +1,128 @@
+/**
+ * VMID allocation and the clone itself. `/cluster/nextid` reserves nothing, so ids handed out to
+ * this process's in-flight clones are kept aside, and a clone that finds its VMID taken retries
+ * with a fresh one (bounded). A clone request whose answer was lost (connection dropped, 596) is
+ * not blindly repeated: the new VMID is re-read, and a VM there whose description carries this
+ * lease's identity is adopted; otherwise the clone is tried again.
+ */
+import { VmhubError } from '@vmhub/core';
+import { backoffMs, sleep, type PveClient } from './pve-client.ts';
+import { isGone, isLock, isPveApiError, isTransient, SOURCE, toVmhubError } from './pve-errors.ts';
+import { waitTask, type TaskWait } from './tasks.ts';
+
+const inFlight = new WeakMap<PveClient, Set<number>>();
+
+function reserved(client: PveClient): Set<number> {
+  let set = inFlight.get(client);
+  if (!set) inFlight.set(client, (set = new Set()));
+  return set;
+}
+
+/** A free VMID not already handed to another clone of this process. */
+export async function allocateVmid(client: PveClient, signal?: AbortSignal): Promise<number> {
+  const taken = reserved(client);
+  let id = Number(await client.get<string | number>('/cluster/nextid', {}, { signal }));
+  for (let i = 0; i < 64 && taken.has(id); i++) {
+    id += 1;
+    try {
+      id = Number(await client.get<string | number>('/cluster/nextid', { vmid: id }, { signal }));
+    } catch (err) {
+      if (isPveApiError(err) && err.status === 400) continue; // taken in the cluster: probe the next
+      throw err;
+    }
+  }
+  if (!Number.isInteger(id) || id < 100) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] /cluster/nextid returned "${id}"`, { source: SOURCE });
+  taken.add(id);
+  return id;
+}
+
+export function releaseVmid(client: PveClient, vmid: number): void {
+  reserved(client).delete(vmid);
+}
+
+export interface CloneSpec {
+  node: string;
+  templateVmid: number;
+  name: string;
+  /** Carries the identity, so a clone whose answer was lost can be recognised. */
+  description: string;
+  identity: string;
+  full: boolean;
+  storage?: string;
+  pool?: string;
+  attempts: number;
+  retryBaseMs: number;
+  task: Omit<TaskWait, 'what'>;
+}
+
+type Probe = 'ours' | 'absent' | 'other';
+
+/** After an ambiguous failure: is there a VM at `vmid`, and is it the clone this lease asked for? */
+async function probeClone(client: PveClient, spec: CloneSpec, vmid: number): Promise<Probe> {
+  const deadline = Date.now() + spec.task.timeoutMs;
+  for (;;) {
+    let config: Record<string, unknown>;
+    try {
+      config = await client.get<Record<string, unknown>>(`/nodes/${spec.node}/qemu/${vmid}/config`, {}, { signal: spec.task.signal });
+    } catch (err) {
+      if (isGone(err)) return 'absent';
+      throw err;
+    }
+    // While the clone task runs the new config only holds `lock: clone`.
+    if (config.lock === 'clone' && Date.now() < deadline) {
+      await sleep(spec.task.pollMs, spec.task.signal);
+      continue;
+    }
+    return typeof config.description === 'string' && config.description.includes(spec.identity) && !config.lock ? 'ours' : 'other';
+  }
+}
+
+/** Clone the template; resolves with the new VMID once the clone task ended OK. */
+export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise<number> {
+  let last: unknown;
+  for (let attempt = 0; attempt < spec.attempts; attempt++) {
+    if (attempt > 0) await sleep(backoffMs(attempt - 1, spec.retryBaseMs), spec.task.signal);
+    const vmid = await allocateVmid(client, spec.task.signal);
+    try {
+      let upid: string;
+      try {
+        upid = await client.post<string>(`/nodes/${spec.node}/qemu/${spec.templateVmid}/clone`, {
+          newid: vmid, name: spec.name, description: spec.description, full: spec.full,
+          storage: spec.full ? spec.storage : undefined, pool: spec.pool,
+        }, { retry: 'none', signal: spec.task.signal });
+      } catch (err) {
+        last = err;
+        if (isPveApiError(err) && isTransient(err)) {
+          const seen = await probeClone(client, spec, vmid);
+          if (seen === 'ours') return vmid;
+          continue;
+        }
+        if (isVmidTaken(err) || isLock(err)) continue;
+        throw toVmhubError(err, `cloning template ${spec.templateVmid} on node ${spec.node}`);
+      }
+      try {
+        await waitTask(client, upid, { ...spec.task, what: `clone of template ${spec.templateVmid} to VM ${vmid}` });
+        return vmid;
+      } catch (err) {
+        last = err;
+        if (isVmidTaken(err) || isLock(err)) continue;
+        if (isPveApiError(err) && isTransient(err)) {
+          // Lost track of the task: look at the VM instead.
+          const seen = await probeClone(client, spec, vmid);
+          if (seen === 'ours') return vmid;
+          if (seen === 'absent') continue;
+        }
+        throw toVmhubError(err, `cloning template ${spec.templateVmid} to VM ${vmid}`);
+      }
+    } finally {
+      releaseVmid(client, vmid);
+    }
+  }
+  const mapped = toVmhubError(last, `cloning template ${spec.templateVmid} on node ${spec.node}`);
+  throw new VmhubError(mapped.code === 'PROVISION_FAILED' ? 'LOCK_CONTENTION' : mapped.code, `${mapped.message} (gave up after ${spec.attempts} attempts)`, { source: SOURCE, details: mapped.details });
+}
+
+function isVmidTaken(err: unknown): boolean {
+  const text = isPveApiError(err) ? err.text : VmhubError.is(err) ? err.message : '';
+  return /already exists/i.test(text);
+}

@@ -1,0 +1,54 @@
+/**
+ * Per-lease secrets (the private SSH key) live in this process's memory and, when a state dir is
+ * configured, in one 0600 file per lease so a restarted server can still reach its machines.
+ * They are dropped at teardown and never logged or put in MachineRef details.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LeaseKeyPair } from './keys.ts';
+
+export class LeaseSecrets {
+  readonly #memory = new Map<string, LeaseKeyPair>();
+  readonly #dir: string | undefined;
+
+  constructor(stateDir?: string) {
+    this.#dir = stateDir ? join(stateDir, 'provider-proxmox', 'keys') : undefined;
+  }
+
+  #file(identity: string): string | undefined {
+    return this.#dir ? join(this.#dir, `${identity.replace(/[^A-Za-z0-9._-]/g, '_')}.json`) : undefined;
+  }
+
+  put(identity: string, keys: LeaseKeyPair): void {
+    this.#memory.set(identity, keys);
+    const file = this.#file(identity);
+    if (file && this.#dir) {
+      mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+      writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
+    }
+  }
+
+  get(identity: string): LeaseKeyPair | undefined {
+    const hit = this.#memory.get(identity);
+    if (hit) return hit;
+    const file = this.#file(identity);
+    if (!file) return undefined;
+    try {
+      const keys = JSON.parse(readFileSync(file, 'utf8')) as LeaseKeyPair;
+      this.#memory.set(identity, keys);
+      return keys;
+    } catch {
+      return undefined;
+    }
+  }
+
+  drop(identity: string): void {
+    this.#memory.delete(identity);
+    const file = this.#file(identity);
+    if (file) rmSync(file, { force: true });
+  }
+
+  get size(): number {
+    return this.#memory.size;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * GuestChannel over SSH (ssh2) with the lease's own key: one connection per machine, many exec
+ * channels on it, reconnected lazily if it drops. Optionally through a jump host. The guest's host
+ * key is new for every clone, so it is pinned on first use for the life of the lease (TOFU).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import ssh2, { type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
+import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { SOURCE } from './pve-errors.ts';
+import { buildRemoteCommand, quoteArgv } from './shell-quote.ts';
+
+const { Client } = ssh2;
+type SshClient = InstanceType<typeof Client>;
+
+export interface SshTarget {
+  host: string;
+  port: number;
+  user: string;
+  privateKey: string;
+  jump?: { host: string; port: number; user: string; private_key_path: string };
+  /** ms to wait for the SSH handshake. Default 10000. */
+  readyTimeoutMs?: number;
+  /** Default cap for getFile. Default 64 MiB. */
+  maxFileBytes?: number;
+}
+
+const DEFAULT_TIMEOUT = 30_000;
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+
+function connect(config: ConnectConfig): Promise<SshClient> {
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    const onError = (err: Error): void => {
+      client.end();
+      reject(err);
+    };
+    client.once('error', onError);
+    client.once('ready', () => {
+      client.off('error', onError);
+      client.on('error', () => { /* surfaced by the next call */ });
+      resolve(client);
+    });
+    client.connect(config);
+  });
+}
+
+export class SshChannel implements GuestChannel {
+  readonly #target: SshTarget;
+  #client: SshClient | undefined;
+  #jump: SshClient | undefined;
+  #connecting: Promise<SshClient> | undefined;
+  #sftp: Promise<SFTPWrapper> | undefined;
+  #hostKey: string | undefined;
+  #home: string | undefined;
+  #closed = false;
+
+  constructor(target: SshTarget) {
+    this.#target = target;
+  }
+
+  get home(): string | undefined {
+    return this.#home;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Connect (or reuse the connection) and learn $HOME. */
+  async open(): Promise<void> {
+    await this.#conn();
+    if (this.#home === undefined) {
+      const r = await this.exec(['sh', '-c', 'printf %s "$HOME"'], { timeoutMs: 10_000 });
+      if (r.exit_code === 0 && r.stdout.length > 0) this.#home = r.stdout.toString();
+    }
+  }
+
+  #conn(): Promise<SshClient> {
+    if (this.#closed) return Promise.reject(new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] SSH channel to ${this.#target.host} is closed`, { source: SOURCE }));
+    if (this.#client) return Promise.resolve(this.#client);
+    this.#connecting ??= this.#dial().finally(() => { this.#connecting = undefined; });
+    return this.#connecting;
+  }
+
+  async #dial(): Promise<SshClient> {
+    const t = this.#target;
+    const readyTimeout = t.readyTimeoutMs ?? 10_000;
+    let sock: ConnectConfig['sock'];
+    if (t.jump) {
+      const jumpKey = readFileSync(t.jump.private_key_path, 'utf8');
+      this.#jump = await connect({ host: t.jump.host, port: t.jump.port, username: t.jump.user, privateKey: jumpKey, readyTimeout });
+      sock = await new Promise((resolve, reject) => {
+        (this.#jump as SshClient).forwardOut('127.0.0.1', 0, t.host, t.port, (err, stream) => (err ? reject(err) : resolve(stream)));
+      });
+    }
+    const client = await connect({
+      host: t.host, port: t.port, username: t.user, privateKey: t.privateKey, readyTimeout, sock,
+      keepaliveInterval: 15_000, keepaliveCountMax: 4,
+      hostVerifier: (key: Buffer): boolean => {
+        const fp = createHash('sha256').update(key).digest('base64');
+        this.#hostKey ??= fp;
+        return this.#hostKey === fp;
+      },
+    });
+    const drop = (): void => {
+      if (this.#client === client) {
+        this.#client = undefined;
+        this.#sftp = undefined;
+      }
+    };
+    client.on('close', drop);
+    client.on('end', drop);
+    this.#client = client;
+    return client;
+  }
+
+  async #openExec(command: string): Promise<ClientChannel> {
+    let client = await this.#conn();
+    try {
+      return await new Promise<ClientChannel>((resolve, reject) => client.exec(command, (err, stream) => (err ? reject(err) : resolve(stream))));
+    } catch {
+      // A dead connection: dial once more, then give up.
+      client.end();
+      this.#client = undefined;
+      client = await this.#conn();
+      return new Promise<ClientChannel>((resolve, reject) => client.exec(command, (err, stream) => (err ? reject(err) : resolve(stream))));
+    }
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const sudoUser = options.user && options.user !== this.#target.user ? options.user : undefined;
+    const command = buildRemoteCommand(argv, { cwd: options.cwd, env: options.env, sudoUser });
+    return this.#run(command, options.stdin, options.timeoutMs ?? DEFAULT_TIMEOUT, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+  }
+
+  async #run(command: string, stdin: Buffer | string | Readable | undefined, timeoutMs: number, maxOutput: number): Promise<ExecResult> {
+    const stream = await this.#openExec(command);
+    return new Promise<ExecResult>((resolve) => {
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let outLen = 0;
+      let errLen = 0;
+      let truncated = false;
+      let timedOut = false;
+      let settled = false;
+      const take = (chunks: Buffer[], len: number, data: Buffer): number => {
+        const room = maxOutput - len;
+        if (room <= 0) { truncated = true; return len; }
+        if (data.length > room) { truncated = true; chunks.push(data.subarray(0, room)); return maxOutput; }
+        chunks.push(data);
+        return len + data.length;
+      };
+      stream.on('data', (d: Buffer) => { outLen = take(out, outLen, d); });
+      stream.stderr.on('data', (d: Buffer) => { errLen = take(err, errLen, d); });
+      const finish = (code: number | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ exit_code: timedOut ? null : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timed_out: timedOut, truncated });
+      };
+      stream.on('exit', (code: number | null) => { if (typeof code === 'number') exitCode = code; });
+      let exitCode: number | null = null;
+      stream.on('close', (code?: number | null) => finish(typeof code === 'number' ? code : exitCode));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        try { stream.signal('KILL'); } catch { /* not every sshd honours signals */ }
+        stream.close();
+        setTimeout(() => finish(null), 2000).unref();
+      }, timeoutMs);
+      stream.on('error', () => finish(null));
+      if (stdin === undefined) stream.end();
+      else if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) stream.end(stdin);
+      else stdin.pipe(stream);
+    });
+  }
+
+  #sftpSession(): Promise<SFTPWrapper> {
+    this.#sftp ??= this.#conn().then((client) => new Promise<SFTPWrapper>((resolve, reject) => client.sftp((err, sftp) => (err ? reject(err) : resolve(sftp)))));
+    this.#sftp.catch(() => { this.#sftp = undefined; });
+    return this.#sftp;
+  }
+
+  async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
+    const dir = posix.dirname(path);
+    const mk = await this.exec(['mkdir', '-p', '--', dir], { timeoutMs: 15_000 });
+    if (mk.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot create ${dir} in the guest: ${mk.stderr.toString().trim()}`, { source: SOURCE });
+    const sftp = await this.#sftpSession();
+    await new Promise<void>((resolve, reject) => sftp.writeFile(path, data, { mode: options.mode ?? 0o644 }, (err) => (err ? reject(sftpError(err, path, 'write')) : resolve())));
+    if (options.mode !== undefined) await new Promise<void>((resolve, reject) => sftp.chmod(path, options.mode as number, (err) => (err ? reject(sftpError(err, path, 'chmod')) : resolve())));
+    if (options.user && options.user !== this.#target.user) {
+      const r = await this.exec(['sudo', '-n', 'chown', '--', options.user, path], { timeoutMs: 15_000 });
+      if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot give ${path} to ${options.user}: ${r.stderr.toString().trim()}`, { source: SOURCE });
+    }
+  }
+
+  async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
+    const max = options.maxBytes ?? this.#target.maxFileBytes ?? 64 * 1024 * 1024;
+    const sftp = await this.#sftpSession();
+    const st = await new Promise<{ size: number; isFile(): boolean }>((resolve, reject) => sftp.stat(path, (err, s) => (err ? reject(sftpError(err, path, 'stat')) : resolve(s))));
+    if (!st.isFile()) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} in the guest is not a regular file`, { source: SOURCE });
+    if (st.size > max) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is ${st.size} bytes, over the ${max}-byte cap: raise max_bytes or fetch a smaller file`, { source: SOURCE, details: { size: st.size, max_bytes: max } });
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let len = 0;
+      const rs = sftp.createReadStream(path);
+      rs.on('data', (d: Buffer) => {
+        len += d.length;
+        if (len > max) { rs.destroy(); reject(new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} grew over the ${max}-byte cap while reading`, { source: SOURCE })); return; }
+        chunks.push(d);
+      });
+      rs.on('error', (err: Error) => reject(sftpError(err, path, 'read')));
+      rs.on('end', () => resolve(Buffer.concat(chunks)));
+    });
+  }
+
+  async putArchive(dir: string, tar: Readable, options: { user?: string } = {}): Promise<void> {
+    const sudo = options.user && options.user !== this.#target.user ? ['sudo', '-n', '-u', options.user, '--'] : [];
+    const command = `${quoteArgv([...sudo, 'mkdir', '-p', '--', dir])} && exec ${quoteArgv([...sudo, 'tar', '-x', '-C', dir])}`;
+    const r = await this.#run(command, tar, 10 * 60_000, 64 * 1024);
+    if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] unpacking the archive into ${dir} failed (exit ${r.exit_code}${r.timed_out ? ', timed out' : ''}): ${r.stderr.toString().trim().slice(0, 500)}`, { source: SOURCE });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#client?.end();
+    this.#jump?.end();
+    this.#client = undefined;
+    this.#jump = undefined;
+    this.#sftp = undefined;
+  }
+}
+
+function sftpError(err: Error & { code?: number | string }, path: string, op: string): VmhubError {
+  if (err.code === 2 || err.code === 'ENOENT') return new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${path} does not exist in the guest`, { source: SOURCE });
+  if (err.code === 3) return new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] permission denied to ${op} ${path} in the guest`, { source: SOURCE, retryable: false });
+  return new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] SFTP ${op} of ${path} failed: ${err.message}`, { source: SOURCE });
+}

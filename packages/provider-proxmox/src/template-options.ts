@@ -1,0 +1,55 @@
+/**
+ * `provider_options` of a Proxmox template: where it may run, how it is cloned and reached.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { assertValid, type TemplateConfig } from '@vmhub/core';
+import { SOURCE } from './pve-errors.ts';
+
+export const ProxmoxTemplateOptionsSchema = Type.Object({
+  /** Proxmox node names the clone may run on. Default: any node holding the golden template. */
+  nodes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** vmhub endpoint ids (VMHUB_NODES entries) the clone may use. Default: all. */
+  endpoints: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** Full clone instead of a linked clone. Default false. */
+  full_clone: Type.Boolean({ default: false }),
+  /** Target storage (full clones only). */
+  storage: Type.Optional(Type.String({ minLength: 2 })),
+  /** Pool the clone joins (its ACLs then apply). */
+  pool: Type.Optional(Type.String({ minLength: 1 })),
+  /** Cloud-init user for the per-lease key. Default: the provider's `ciuser` ("vmhub"). */
+  ciuser: Type.Optional(Type.String({ minLength: 1 })),
+  /** Guest channel: "ssh" (default) or "agent" (QEMU guest agent exec/file API). */
+  channel: Type.Union([Type.Literal('ssh'), Type.Literal('agent')], { default: 'ssh' }),
+  /** SSH port in the guest. Default 22. */
+  ssh_port: Type.Integer({ minimum: 1, maximum: 65535, default: 22 }),
+  /** Dial this `host[:port]` instead of the agent-reported address (tests, port forwards). */
+  address_override: Type.Optional(Type.String({ minLength: 1 })),
+  /** Reach the guest through this SSH jump host. */
+  ssh_jump: Type.Optional(Type.Object({
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 1, maximum: 65535, default: 22 }),
+    user: Type.String({ minLength: 1 }),
+    private_key_path: Type.String({ minLength: 1 }),
+  })),
+  /** cloud-init `ipconfig0`, e.g. "ip=dhcp". Default: keep the template's. */
+  ipconfig0: Type.Optional(Type.String({ minLength: 1 })),
+  /** Refuse nodes with less free memory than this (MiB). Default: the template's memory_mb, else 0. */
+  min_free_memory_mb: Type.Optional(Type.Integer({ minimum: 0 })),
+}, { additionalProperties: true });
+
+export type ProxmoxTemplateOptions = Static<typeof ProxmoxTemplateOptionsSchema>;
+
+export function templateOptions(template: TemplateConfig): ProxmoxTemplateOptions {
+  return assertValid<ProxmoxTemplateOptions>(ProxmoxTemplateOptionsSchema, structuredClone(template.provider_options ?? {}), `[vmhub] [${SOURCE}] template "${template.id}" provider_options`, SOURCE);
+}
+
+/** The tag form of an identity: Proxmox lower-cases tags and allows `[a-z0-9_][a-z0-9_+.-]*`. */
+export function identityTag(identity: string): string {
+  return identity.toLowerCase().replace(/[^a-z0-9_+.-]/g, '_');
+}
+
+/** A VM name (dns-name) for the lease: `vmhub-<lease start>`; the tag carries the full identity. */
+export function vmName(identity: string): string {
+  const s = identity.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '');
+  return s.slice(0, 63).replace(/-$/, '') || 'vmhub';
+}
