@@ -1,1 +1,38 @@
-export { buildGolden, goldenStatus, goldenImageTag } from './golden.ts';
+/**
+ * @vmhub/provider-docker — Docker containers as vmhub machines, over the Docker Engine API
+ * (unix socket or DOCKER_HOST). Creates containers from golden images with identity labels,
+ * reports readiness (container → X display → desktop), destroys only after verifying identity,
+ * lists what this instance owns, and opens GuestChannels whose execs go through a persistent
+ * in-guest helper. Also builds the `debian-x11` golden image (debootstrap or Dockerfile).
+ */
+import { CONTRACT_VERSION, defineProvider, type ProviderContext } from '@vmhub/core';
+import { dockerProviderMethods } from './docker-provider.ts';
+import { DockerProviderOptionsSchema, type DockerProviderOptions } from './options.ts';
+import { DOCKER_TEMPLATES } from './templates.ts';
+
+export const VERSION = '0.1.0';
+
+const dockerProvider = defineProvider<DockerProviderOptions>({
+  id: 'docker',
+  version: VERSION,
+  contractVersion: CONTRACT_VERSION,
+  options: DockerProviderOptionsSchema,
+  templates: DOCKER_TEMPLATES,
+  create: dockerProviderMethods,
+});
+
+export default dockerProvider;
+
+/** Factory: validates options and returns a Provider; no I/O until a method is called. */
+export function createDockerProvider(options: Partial<DockerProviderOptions> | undefined, context: ProviderContext) {
+  return dockerProvider.create(options, context);
+}
+
+export { DockerProviderOptionsSchema, type DockerProviderOptions } from './options.ts';
+export { debianX11Template, DOCKER_TEMPLATES } from './templates.ts';
+export { buildGolden, goldenStatus, goldenImageTag, goldenBuildCommand, type BuildGoldenOptions, type BuildGoldenResult, type GoldenBuildMethod, type GoldenStatus } from './golden.ts';
+export { dockerfile as goldenDockerfile } from './golden-dockerfile.ts';
+export { DockerClient } from './docker-client.ts';
+export { parseDockerHost } from './docker-host.ts';
+export { DockerChannel } from './docker-channel.ts';
+export { LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, LABEL_CREATED } from './docker-identity.ts';

@@ -73,7 +73,7 @@ export function writeTar(entries: TarEntry[]): Buffer {
     if (type === '5' && !name.endsWith('/')) name += '/';
     if (Buffer.byteLength(name) > 99) {
       const pax = paxRecord('path', name);
-      parts.push(header('PaxHeader', pax.length, 'x', {}), pax, pad(pax.length));
+      parts.push(header('PaxHeader', pax.length, 'x', { name: 'PaxHeader' }), pax, pad(pax.length));
       name = name.slice(0, 99);
     }
     parts.push(header(name, data.length, type, e), data, pad(data.length));

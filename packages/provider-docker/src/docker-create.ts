@@ -1,0 +1,103 @@
+/**
+ * Create (or adopt) the container for a lease. Idempotent per identity: a container with the
+ * identity as name AND label is reused; one with the name but not the label is refused.
+ */
+import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
+import type { DockerClient } from './docker-client.ts';
+import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
+
+const SOURCE = 'provider-docker';
+const SCREEN = /^\d{2,5}x\d{2,5}x(8|15|16|24|30)$/;
+
+interface Inspect extends ContainerSummary {
+  Id: string;
+  State: { Running: boolean; Status: string; ExitCode?: number; Error?: string };
+}
+
+/** The fix for a missing image, said the same way by create and availability. */
+export function missingImageReason(image: string): string {
+  const m = /^vmhub\/([a-z0-9-]+):[0-9a-f]{12}$/.exec(image);
+  if (m) return `image ${image} is not built: run \`vmhub-server golden build ${m[1]}\``;
+  return `image ${image} is not present: docker pull ${image} (or build it) on the Docker host`;
+}
+
+export function screenOf(template: TemplateConfig): string {
+  const screen = String(template.provider_options?.screen ?? '1280x800x24');
+  if (!SCREEN.test(screen)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] template ${template.id}: provider_options.screen "${screen}" must look like 1280x800x24`, { source: SOURCE });
+  return screen;
+}
+
+function hostConfig(template: TemplateConfig): Record<string, unknown> {
+  const network = template.provider_options?.network;
+  const hc: Record<string, unknown> = {
+    // Off unless the template opts in (provider_options.network: "bridge" or a network name).
+    NetworkMode: typeof network === 'string' && network !== '' ? network : 'none',
+    PortBindings: {},
+    PublishAllPorts: false,
+    ShmSize: 256 * 1024 * 1024,
+    PidsLimit: 4096,
+    RestartPolicy: { Name: 'no' },
+  };
+  const cpus = template.resources?.cpus;
+  if (cpus) hc.NanoCpus = Math.round(cpus * 1e9);
+  const mb = template.resources?.memory_mb;
+  if (mb) {
+    hc.Memory = mb * 1024 * 1024;
+    hc.MemorySwap = mb * 1024 * 1024;
+  }
+  return hc;
+}
+
+async function inspect(docker: DockerClient, ref: string, signal?: AbortSignal): Promise<Inspect | null> {
+  const res = await docker.raw('GET', `/containers/${encodeURIComponent(ref)}/json`, { signal });
+  if (res.status === 404) return null;
+  if (res.status >= 400) throw docker.httpError('GET', `/containers/${ref}/json`, res.status, res.body);
+  return JSON.parse(res.body.toString('utf8')) as Inspect;
+}
+
+async function start(docker: DockerClient, id: string, signal: AbortSignal): Promise<void> {
+  const res = await docker.raw('POST', `/containers/${id}/start`, { signal });
+  if (res.status !== 204 && res.status !== 304) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${id.slice(0, 12)} did not start: ${docker.httpError('POST', `/containers/${id}/start`, res.status, res.body).message}`, { source: SOURCE });
+}
+
+function ref(c: Inspect, identity: string, image: string): MachineRef {
+  return { identity, external_id: c.Id, details: { name: identity, image } };
+}
+
+export async function createContainer(docker: DockerClient, request: CreateRequest, attempt = 0): Promise<MachineRef> {
+  const { identity, template, signal } = request;
+  const image = template.golden;
+  const existing = await inspect(docker, identity, signal);
+  if (existing) {
+    if (!carriesIdentity(existing, identity)) {
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] a container named ${identity} exists without the matching ${LABEL_IDENTITY} label: refusing to adopt it; remove it by hand if it is not vmhub's`, { source: SOURCE, details: { container: existing.Id } });
+    }
+    if (!existing.State.Running) await start(docker, existing.Id, signal);
+    return ref(existing, identity, image);
+  }
+  const body = {
+    Image: image,
+    Hostname: 'vmhub',
+    Env: [`VMHUB_SCREEN=${screenOf(template)}`],
+    Labels: {
+      [LABEL_IDENTITY]: identity,
+      [LABEL_LEASE]: request.lease_id,
+      [LABEL_TEMPLATE]: template.id,
+      [LABEL_CREATED]: String(Date.now()),
+    },
+    Tty: false,
+    OpenStdin: false,
+    HostConfig: hostConfig(template),
+  };
+  const res = await docker.raw('POST', '/containers/create', { query: { name: identity }, body, signal });
+  if (res.status === 404) {
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${missingImageReason(image)}`, { source: SOURCE, hint: 'Ask the operator to build the golden image, then create a new lease.', details: { image } });
+  }
+  if (res.status === 409 && attempt === 0) return createContainer(docker, request, 1); // lost a race with a retry: adopt
+  if (res.status >= 400) throw new VmhubError('PROVISION_FAILED', docker.httpError('POST', '/containers/create', res.status, res.body).message, { source: SOURCE });
+  const { Id } = JSON.parse(res.body.toString('utf8')) as { Id: string };
+  await start(docker, Id, signal);
+  return { identity, external_id: Id, details: { name: identity, image } };
+}
+
+export { inspect as inspectContainer };

@@ -1,0 +1,59 @@
+/**
+ * Readiness in three stages, each reported as it goes: `container` (running) → `display`
+ * (xdpyinfo answers on the X display) → `desktop` (wmctrl -m finds the window manager).
+ * Bounded by the template's ready_timeout_seconds (default 60); BOOT_TIMEOUT says which stage
+ * stalled and what it last saw.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
+import type { DockerClient } from './docker-client.ts';
+import { inspectContainer } from './docker-create.ts';
+import { rawExec } from './docker-exec.ts';
+
+const SOURCE = 'provider-docker';
+
+export async function waitReady(docker: DockerClient, machine: MachineRef, request: ReadyRequest, desktopUser: string): Promise<void> {
+  const timeoutS = request.template.ready_timeout_seconds ?? 60;
+  const deadline = Date.now() + timeoutS * 1000;
+  const display = String(request.template.provider_options?.display ?? ':0');
+  let stage = 'container';
+  let detail = 'not checked yet';
+
+  const until = async (name: string, probe: () => Promise<string | true>): Promise<void> => {
+    stage = name;
+    request.stage(name, 'running');
+    for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+      if (request.signal.aborted) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] readiness of ${machine.identity} aborted at stage ${name}`, { source: SOURCE });
+      const r = await probe();
+      if (r === true) {
+        request.stage(name, 'done');
+        return;
+      }
+      detail = r;
+      if (Date.now() + delay > deadline) {
+        request.stage(name, 'failed', detail);
+        throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${machine.identity} not ready after ${timeoutS} s: stage ${stage} stuck: ${detail}`, { source: SOURCE, details: { stage, detail } });
+      }
+      await sleep(delay, undefined, { signal: request.signal }).catch(() => {});
+    }
+  };
+
+  const probeExec = (argv: string[]) => async (): Promise<string | true> => {
+    const r = await rawExec(docker, machine.external_id, { argv, user: desktopUser, env: { DISPLAY: display }, timeoutMs: 5000, maxOutputBytes: 4096 });
+    if (r.exit_code === 0) return true;
+    return `${argv.join(' ')} exited ${r.exit_code ?? 'by timeout'}: ${(r.stderr.toString('utf8') || r.stdout.toString('utf8')).trim().slice(0, 300)}`;
+  };
+
+  await until('container', async () => {
+    const c = await inspectContainer(docker, machine.external_id, request.signal);
+    if (!c) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${machine.identity} disappeared while starting`, { source: SOURCE });
+    if (c.State.Running) return true;
+    if (c.State.Status === 'exited' || c.State.Status === 'dead') {
+      request.stage('container', 'failed', `exited with ${c.State.ExitCode}`);
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${machine.identity} exited with code ${c.State.ExitCode}${c.State.Error ? `: ${c.State.Error}` : ''}: see docker logs ${c.Id.slice(0, 12)}`, { source: SOURCE });
+    }
+    return `state ${c.State.Status}`;
+  });
+  await until('display', probeExec(['xdpyinfo', '-display', display]));
+  await until('desktop', probeExec(['wmctrl', '-m']));
+}

@@ -1,0 +1,49 @@
+/**
+ * Status and availability: never throw; say what is wrong and how to fix it.
+ */
+import type { ProviderStatus, TemplateConfig } from '@vmhub/core';
+import { VmhubError } from '@vmhub/core';
+import type { DockerClient } from './docker-client.ts';
+import { missingImageReason } from './docker-create.ts';
+
+interface Version {
+  Version: string;
+  ApiVersion: string;
+  MinAPIVersion?: string;
+  Os?: string;
+  Arch?: string;
+}
+
+function apiAtLeast(have: string, want: string): boolean {
+  const [a1, a2] = have.split('.').map(Number) as [number, number];
+  const [b1, b2] = want.split('.').map(Number) as [number, number];
+  return a1 > b1 || (a1 === b1 && a2 >= b2);
+}
+
+export async function dockerStatus(docker: DockerClient): Promise<ProviderStatus> {
+  try {
+    const ping = await docker.raw('GET', '/_ping', { timeoutMs: 5000 });
+    if (ping.status !== 200) return { ok: false, reason: `Docker daemon at ${docker.where} answered /_ping with ${ping.status}` };
+    const v = await docker.json<Version>('GET', '/version', { timeoutMs: 5000 });
+    if (!apiAtLeast(v.ApiVersion, docker.apiVersion)) {
+      return { ok: false, reason: `Docker daemon at ${docker.where} speaks API ${v.ApiVersion}, older than ${docker.apiVersion}: upgrade the engine (docker.io >= 20.10)`, details: { version: v.Version, api_version: v.ApiVersion } };
+    }
+    return { ok: true, details: { host: docker.where, version: v.Version, api_version: v.ApiVersion, pinned_api_version: docker.apiVersion } };
+  } catch (err) {
+    if (VmhubError.is(err) && err.code === 'NODE_UNAVAILABLE') return { ok: false, reason: docker.unreachableReason(err.cause) };
+    return { ok: false, reason: `Docker daemon at ${docker.where}: ${(err as Error).message}` };
+  }
+}
+
+export async function dockerAvailability(docker: DockerClient, template: TemplateConfig): Promise<{ availability: 'available' | 'unavailable'; reason?: string }> {
+  const status = await dockerStatus(docker);
+  if (!status.ok) return { availability: 'unavailable', reason: status.reason };
+  try {
+    const res = await docker.raw('GET', `/images/${template.golden}/json`, { timeoutMs: 5000 });
+    if (res.status === 404) return { availability: 'unavailable', reason: missingImageReason(template.golden) };
+    if (res.status >= 400) return { availability: 'unavailable', reason: docker.httpError('GET', `/images/${template.golden}/json`, res.status, res.body).message };
+    return { availability: 'available' };
+  } catch (err) {
+    return { availability: 'unavailable', reason: (err as Error).message };
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Templates the docker provider offers out of the box. The golden tag is computed from the
+ * shipped manifest, so a template always names the image this package version builds.
+ */
+import type { TemplateConfig } from '@vmhub/core';
+import { goldenImageTag } from './golden.ts';
+
+export const debianX11Template: TemplateConfig = {
+  id: 'debian-x11',
+  provider: 'docker',
+  adapter: 'x11',
+  os: 'linux',
+  golden: goldenImageTag('debian-x11'),
+  description: 'Debian 12 desktop in a container: Xvfb 1280x800, openbox, xterm, git; networking off',
+  resources: { cpus: 1, memory_mb: 1024 },
+  ready_timeout_seconds: 60,
+};
+
+export const DOCKER_TEMPLATES: TemplateConfig[] = [debianX11Template];
