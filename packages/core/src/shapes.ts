@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CAPABILITIES } from './capabilities.ts';
 
-export const CapabilitySchema = Type.Union(CAPABILITIES.map((c) => Type.Literal(c)));
+export const CapabilitySchema = Type.Unsafe<(typeof CAPABILITIES)[number]>({ type: 'string', enum: [...CAPABILITIES] });
 
 export const AVAILABILITY = ['available', 'unavailable', 'stub'] as const;
 export type Availability = (typeof AVAILABILITY)[number];
@@ -16,7 +16,7 @@ export const TemplateInfoSchema = Type.Object({
   provider: Type.String(),
   adapter: Type.String(),
   os: Type.String(),
-  availability: Type.Union(AVAILABILITY.map((a) => Type.Literal(a))),
+  availability: Type.Unsafe<Availability>({ type: 'string', enum: [...AVAILABILITY] }),
   reason: Type.Optional(Type.String()),
   capabilities: Type.Array(Type.String()),
   description: Type.Optional(Type.String()),
@@ -35,24 +35,28 @@ export const FINAL_LEASE_STATES: readonly LeaseState[] = ['released', 'failed', 
 
 export const StageSchema = Type.Object({
   name: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+  status: Type.Unsafe<'pending' | 'running' | 'done' | 'failed'>({ type: 'string', enum: ['pending', 'running', 'done', 'failed'] }),
   detail: Type.Optional(Type.String()),
 });
 export type Stage = Static<typeof StageSchema>;
 
+/** The lease fields every lease tool returns; LeaseInfo adds bookkeeping fields beside them. */
 export const LeaseInfoSchema = Type.Object({
   lease_id: Type.String(),
-  status: Type.Union(LEASE_STATES.map((s) => Type.Literal(s))),
+  status: Type.Unsafe<LeaseState>({ type: 'string', enum: [...LEASE_STATES] }),
   template: Type.String(),
-  request_id: Type.String(),
-  owner: Type.Optional(Type.String()),
-  created_at: Type.String(),
   expires_at: Type.String(),
-  max_expires_at: Type.String(),
-  stages: Type.Array(StageSchema),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  /** Readiness stages, in order: {name, status: pending|running|done|failed, detail?}. */
+  stages: Type.Array(Type.Unsafe<Stage>({ type: 'object' })),
+  /** Why the lease failed: {code, message}. */
+  error: Type.Optional(Type.Unsafe<{ code: string; message: string }>({ type: 'object' })),
 });
-export type LeaseInfo = Static<typeof LeaseInfoSchema>;
+export type LeaseInfo = Static<typeof LeaseInfoSchema> & {
+  request_id: string;
+  owner?: string;
+  created_at: string;
+  max_expires_at: string;
+};
 
 /** A machine as providers know it: the identity is what teardown verifies. */
 export interface MachineRef {

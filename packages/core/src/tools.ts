@@ -9,16 +9,19 @@ import type { Capability } from './capabilities.ts';
 import { LeaseInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
 
 const Strict = { additionalProperties: false } as const;
-const LeaseId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
-const Coord = Type.Number({ minimum: 0, maximum: 100000 });
-const Space = Type.Optional(Type.Union([Type.Literal('image'), Type.Literal('screen')], { description: 'default image: coordinates of the latest screenshot' }));
-const Button = Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')]));
-const GuestPath = Type.String({ minLength: 1, maxLength: 4096, description: 'absolute, or relative to the user home; no ".."' });
-const Window = Type.String({ minLength: 1, maxLength: 512, description: 'window id or exact title' });
-const ExpiresAt = Type.String({ description: 'lease expiry, ISO 8601' });
+/** A string enum as plain JSON Schema `enum` (TypeBox's literal unions are 3× larger on the wire). */
+const StrEnum = <const T extends string>(values: readonly T[], options: Record<string, unknown> = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+const LeaseId = Type.String({ maxLength: 64 });
+// No maximum here: a point past the screen's edge is refused by the off-screen check with a clearer message.
+const Coord = Type.Number({ minimum: 0 });
+const Space = Type.Optional(StrEnum(['image', 'screen']));
+const Button = Type.Optional(StrEnum(['left', 'right', 'middle']));
+const GuestPath = Type.String({ minLength: 1, maxLength: 4096 });
+const Window = Type.String({ maxLength: 512 });
+const ExpiresAt = Type.String();
 
 /** Output fields every lease-bound tool returns. */
-const bound = <P extends Record<string, TSchema>>(props: P) => Type.Object({ lease_id: Type.String(), expires_at: ExpiresAt, ...props });
+const bound = <P extends Record<string, TSchema>>(props: P) => Type.Object({ expires_at: ExpiresAt, ...props });
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -39,9 +42,11 @@ export interface ToolDefinition<I extends TSchema = TSchema, O extends TSchema =
 }
 
 const tool = <I extends TSchema, O extends TSchema>(d: ToolDefinition<I, O>) => d;
-const RO: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
-const ACT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
-const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: false };
+// openWorldHint is left out (its default is true): a VM is the agent's own closed world, and
+// every byte of tools/list costs tokens; only vm_clone_repo, which reaches the network, says so.
+const RO: ToolAnnotations = { readOnlyHint: true };
+const ACT: ToolAnnotations = { destructiveHint: false };
+const DESTRUCTIVE: ToolAnnotations = { destructiveHint: true };
 
 export const TOOLS = {
   vm_list_templates: tool({
@@ -54,12 +59,12 @@ export const TOOLS = {
   vm_capabilities: tool({
     name: 'vm_capabilities', title: 'Capabilities',
     description: 'What a leased VM (lease_id) or a template can do, and why anything is unavailable.',
-    input: Type.Object({ lease_id: Type.Optional(LeaseId), template: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) }, Strict),
+    input: Type.Object({ lease_id: Type.Optional(LeaseId), template: Type.Optional(Type.String({ maxLength: 128 })) }, Strict),
     output: Type.Object({
       template: Type.String(), adapter: Type.String(), provider: Type.String(),
       capabilities: Type.Array(Type.String()),
       unavailable: Type.Array(Type.Object({ capability: Type.String(), reason: Type.String() })),
-      verbs: Type.Array(Type.Object({ verb: Type.String(), description: Type.String() })),
+      verbs: Type.Array(Type.Object({ verb: Type.String() })),
       lease_id: Type.Optional(Type.String()), expires_at: Type.Optional(ExpiresAt),
     }),
     annotations: { ...RO, idempotentHint: true },
@@ -69,11 +74,11 @@ export const TOOLS = {
     description: 'Server, store, providers and plugins: versions, contract compatibility, problems.',
     input: Type.Object({}, Strict),
     output: Type.Object({
-      status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+      status: StrEnum(['ok', 'degraded']),
       version: Type.String(),
-      store: Type.Object({ ok: Type.Boolean(), path: Type.String() }),
-      plugins: Type.Array(Type.Object({ id: Type.String(), kind: Type.String(), package: Type.String(), version: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
-      providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()), nodes: Type.Optional(Type.Array(Type.Object({ id: Type.String(), status: Type.String() }))) })),
+      store: Type.Object({ ok: Type.Boolean() }),
+      plugins: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
+      providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
     }),
     annotations: { ...RO },
   }),
@@ -81,10 +86,10 @@ export const TOOLS = {
     name: 'vm_lease_create', title: 'Create lease',
     description: 'Create a VM from a template. Returns at once; poll vm_lease_status until ready. Same request_id → same lease.',
     input: Type.Object({
-      template: Type.String({ minLength: 1, maxLength: 128 }),
+      template: Type.String({ maxLength: 128 }),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
       ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
-      owner: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+      owner: Type.Optional(Type.String({ maxLength: 128 })),
     }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...ACT, idempotentHint: true },
@@ -115,10 +120,10 @@ export const TOOLS = {
     description: 'See the screen. Input tools take coordinates in this image\'s pixels.',
     input: Type.Object({
       lease_id: LeaseId,
-      format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('webp')])),
+      format: Type.Optional(StrEnum(['png', 'jpeg', 'webp'])),
       max_width: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
       max_height: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
-      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1, maximum: 100000 }), height: Type.Integer({ minimum: 1, maximum: 100000 }) }, { ...Strict, description: 'screen pixels' })),
+      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, { description: 'screen pixels' })),
     }, Strict),
     output: bound({
       width: Type.Integer(), height: Type.Integer(), scale: Type.Number(),
@@ -144,14 +149,14 @@ export const TOOLS = {
   }),
   vm_focus: tool({
     name: 'vm_focus', title: 'Focus window', capability: 'focus',
-    description: 'Raise and focus a window.',
+    description: 'Raise and focus a window (id or exact title).',
     input: Type.Object({ lease_id: LeaseId, window: Window }, Strict),
-    output: bound({ window: WindowSchema }),
+    output: bound({ window: Type.Object({ id: Type.String(), title: Type.String() }) }),
     annotations: ACT,
   }),
   vm_close: tool({
     name: 'vm_close', title: 'Close window', capability: 'close',
-    description: 'Ask a window to close gracefully.',
+    description: 'Ask a window (id or exact title) to close gracefully.',
     input: Type.Object({ lease_id: LeaseId, window: Window }, Strict),
     output: bound({ closed: Type.Boolean(), window_id: Type.String() }),
     annotations: DESTRUCTIVE,
@@ -165,16 +170,16 @@ export const TOOLS = {
       args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 64 })),
       wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 20 })),
     }, Strict),
-    output: bound({ pid: Type.Optional(Type.Integer()), window: Type.Optional(WindowSchema) }),
+    output: bound({ pid: Type.Optional(Type.Integer()), window: Type.Optional(Type.Object({ id: Type.String(), title: Type.String() })) }),
     annotations: ACT,
   }),
   vm_click: tool({
     name: 'vm_click', title: 'Click', capability: 'click',
-    description: 'Click at (x, y).',
+    description: 'Click at (x, y): pixels of your latest screenshot unless coordinate_space is "screen".',
     input: Type.Object({
       lease_id: LeaseId, x: Coord, y: Coord, button: Button,
       count: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
-      modifiers: Type.Optional(Type.Array(Type.Union(['ctrl', 'shift', 'alt', 'super'].map((m) => Type.Literal(m))), { maxItems: 4 })),
+      modifiers: Type.Optional(Type.Array(StrEnum(['ctrl', 'shift', 'alt', 'super']))),
       coordinate_space: Space,
     }, Strict),
     output: bound({ screen_x: Type.Integer(), screen_y: Type.Integer() }),
@@ -206,8 +211,8 @@ export const TOOLS = {
     description: 'Press at from, move to to, release.',
     input: Type.Object({
       lease_id: LeaseId,
-      from: Type.Object({ x: Coord, y: Coord }, Strict),
-      to: Type.Object({ x: Coord, y: Coord }, Strict),
+      from: Type.Object({ x: Coord, y: Coord }),
+      to: Type.Object({ x: Coord, y: Coord }),
       button: Button, coordinate_space: Space,
     }, Strict),
     output: bound({}),
@@ -218,7 +223,7 @@ export const TOOLS = {
     description: 'Scroll at (x, y) by amount notches.',
     input: Type.Object({
       lease_id: LeaseId, x: Coord, y: Coord,
-      direction: Type.Union(['up', 'down', 'left', 'right'].map((d) => Type.Literal(d))),
+      direction: StrEnum(['up', 'down', 'left', 'right']),
       amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
       coordinate_space: Space,
     }, Strict),
@@ -228,13 +233,13 @@ export const TOOLS = {
   vm_dispatch: tool({
     name: 'vm_dispatch', title: 'Adapter verb', capability: 'dispatch',
     description: 'Run an adapter-specific verb (listed by vm_capabilities) with validated args.',
-    input: Type.Object({ lease_id: LeaseId, verb: Type.String({ minLength: 1, maxLength: 64 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, Strict),
+    input: Type.Object({ lease_id: LeaseId, verb: Type.String({ maxLength: 64 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, Strict),
     output: bound({ verb: Type.String(), result: Type.Unknown() }),
     annotations: { ...ACT, destructiveHint: true },
   }),
   vm_put_file: tool({
     name: 'vm_put_file', title: 'Put file', capability: 'put_file',
-    description: 'Write a file in the VM from content (UTF-8) or content_base64.',
+    description: 'Write a file in the VM (path absolute or relative to home) from content (UTF-8) or content_base64.',
     input: Type.Object({
       lease_id: LeaseId, path: GuestPath,
       content: Type.Optional(Type.String()),

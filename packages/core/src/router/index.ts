@@ -36,7 +36,7 @@ export function createRouter(host: RouterHost): Router {
   const coords = new CoordinateMapper();
   const tools: Tool[] = TOOL_NAMES.map((name) => {
     const t = TOOLS[name];
-    return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: t.output as Tool['outputSchema'], annotations: { title: t.title, ...t.annotations } };
+    return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: wireOutput(t.output) as Tool['outputSchema'], annotations: t.annotations };
   });
   // JSON Schema only: the TypeBox objects carry symbol keys that must not leak to the wire.
   const wireTools = JSON.parse(JSON.stringify(tools)) as Tool[];
@@ -98,12 +98,25 @@ export function createRouter(host: RouterHost): Router {
       const loose = z.looseObject({});
       for (const name of TOOL_NAMES) {
         const t = TOOLS[name];
-        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: { title: t.title, ...t.annotations } }, (args: unknown, extra: CallExtra) => call(name, args, extra));
+        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: t.annotations }, (args: unknown, extra: CallExtra) => call(name, args, extra));
       }
       // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
       server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: wireTools }));
     },
   };
+}
+
+/**
+ * Output schemas go on the wire without `required`: clients (the SDK's Client among them)
+ * validate the structuredContent of error results against the output schema too, and an error's
+ * `{code, message, retryable, hint}` must pass. The shapes stay fully described.
+ */
+function wireOutput(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(wireOutput);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) if (k !== 'required' && k !== 'enum') out[k] = wireOutput(v);
+  return out;
 }
 
 async function abortable<T>(work: Promise<T>, signal: AbortSignal, name: string): Promise<T> {

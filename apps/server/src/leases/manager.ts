@@ -1,0 +1,234 @@
+/**
+ * The lease manager: create returns at once and provisioning continues in this process;
+ * create is idempotent by request_id across retries and processes (the store's unique key
+ * decides the single winner); status waits a bounded time with progress notifications; renew
+ * is capped by the max lifetime; release is idempotent and verifies identity on teardown.
+ */
+import { randomUUID } from 'node:crypto';
+import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput, type VmhubConfig } from '@vmhub/core';
+import type { CallExtra } from '@vmhub/core/router';
+import type { LeaseRow, Store } from '@vmhub/store';
+import { log } from '../log.ts';
+import type { Registry } from '../registry.ts';
+import { destroyMachine } from './teardown.ts';
+import { leaseView, parseStages, withStage } from './view.ts';
+
+const POLL_MS = 200;
+const ACTIVE = ['provisioning', 'starting'];
+
+export class LeaseManager {
+  readonly #store: Store;
+  readonly #registry: Registry;
+  readonly #config: VmhubConfig;
+  readonly #actor: string;
+  readonly #provisioning = new Map<string, AbortController>();
+  readonly #onRelease: (leaseId: string) => Promise<void>;
+
+  constructor(store: Store, registry: Registry, config: VmhubConfig, onRelease: (leaseId: string) => Promise<void>) {
+    this.#store = store;
+    this.#registry = registry;
+    this.#config = config;
+    this.#actor = `server:${process.pid}`;
+    this.#onRelease = onRelease;
+  }
+
+  template(id: string): TemplateConfig {
+    const t = this.#registry.templates.get(id);
+    if (!t) throw new VmhubError('NOT_FOUND', `unknown template "${id}"; templates: ${[...this.#registry.templates.keys()].join(', ') || '(none configured)'}`);
+    return t;
+  }
+
+  async create(input: ToolInput<'vm_lease_create'>, owner: string): Promise<LeaseInfo> {
+    const requestId = input.request_id ?? randomUUID();
+    const existing = await this.#store.getLeaseByRequest(requestId);
+    if (existing) return this.#same(existing, input.template);
+
+    const template = this.template(input.template);
+    const missing = this.#registry.missing(template);
+    if (missing) throw new VmhubError('CAPABILITY_UNAVAILABLE', `template ${template.id} is unavailable: ${missing}`);
+    const provider = this.#registry.providers.get(template.provider)!;
+    const availability = await provider.availability(template);
+    if (availability.availability !== 'available') throw new VmhubError('CAPABILITY_UNAVAILABLE', `template ${template.id} is ${availability.availability}: ${availability.reason ?? 'no reason given'}`);
+
+    const limits = this.#config.leases;
+    if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES, owner })) >= limits.max_per_owner) {
+      throw new VmhubError('QUOTA_EXCEEDED', `owner "${owner}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner)`);
+    }
+    if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
+      throw new VmhubError('QUOTA_EXCEEDED', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
+    }
+
+    const now = Date.now();
+    const id = randomUUID();
+    const maxExpires = now + limits.max_lifetime_seconds * 1000;
+    const { lease, created } = await this.#store.createLease({
+      id,
+      request_id: requestId,
+      template: template.id,
+      provider: template.provider,
+      adapter: template.adapter,
+      owner,
+      status: 'provisioning',
+      identity: machineIdentity(this.#config.instance, id),
+      created_at: now,
+      expires_at: Math.min(now + (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000, maxExpires),
+      max_expires_at: maxExpires,
+      deadline_at: now + limits.provision_timeout_seconds * 1000,
+      stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
+    });
+    if (!created) return this.#same(lease, input.template);
+    await this.#store.appendEvent({ lease_id: id, actor: this.#actor, kind: 'lease.created', data: { template: template.id, owner, request_id: requestId } });
+    void this.#provision(lease, template);
+    return leaseView(lease);
+  }
+
+  #same(row: LeaseRow, template: string): LeaseInfo {
+    if (row.template !== template) throw new VmhubError('ALREADY_EXISTS', `request_id "${row.request_id}" already names lease ${row.id} on template ${row.template}, not ${template}`);
+    return leaseView(row);
+  }
+
+  async #provision(lease: LeaseRow, template: TemplateConfig): Promise<void> {
+    const provider = this.#registry.providers.get(template.provider)!;
+    const abort = new AbortController();
+    this.#provisioning.set(lease.id, abort);
+    const timeout = AbortSignal.timeout((template.ready_timeout_seconds ?? 300) * 1000);
+    const signal = AbortSignal.any([abort.signal, timeout]);
+    let stages = parseStages(lease.stages);
+    let pending: Promise<unknown> = Promise.resolve();
+    const stage = (name: string, status: 'pending' | 'running' | 'done' | 'failed', detail?: string) => {
+      stages = withStage(stages, name, status, detail);
+      const json = JSON.stringify(stages);
+      pending = pending.then(() => this.#store.updateLease(lease.id, { stages: json }, ACTIVE)).catch(() => undefined);
+    };
+    try {
+      stage('create', 'running');
+      await this.#store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: null, node: null, state: 'creating', details: '{}' });
+      const machine = await provider.create({ lease_id: lease.id, identity: lease.identity, template, signal });
+      await this.#store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: machine.external_id, node: machine.node ?? null, state: 'running', details: JSON.stringify(machine.details ?? {}) });
+      stage('create', 'done');
+      await pending;
+      if (!(await this.#store.transition(lease.id, ['provisioning'], 'starting', { stages: JSON.stringify(stages) }))) throw new Released();
+      await provider.ready(machine, { signal, template, stage });
+      await pending;
+      if (!(await this.#store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null }))) throw new Released();
+      await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.ready' });
+    } catch (err) {
+      await pending;
+      if (err instanceof Released) return void this.#cleanupAfterRelease(lease.id, provider);
+      const e = VmhubError.is(err) ? err : timeout.aborted ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s`) : new VmhubError('PROVISION_FAILED', (err as Error).message);
+      const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
+      stages = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
+      const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null });
+      log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
+      await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
+      if (!failed) return void this.#cleanupAfterRelease(lease.id, provider);
+      await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
+    } finally {
+      this.#provisioning.delete(lease.id);
+    }
+  }
+
+  /** The lease was released while we were creating: whoever released it may have found no machine yet. */
+  async #cleanupAfterRelease(leaseId: string, provider: ReturnType<Registry['providers']['get']>): Promise<void> {
+    try {
+      await destroyMachine(this.#store, provider, leaseId, this.#actor);
+      await this.#store.transition(leaseId, ['releasing'], 'released', { claimed_by: null, claim_expires_at: null });
+    } catch (err) {
+      log('warn', 'teardown after release failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
+    }
+  }
+
+  async get(leaseId: string): Promise<LeaseRow> {
+    const row = await this.#store.getLease(leaseId);
+    if (!row) throw new VmhubError('NOT_FOUND', `no lease "${leaseId}"`);
+    return this.#expireIfDue(row);
+  }
+
+  /** A live lease past its expiry is marked expired here; the reaper destroys its machine. */
+  async #expireIfDue(row: LeaseRow): Promise<LeaseRow> {
+    const now = Date.now();
+    if (LIVE_LEASE_STATES.includes(row.status as never) && row.status !== 'releasing' && (row.expires_at < now || row.max_expires_at < now)) {
+      const expired = await this.#store.transition(row.id, [row.status], 'expired');
+      if (expired) {
+        this.#provisioning.get(row.id)?.abort();
+        await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.expired' });
+        void this.#reapExpired(row.id);
+        return expired;
+      }
+      return (await this.#store.getLease(row.id)) ?? row;
+    }
+    return row;
+  }
+
+  /** Tear down an expired lease now instead of waiting for the reaper's next pass (claim-guarded). */
+  async #reapExpired(leaseId: string): Promise<void> {
+    try {
+      const claimed = await this.#store.claim(leaseId, this.#actor, Date.now() + 120_000, ['expired']);
+      if (!claimed) return;
+      const machine = await this.#store.getMachine(leaseId);
+      const outcome = await destroyMachine(this.#store, machine ? this.#registry.providers.get(machine.provider) : undefined, leaseId, this.#actor);
+      if (outcome !== 'identity_mismatch') await this.#store.transition(leaseId, ['expired'], 'reaped', { claimed_by: null, claim_expires_at: null });
+    } catch (err) {
+      log('warn', 'teardown of expired lease failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
+    }
+  }
+
+  async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo> {
+    let row = await this.get(input.lease_id);
+    const waitMs = Math.min(input.wait_seconds ?? 0, 25) * 1000;
+    const until = Date.now() + waitMs;
+    const token = extra._meta?.progressToken;
+    let seen = row.stages + row.status;
+    let progress = 0;
+    while (ACTIVE.includes(row.status) && Date.now() < until && !extra.signal.aborted) {
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      row = await this.get(input.lease_id);
+      if (token !== undefined && row.stages + row.status !== seen) {
+        seen = row.stages + row.status;
+        const stages = parseStages(row.stages);
+        const current = stages.find((s) => s.status === 'running') ?? stages.at(-1);
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: `${row.status}${current ? `: ${current.name} ${current.status}${current.detail ? ` (${current.detail})` : ''}` : ''}` } }).catch(() => undefined);
+      }
+    }
+    return leaseView(row);
+  }
+
+  async renew(input: ToolInput<'vm_lease_renew'>): Promise<LeaseInfo> {
+    const row = await this.get(input.lease_id);
+    if (!['provisioning', 'starting', 'ready'].includes(row.status)) throw new VmhubError('LEASE_EXPIRED', `lease ${row.id} is ${row.status} and cannot be renewed`);
+    const now = Date.now();
+    const wanted = now + (input.ttl_seconds ?? this.#config.leases.default_ttl_seconds) * 1000;
+    const expires = Math.min(wanted, row.max_expires_at);
+    const updated = await this.#store.updateLease(row.id, { expires_at: Math.max(expires, row.expires_at) }, ['provisioning', 'starting', 'ready']);
+    if (!updated) throw new VmhubError('LEASE_EXPIRED', `lease ${row.id} ended while renewing`);
+    await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.renewed', data: { expires_at: updated.expires_at, capped: wanted > row.max_expires_at } });
+    return leaseView(updated);
+  }
+
+  async release(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo> {
+    const row = await this.get(input.lease_id);
+    if (row.status === 'expired') { await this.#reapExpired(row.id); return leaseView((await this.#store.getLease(row.id))!); }
+    const releasing = await this.#store.transition(row.id, ['provisioning', 'starting', 'ready'], 'releasing', { claimed_by: this.#actor, claim_expires_at: Date.now() + 120_000 });
+    if (!releasing) return leaseView((await this.#store.getLease(row.id))!);
+    this.#provisioning.get(row.id)?.abort();
+    await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.releasing' });
+    await this.#onRelease(row.id).catch(() => undefined);
+    const machine = await this.#store.getMachine(row.id);
+    const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
+    if (machine && machine.state === 'creating' && !machine.external_id && this.#provisioning.has(row.id)) {
+      // our own create is still in flight: it sees 'releasing' and destroys what it made
+      return leaseView(releasing);
+    }
+    const outcome = await destroyMachine(this.#store, provider, row.id, this.#actor);
+    const done = await this.#store.transition(row.id, ['releasing'], 'released', { claimed_by: null, claim_expires_at: null, error_code: outcome === 'identity_mismatch' ? 'IDENTITY_MISMATCH' : null, error_message: outcome === 'identity_mismatch' ? 'the machine no longer carried this lease identity; left untouched' : null });
+    await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.released', data: { outcome } });
+    return leaseView(done ?? (await this.#store.getLease(row.id))!);
+  }
+
+  /** Abort in-flight provisioning on shutdown; their leases stay for the reaper's deadline sweep. */
+  abortAll(): void {
+    for (const c of this.#provisioning.values()) c.abort();
+  }
+}
+
+class Released extends Error {}
