@@ -1,0 +1,202 @@
+/** The simulated cluster's objects. Everything is in memory and inspectable by tests. */
+
+export interface SimNodeConfig {
+  name: string;
+  /** Default true. An offline node answers proxied calls with 595. */
+  online?: boolean;
+  /** Total memory in bytes. Default 64 GiB. */
+  memoryTotal?: number;
+  /** Memory used by the host itself, in bytes. Default 4 GiB. Running VMs add their `memory`. */
+  memoryBaseUsed?: number;
+  /** Default 16. */
+  cpus?: number;
+}
+
+export interface SimNode {
+  name: string;
+  online: boolean;
+  memoryTotal: number;
+  memoryBaseUsed: number;
+  cpus: number;
+}
+
+export interface SimStorageConfig {
+  id: string;
+  /** PVE storage type. Default `lvmthin`. */
+  type?: string;
+  /** Default ['images', 'rootdir']. */
+  content?: string[];
+  /** Default false. Shared storage lets clones target other nodes. */
+  shared?: boolean;
+  /** Nodes the storage is on; default all. */
+  nodes?: string[];
+  /** Whether linked clones work on it (lvmthin, zfs, rbd, qcow2 dirs). Default true for lvmthin/zfspool/rbd. */
+  linkedClone?: boolean;
+  /** Default 500 GiB. */
+  total?: number;
+}
+
+export interface SimStorage {
+  id: string;
+  type: string;
+  content: string[];
+  shared: boolean;
+  nodes: string[] | undefined;
+  linkedClone: boolean;
+  total: number;
+}
+
+export interface GuestIpAddress {
+  'ip-address': string;
+  'ip-address-type': 'ipv4' | 'ipv6';
+  prefix: number;
+}
+
+export interface GuestInterface {
+  name: string;
+  'hardware-address'?: string;
+  'ip-addresses': GuestIpAddress[];
+}
+
+export interface ExecRequest {
+  vmid: number;
+  argv: string[];
+  /** stdin as given in `input-data` (already the raw text). */
+  input: string | undefined;
+  /** The VM's in-memory files (the same map file-read/file-write use). */
+  files: Map<string, Buffer>;
+}
+
+export interface ExecResult {
+  exitcode?: number;
+  signal?: number;
+  stdout?: string | Buffer;
+  stderr?: string | Buffer;
+  /** How long the process "runs" before exec-status reports it exited. Default 0. */
+  durationMs?: number;
+}
+
+export type ExecHandler = (req: ExecRequest) => ExecResult | Promise<ExecResult>;
+
+/** Guest behaviour defaults for every VM (templates, clones); per VM overridable with `state.setGuest`. */
+export interface GuestOptions {
+  /** Delay between the VM's start completing and the agent answering. Default 500 ms. */
+  agentDelayMs?: number;
+  /** Interfaces reported by network-get-interfaces (besides `lo`). Default: eth0 with 10.10.<hi>.<lo>/24 derived from the VMID. */
+  interfaces?: GuestInterface[] | ((vm: { vmid: number; name: string | undefined; tags: string[] }) => GuestInterface[]);
+  /** What agent exec does. Default: see README ("default exec handler"). */
+  exec?: ExecHandler;
+}
+
+export interface GuestState {
+  agentDelayMs: number;
+  agentReadyAt: number | undefined;
+  interfaces: GuestInterface[] | undefined;
+  exec: ExecHandler | undefined;
+  files: Map<string, Buffer>;
+  execs: Map<number, ExecState>;
+  nextPid: number;
+}
+
+export interface ExecState {
+  pid: number;
+  done: boolean;
+  endsAt: number;
+  result: ExecResult | undefined;
+  error: string | undefined;
+}
+
+export type ConfigValue = string | number;
+
+export interface SimVm {
+  vmid: number;
+  node: string;
+  config: Record<string, ConfigValue>;
+  /** Changes waiting for the next cold start (running VM, not hot-pluggable). */
+  pending: Record<string, ConfigValue>;
+  status: 'running' | 'stopped';
+  startedAt: number | undefined;
+  pid: number | undefined;
+  pool: string | undefined;
+  createdAt: number;
+  guest: GuestState;
+  /** Cloud-init values as they were when the VM last started (what the guest "saw"). */
+  cloudInitAtStart: Record<string, ConfigValue> | undefined;
+}
+
+export interface SimVmSeed {
+  vmid: number;
+  /** Default: the first node. */
+  node?: string;
+  name?: string;
+  /** Default false. */
+  template?: boolean;
+  tags?: string;
+  description?: string;
+  /** Default true: `agent: 1`. */
+  agent?: boolean;
+  /** Default 'stopped'. */
+  status?: 'running' | 'stopped';
+  /** Storage for the disk. Default: the first storage with `images` content. */
+  storage?: string;
+  pool?: string;
+  /** Extra raw config keys (`cores`, `memory`, `net0`, ...), as PVE stores them. */
+  config?: Record<string, ConfigValue>;
+}
+
+export interface SimPoolConfig {
+  poolid: string;
+  comment?: string;
+}
+
+export interface AclEntry {
+  path: string;
+  /** Built-in role names (Administrator, PVEVMAdmin, PVEVMUser, PVEAuditor, PVEDatastoreUser, PVESDNUser, ...). */
+  roles?: string[];
+  /** Privilege names granted directly (a custom role). */
+  privs?: string[];
+  /** Default true. */
+  propagate?: boolean;
+}
+
+export interface SimTokenConfig {
+  /** `user@realm!tokenname`. */
+  tokenId: string;
+  secret: string;
+  /** The token's effective ACL (what PVE computes from the token's and its user's ACLs). */
+  acl: AclEntry[];
+  /** Epoch seconds; 0/undefined = never. */
+  expire?: number;
+  /** Default true. A disabled user or token fails with 401 like a wrong secret. */
+  enabled?: boolean;
+}
+
+export interface SimTask {
+  upid: string;
+  node: string;
+  type: string;
+  id: string;
+  /** The UPID's user field: `user@realm` or `user@realm!token`. */
+  user: string;
+  pid: number;
+  pstart: number;
+  starttime: number;
+  status: 'running' | 'stopped';
+  exitstatus: string | undefined;
+  endtime: number | undefined;
+  endsAt: number;
+  log: string[];
+  finish: (() => void) | undefined;
+  onFail: ((msg: string) => void) | undefined;
+  /** Exit status forced by `faults.failTasks`. */
+  injected?: string | undefined;
+}
+
+export interface DestroyRecord {
+  vmid: number;
+  node: string;
+  tags: string[];
+  purge: boolean;
+  destroyUnreferencedDisks: boolean;
+  at: number;
+}
