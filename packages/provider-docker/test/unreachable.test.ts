@@ -1,0 +1,46 @@
+/**
+ * docker: daemon unreachable — DOCKER_HOST pointing at a socket that does not exist. status and
+ * availability say why (never throw); create fails with a typed, retryable error.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { makeProvider, template } from './fixture.ts';
+
+describe('docker: daemon unreachable', () => {
+  const sock = `/tmp/vmhub-no-docker-${randomUUID()}.sock`;
+
+  it('status not ok and availability unavailable, with the reason and the fix', async () => {
+    const saved = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = `unix://${sock}`;
+    try {
+      const { provider } = makeProvider();
+      const status = await provider.status();
+      assert.equal(status.ok, false);
+      assert.equal(status.reason, `Docker daemon not reachable at ${sock} (ENOENT): start it (dockerd) or set DOCKER_HOST`);
+      const avail = await provider.availability(template);
+      assert.equal(avail.availability, 'unavailable');
+      assert.match(avail.reason!, /Docker daemon not reachable at .*: start it \(dockerd\) or set DOCKER_HOST/);
+      await assert.rejects(provider.create({ lease_id: 'x', identity: 'vmhub-t-x', template, signal: AbortSignal.timeout(5000) }), (e: any) => e.code === 'NODE_UNAVAILABLE' && e.retryable === true);
+      await provider.close?.();
+    } finally {
+      if (saved === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = saved;
+    }
+  });
+
+  it('tcp:// DOCKER_HOST to a closed loopback port is unreachable too', async () => {
+    const { provider } = makeProvider({ dockerHost: 'tcp://127.0.0.1:1' });
+    const status = await provider.status();
+    assert.equal(status.ok, false);
+    assert.match(status.reason!, /not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
+  });
+
+  it('a missing image is unavailable with the exact build command', async () => {
+    const { provider } = makeProvider();
+    const avail = await provider.availability({ ...template, golden: 'vmhub/debian-x11:000000000000' });
+    assert.deepEqual(avail, { availability: 'unavailable', reason: 'image vmhub/debian-x11:000000000000 is not built: run `vmhub-server golden build debian-x11`' });
+    assert.deepEqual(await provider.availability(template), { availability: 'available' });
+    await provider.close?.();
+  });
+});
