@@ -168,7 +168,7 @@ export class SshChannel implements GuestChannel {
         timedOut = true;
         try { stream.signal('KILL'); } catch { /* not every sshd honours signals */ }
         stream.close();
-        setTimeout(() => finish(null), 2000).unref();
+        setTimeout(() => finish(null), 500).unref();
       }, timeoutMs);
       stream.on('error', () => finish(null));
       if (stdin === undefined) stream.end();
