@@ -1,0 +1,73 @@
+/**
+ * docker: readiness timeout, screen size from the template, and exec without the helper (one
+ * Engine API exec per call). Measures per-exec latency of `true` both ways.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { MachineRef, TemplateConfig } from '@vmhub/core';
+import { DockerChannel } from '../src/index.ts';
+import { ensureGolden, makeProvider, removeContainers, stages, template } from './fixture.ts';
+
+async function latency(run: () => Promise<unknown>, n: number): Promise<{ p50: number; p95: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await run();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(n / 2)]!, p95: times[Math.floor(n * 0.95)]! };
+}
+
+describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
+  const { provider, context } = makeProvider();
+  const plain = makeProvider({ execHelper: false }, context).provider;
+  const lease = randomUUID();
+  const identity = `${context.identityPrefix}${lease}`;
+  const small: TemplateConfig = { ...template, provider_options: { screen: '1024x768x24' } };
+  let machine: MachineRef;
+
+  before(async () => {
+    await ensureGolden();
+    machine = await provider.create({ lease_id: lease, identity, template: small, signal: AbortSignal.timeout(60_000) });
+  });
+  after(async () => {
+    await removeContainers(identity);
+    await provider.close?.();
+    await plain.close?.();
+  });
+
+  it('BOOT_TIMEOUT names the stage that stalled and what it saw', async () => {
+    const s = stages();
+    const stalled: TemplateConfig = { ...small, ready_timeout_seconds: 2, provider_options: { ...small.provider_options, display: ':9' } };
+    await assert.rejects(provider.ready(machine, { signal: AbortSignal.timeout(30_000), template: stalled, stage: s.stage }), (e: any) => e.code === 'BOOT_TIMEOUT' && /stage display stuck: xdpyinfo -display :9 exited 1/.test(e.message));
+    assert.deepEqual(s.seen.slice(-1), ['display:failed']);
+  });
+
+  it('the screen size comes from provider_options.screen', async () => {
+    await provider.ready(machine, { signal: AbortSignal.timeout(60_000), template: small, stage: () => {} });
+    const ch = await provider.channel!(machine, small);
+    const r = await ch.exec(['xdpyinfo'], { env: { DISPLAY: ':0' } });
+    assert.match(r.stdout.toString(), /dimensions:\s+1024x768 pixels/);
+    await ch.close();
+  });
+
+  it('exec without the helper: same results; latency of `true` helper vs plain docker exec', async () => {
+    const slow = await plain.channel!(machine, small) as DockerChannel;
+    const fast = await provider.channel!(machine, small) as DockerChannel;
+    assert.equal(slow.mode, 'engine');
+    assert.equal(fast.mode, 'helper');
+    const r = await slow.exec(['sh', '-c', 'cat; echo err >&2; exit 5'], { stdin: 'in' });
+    assert.equal(r.exit_code, 5);
+    assert.equal(r.stdout.toString(), 'in');
+    assert.equal(r.stderr.toString(), 'err\n');
+    const engine = await latency(() => slow.exec(['true']), 20);
+    const helper = await latency(() => fast.exec(['true']), 50);
+    process.stderr.write(`[latency] exec true: helper p50 ${helper.p50.toFixed(1)} ms p95 ${helper.p95.toFixed(1)} ms; plain docker exec p50 ${engine.p50.toFixed(1)} ms p95 ${engine.p95.toFixed(1)} ms\n`);
+    assert.ok(helper.p50 < engine.p50, 'the helper is faster than a docker exec per call');
+    await slow.close();
+    await fast.close();
+    assert.equal(await provider.destroy(machine), 'destroyed');
+  });
+});
