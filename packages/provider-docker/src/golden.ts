@@ -6,7 +6,7 @@ import { VmhubError } from '@vmhub/core';
 import { spawnSync } from 'node:child_process';
 import { DockerClient } from './docker-client.ts';
 import { buildWithDebootstrap } from './golden-debootstrap.ts';
-import { buildWithDockerfile } from './golden-dockerfile.ts';
+import { buildWithDockerfile, dockerfile } from './golden-dockerfile.ts';
 import { loadGolden } from './golden-manifest.ts';
 
 export type GoldenBuildMethod = 'auto' | 'dockerfile' | 'debootstrap';
@@ -44,6 +44,11 @@ export interface BuildGoldenResult extends GoldenStatus {
 /** `vmhub/<name>:<manifest hash>`; no I/O beyond reading the manifest. */
 export function goldenImageTag(name: string): string {
   return loadGolden(name).tag;
+}
+
+/** The Dockerfile build path (a) would use for `name`, generated from its manifest. */
+export function goldenDockerfile(name: string): string {
+  return dockerfile(loadGolden(name));
 }
 
 export function goldenBuildCommand(name: string): string {
