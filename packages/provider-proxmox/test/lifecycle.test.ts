@@ -1,0 +1,121 @@
+/**
+ * Full lifecycle against the simulator in PVE 9.1 and 8.4 modes, with the guest's SSH address
+ * pointing at a real sshd on loopback that trusts the key cloud-init would install (read from the
+ * config the guest saw at start): create → ready (every stage) → exec / files / archive over SSH
+ * → list → destroy (tag verified, purge, VM gone) → destroy again is already_gone.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { MachineRef, Provider } from '@vmhub/core';
+import type { PveSimulator } from '@vmhub/pve-simulator';
+import { lease, providerFor, stageRecorder, startSim, template } from './helpers/setup.ts';
+import { startSshd, type TestSshd } from './helpers/sshd.ts';
+
+for (const mode of ['9', '8'] as const) {
+  describe(`proxmox: lifecycle (PVE ${mode === '9' ? '9.1' : '8.4'} mode, real sshd)`, () => {
+    let sim: PveSimulator;
+    let sshd: TestSshd;
+    let provider: Provider;
+    let machine: MachineRef;
+    let vmid: number;
+    const { lease_id, identity } = lease('life');
+    const work = mkdtempSync(join(tmpdir(), 'vmhub-life-'));
+
+    before(async () => {
+      [sim, sshd] = await Promise.all([startSim({ mode }), startSshd()]);
+      provider = providerFor(sim, 'life');
+    });
+    after(async () => {
+      await provider?.close?.();
+      await sim?.close();
+      await sshd?.stop();
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    const tpl = (): ReturnType<typeof template> => template({}, { address_override: `${sshd.host}:${sshd.port}`, ciuser: sshd.user });
+
+    it('status lists the nodes; the template is available', async () => {
+      const st = await provider.status();
+      assert.equal(st.ok, true);
+      assert.deepEqual(st.nodes?.map((n) => [n.id, n.status]), [['pve1', 'online']]);
+      assert.deepEqual(await provider.availability(tpl()), { availability: 'available' });
+    });
+
+    it('create clones, tags and injects a per-lease key', async () => {
+      machine = await provider.create({ lease_id, identity, template: tpl(), signal: AbortSignal.timeout(30_000) });
+      vmid = Number(machine.external_id);
+      const vm = sim.state.vm(vmid);
+      assert.ok(vm, 'VM exists in the simulator');
+      assert.deepEqual(vm.tags, [identity.toLowerCase()]);
+      assert.equal(vm.config.ciuser, sshd.user);
+      assert.match(String(vm.config.description), new RegExp(identity));
+      assert.match(decodeURIComponent(String(vm.config.sshkeys)), /^ssh-ed25519 \S+ vmhub-/);
+      assert.equal(vm.lock, undefined);
+      assert.equal(JSON.stringify(machine).includes('PRIVATE'), false, 'no secret in the MachineRef');
+    });
+
+    it('ready walks clone → start → agent → address → channel', async () => {
+      const rec = stageRecorder();
+      // The guest's sshd trusts what cloud-init saw at boot: authorize it once the VM started.
+      const sync = setInterval(() => {
+        const seen = sim.state.vm(vmid)?.cloudInitAtStart?.sshkeys;
+        if (seen) {
+          sshd.authorize(decodeURIComponent(String(seen)));
+          clearInterval(sync);
+        }
+      }, 20);
+      try {
+        await provider.ready(machine, { signal: AbortSignal.timeout(30_000), stage: rec.stage, template: tpl() });
+      } finally {
+        clearInterval(sync);
+      }
+      assert.deepEqual([...rec.stages.keys()], ['clone', 'start', 'agent', 'address', 'channel']);
+      assert.ok([...rec.stages.values()].every((s) => s.status === 'done'), JSON.stringify([...rec.stages]));
+      assert.equal(sim.state.vm(vmid)?.status, 'running');
+    });
+
+    it('exec, files and archives run over SSH', async () => {
+      const ch = await provider.channel!(machine, tpl());
+      assert.equal(await provider.channel!(machine, tpl()), ch, 'the channel is pooled');
+      const argv = ["it's", '$(id -u)', '`uname`', 'a;b&&c|d', '"', '\\n', '*', ''];
+      const r = await ch.exec(['printf', '%s\\0', ...argv]);
+      assert.deepEqual(r.stdout.toString().split('\0').slice(0, -1), argv);
+      const data = randomBytes(1024 * 1024);
+      await ch.putFile(join(work, 'up/one.bin'), data);
+      const back = await ch.getFile(join(work, 'up/one.bin'));
+      assert.equal(createHash('sha256').update(back).digest('hex'), createHash('sha256').update(data).digest('hex'));
+      const src = mkdtempSync(join(tmpdir(), 'vmhub-tar-'));
+      writeFileSync(join(src, 'f.txt'), 'tar content');
+      await ch.putArchive!(join(work, 'arch'), Readable.from([execFileSync('tar', ['-c', '-C', src, '.'])]));
+      rmSync(src, { recursive: true, force: true });
+      assert.equal((await ch.getFile(join(work, 'arch/f.txt'))).toString(), 'tar content');
+    });
+
+    it('list finds the machine by its tag prefix', async () => {
+      const owned = await provider.list();
+      assert.deepEqual(owned.map((m) => [m.identity, m.external_id]), [[identity, String(vmid)]]);
+    });
+
+    it('destroy verifies the tag, stops, purges and confirms the VM is gone', async () => {
+      assert.equal(await provider.destroy(machine), 'destroyed');
+      assert.equal(sim.state.vm(vmid), undefined);
+      const rec = sim.state.destroyed.find((d) => d.vmid === vmid);
+      assert.ok(rec);
+      assert.deepEqual([rec.tags, rec.purge, rec.destroyUnreferencedDisks], [[identity.toLowerCase()], true, true]);
+      assert.equal(await provider.destroy(machine), 'already_gone');
+      assert.deepEqual(await provider.list(), []);
+    });
+
+    it('every response was valid against the schema', () => {
+      assert.deepEqual(sim.violations, []);
+      const seen = sim.state.endpointsExercised();
+      process.stderr.write(`[provider-proxmox] PVE ${mode} lifecycle exercised ${seen.length} endpoints: ${seen.join(', ')}\n`);
+    });
+  });
+}
