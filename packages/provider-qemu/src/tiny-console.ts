@@ -24,8 +24,8 @@ const RECIPE_VERSION = '1';
 export const TINY_CONSOLE_READY_MARKER = 'VMHUB-TINY-CONSOLE-READY';
 export const TINY_CONSOLE_BUILD_HINT = 'build it with `vmhub-server golden build tiny-console` or `node packages/provider-qemu/golden/build.mjs tiny-console` (needs Debian packages linux-image-amd64 and busybox-static)';
 
-/** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, virtio-serial. */
-const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'virtio_pci', 'virtio_console'];
+/** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial. */
+const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console'];
 
 // The marker is assembled at run time ("$M") so the string never sits in a file the kernel or a
 // shell could print before the shell is actually listening on tty1.
@@ -40,6 +40,9 @@ i=0
 while [ $i -lt 150 ]; do
   grep -q 'USB Keyboard' /proc/bus/input/devices 2>/dev/null && break
   sleep 0.1; i=$((i+1))
+done
+for d in /sys/class/input/event*; do
+  grep -q 'Tablet' $d/device/name 2>/dev/null && ln -sf /dev/input/$(basename $d) /dev/tablet
 done
 hostname tiny-console
 echo "tiny-console init: usb keyboard wait $i ticks" > /dev/ttyS0
@@ -213,6 +216,10 @@ export async function buildTinyConsoleGolden(options: GoldenBuildOptions = {}): 
   await rm(status.dir, { recursive: true, force: true });
   await rename(tmp, status.dir);
   await pointCurrent(inputs.root, status.dir);
+  // QEMU reads kernel and initrd at start, so running leases do not need older builds.
+  for (const name of await readdir(inputs.root)) {
+    if (/^tiny-console-[0-9a-f]{16}$/.test(name) && join(inputs.root, name) !== status.dir) await rm(join(inputs.root, name), { recursive: true, force: true });
+  }
   return status;
 }
 

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { qemuArgv } from './qemu-argv.ts';
+import { templateOptions } from './options.ts';
+
+const template = { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g/vmlinuz', resources: { cpus: 2, memory_mb: 300 } };
+
+test('qemu: argv carries the identity, devices, resources and no network by default', () => {
+  const argv = qemuArgv({ identity: 'vmhub-x-1', dir: '/s/vmhub-x-1', template, options: templateOptions({ initrd: '/g/initrd', append: 'console=ttyS0' }), accel: 'tcg', machine: 'q35', defaultMemoryMb: 512, kernel: '/g/vmlinuz' });
+  const after = (flag: string) => argv[argv.indexOf(flag) + 1];
+  assert.equal(after('-name'), 'vmhub-x-1');
+  assert.equal(after('-m'), '300');
+  assert.equal(after('-smp'), '2');
+  assert.equal(after('-nic'), 'none');
+  assert.equal(after('-display'), 'none');
+  assert.equal(after('-vga'), 'std');
+  assert.equal(after('-machine'), 'q35,accel=tcg');
+  assert.equal(after('-qmp'), 'unix:/s/vmhub-x-1/qmp.sock,server=on,wait=off');
+  assert.equal(after('-serial'), 'file:/s/vmhub-x-1/serial.log');
+  assert.deepEqual(argv.filter((_, i) => argv[i - 1] === '-device'), ['qemu-xhci', 'usb-tablet', 'usb-kbd']);
+  assert.equal(after('-initrd'), '/g/initrd');
+  assert.ok(!argv.includes('-chardev'), 'no guest agent socket unless asked');
+});
+
+test('qemu: network, guest agent and disk overlay when the template asks', () => {
+  const argv = qemuArgv({ identity: 'vmhub-x-2', dir: '/s/d', template, options: templateOptions({ network: true, guest_agent: true }), accel: 'kvm', machine: 'q35', defaultMemoryMb: 512, disk: '/s/d/disk.qcow2' });
+  assert.ok(argv.includes('user,model=virtio-net-pci'));
+  assert.ok(argv.includes('virtserialport,chardev=qga0,name=org.qemu.guest_agent.0'));
+  assert.ok(argv.some((a) => a.startsWith('socket,id=qga0,path=/s/d/qga.sock')));
+  assert.ok(argv.includes('file=/s/d/disk.qcow2,if=virtio,format=qcow2,cache=unsafe'));
+  assert.ok(!argv.includes('-kernel'));
+  assert.equal(argv[argv.indexOf('-cpu') + 1], 'host');
+});
