@@ -29,7 +29,7 @@ export async function expireLeases(ctx: PassContext, tally: Tally, now: number):
     tally.summary.expired++;
     const reason = row.max_expires_at < now ? 'max_lifetime' : 'ttl';
     ctx.log('info', 'lease expired', { lease_id: row.id, from: lease.status, reason });
-    await store.appendEvent({ lease_id: row.id, actor: ctx.settings.reaperId, kind: 'lease_expired', data: { from: lease.status, reason, expires_at: row.expires_at, max_expires_at: row.max_expires_at } });
+    await store.appendEvent({ lease_id: row.id, actor: ctx.settings.reaperId, kind: 'lease.expired', data: { from: lease.status, reason, expires_at: row.expires_at, max_expires_at: row.max_expires_at } });
   }
 }
 
@@ -56,7 +56,7 @@ export async function failStuck(ctx: PassContext, tally: Tally, now: number): Pr
     tally.summary.failed++;
     failed.push(row);
     ctx.log('warn', 'lease failed: stuck past its deadline', { lease_id: row.id, from: lease.status });
-    await store.appendEvent({ lease_id: row.id, actor: ctx.settings.reaperId, kind: 'lease_failed', data: { from: lease.status, reason: 'deadline', deadline_at: lease.deadline_at } });
+    await store.appendEvent({ lease_id: row.id, actor: ctx.settings.reaperId, kind: 'lease.failed', data: { from: lease.status, reason: 'deadline', deadline_at: lease.deadline_at } });
   }
   return failed;
 }

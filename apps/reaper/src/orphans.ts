@@ -68,7 +68,7 @@ async function tombstone(ctx: PassContext, providerId: string, m: OwnedMachine, 
   });
   if (created) {
     await ctx.store.updateLease(id, { error_code: 'ORPHAN', error_message: '[vmhub] [reaper] machine found carrying this instance\'s identity with no lease in the store' });
-    await ctx.store.appendEvent({ lease_id: id, actor: ctx.settings.reaperId, kind: 'orphan_found', data: { provider: providerId, external_id: m.external_id, node: m.node, created_at: m.created_at } });
+    await ctx.store.appendEvent({ lease_id: id, actor: ctx.settings.reaperId, kind: 'orphan.found', data: { provider: providerId, external_id: m.external_id, node: m.node, created_at: m.created_at } });
   }
   return lease;
 }

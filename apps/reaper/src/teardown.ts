@@ -48,12 +48,13 @@ export async function teardown(ctx: PassContext, target: Target, listing: Listin
       return;
     }
     if (target.finalStatus) {
-      const done = await store.transition(lease.id, target.claimIn, target.finalStatus, { claimed_by: null, claim_expires_at: null });
+      const mismatch = outcome === 'mismatch' ? { error_code: 'IDENTITY_MISMATCH', error_message: 'the machine no longer carried this lease identity; left untouched' } : {};
+      const done = await store.transition(lease.id, target.claimIn, target.finalStatus, { claimed_by: null, claim_expires_at: null, ...mismatch });
       if (done) {
         if (target.finalStatus === 'reaped') tally.summary.reaped++;
         else tally.summary.released++;
         ctx.log('info', `lease ${target.finalStatus}`, { lease_id: lease.id, machine: outcome });
-        await store.appendEvent({ lease_id: lease.id, actor: me, kind: `lease_${target.finalStatus}`, data: { from: claimed.status, machine: outcome } });
+        await store.appendEvent({ lease_id: lease.id, actor: me, kind: `lease.${target.finalStatus}`, data: { from: claimed.status, machine: outcome } });
       }
     }
   } catch (err) {
@@ -61,7 +62,7 @@ export async function teardown(ctx: PassContext, target: Target, listing: Listin
     const message = messageOf(err);
     tally.error({ lease_id: lease.id, provider: lease.provider, message });
     ctx.log('error', 'teardown failed: retried next pass', { lease_id: lease.id, provider: lease.provider, error: message });
-    await store.appendEvent({ lease_id: lease.id, actor: me, kind: 'teardown_error', data: { provider: lease.provider, message } }).catch(() => undefined);
+    await store.appendEvent({ lease_id: lease.id, actor: me, kind: 'reaper.teardown_error', data: { provider: lease.provider, message } }).catch(() => undefined);
   } finally {
     clearInterval(heartbeat);
     // On failure the claim is kept until it lapses: a destroy that timed out may still be
@@ -116,10 +117,10 @@ async function destroyMachine(ctx: PassContext, target: Target, listing: Listing
     if (outcome === 'identity_mismatch') {
       tally.skip('identity_mismatch');
       ctx.log('warn', 'identity mismatch: machine left alone', { lease_id: lease.id, provider: lease.provider, external_id: ref.external_id, identity: lease.identity });
-      await store.appendEvent({ lease_id: lease.id, actor: me, kind: 'identity_mismatch', data: { provider: lease.provider, external_id: ref.external_id, node: ref.node, expected: lease.identity, reason: target.kind } });
+      await store.appendEvent({ lease_id: lease.id, actor: me, kind: 'machine.identity_mismatch', data: { provider: lease.provider, external_id: ref.external_id, node: ref.node, expected: lease.identity, reason: target.kind } });
     } else {
       ctx.log('info', outcome === 'destroyed' ? 'machine destroyed' : 'machine already gone', { lease_id: lease.id, provider: lease.provider, external_id: ref.external_id, reason: target.kind });
-      await store.appendEvent({ lease_id: lease.id, actor: me, kind: target.kind === 'orphan' ? 'orphan_destroyed' : 'machine_destroyed', data: { provider: lease.provider, external_id: ref.external_id, node: ref.node, outcome, reason: target.kind } });
+      await store.appendEvent({ lease_id: lease.id, actor: me, kind: target.kind === 'orphan' ? `orphan.${outcome}` : `machine.${outcome}`, data: { provider: lease.provider, external_id: ref.external_id, node: ref.node, outcome, reason: target.kind } });
     }
   }
   const ours = outcomes.some((o) => o !== 'identity_mismatch');

@@ -24,8 +24,8 @@ describe('reaper: expiry (loop mode)', () => {
       assert.equal((await w.store.getLease(live.id))?.status, 'ready', 'a live lease is untouched');
       assert.equal(machineExists(w, `m-${live.id}`), true);
       const kinds = (await w.store.listEvents({ lease_id: ttl.id })).map((e) => e.kind);
-      assert.deepEqual(kinds, ['lease_expired', 'machine_destroyed', 'lease_reaped']);
-      assert.match((await w.store.listEvents({ lease_id: cap.id, kind: 'lease_expired' }))[0].data, /max_lifetime/);
+      assert.deepEqual(kinds, ['lease.expired', 'machine.destroyed', 'lease.reaped']);
+      assert.match((await w.store.listEvents({ lease_id: cap.id, kind: 'lease.expired' }))[0].data, /max_lifetime/);
     } finally {
       reaper.kill('SIGTERM');
       assert.equal(await exited(reaper, 15_000), 0, 'SIGTERM ends the loop cleanly');

@@ -42,7 +42,7 @@ describe('reaper: orphans', () => {
     assert.equal(tomb?.status, 'failed');
     assert.equal(tomb?.error_code, 'ORPHAN');
     assert.equal((await w.store.getMachine(tomb!.id))?.state, 'destroyed');
-    assert.deepEqual((await w.store.listEvents({ lease_id: tomb!.id })).map((e) => e.kind), ['orphan_found', 'orphan_destroyed']);
+    assert.deepEqual((await w.store.listEvents({ lease_id: tomb!.id })).map((e) => e.kind), ['orphan.found', 'orphan.destroyed']);
   });
 
   it('an orphan whose provider gives no creation time waits the grace from when it was first seen', async () => {

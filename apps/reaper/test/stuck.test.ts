@@ -56,10 +56,11 @@ describe('reaper: stuck leases', () => {
     assert.match(r.stdout, /identity_mismatch=1/);
     assert.equal(machineExists(w, `m-${l.id}`), true, 'not ours: not destroyed');
     assert.equal((await w.store.getMachine(l.id))?.state, 'mismatch');
-    assert.equal((await w.store.listEvents({ lease_id: l.id, kind: 'identity_mismatch' })).length, 1);
+    assert.equal((await w.store.listEvents({ lease_id: l.id, kind: 'machine.identity_mismatch' })).length, 1);
     assert.equal((await w.store.getLease(l.id))?.status, 'reaped', 'nothing of ours is left for this lease');
+    assert.equal((await w.store.getLease(l.id))?.error_code, 'IDENTITY_MISMATCH');
     const again = await runOnce(w);
     assert.equal(summaryOf(again.stdout).skipped, 0);
-    assert.equal((await w.store.listEvents({ lease_id: l.id, kind: 'identity_mismatch' })).length, 1, 'recorded once');
+    assert.equal((await w.store.listEvents({ lease_id: l.id, kind: 'machine.identity_mismatch' })).length, 1, 'recorded once');
   });
 });
