@@ -126,3 +126,4 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
       }),
   };
 }
+export { simClient, encodeForm, type SimClient, type SimResponse, type FormValue } from './sim-client.ts';
