@@ -1,0 +1,115 @@
+/**
+ * runAdapterConformance(): drives an adapter through the real router and an MCP client, one
+ * describe block per capability (`"<adapterId>: <capability>"`). Declared capabilities get
+ * behaviour checks (effects verified where the target gives probes); undeclared ones must answer
+ * CAPABILITY_UNAVAILABLE. Only what a target cannot support is skipped, with the reason.
+ */
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { CAPABILITIES, CONTRACT_VERSION, isCapability, type Adapter, type AdapterPlugin, type Capability } from '@vmhub/core';
+import { connectRouter, hostCloneOf, type RouterConnection } from './connect-router.ts';
+import { check } from './expect.ts';
+import { makeTar } from './tar.ts';
+import type { AdapterTarget } from './types.ts';
+import type { CheckTable, ExecCommands, SuiteEnv } from './checks/env.ts';
+import { EXEC_CHECKS } from './checks/exec.ts';
+import { FILE_CHECKS } from './checks/files.ts';
+import { gatingCheck } from './checks/gating.ts';
+import { INPUT_CHECKS } from './checks/input.ts';
+import { SCREEN_CHECKS } from './checks/screen.ts';
+import { WINDOW_CHECKS } from './checks/windows.ts';
+
+export interface AdapterConformanceOptions<O = unknown> {
+  /** The value your package's default export holds (defineAdapter(...)). */
+  plugin: AdapterPlugin<O>;
+  /** Options passed to plugin.create (validated by defineAdapter). */
+  options?: Partial<O>;
+  /** Make a running target and the AdapterContext to drive it; called once, disposed after. */
+  target: () => Promise<AdapterTarget>;
+  /** An app the target can launch that opens a window (e.g. "xterm"): enables launch/focus/close checks. */
+  launchApp?: string;
+  /** Commands for the exec checks, for targets without a POSIX userland. */
+  exec?: ExecCommands;
+  /** Verb calls that must succeed: [{verb, args}]. */
+  dispatch?: { verb: string; args: Record<string, unknown> }[];
+  /** Declared capabilities this target cannot exercise, with the reason (shown as a skip). */
+  skip?: Partial<Record<Capability, string>>;
+  /** Bound for each check. Default 60 000 ms. */
+  timeoutMs?: number;
+}
+
+/** Order: screenshot first (it learns the screen), launch before focus/close. */
+const ORDER: Capability[] = ['screenshot', 'inspect', 'list_windows', 'launch', 'focus', 'close', 'click', 'type', 'key', 'paste', 'drag', 'scroll', 'dispatch', 'put_file', 'get_file', 'clone_repo', 'exec'];
+const CHECKS: CheckTable = { ...SCREEN_CHECKS, ...WINDOW_CHECKS, ...INPUT_CHECKS, ...FILE_CHECKS, ...EXEC_CHECKS };
+
+export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): void {
+  const { plugin } = spec;
+  const id = plugin?.id ?? 'adapter';
+  const timeout = spec.timeoutMs ?? 60_000;
+  const declared = new Set<Capability>(plugin?.capabilities ?? []);
+  let env: SuiteEnv | undefined;
+  let setupError: unknown;
+  let adapter: Adapter | undefined;
+  let target: AdapterTarget | undefined;
+  let conn: RouterConnection | undefined;
+
+  describe(`${id}: adapter`, () => {
+    before(async () => {
+      try {
+        adapter = plugin.create(spec.options);
+        target = await spec.target();
+        conn = await connectRouter({
+          adapter, context: target.context,
+          cloneOnHost: async () => hostCloneOf(makeTar([
+            { path: 'README.md', data: 'vmhub conformance clone\n' },
+            { path: '.git', type: 'dir' },
+            { path: '.git/HEAD', data: 'ref: refs/heads/main\n' },
+          ]), 2),
+        });
+        env = {
+          plugin, adapter, target, conn,
+          launchApp: spec.launchApp,
+          exec: {
+            echo: spec.exec?.echo ?? ['echo', 'vmhub-conformance'],
+            fail: spec.exec?.fail ?? ['sh', '-c', 'echo vmhub-conformance-err >&2; exit 3'],
+            sleep: spec.exec?.sleep === undefined ? ['sleep', '5'] : spec.exec.sleep,
+            cat: spec.exec?.cat ?? ['cat'],
+          },
+          dispatch: spec.dispatch ?? [],
+          scratch: `vmhub-conformance-${randomBytes(4).toString('hex')}`,
+          declared: (c) => declared.has(c),
+        };
+        if (!declared.has('screenshot') && adapter.screenSize) env.screen = await adapter.screenSize(target.context);
+      } catch (err) {
+        setupError = err;
+      }
+    });
+
+    after(async () => {
+      await conn?.close().catch(() => undefined);
+      if (adapter && target) await adapter.release?.(target.context.lease_id).catch(() => undefined);
+      await target?.dispose();
+    });
+
+    it(`${id}: plugin shape and contract version`, () => {
+      check(plugin && plugin.kind === 'adapter', 'default export is not an adapter plugin', 'export default defineAdapter({...}) from @vmhub/core');
+      check(plugin.contractVersion === CONTRACT_VERSION, `adapter speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, 'set contractVersion: CONTRACT_VERSION and rebuild against this @vmhub/core');
+      for (const c of plugin.capabilities) check(isCapability(c), `unknown capability "${c}"`, `declare only: ${CAPABILITIES.join(', ')}`);
+      check(!setupError, `setting up the target failed: ${(setupError as Error)?.message}`, 'plugin.create(options) must not throw, and target() must return {context, dispose}');
+    });
+
+    for (const cap of ORDER) {
+      const checks = declared.has(cap) ? CHECKS[cap] ?? [] : [gatingCheck(cap)];
+      describe(`${id}: ${cap}`, () => {
+        for (const c of checks) {
+          it(c.name, { timeout }, async (t) => {
+            if (!env) { t.skip(`target setup failed: ${(setupError as Error)?.message ?? 'unknown'}`); return; }
+            const reason = declared.has(cap) ? spec.skip?.[cap] : undefined;
+            if (reason) { t.skip(reason); return; }
+            await c.run(env, t);
+          });
+        }
+      });
+    }
+  });
+}

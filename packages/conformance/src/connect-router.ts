@@ -1,0 +1,91 @@
+/**
+ * connectRouter(): the real tool router from @vmhub/core/router on an in-process McpServer,
+ * reached by the SDK's Client over an in-memory transport. The host behind it binds every lease
+ * id to one adapter and context, so a suite drives an adapter exactly as an agent would — schema
+ * validation, capability gating, coordinate mapping and error conversion included. Catalog and
+ * lease tools are not served (they answer an error result).
+ */
+import { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { VmhubError, type Adapter, type AdapterContext } from '@vmhub/core';
+import { createRouter, type HostClone, type Router, type RouterHost, type RouterSettings } from '@vmhub/core/router';
+
+export interface ConnectRouterOptions {
+  adapter: Adapter;
+  context: AdapterContext;
+  /** Override router settings (screenshot budget, file cap, call timeout). */
+  settings?: Partial<RouterSettings>;
+  /**
+   * What vm_clone_repo's host side returns (the router calls it, then the adapter's cloneRepo
+   * with the archive). Default: CAPABILITY_UNAVAILABLE, as a server without git would answer.
+   */
+  cloneOnHost?: RouterHost['cloneOnHost'];
+}
+
+export interface RouterConnection {
+  client: Client;
+  router: Router;
+  /** The lease id every VM-bound call should pass (the context's). */
+  leaseId: string;
+  /** Call a tool; `lease_id` is added unless given. Never throws for tool errors (isError results). */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_ROUTER_SETTINGS: RouterSettings = {
+  denyTools: [],
+  screenshot: { format: 'png', maxWidth: 1280, maxHeight: 800, maxBytes: 800_000 },
+  maxFileBytes: 8 * 1024 * 1024,
+  callTimeoutSeconds: 30,
+};
+
+const notServed = async (): Promise<never> => {
+  throw new VmhubError('INTERNAL', '[vmhub] [conformance] catalog and lease tools are not served by the conformance host');
+};
+
+export async function connectRouter(options: ConnectRouterOptions): Promise<RouterConnection> {
+  const { adapter, context } = options;
+  const host: RouterHost = {
+    listTemplates: notServed, capabilities: notServed, health: notServed,
+    leaseCreate: notServed, leaseStatus: notServed, leaseRenew: notServed, leaseRelease: notServed,
+    async bind(leaseId, signal) {
+      if (leaseId !== context.lease_id) throw new VmhubError('NOT_FOUND', `lease ${leaseId} not found (the conformance host serves only ${context.lease_id})`);
+      return {
+        lease_id: leaseId,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        template: context.template,
+        adapter,
+        context: { ...context, signal: AbortSignal.any([signal, context.signal]) },
+      };
+    },
+    ...(options.cloneOnHost ? { cloneOnHost: options.cloneOnHost } : {}),
+    settings: { ...DEFAULT_ROUTER_SETTINGS, ...options.settings },
+  };
+  const router = createRouter(host);
+  const server = new McpServer({ name: 'vmhub-conformance', version: '0.0.0' }, { capabilities: { tools: {} } });
+  router.register(server);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'vmhub-conformance-client', version: '0.0.0' });
+  await client.connect(clientSide);
+  // Listing once makes the Client validate every later result against the tool's outputSchema.
+  await client.listTools();
+  return {
+    client, router, leaseId: context.lease_id,
+    async call(name, args = {}) {
+      return await client.callTool({ name, arguments: { lease_id: context.lease_id, ...args } }) as CallToolResult;
+    },
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** A HostClone whose archive is `tar` (e.g. from makeTar), for vm_clone_repo through connectRouter. */
+export function hostCloneOf(tar: Buffer, files: number, commit = '0'.repeat(40)): HostClone {
+  return { archive: Readable.from([tar]), commit, files, cleanup: async () => undefined };
+}
