@@ -16,7 +16,7 @@ export type Side = 'request' | 'response';
 /** Formats the simulator has no rule for, with how often a value was accepted unchecked. */
 export const unknownFormatCounts = new Map<string, number>();
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
 
 type KwFn = ((schema: unknown, data: unknown) => boolean) & { errors?: Partial<ErrorObject>[] };
 
