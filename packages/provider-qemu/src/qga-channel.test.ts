@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import { createQgaChannel } from './qga-channel.ts';
-import { fakeSocketServer } from './fake-qemu.test-helper.ts';
+import { fakeSocketServer } from '../test/fake-qemu.ts';
 
 test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chunks', async (t) => {
   const files = new Map<string, Buffer>();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import { QmpClient, QmpError } from './qmp-client.ts';
-import { fakeSocketServer } from './fake-qemu.test-helper.ts';
+import { fakeSocketServer } from '../test/fake-qemu.ts';
 
 test('qemu: QMP client negotiates capabilities, matches ids, ignores events', async (t) => {
   const seen: string[] = [];

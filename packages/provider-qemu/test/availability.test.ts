@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import plugin, { tinyConsoleTemplate } from '../src/index.ts';
+import { testContext, testPrefix } from './helpers.ts';
+
+test('qemu: a missing golden is unavailable with the exact build command', async () => {
+  const p = plugin.create({ stateDir: '/tmp/vmhub-none' }, testContext(testPrefix()));
+  const r = await p.availability(tinyConsoleTemplate('/nonexistent/golden'));
+  assert.equal(r.availability, 'unavailable');
+  assert.match(r.reason!, /vmhub-server golden build tiny-console/);
+  assert.match(r.reason!, /golden\/build\.mjs tiny-console/);
+  const rel = await p.availability({ ...tinyConsoleTemplate(), golden: 'relative.qcow2' });
+  assert.match(rel.reason!, /absolute path/);
+  await assert.rejects(p.create({ lease_id: 'x', identity: 'vmhub-a-x', template: tinyConsoleTemplate('/nonexistent'), signal: AbortSignal.timeout(5000) }), (e: { code?: string }) => e.code === 'PROVISION_FAILED');
+});
+
+test('qemu: the plugin ships the tiny-console template and validates options', () => {
+  assert.equal(plugin.id, 'qemu');
+  const t = plugin.templates.find((x) => x.id === 'tiny-console')!;
+  assert.equal(t.provider, 'qemu');
+  assert.equal(t.adapter, 'console');
+  assert.match(t.golden, /tiny-console\/vmlinuz$/);
+  assert.throws(() => plugin.create({ accel: 'xen' } as never, testContext('vmhub-a-')), /accel/);
+});
