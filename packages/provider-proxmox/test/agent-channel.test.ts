@@ -1,0 +1,88 @@
+/**
+ * The guest-agent channel against the simulator's agent endpoints (exec/exec-status, file-write
+ * within 61,440 chars, file-read with decode=0 segments on 9.1, base64-over-exec on 8.4). The
+ * guest's programs are emulated by a small exec handler that keeps files in the simulator's
+ * per-VM file map, so byte-exactness is checked end to end through the API.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
+import type { ExecHandler, PveSimulator } from '@vmhub/pve-simulator';
+import { lease, providerFor, startSim, template } from './helpers/setup.ts';
+
+const guest: ExecHandler = ({ argv, input, files }) => {
+  let a = argv;
+  let stdin: Buffer | undefined = input === undefined ? undefined : Buffer.from(input);
+  if (a[0] === 'sh' && a[2] === 'base64 -d | "$@"') {
+    stdin = Buffer.from(input ?? '', 'base64');
+    a = a.slice(4);
+  }
+  if (a[0] === 'sh' && a[2]?.startsWith('cd -- "$1"')) a = a.slice(5);
+  const file = (p: string) => files.get(p);
+  const missing = (p: string) => ({ exitcode: 1, stderr: `${a[0]}: cannot open '${p}': No such file or directory\n` });
+  switch (a[0]) {
+    case 'true': case 'mkdir': case 'chmod': case 'chown': case 'kill': return { exitcode: 0 };
+    case 'printf': return { exitcode: 0, stdout: a.slice(2).map((x) => `${x}\0`).join('') };
+    case 'cat': return { exitcode: 0, stdout: stdin ?? Buffer.alloc(0) };
+    case 'sleep': return { exitcode: 0, durationMs: Number(a[1]) * 1000 };
+    case 'stat': { const p = a.at(-1) as string; const f = file(p); return f ? { exitcode: 0, stdout: `${f.length}\n` } : missing(p); }
+    case 'base64': { const p = a.at(-1) as string; const f = file(p); return f ? { exitcode: 0, stdout: f.toString('base64') } : missing(p); }
+    case 'sh':
+      if (a[2]?.startsWith('out="$1"')) {
+        const parts = a.slice(5);
+        files.set(a[4], Buffer.concat(parts.map((p) => file(p) ?? Buffer.alloc(0))));
+        for (const p of parts) files.delete(p);
+        return { exitcode: 0 };
+      }
+  }
+  return { exitcode: 127, stderr: `${a[0]}: not emulated\n` };
+};
+
+for (const mode of ['9', '8'] as const) {
+  describe(`proxmox: guest-agent channel (PVE ${mode})`, () => {
+    let sim: PveSimulator;
+    let provider: Provider;
+    let machine: MachineRef;
+    const tpl = template({}, { channel: 'agent' });
+
+    before(async () => {
+      sim = await startSim({ mode, guest: { agentDelayMs: 100, exec: guest } });
+      provider = providerFor(sim, 'agt');
+      machine = await provider.create({ ...lease('agt'), template: tpl, signal: AbortSignal.timeout(20_000) });
+      await provider.ready(machine, { signal: AbortSignal.timeout(20_000), stage: () => undefined, template: tpl });
+    });
+    after(async () => {
+      if (machine) await provider.destroy(machine);
+      await provider?.close?.();
+      await sim?.close();
+    });
+
+    it('exec passes argv untouched (no shell) and stdin through input-data', async () => {
+      const ch = await provider.channel!(machine, tpl);
+      const argv = ["it's", '$(id)', 'a;b', '*', ''];
+      const r = await ch.exec(['printf', '%s\\0', ...argv]);
+      assert.deepEqual(r.stdout.toString().split('\0').slice(0, -1), argv);
+      assert.equal((await ch.exec(['cat'], { stdin: 'hello\nworld' })).stdout.toString(), 'hello\nworld');
+      assert.equal((await ch.exec(['cat'], { stdin: Buffer.from([0xff, 0x41]) , cwd: '/tmp' })).exit_code, 0);
+      const t = await ch.exec(['sleep', '30'], { timeoutMs: 300 });
+      assert.deepEqual([t.timed_out, t.exit_code], [true, null]);
+      await assert.rejects(ch.exec(['cat'], { stdin: 'x'.repeat(70_000) }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
+    });
+
+    it('putFile in ≤61,440-char chunks and getFile are byte-exact (1.5 MB)', async () => {
+      const ch = await provider.channel!(machine, tpl);
+      const vmid = Number(machine.external_id);
+      const data = randomBytes(1536 * 1024);
+      await ch.putFile('/home/vmhub/blob.bin', data, { mode: 0o600 });
+      assert.ok(sim.state.readGuestFile(vmid, '/home/vmhub/blob.bin')?.equals(data), 'the guest holds the exact bytes');
+      const small = Buffer.from('small file');
+      await ch.putFile('/home/vmhub/s.txt', small);
+      assert.ok((await ch.getFile('/home/vmhub/s.txt')).equals(small));
+      assert.ok((await ch.getFile('/home/vmhub/blob.bin')).equals(data));
+      await assert.rejects(ch.getFile('/nope'), (e: unknown) => VmhubError.is(e) && e.code === 'NOT_FOUND');
+      await assert.rejects(ch.getFile('/home/vmhub/blob.bin', { maxBytes: 1000 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
+      assert.deepEqual(sim.violations, []);
+    });
+  });
+}
