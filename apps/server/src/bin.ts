@@ -12,6 +12,9 @@ import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
 import { createVmhubServer } from './server.ts';
 
+/** Largest JSON-RPC message accepted on stdin (a base64 file of files.max_bytes fits). */
+const MAX_MESSAGE_BYTES = 96 * 1024 * 1024;
+
 const HELP = `vmhub-server ${VERSION}
 Usage:
   vmhub-server                        serve the vm_* MCP tools over stdio
@@ -27,7 +30,9 @@ async function main(argv: string[]): Promise<number> {
   if (argv.length > 0) { process.stderr.write(`unknown arguments: ${argv.join(' ')}\n${HELP}\n`); return 2; }
 
   const server = await createVmhubServer();
-  const transport = new StdioServerTransport();
+  // The SDK's default 10 MiB line limit would drop the connection on one oversized request; a
+  // generous limit lets such a request reach validation and get a typed INVALID_REQUEST instead.
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;

@@ -55,8 +55,8 @@ export const VmhubConfigSchema = Type.Object({
     max_bytes: Type.Integer({ minimum: 10000, default: 800000 }),
   }, { default: {} }),
   files: Type.Object({
-    /** Largest file vm_put_file / vm_get_file moves. */
-    max_bytes: Type.Integer({ minimum: 1, default: 50 * 1024 * 1024 }),
+    /** Largest file vm_put_file / vm_get_file moves (its base64 must fit one MCP message: at most 64 MiB). */
+    max_bytes: Type.Integer({ minimum: 1, maximum: 64 * 1024 * 1024, default: 32 * 1024 * 1024 }),
   }, { default: {} }),
   clone: Type.Object({
     /** URL schemes vm_clone_repo accepts. */

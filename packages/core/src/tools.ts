@@ -76,7 +76,7 @@ export const TOOLS = {
     output: Type.Object({
       status: StrEnum(['ok', 'degraded']),
       version: Type.String(),
-      store: Type.Object({ ok: Type.Boolean() }),
+      store: Type.Object({ ok: Type.Boolean(), path: Type.String() }),
       plugins: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
       providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
     }),

@@ -1,0 +1,83 @@
+/**
+ * Test harness: starts the BUILT vmhub-server binary (dist/bin.js) and drives it with the
+ * official MCP SDK Client over stdio, exactly as an MCP client application would.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+export interface Sandbox {
+  dir: string;
+  instance: string;
+  db: string;
+  fakeDir: string;
+  configFile: string;
+  cleanup(): void;
+}
+
+/** A temp dir with a config that loads the conformance fake plugins. */
+export function sandbox(extra: Record<string, unknown> = {}, templates: unknown[] = defaultTemplates()): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), 'vmhub-itest-'));
+  const instance = `t${randomBytes(4).toString('hex')}`;
+  const db = join(dir, 'vmhub.db');
+  const fakeDir = join(dir, 'fake');
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ instance, db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, templates, ...extra }, null, 2));
+  return { dir, instance, db, fakeDir, configFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function defaultTemplates(): unknown[] {
+  return [
+    { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 300 } },
+    { id: 'fake-stub', provider: 'fake', adapter: 'stub', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50 } },
+    { id: 'fake-broken', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { fail_at: 'ready' } },
+  ];
+}
+
+export interface Session {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: any }>;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export async function connect(box: Sandbox, env: Record<string, string> = {}, name = 'itest'): Promise<Session> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env },
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d) => { err += d; });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    call: (tool, args = {}) => client.callTool({ name: tool, arguments: args }) as never,
+    stderr: () => err,
+    close: () => client.close(),
+  };
+}
+
+/** Poll vm_lease_status until the lease leaves provisioning/starting. */
+export async function waitReady(s: Session, leaseId: string, seconds = 30): Promise<any> {
+  const until = Date.now() + seconds * 1000;
+  for (;;) {
+    const r = await s.call('vm_lease_status', { lease_id: leaseId, wait_seconds: 5 });
+    if (r.isError) throw new Error(`vm_lease_status failed: ${JSON.stringify(r.structuredContent)}`);
+    if (!['provisioning', 'starting'].includes(r.structuredContent.status)) return r.structuredContent;
+    if (Date.now() > until) throw new Error(`lease ${leaseId} not ready after ${seconds}s: ${JSON.stringify(r.structuredContent)}`);
+  }
+}
+
+export function errorCode(r: CallToolResult & { structuredContent?: any }): string | undefined {
+  return r.isError ? r.structuredContent?.code : undefined;
+}
