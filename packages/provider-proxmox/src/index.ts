@@ -4,7 +4,7 @@
  * SSH key through cloud-init, readiness through the QEMU guest agent, and guest channels over SSH
  * (ssh2) or the guest agent. Configuration is compatible with the vmhub seed's env names.
  */
-import { CONTRACT_VERSION, defineProvider, type ProviderContext } from '@vmhub/core';
+import { assertValid, CONTRACT_VERSION, defineProvider, type ProviderContext } from '@vmhub/core';
 import { ProxmoxOptionsSchema, type ProxmoxOptions } from './options.ts';
 import { providerMethods } from './provider.ts';
 import { Runtime } from './runtime.ts';
@@ -12,8 +12,9 @@ import { Runtime } from './runtime.ts';
 export const VERSION = '0.1.0';
 
 /** Factory without I/O: clients, keys and connections are made on first use. */
-export function createProxmoxProvider(options: ProxmoxOptions, context: ProviderContext, env: Record<string, string | undefined> = process.env): ReturnType<typeof providerMethods> {
-  return providerMethods(new Runtime(options, context, env));
+export function createProxmoxProvider(options: Partial<ProxmoxOptions>, context: ProviderContext, env: Record<string, string | undefined> = process.env): ReturnType<typeof providerMethods> {
+  const full = assertValid<ProxmoxOptions>(ProxmoxOptionsSchema, structuredClone(options ?? {}), '[vmhub] [provider-proxmox] options', 'provider-proxmox');
+  return providerMethods(new Runtime(full, context, env));
 }
 
 const proxmoxProvider = defineProvider<ProxmoxOptions>({
