@@ -20,11 +20,9 @@ export function nextId({ cluster, params }: HandlerContext): unknown {
   }
   const id = cluster.nextFreeId();
   if (cluster.nextIdRaces > 0) {
-    // another client clones into the same id right after we answered
+    // another client clones into the same id before this caller can (as if right after we answered)
     cluster.nextIdRaces--;
-    setImmediate(() => {
-      if (!cluster.vms.has(id)) cluster.seedVm({ vmid: id, name: `racer-${id}`, tags: 'foreign' });
-    });
+    cluster.seedVm({ vmid: id, name: `racer-${id}`, tags: 'foreign' });
   }
   // PVE sends the id as a JSON string although the schema says integer (a documented quirk)
   return String(id);
