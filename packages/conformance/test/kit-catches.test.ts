@@ -1,0 +1,37 @@
+// The kit fails broken plugins, and its messages say how to fix them.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+
+it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'vmhub-broken-'));
+  try {
+    const fixture = new URL('./fixtures/broken-plugins.test.ts', import.meta.url).pathname;
+    // A nested runner inherits NODE_TEST_CONTEXT and would report to us instead of to stdout.
+    const env: NodeJS.ProcessEnv = { ...process.env, BROKEN_DIR: dir };
+    delete env.NODE_TEST_CONTEXT;
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--test', '--test-reporter=tap', fixture], { env, timeout: 50_000, maxBuffer: 16 * 1024 * 1024 }, (err, out) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout: out });
+      });
+    });
+    assert.notEqual(code, 0, 'the run must fail');
+    for (const expected of [
+      /not ok \d+ - writes 64 KB of random binary byte-exact/,
+      /fix: move bytes unchanged: no text mode, no newline translation, no truncation/,
+      /not ok \d+ - honours timeout_seconds/,
+      /fix: when timeout_ms passes, kill the process/,
+      /not ok \d+ - destroy\(\) with a forged identity answers "identity_mismatch"/,
+      /provider\.destroy returned 'destroyed' for a forged identity/,
+      /fix: destroy must re-read the machine by external_id and compare the identity/,
+    ]) assert.match(stdout, expected);
+    // What the broken adapter does right still passes, and undeclared capabilities are still gated.
+    assert.match(stdout, /ok \d+ - not declared: vm_screenshot answers CAPABILITY_UNAVAILABLE naming the adapter/);
+    assert.match(stdout, /ok \d+ - a missing file answers NOT_FOUND/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
