@@ -31,6 +31,8 @@ export class DockerChannel implements GuestChannel {
   readonly #users = new Map<string, Promise<UserInfo>>();
   #helper: ExecHelper | undefined;
   #closed = false;
+  #helperTried = 0;
+  #restarting: Promise<ExecHelper | undefined> | undefined;
   home: string | undefined;
 
   private constructor(docker: DockerClient, containerId: string, settings: ChannelSettings) {
@@ -43,6 +45,7 @@ export class DockerChannel implements GuestChannel {
     const channel = new DockerChannel(docker, containerId, settings);
     if (settings.useHelper) {
       try {
+        channel.#helperTried = Date.now();
         channel.#helper = await ExecHelper.start(docker, containerId);
       } catch (err) {
         settings.log('warn', `[vmhub] [${SOURCE}] exec helper did not start in ${containerId.slice(0, 12)}; falling back to one docker exec per call (slower): ${(err as Error).message}`);
@@ -57,6 +60,23 @@ export class DockerChannel implements GuestChannel {
     return this.#helper?.alive ? 'helper' : 'engine';
   }
 
+  /** The helper, restarted (at most every 5 s) if it died, e.g. killed inside the guest. */
+  async #liveHelper(): Promise<ExecHelper | undefined> {
+    if (this.#helper?.alive || !this.#settings.useHelper) return this.#helper?.alive ? this.#helper : undefined;
+    if (this.#restarting) return this.#restarting;
+    if (Date.now() - this.#helperTried < 5000) return undefined;
+    this.#helperTried = Date.now();
+    this.#restarting ??= ExecHelper.start(this.#docker, this.#containerId)
+      .then((h) => {
+        if (this.#closed) { h.close(); return undefined; }
+        this.#helper = h;
+        return h;
+      })
+      .catch((err: Error) => { this.#settings.log('warn', `[vmhub] [${SOURCE}] exec helper restart failed: ${err.message}`); return undefined; })
+      .finally(() => { this.#restarting = undefined; });
+    return this.#restarting;
+  }
+
   #check(): void {
     if (this.#closed) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] channel to ${this.#containerId.slice(0, 12)} is closed`, { source: SOURCE });
   }
@@ -65,6 +85,9 @@ export class DockerChannel implements GuestChannel {
     this.#check();
     if (!Array.isArray(argv) || argv.length === 0 || argv.some((a) => typeof a !== 'string' || a.includes('\0'))) {
       throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec needs a non-empty argv of strings without NUL bytes`, { source: SOURCE });
+    }
+    for (const [k, v] of Object.entries(options.env ?? {})) {
+      if (k === '' || k.includes('=') || k.includes('\0') || String(v).includes('\0')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec env name "${k}" must be non-empty, without "=" or NUL bytes`, { source: SOURCE });
     }
     const stdin = options.stdin === undefined ? undefined : Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(options.stdin, 'utf8');
     const req = {
@@ -76,7 +99,8 @@ export class DockerChannel implements GuestChannel {
       timeoutMs: options.timeoutMs ?? 30_000,
       maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
     };
-    if (this.#helper?.alive) return this.#helper.exec(req);
+    const helper = await this.#liveHelper();
+    if (helper) return helper.exec(req);
     return rawExec(this.#docker, this.#containerId, req);
   }
 

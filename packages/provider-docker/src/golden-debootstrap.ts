@@ -10,7 +10,8 @@ import type { DockerClient } from './docker-client.ts';
 import { imageEnv, setupEnv, type Golden } from './golden-manifest.ts';
 import { readProgress } from './golden-import.ts';
 
-export const CACHE_DIR = '/var/cache/vmhub-debootstrap';
+/** Where downloaded .debs are kept between builds (env VMHUB_GOLDEN_CACHE overrides). */
+export const DEFAULT_CACHE_DIR = '/var/cache/vmhub-debootstrap';
 
 function run(argv: string[], log: (line: string) => void, options: { stdio?: 'pipe' } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -38,7 +39,8 @@ async function umount(path: string): Promise<void> {
   await run(['umount', '-l', path], () => {}).catch(() => {});
 }
 
-export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log: (line: string) => void): Promise<void> {
+export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log: (line: string) => void, cacheDir = process.env.VMHUB_GOLDEN_CACHE || DEFAULT_CACHE_DIR): Promise<void> {
+  const CACHE_DIR = cacheDir;
   if (process.getuid?.() !== 0) {
     throw new VmhubError('PROVISION_FAILED', '[vmhub] [provider-docker] golden build with debootstrap needs root (chroot, mounts): run it as root, or use method "dockerfile" where a registry is reachable', { source: 'provider-docker' });
   }

@@ -20,6 +20,8 @@ export interface BuildGoldenOptions {
   force?: boolean;
   /** Docker daemon (default DOCKER_HOST or /var/run/docker.sock). */
   dockerHost?: string;
+  /** debootstrap path: where .debs are cached between builds. Default env VMHUB_GOLDEN_CACHE, else /var/cache/vmhub-debootstrap. */
+  cacheDir?: string;
 }
 
 export interface GoldenStatus {
@@ -95,7 +97,7 @@ export async function buildGolden(name: string, options: BuildGoldenOptions = {}
     }
     const method = await pickMethod(options.method ?? 'auto', g.manifest.debian.base_image, docker);
     log(`building ${g.tag} with ${method}`);
-    if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log);
+    if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log, options.cacheDir);
     else await buildWithDockerfile(g, docker, log);
     const after = await goldenStatus(name, { docker });
     if (!after.built) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build of ${g.tag} finished but the image is not there`, { source: 'provider-docker' });

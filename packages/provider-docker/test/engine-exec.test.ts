@@ -22,7 +22,7 @@ async function latency(run: () => Promise<unknown>, n: number): Promise<{ p50: n
 
 describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
   const { provider, context } = makeProvider();
-  const plain = makeProvider({ execHelper: false }, context).provider;
+  const plain = makeProvider({ execHelper: false, maxFileBytes: 1000 }, context).provider;
   const lease = randomUUID();
   const identity = `${context.identityPrefix}${lease}`;
   const small: TemplateConfig = { ...template, provider_options: { screen: '1024x768x24' } };
@@ -62,8 +62,13 @@ describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
     assert.equal(r.exit_code, 5);
     assert.equal(r.stdout.toString(), 'in');
     assert.equal(r.stderr.toString(), 'err\n');
+    await assert.rejects(slow.putFile('/tmp/big.bin', Buffer.alloc(1001)), (e: any) => e.code === 'INVALID_REQUEST' && /cap of 1000 bytes \(maxFileBytes\)/.test(e.message));
+    await slow.putFile('/tmp/small.bin', Buffer.alloc(1000, 1));
+    assert.equal((await fast.getFile('/tmp/small.bin')).length, 1000);
     const engine = await latency(() => slow.exec(['true']), 20);
     const helper = await latency(() => fast.exec(['true']), 50);
+    const click = await latency(() => fast.exec(['xdotool', 'mousemove', '100', '100', 'click', '1'], { env: { DISPLAY: ':0' } }), 30);
+    process.stderr.write(`[latency] xdotool mousemove+click via helper: p50 ${click.p50.toFixed(1)} ms p95 ${click.p95.toFixed(1)} ms\n`);
     process.stderr.write(`[latency] exec true: helper p50 ${helper.p50.toFixed(1)} ms p95 ${helper.p95.toFixed(1)} ms; plain docker exec p50 ${engine.p50.toFixed(1)} ms p95 ${engine.p95.toFixed(1)} ms\n`);
     assert.ok(helper.p50 < engine.p50, 'the helper is faster than a docker exec per call');
     await slow.close();

@@ -116,6 +116,21 @@ describe('docker: lifecycle', { timeout: 240_000 }, () => {
     assert.equal(r.stdout.toString().split(' ')[0], createHash('sha256').update(data).digest('hex'));
   });
 
+  it('exec: a helper killed inside the guest fails its execs, and the channel keeps working', async () => {
+    const killed = await ch.exec(['pkill', '-f', 'vmhub exec helper'], { user: 'root' });
+    assert.equal(killed.exit_code, null);
+    assert.match(killed.stderr.toString(), /exec helper lost/);
+    const r = await ch.exec(['echo', 'still here']);
+    assert.equal(r.stdout.toString(), 'still here\n');
+    assert.equal(r.exit_code, 0);
+  });
+
+  it('exec: argv and env are validated', async () => {
+    await assert.rejects(ch.exec([]), (e: any) => e.code === 'INVALID_REQUEST');
+    await assert.rejects(ch.exec(['echo', 'a\0b']), (e: any) => e.code === 'INVALID_REQUEST');
+    await assert.rejects(ch.exec(['true'], { env: { 'A=B': 'x' } }), (e: any) => e.code === 'INVALID_REQUEST');
+  });
+
   it('files: 5 MB random binary put/get byte-exact, owned by the desktop user', async () => {
     const data = randomBytes(5 * 1024 * 1024);
     await ch.putFile('/home/user/new/dir/blob.bin', data, { mode: 0o600 });
@@ -131,6 +146,11 @@ describe('docker: lifecycle', { timeout: 240_000 }, () => {
     await assert.rejects(ch.getFile('/tmp/ten.txt', { maxBytes: 5 }), (e: any) => e.code === 'INVALID_REQUEST' && /cap of 5 bytes/.test(e.message));
     await assert.rejects(ch.getFile('/tmp'), (e: any) => e.code === 'INVALID_REQUEST' && /directory/.test(e.message));
     await assert.rejects(ch.getFile('../etc/passwd'), (e: any) => e.code === 'INVALID_REQUEST');
+  });
+
+  it('files: a symlink is followed to its file', async () => {
+    await ch.exec(['ln', '-s', '/tmp/ten.txt', '/home/user/link.txt']);
+    assert.equal((await ch.getFile('link.txt')).toString(), '0123456789');
   });
 
   it('putArchive streams a tree into a new directory, owners rewritten', async () => {
