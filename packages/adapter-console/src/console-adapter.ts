@@ -12,7 +12,7 @@ import type { ConsoleAdapterOptions } from './options.ts';
 
 export function createConsoleAdapterMethods(options: ConsoleAdapterOptions): AdapterMethods {
   const envDelay = Number(process.env.VMHUB_CONSOLE_KEY_DELAY_MS);
-  const keyDelay = options.keyDelayMs ?? (Number.isFinite(envDelay) && envDelay >= 0 ? envDelay : 8);
+  const keyDelay = options.keyDelayMs ?? (Number.isFinite(envDelay) && envDelay >= 0 ? envDelay : 20);
   const pointerDelay = options.pointerDelayMs ?? 15;
   const dragSteps = options.dragSteps ?? 10;
   const maxArchiveBytes = options.maxArchiveBytes ?? 256 * 1024 * 1024;

@@ -14,7 +14,7 @@ export const ConsoleAdapterOptionsSchema = {
 } as const;
 
 export interface ConsoleAdapterOptions {
-  /** Hold between a key's press and release, and gap after it, ms. Default 8 (env VMHUB_CONSOLE_KEY_DELAY_MS). */
+  /** Hold between a key's press and release, and gap after it, ms. Default 20 (env VMHUB_CONSOLE_KEY_DELAY_MS); a USB keyboard reports one change per guest poll, and QEMU drops keys when its 16-entry HID queue overflows. */
   keyDelayMs?: number;
   /** Pause between pointer events (move, press, release), ms. Default 15. */
   pointerDelayMs?: number;
