@@ -1,0 +1,20 @@
+// The built entries, as a server and third parties load them (run `npm run build` first).
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { discoverPlugins } from '@vmhub/core';
+
+it('@vmhub/conformance and ./fake resolve to dist with the documented exports', async () => {
+  const kit = await import('@vmhub/conformance');
+  for (const name of ['runProviderConformance', 'runAdapterConformance', 'connectRouter', 'makeTar', 'expectOk', 'expectError']) assert.equal(typeof (kit as Record<string, unknown>)[name], 'function', name);
+  const fake = await import('@vmhub/conformance/fake');
+  assert.deepEqual(fake.default.map((p: { kind: string; id: string }) => `${p.kind}:${p.id}`), ['provider:fake', 'adapter:fake', 'adapter:stub']);
+  assert.match(import.meta.resolve('@vmhub/conformance/fake'), /\/dist\/fake\/index\.js$/);
+});
+
+it('plugin discovery loads @vmhub/conformance/fake by package name (array default export)', async () => {
+  const found = await discoverPlugins({ from: import.meta.url, names: ['@vmhub/conformance/fake'], scan: false });
+  const pkg = found.find((p) => p.package === '@vmhub/conformance/fake');
+  assert.ok(pkg, JSON.stringify(found));
+  assert.equal(pkg.error, undefined);
+  assert.deepEqual(pkg.plugins.map((p) => `${p.kind}:${p.id}`), ['provider:fake', 'adapter:fake', 'adapter:stub']);
+});
