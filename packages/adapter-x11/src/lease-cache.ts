@@ -4,10 +4,13 @@
  * is refreshed by the caller.
  */
 import type { ProbeFacts } from './x11-probe.ts';
+import type { Bindings } from './x11-type.ts';
 
 export interface LeaseFacts {
   screen?: Promise<{ width: number; height: number }>;
   probe?: Promise<ProbeFacts>;
+  /** Characters vm_type left bound to spare keycodes (see x11-type.ts). */
+  bindings?: Bindings;
 }
 
 export class LeaseCache {
@@ -23,7 +26,7 @@ export class LeaseCache {
   }
 
   /** Memoise a fact; a failed lookup is forgotten so the next call retries. */
-  async remember<K extends keyof LeaseFacts>(leaseId: string, key: K, load: () => NonNullable<LeaseFacts[K]>): Promise<Awaited<NonNullable<LeaseFacts[K]>>> {
+  async remember<K extends 'screen' | 'probe'>(leaseId: string, key: K, load: () => NonNullable<LeaseFacts[K]>): Promise<Awaited<NonNullable<LeaseFacts[K]>>> {
     const facts = this.get(leaseId);
     let pending = facts[key];
     if (!pending) {

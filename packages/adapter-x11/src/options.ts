@@ -15,7 +15,9 @@ export const X11OptionsSchema = Type.Object({
   user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*$', description: 'guest user; default the channel\'s desktop user' })),
   /** Milliseconds between keystrokes for vm_type (xdotool type --delay). Default 12. */
   type_delay_ms: Type.Integer({ default: 12, minimum: 0, maximum: 1000, description: 'xdotool type --delay, default 12' }),
-  /** Characters typed per guest command; longer text is typed in several commands, in order. Default 256. */
+  /** Milliseconds per character that needs a keycode remap (non-ASCII) — slower, or clients drop them. Default 40. */
+  remap_delay_ms: Type.Integer({ default: 40, minimum: 1, maximum: 1000, description: 'delay for characters outside the keymap, default 40' }),
+  /** Characters per xdotool call; longer text is typed by several calls, in order. Default 256. */
   type_chunk_chars: Type.Integer({ default: 256, minimum: 1, maximum: 10000, description: 'characters per xdotool type call, default 256' }),
   /** Milliseconds between clicks of a double/triple click. Default 60. */
   click_delay_ms: Type.Integer({ default: 60, minimum: 0, maximum: 1000, description: 'delay between repeated clicks, default 60' }),

@@ -1,6 +1,8 @@
 /**
- * Click: one xdotool invocation — move (synced), press modifiers, click N times, release them —
- * so a click costs a single guest command (the vm_click p50 target is 20 ms end to end).
+ * Click: one xdotool invocation — move, press modifiers, click N times, release them — so a
+ * click costs a single guest command (the vm_click p50 target is 20 ms end to end). No
+ * `mousemove --sync`: it waits for the pointer to MOVE and hangs when it is already there; the X
+ * server applies XTest events in order, so the click lands at the new position anyway.
  */
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
@@ -12,7 +14,7 @@ export const MODIFIER_KEYSYMS: Readonly<Record<Modifier, string>> = { ctrl: 'Con
 export function clickArgv(p: Point, button: MouseButton, count: number, modifiers: Modifier[], delayMs: number): string[] {
   const mods = [...new Set(modifiers)].map((m) => MODIFIER_KEYSYMS[m]);
   return [
-    'xdotool', 'mousemove', '--sync', String(p.x), String(p.y),
+    'xdotool', 'mousemove', String(p.x), String(p.y),
     ...mods.flatMap((m) => ['keydown', m]),
     'click', '--repeat', String(count), '--delay', String(delayMs), BUTTONS[button],
     ...mods.reverse().flatMap((m) => ['keyup', m]),

@@ -9,13 +9,13 @@ import { onScreen } from './x11-screen-size.ts';
 
 export function dragArgv(from: Point, to: Point, button: MouseButton, steps: number, stepDelayMs: number): string[] {
   const pause = (stepDelayMs / 1000).toFixed(3);
-  const argv = ['xdotool', 'mousemove', '--sync', String(from.x), String(from.y), 'mousedown', BUTTONS[button], 'sleep', pause];
+  const argv = ['xdotool', 'mousemove', String(from.x), String(from.y), 'mousedown', BUTTONS[button], 'sleep', pause];
   for (let i = 1; i < steps; i++) {
     const x = Math.round(from.x + ((to.x - from.x) * i) / steps);
     const y = Math.round(from.y + ((to.y - from.y) * i) / steps);
     argv.push('mousemove', String(x), String(y), 'sleep', pause);
   }
-  argv.push('mousemove', '--sync', String(to.x), String(to.y), 'sleep', pause, 'mouseup', BUTTONS[button]);
+  argv.push('mousemove', String(to.x), String(to.y), 'sleep', pause, 'mouseup', BUTTONS[button]);
   return argv;
 }
 

@@ -1,16 +1,19 @@
 /**
  * Focus: resolve the window, ask the WM to activate it (wmctrl -ia: switch desktop, raise, focus,
- * as EWMH _NET_ACTIVE_WINDOW), and wait up to 1 s in the guest until the WM reports it active.
+ * as EWMH _NET_ACTIVE_WINDOW), and wait in the guest until the WM reports it active. The returned
+ * window says `focused: false` when the WM refused.
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
 import { listWindowsWith, publicWindow, resolveWindow } from './x11-list-windows.ts';
 
+// A window mapped a moment ago may ignore the first request (the WM has not managed it yet), so
+// the request is repeated every 200 ms until _NET_ACTIVE_WINDOW names it, for up to 1.5 s.
 const FOCUS_SCRIPT = String.raw`
-wmctrl -ia "$1" || exit 74
 want=$(printf '%d' "$1")
 i=0
-while [ "$i" -lt 50 ]; do
+while [ "$i" -lt 75 ]; do
+  if [ $((i % 10)) -eq 0 ]; then wmctrl -ia "$1" || exit 74; fi
   cur=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/.*\(0x[0-9a-fA-F]*\).*/\1/p')
   if [ -n "$cur" ] && [ "$(printf '%d' "$cur")" = "$want" ]; then exit 0; fi
   i=$((i+1)); sleep 0.02

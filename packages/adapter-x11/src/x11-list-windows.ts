@@ -1,6 +1,7 @@
 /**
- * List windows: the EWMH client list (wmctrl -l), then per window xwininfo (absolute client-area
- * geometry and map state: wmctrl's own geometry is skewed by frame offsets) and xprop (class,
+ * List windows: the EWMH client list (_NET_CLIENT_LIST on the root: `wmctrl -l` fails outright
+ * with BadWindow when a window closes while it enumerates), then per window xwininfo (absolute
+ * client-area geometry and map state: wmctrl's geometry is skewed by frame offsets) and xprop (class,
  * UTF-8 title, pid, hidden state), plus the root's _NET_ACTIVE_WINDOW — one fixed script, one
  * guest command. Geometry is the client area in screen pixels, without the WM's frame.
  */
@@ -10,14 +11,18 @@ import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 
 export const LIST_SCRIPT = String.raw`
-ids=$(wmctrl -l) || { echo 'wmctrl -l failed: no EWMH window manager on this display?' >&2; exit 73; }
+list=$(xprop -root -notype _NET_CLIENT_LIST 2>/dev/null)
+case "$list" in
+  *_NET_CLIENT_LIST*'#'*) ;;
+  *) echo 'the root window has no _NET_CLIENT_LIST: no EWMH window manager (openbox) runs on this display' >&2; exit 73 ;;
+esac
 printf '@active %s\n' "$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null)"
-printf '%s\n' "$ids" | while read -r id rest; do
-  [ -n "$id" ] || continue
+for id in $(printf '%s\n' "$list" | sed 's/^[^#]*#//' | tr ',' ' '); do
   printf '@window %s\n' "$id"
   xwininfo -id "$id" 2>/dev/null
   xprop -id "$id" -notype WM_CLASS _NET_WM_NAME WM_NAME _NET_WM_PID _NET_WM_STATE 2>/dev/null
 done
+exit 0
 `;
 
 export interface X11Window extends WindowInfo {

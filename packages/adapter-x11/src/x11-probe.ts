@@ -18,7 +18,7 @@ export const NEEDS: Partial<Record<Capability, string[]>> = {
   type: ['xdotool'],
   key: ['xdotool'],
   paste: ['xdotool', 'xclip', 'xprop'],
-  list_windows: ['wmctrl', 'xprop', 'xwininfo'],
+  list_windows: ['xprop', 'xwininfo'],
   focus: ['wmctrl', 'xprop', 'xwininfo'],
   close: ['wmctrl', 'xprop', 'xwininfo'],
   launch: ['setsid', 'wmctrl', 'xprop', 'xwininfo'],

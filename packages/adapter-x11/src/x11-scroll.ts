@@ -9,5 +9,5 @@ export async function scroll(rt: X11Runtime, ctx: AdapterContext, input: Point &
   const p = await onScreen(rt, ctx, input, 'scroll point');
   const amount = Math.min(50, Math.max(1, Math.floor(input.amount ?? 3)));
   const guest = await rt.guest(ctx);
-  await guest.run(['xdotool', 'mousemove', '--sync', String(p.x), String(p.y), 'click', '--repeat', String(amount), '--delay', '15', WHEEL[input.direction]]);
+  await guest.run(['xdotool', 'mousemove', String(p.x), String(p.y), 'click', '--repeat', String(amount), '--delay', '15', WHEEL[input.direction]]);
 }

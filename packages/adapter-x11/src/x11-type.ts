@@ -1,27 +1,162 @@
 /**
  * Type: `xdotool type --delay D -- TEXT`, the text one argv element (never a shell word), in a
- * UTF-8 locale (xdotool stops at the first non-ASCII character under LC_ALL=C). Long text is split
- * into chunks typed one after another, so each guest command stays short and bounded; xdotool types
- * "\n" as Return and "\t" as Tab. Characters missing from the keymap are typed by remapping a spare
- * keycode, which needs the delay: a zero delay can reorder or lose them in slow clients.
+ * UTF-8 locale (xdotool stops at the first non-ASCII character under LC_ALL=C); xdotool types "\n"
+ * as Return and "\t" as Tab.
+ *
+ * Characters missing from the keymap (é, ✓, Привет, 粘贴) are the hard part. Left to itself,
+ * xdotool binds a scratch keycode, presses it and unbinds it right after; a client that reads the
+ * key event after the unbind sees no symbol and DROPS the character. Measured on a loaded 2-core
+ * host: 5–10 characters lost in 120, at 12 ms and at 40 ms delays alike. So when the guest has
+ * xmodmap (x11-xserver-utils), the adapter binds every such character to a free keycode BEFORE
+ * typing and leaves it bound until a later call needs the keycode again: no race, 0 lost in the
+ * same test. Without xmodmap it falls back to xdotool's own remapping at remap_delay_ms.
  */
 import type { AdapterContext } from '@vmhub/core';
+import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 
-/** Split into chunks of at most `size` code points, never inside a surrogate pair. */
-export function chunkText(text: string, size: number): string[] {
-  const points = [...text];
-  const chunks: string[] = [];
-  for (let i = 0; i < points.length; i += size) chunks.push(points.slice(i, i + size).join(''));
-  return chunks;
+/** Characters the default (US) keymap has: typed without remapping. */
+const IN_KEYMAP = /^[\x20-\x7e\n\t]$/u;
+/** Wait before re-binding a keycode used earlier in the same call (clients may still be reading). */
+const REBIND_SETTLE = '0.3';
+
+// One guest command runs a list of ops in order: map EXPRS | type DELAY TEXT | sleep SECONDS.
+const TYPE_SCRIPT = String.raw`
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    map) printf '%s\n' "$2" | xmodmap - || exit 75; shift 2 ;;
+    type) xdotool type --delay "$2" -- "$3" || exit $?; shift 3 ;;
+    sleep) sleep "$2"; shift 2 ;;
+    *) echo "bad op $1" >&2; exit 64 ;;
+  esac
+done
+`;
+
+export interface Keymap {
+  /** Keycodes with no symbol bound. */
+  free: number[];
+  /** The `xmodmap -pke` line of every keycode, to tell whether our binding is still there. */
+  lines: Map<number, string>;
+}
+
+export function parseKeymap(text: string): Keymap {
+  const free: number[] = [];
+  const lines = new Map<number, string>();
+  for (const line of text.split('\n')) {
+    const m = /^keycode\s+(\d+)\s*=\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const code = Number(m[1]);
+    lines.set(code, m[2]!.trim());
+    if (m[2]!.trim() === '') free.push(code);
+  }
+  return { free, lines };
+}
+
+export function keysymOf(ch: string): string {
+  return `U${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Per lease: which character we left bound on which keycode, and the line xmodmap showed then. */
+export interface Bindings { byChar: Map<string, { code: number; line: string }> }
+
+/**
+ * Plan ops for `text`: bind its non-keymap characters to keycodes (reusing our live bindings),
+ * in segments that fit the keycodes available, and type each segment.
+ */
+export function planTyping(text: string, keymap: Keymap, bindings: Bindings, delayMs: number): string[] {
+  for (const [ch, b] of bindings.byChar) if (keymap.lines.get(b.code) !== b.line) bindings.byChar.delete(ch);
+  // Free keycodes first, then ours (oldest binding first) — Map order is insertion order.
+  const pool = [...new Set([...keymap.free, ...[...bindings.byChar.values()].map((b) => b.code)])];
+  const ops: string[] = [];
+  const chars = [...text];
+  let i = 0;
+  for (let segment = 0; i < chars.length; segment++) {
+    const used = new Set<number>();
+    const binds: string[] = [];
+    let j = i;
+    for (; j < chars.length; j++) {
+      const ch = chars[j]!;
+      if (IN_KEYMAP.test(ch)) continue;
+      const live = bindings.byChar.get(ch);
+      if (live) { used.add(live.code); continue; }
+      const code = pool.find((c) => !used.has(c));
+      if (code === undefined) break;
+      for (const [other, b] of bindings.byChar) if (b.code === code) bindings.byChar.delete(other);
+      bindings.byChar.set(ch, { code, line: '' });
+      used.add(code);
+      binds.push(`keycode ${code} = ${keysymOf(ch)} ${keysymOf(ch)}`);
+    }
+    if (j === i) return []; // not one keycode to spare: the caller falls back to xdotool's remapping
+    if (binds.length) {
+      if (segment > 0) ops.push('sleep', REBIND_SETTLE);
+      ops.push('map', binds.join('\n'));
+    }
+    ops.push('type', String(delayMs), chars.slice(i, j).join(''));
+    i = j;
+  }
+  return ops;
 }
 
 export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: string }): Promise<void> {
   const text = input.text.replace(/\r\n?/g, '\n');
   const guest = await rt.guest(ctx);
-  const delay = rt.options.type_delay_ms;
-  for (const chunk of chunkText(text, rt.options.type_chunk_chars)) {
-    const budget = [...chunk].length * (delay + 5) * 2 + 10_000;
-    await guest.run(['xdotool', 'type', '--delay', String(delay), '--', chunk], { timeoutMs: Math.max(budget, rt.options.command_timeout_ms) });
+  const { type_delay_ms: fast, remap_delay_ms: slow, type_chunk_chars: chunk } = rt.options;
+  const needsKeymap = [...text].some((ch) => !IN_KEYMAP.test(ch));
+  let ops: string[] = [];
+  if (needsKeymap) ops = await planWithXmodmap(rt, ctx, guest, text, fast);
+  if (ops.length === 0) {
+    for (const run of typeRuns(text, chunk)) ops.push('type', String(run.slow ? slow : fast), run.text);
   }
+  const chars = [...text].length;
+  await guest.sh(TYPE_SCRIPT, splitLongTypes(ops, chunk), { timeoutMs: Math.max(chars * (slow + 10) * 2 + 10_000, rt.options.command_timeout_ms) });
+  if (needsKeymap) await recordBindings(rt, ctx, guest);
+}
+
+async function planWithXmodmap(rt: X11Runtime, ctx: AdapterContext, guest: Guest, text: string, delay: number): Promise<string[]> {
+  const res = await guest.run(['sh', '-c', 'command -v xmodmap >/dev/null 2>&1 || exit 3; exec xmodmap -pke'], { okCodes: [0, 3] });
+  if (res.exit_code !== 0) return [];
+  const facts = rt.cache.get(ctx.lease_id);
+  facts.bindings ??= { byChar: new Map() };
+  return planTyping(text, parseKeymap(res.stdout.toString('utf8')), facts.bindings, delay);
+}
+
+/** Remember the lines xmodmap now shows for our keycodes (to detect someone re-mapping them). */
+async function recordBindings(rt: X11Runtime, ctx: AdapterContext, guest: Guest): Promise<void> {
+  const bindings = rt.cache.get(ctx.lease_id).bindings;
+  if (!bindings || bindings.byChar.size === 0) return;
+  const res = await guest.run(['xmodmap', '-pke'], { okCodes: [0] }).catch(() => undefined);
+  if (!res) return;
+  const keymap = parseKeymap(res.stdout.toString('utf8'));
+  for (const b of bindings.byChar.values()) b.line = keymap.lines.get(b.code) ?? '';
+}
+
+/** Keep every xdotool call short: split long type ops into `size`-character pieces. */
+function splitLongTypes(ops: string[], size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < ops.length;) {
+    const op = ops[i]!;
+    if (op === 'type') {
+      const points = [...ops[i + 2]!];
+      for (let k = 0; k < points.length; k += size) out.push('type', ops[i + 1]!, points.slice(k, k + size).join(''));
+      i += 3;
+    } else {
+      out.push(op, ops[i + 1]!);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+export interface TypeRun { text: string; slow: boolean }
+
+/** Runs of keymap characters and of characters xdotool must remap, each at most `size` long. */
+export function typeRuns(text: string, size: number): TypeRun[] {
+  const runs: TypeRun[] = [];
+  for (const ch of text) {
+    const slow = !IN_KEYMAP.test(ch);
+    const last = runs[runs.length - 1];
+    if (last && last.slow === slow && [...last.text].length < size) last.text += ch;
+    else runs.push({ text: ch, slow });
+  }
+  return runs;
 }

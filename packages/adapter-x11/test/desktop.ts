@@ -1,0 +1,56 @@
+/**
+ * Shared fixture for the integration suites: a real X session, the host channel, an adapter
+ * instance bound to that display, and helpers that wait (bounded) for effects.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Adapter, AdapterContext, WindowInfo } from '@vmhub/core';
+import { createX11Adapter } from '../src/index.ts';
+import { createHostChannel, type HostChannel } from './host-channel.ts';
+import { testContext } from './context.ts';
+import { startXSession, type XSession } from './x-session.ts';
+
+export interface Desktop {
+  x: XSession;
+  channel: HostChannel;
+  adapter: Adapter;
+  ctx: AdapterContext;
+  /** Open an xterm titled `title` running `sh -c script`; resolves once its window is focused. */
+  term(title: string, script: string): Promise<WindowInfo>;
+  window(title: string, ms?: number): Promise<WindowInfo>;
+  stop(): Promise<void>;
+}
+
+export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 5000, every = 50): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(every);
+  }
+}
+
+export async function fileText(path: string, ms = 5000): Promise<string> {
+  return until(`file ${path}`, () => (existsSync(path) ? readFileSync(path, 'utf8') : undefined), ms);
+}
+
+export async function startDesktop(options: { withArchive?: boolean } = {}): Promise<Desktop> {
+  const x = await startXSession();
+  const channel = createHostChannel({ home: x.home, env: { HOME: x.home }, withArchive: options.withArchive });
+  const adapter = createX11Adapter({ display: x.display });
+  const ctx = testContext(channel, { display: x.display });
+  const window = (title: string, ms = 8000) => until(`window "${title}"`, async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
+  return {
+    x, channel, adapter, ctx, window,
+    async term(title, script) {
+      x.spawnX(['xterm', '-T', title, '-geometry', '80x10+40+40', '-e', 'sh', '-c', script]);
+      const w = await until(`"${title}" mapped`, async () => (await adapter.listWindows!(ctx)).find((v) => v.title === title && v.visible), 8000, 100);
+      return until(`"${title}" focused`, async () => { const f = await adapter.focus!(ctx, { window: w.id }); return f.focused ? f : undefined; }, 6000, 100);
+    },
+    async stop() {
+      await adapter.release?.(ctx.lease_id);
+      await x.stop();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * x11: type, key, paste, click, scroll — effects checked in the X session itself: text typed into
+ * an xterm arrives byte-exact in a file its shell writes; xev reports the clicks and wheel events.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { VmhubError } from '@vmhub/core';
+import { createX11Adapter } from '../src/index.ts';
+import { fileText, startDesktop, until, type Desktop } from './desktop.ts';
+
+let d: Desktop;
+before(async () => { d = await startDesktop(); });
+after(async () => { await d?.stop(); });
+
+const readLineTo = (file: string) => `IFS= read -r line; printf %s "$line" > '${file}'; sleep 2`;
+const rand = () => randomBytes(4).toString('hex');
+const xclipOut = (selection: string) => execFileSync('xclip', ['-selection', selection, '-o'], { env: { ...process.env, ...d.x.env }, timeout: 3000 }).toString('utf8');
+const xclipIn = (selection: string, text: string) => execFileSync('sh', ['-c', 'xclip -selection "$1" -i >/dev/null 2>&1', 'sh', selection], { input: text, env: { ...process.env, ...d.x.env }, timeout: 3000 });
+
+async function rejects(p: Promise<unknown>, code: string, text: RegExp) {
+  await assert.rejects(p, (err: unknown) => {
+    assert.ok(VmhubError.is(err), `expected a VmhubError, got ${String(err)}`);
+    assert.equal(err.code, code, err.message);
+    assert.match(err.message, text);
+    return true;
+  });
+}
+
+describe('x11: type', () => {
+  it('types Unicode and shell metacharacters byte-exact, and executes nothing', async () => {
+    const file = join(d.x.home, `typed-${rand()}.txt`);
+    const pwned = `/tmp/pwned-${rand()}`;
+    await d.term(`type-${rand()}`, readLineTo(file));
+    const text = `héllo ✓ Привет 粘贴 '";|&$()\\\` %s $(touch ${pwned}) \`touch ${pwned}\``;
+    await d.adapter.type!(d.ctx, { text: `${text}\n` });
+    assert.equal(await fileText(file), text);
+    assert.equal(existsSync(pwned), false, 'the typed command substitution must not run');
+  });
+
+  it('keeps order over several chunks at speed', async () => {
+    const file = join(d.x.home, `long-${rand()}.txt`);
+    await d.term(`long-${rand()}`, readLineTo(file));
+    const text = Array.from({ length: 40 }, (_, i) => `${i}:ü✓`).join(' ');
+    // Tiny runs at a fast ASCII delay: the text crosses many xdotool calls.
+    const small = createX11Adapter({ display: d.x.display, type_chunk_chars: 7, type_delay_ms: 4 });
+    await small.type!(d.ctx, { text: `${text}\n` });
+    assert.equal(await fileText(file), text);
+  });
+});
+
+describe('x11: type (many distinct characters)', () => {
+  it('more distinct non-keymap characters than spare keycodes: all arrive, in order', async () => {
+    const file = join(d.x.home, `cjk-${rand()}.txt`);
+    await d.term(`cjk-${rand()}`, readLineTo(file));
+    const text = Array.from({ length: 45 }, (_, i) => String.fromCodePoint(0x4e00 + i * 7)).join('') + ' done ✓';
+    await d.adapter.type!(d.ctx, { text: `${text}\n` });
+    assert.equal(await fileText(file), text);
+  });
+});
+
+describe('x11: key', () => {
+  it('a chord has its effect: BackSpace edits, ctrl+u kills the line', async () => {
+    const file = join(d.x.home, `keys-${rand()}.txt`);
+    await d.term(`keys-${rand()}`, readLineTo(file));
+    await d.adapter.type!(d.ctx, { text: 'discard me' });
+    await d.adapter.key!(d.ctx, { keys: 'ctrl+u' });
+    await d.adapter.type!(d.ctx, { text: 'abcd' });
+    await d.adapter.key!(d.ctx, { keys: 'BackSpace BackSpace' });
+    await d.adapter.type!(d.ctx, { text: 'Z' });
+    await d.adapter.key!(d.ctx, { keys: 'Return' });
+    assert.equal(await fileText(file), 'abZ');
+  });
+
+  it('bad keysyms are INVALID_REQUEST naming the key, before anything runs', async () => {
+    const before = d.channel.calls.length;
+    await rejects(d.adapter.key!(d.ctx, { keys: 'ctrl+shift+tee' }), 'INVALID_REQUEST', /unknown key "tee"/);
+    await rejects(d.adapter.key!(d.ctx, { keys: 'Return Retrun' }), 'INVALID_REQUEST', /unknown key "Retrun"/);
+    assert.equal(d.channel.calls.length, before, 'no guest command for an invalid chord');
+  });
+});
+
+describe('x11: paste', () => {
+  it('pastes into XTerm (PRIMARY + shift+Insert) and restores the previous selection', async () => {
+    const file = join(d.x.home, `paste-${rand()}.txt`);
+    const pwned = `/tmp/pwned-${rand()}`;
+    await d.term(`paste-${rand()}`, readLineTo(file));
+    xclipIn('primary', 'previous primary ✓');
+    const text = `pasted ✓ Привет 粘贴 '"$(touch ${pwned})`;
+    await d.adapter.paste!(d.ctx, { text });
+    await d.adapter.key!(d.ctx, { keys: 'Return' });
+    assert.equal(await fileText(file), text);
+    assert.equal(existsSync(pwned), false);
+    assert.equal(await until('restored primary', () => { const v = xclipOut('primary'); return v === 'previous primary ✓' ? v : undefined; }, 3000), 'previous primary ✓');
+  });
+
+  it('a window that never reads the clipboard → TIMEOUT, clipboard restored', async () => {
+    const title = `xev-paste-${rand()}`;
+    d.x.spawnX(['xev', '-name', title, '-event', 'keyboard']);
+    const w = await d.window(title);
+    await d.adapter.focus!(d.ctx, { window: w.id });
+    xclipIn('clipboard', 'old clipboard');
+    const quick = createX11Adapter({ display: d.x.display, paste_timeout_ms: 300 });
+    await rejects(quick.paste!(d.ctx, { text: 'never read' }), 'TIMEOUT', /no application fetched the clipboard/);
+    assert.equal(xclipOut('clipboard'), 'old clipboard');
+    await d.adapter.close!(d.ctx, { window: w.id });
+  });
+});
+
+describe('x11: click and scroll', () => {
+  let log: string;
+  let win: { x: number; y: number; width: number; height: number; id: string };
+  before(async () => {
+    log = join(d.x.home, `xev-${rand()}.log`);
+    const title = `xev-click-${rand()}`;
+    d.x.spawnX(['sh', '-c', `exec xev -name '${title}' -geometry 300x200+500+300 -event button > '${log}'`]);
+    win = await d.window(title);
+    await d.adapter.focus!(d.ctx, { window: win.id });
+  });
+  const presses = () => [...readFileSync(log, 'utf8').matchAll(/ButtonPress event[^\n]*\n[^\n]*root:\((-?\d+),(-?\d+)\)[^\n]*\n\s*state (0x[0-9a-f]+), button (\d+)/g)]
+    .map((m) => ({ x: Number(m[1]), y: Number(m[2]), state: Number(m[3]), button: Number(m[4]) }));
+
+  it('clicks land where asked, with the count, button and modifiers', async () => {
+    const n0 = presses().length;
+    await d.adapter.click!(d.ctx, { x: win.x + 50, y: win.y + 40, button: 'left', count: 2, modifiers: ['ctrl'] });
+    await d.adapter.click!(d.ctx, { x: win.x + 120, y: win.y + 90, button: 'right', count: 1, modifiers: [] });
+    const got = await until('3 presses', () => { const p = presses().slice(n0); return p.length >= 3 ? p : undefined; }, 3000);
+    // xev prints root coordinates: they must be exactly the screen points asked for.
+    assert.deepEqual(got.slice(0, 3).map((p) => [p.x, p.y, p.button, p.state & 0x4 ? 'ctrl' : '-']), [
+      [win.x + 50, win.y + 40, 1, 'ctrl'], [win.x + 50, win.y + 40, 1, 'ctrl'], [win.x + 120, win.y + 90, 3, '-'],
+    ]);
+  });
+
+  it('scroll sends amount wheel clicks in the direction', async () => {
+    const n0 = presses().length;
+    await d.adapter.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'down', amount: 3 });
+    await d.adapter.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'up', amount: 2 });
+    const got = await until('5 wheel presses', () => { const p = presses().slice(n0); return p.length >= 5 ? p : undefined; }, 3000);
+    assert.deepEqual(got.map((p) => p.button), [5, 5, 5, 4, 4]);
+  });
+
+  it('off-screen coordinates are INVALID_REQUEST, not clamped', async () => {
+    await rejects(d.adapter.click!(d.ctx, { x: 1280, y: 10, button: 'left', count: 1, modifiers: [] }), 'INVALID_REQUEST', /off the 1280x800 screen/);
+    await rejects(d.adapter.scroll!(d.ctx, { x: 5, y: 9000, direction: 'up', amount: 1 }), 'INVALID_REQUEST', /off the 1280x800 screen/);
+    await rejects(d.adapter.drag!(d.ctx, { from: { x: 1, y: 1 }, to: { x: -3, y: 5 }, button: 'left' }), 'INVALID_REQUEST', /drag to/);
+  });
+});
