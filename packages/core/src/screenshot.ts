@@ -4,7 +4,7 @@
  * WebP within a byte budget, and returned with the mapping that input tools use to turn image
  * coordinates back into screen pixels.
  */
-import sharp from 'sharp';
+import type { Sharp } from 'sharp';
 import type { RawScreen } from './channel.ts';
 import { VmhubError } from './errors.ts';
 
@@ -40,6 +40,15 @@ export interface ShapedScreenshot extends ScreenMapping {
   mime: string;
 }
 
+// sharp (libvips) is loaded on the first screenshot, not at server start: cold start matters to
+// every MCP client that spawns the server, and most calls never touch an image.
+type SharpFactory = (input?: Buffer, options?: import('sharp').SharpOptions) => Sharp;
+let sharpModule: Promise<{ default: SharpFactory }> | undefined;
+async function sharp(input?: Buffer, options?: import('sharp').SharpOptions): Promise<Sharp> {
+  sharpModule ??= import('sharp') as unknown as Promise<{ default: SharpFactory }>;
+  return (await sharpModule).default(input, options);
+}
+
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
 export async function shapeScreenshot(raw: RawScreen, options: ShapeOptions = {}): Promise<ShapedScreenshot> {
@@ -63,7 +72,7 @@ export async function shapeScreenshot(raw: RawScreen, options: ShapeOptions = {}
   for (let attempt = 0; attempt < 8; attempt++) {
     const width = Math.max(1, Math.round(region.width * scale));
     const height = Math.max(1, Math.round(region.height * scale));
-    let img = sharp(frame.data, { raw: { width: frame.info.width, height: frame.info.height, channels: frame.info.channels } });
+    let img = await sharp(frame.data, { raw: { width: frame.info.width, height: frame.info.height, channels: frame.info.channels } });
     if (width !== region.width || height !== region.height) img = img.resize(width, height, { fit: 'fill', kernel: 'lanczos3' });
     const data = await encode(img, format, quality);
     if (data.length <= maxBytes || (width <= 64 && height <= 64)) {
@@ -75,13 +84,13 @@ export async function shapeScreenshot(raw: RawScreen, options: ShapeOptions = {}
   throw new VmhubError('INVALID_REQUEST', `screenshot does not fit in ${maxBytes} bytes; ask for a smaller max_width or a region`);
 }
 
-async function encode(img: sharp.Sharp, format: ImageFormat, quality: number): Promise<Buffer> {
+async function encode(img: Sharp, format: ImageFormat, quality: number): Promise<Buffer> {
   if (format === 'jpeg') return img.jpeg({ quality, mozjpeg: false }).toBuffer();
   if (format === 'webp') return img.webp({ quality, effort: 2 }).toBuffer();
   return img.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
 }
 
-async function decode(raw: RawScreen): Promise<sharp.Sharp> {
+async function decode(raw: RawScreen): Promise<Sharp> {
   switch (raw.format) {
     case 'rgba':
       return sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 4 } });

@@ -4,12 +4,9 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { VmhubError } from './errors.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-export const ajv = addFormats(new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false }));
+export const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false });
 
 const cache = new WeakMap<object, ValidateFunction>();
 

@@ -1,0 +1,56 @@
+/**
+ * The vmhub-server command line: serve MCP on stdio, or manage golden images.
+ *   vmhub-server                       serve MCP over stdio
+ *   vmhub-server golden build <name>   build a golden image (debian-x11, tiny-console)
+ *   vmhub-server golden status [name]  show golden images and whether they are built
+ *   vmhub-server --version | --help
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { VERSION } from './catalog.ts';
+import { goldenCommand } from './golden.ts';
+import { log } from './log.ts';
+import { createVmhubServer } from './server.ts';
+
+/** Largest JSON-RPC message accepted on stdin (a base64 file of files.max_bytes fits). */
+const MAX_MESSAGE_BYTES = 96 * 1024 * 1024;
+
+const HELP = `vmhub-server ${VERSION}
+Usage:
+  vmhub-server                        serve the vm_* MCP tools over stdio
+  vmhub-server golden build <name>    build a golden image (names: see golden status)
+  vmhub-server golden status [name]   list golden images and whether they are built
+  vmhub-server --version | --help
+Configuration: env (VMHUB_CONFIG, VMHUB_DB, VMHUB_INSTANCE, ...) — see docs/configuration.md`;
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(HELP + '\n'); return 0; }
+  if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
+  if (argv[0] === 'golden') return goldenCommand(argv.slice(1));
+  if (argv.length > 0) { process.stderr.write(`unknown arguments: ${argv.join(' ')}\n${HELP}\n`); return 2; }
+
+  const server = await createVmhubServer();
+  // The SDK's default 10 MiB line limit would drop the connection on one oversized request; a
+  // generous limit lets such a request reach validation and get a typed INVALID_REQUEST instead.
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log('info', 'vmhub server stopping', { why });
+    const force = setTimeout(() => process.exit(0), 5000);
+    force.unref();
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.stdin.on('end', () => void stop('stdin closed'));
+  transport.onclose = () => void stop('transport closed');
+  await server.mcp.connect(transport);
+  return -1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code >= 0) process.exit(code); },
+  (err) => { process.stderr.write(`[vmhub] fatal: ${(err as Error).stack ?? err}\n`); process.exit(1); },
+);

@@ -1,0 +1,22 @@
+// Shared helpers for the benchmarks: percentiles and a client on the built server binary.
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const SERVER_BIN = fileURLToPath(new URL('../apps/server/dist/bin.js', import.meta.url));
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+export const round = (n, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+export async function connectServer(env = {}) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_BIN], env: { PATH: process.env.PATH, HOME: process.env.HOME, VMHUB_LOG_LEVEL: 'error', ...env }, stderr: 'pipe' });
+  const client = new Client({ name: 'vmhub-bench', version: '1' });
+  await client.connect(transport);
+  return client;
+}
