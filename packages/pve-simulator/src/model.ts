@@ -104,6 +104,7 @@ export interface ExecState {
   endsAt: number;
   result: ExecResult | undefined;
   error: string | undefined;
+  killed?: boolean;
 }
 
 export type ConfigValue = string | number;

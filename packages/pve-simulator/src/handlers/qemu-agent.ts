@@ -9,8 +9,9 @@ import type { HandlerContext } from '../handler.ts';
 import { bool } from '../handler.ts';
 import { fail } from '../pve-error.ts';
 import type { Cluster } from '../cluster.ts';
-import type { ExecHandler, ExecResult, GuestInterface, SimVm } from '../model.ts';
+import type { ExecHandler, ExecState, GuestInterface, SimVm } from '../model.ts';
 import { tagSet } from '../tags.ts';
+import { guestShellExec } from '../guest-shell.ts';
 
 const READ_CAP = 16 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
@@ -64,33 +65,38 @@ export function agentInterfaces({ cluster, params }: HandlerContext): unknown {
   return { result: [lo, ...guestInterfaces(cluster, vm)] };
 }
 
-/** Default exec: `echo` prints its arguments, `cat` (or any program given stdin) echoes stdin, `false` exits 1, `true` exits 0; anything else prints its argv. */
-export const defaultExec: ExecHandler = ({ argv, input }) => {
-  const prog = (argv[0] ?? '').split('/').pop();
-  if (prog === 'false') return { exitcode: 1 };
-  if (prog === 'true') return { exitcode: 0 };
-  if (prog === 'echo') return { exitcode: 0, stdout: `${argv.slice(1).join(' ')}\n` };
-  if (input !== undefined) return { exitcode: 0, stdout: input };
-  return { exitcode: 0, stdout: `${argv.join(' ')}\n` };
-};
+/** The default exec handler: a few coreutils and a small sh over the VM's in-memory files (see guest-shell.ts). */
+export const defaultExec: ExecHandler = guestShellExec;
 
 export function agentExec({ cluster, params }: HandlerContext): unknown {
   const vm = agentVm(cluster, params);
   const argv: string[] = params.command;
   if (argv.length === 0) throw fail("Agent error: Invalid parameter type for 'path', expected: string");
+  if ((argv[0] ?? '').split('/').pop() === 'kill') {
+    // killing an earlier exec's pid ends it with the signal, as the guest kernel would
+    const target = vm.guest.execs.get(Number(argv[argv.length - 1]));
+    if (target && (!target.done || cluster.now() < target.endsAt)) {
+      target.result = { signal: 9 };
+      target.killed = true;
+      target.done = true;
+      target.endsAt = cluster.now();
+    }
+  }
   const pid = vm.guest.nextPid++;
-  const state = { pid, done: false, endsAt: cluster.now(), result: undefined as ExecResult | undefined, error: undefined as string | undefined };
+  const state: ExecState = { pid, done: false, endsAt: cluster.now(), result: undefined, error: undefined };
   vm.guest.execs.set(pid, state);
   const handler = vm.guest.exec ?? cluster.guestDefaults.exec ?? defaultExec;
   Promise.resolve()
     .then(() => handler({ vmid: vm.vmid, argv, input: params['input-data'], files: vm.guest.files }))
     .then(
       (r) => {
+        if (state.killed) return;
         state.result = r;
         state.endsAt = cluster.now() + (r.durationMs ?? 0);
         state.done = true;
       },
       (e: unknown) => {
+        if (state.killed) return;
         state.error = (e as Error).message;
         state.done = true;
       },
