@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { DockerClient } from './docker-client.ts';
 import { buildWithDebootstrap } from './golden-debootstrap.ts';
 import { buildWithDockerfile, dockerfile } from './golden-dockerfile.ts';
+import { acquireGoldenLock } from './golden-lock.ts';
 import { loadGolden } from './golden-manifest.ts';
 
 export type GoldenBuildMethod = 'auto' | 'dockerfile' | 'debootstrap';
@@ -95,15 +96,29 @@ export async function buildGolden(name: string, options: BuildGoldenOptions = {}
       log(`${g.tag} is already built`);
       return { ...before, rebuilt: false, duration_ms: Date.now() - started };
     }
-    const method = await pickMethod(options.method ?? 'auto', g.manifest.debian.base_image, docker);
-    log(`building ${g.tag} with ${method}`);
-    if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log, options.cacheDir);
-    else await buildWithDockerfile(g, docker, log);
-    const after = await goldenStatus(name, { docker });
-    if (!after.built) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build of ${g.tag} finished but the image is not there`, { source: 'provider-docker' });
-    log(`built ${g.tag} (${((after.size_bytes ?? 0) / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    return { ...after, rebuilt: true, method, duration_ms: Date.now() - started };
+    const release = await acquireGoldenLock(name, log);
+    try {
+      return await buildLocked(name, g, docker, options, log, started);
+    } finally {
+      release();
+    }
   } finally {
     docker.close();
   }
+}
+
+async function buildLocked(name: string, g: ReturnType<typeof loadGolden>, docker: DockerClient, options: BuildGoldenOptions, log: (line: string) => void, started: number): Promise<BuildGoldenResult> {
+  const waited = await goldenStatus(name, { docker });
+  if (waited.built && !options.force) {
+    log(`${g.tag} was built by another process meanwhile`);
+    return { ...waited, rebuilt: false, duration_ms: Date.now() - started };
+  }
+  const method = await pickMethod(options.method ?? 'auto', g.manifest.debian.base_image, docker);
+  log(`building ${g.tag} with ${method}`);
+  if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log, options.cacheDir);
+  else await buildWithDockerfile(g, docker, log);
+  const after = await goldenStatus(name, { docker });
+  if (!after.built) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build of ${g.tag} finished but the image is not there`, { source: 'provider-docker' });
+  log(`built ${g.tag} (${((after.size_bytes ?? 0) / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return { ...after, rebuilt: true, method, duration_ms: Date.now() - started };
 }
