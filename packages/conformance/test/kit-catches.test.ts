@@ -9,7 +9,7 @@ import { it } from 'node:test';
 it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'vmhub-broken-'));
   try {
-    const fixture = new URL('./fixtures/broken-plugins.test.ts', import.meta.url).pathname;
+    const fixture = new URL('./fixtures/broken-plugins.fixture.ts', import.meta.url).pathname;
     // A nested runner inherits NODE_TEST_CONTEXT and would report to us instead of to stdout.
     const env: NodeJS.ProcessEnv = { ...process.env, BROKEN_DIR: dir };
     delete env.NODE_TEST_CONTEXT;
