@@ -13,10 +13,18 @@ export const MODIFIER_KEYSYMS: Readonly<Record<Modifier, string>> = { ctrl: 'Con
 
 export function clickArgv(p: Point, button: MouseButton, count: number, modifiers: Modifier[], delayMs: number): string[] {
   const mods = [...new Set(modifiers)].map((m) => MODIFIER_KEYSYMS[m]);
+  const b = BUTTONS[button];
+  // mousedown/mouseup, not `click`: xdotool's click sleeps its --delay (default 100 ms) after the
+  // LAST click too, which alone would blow the 20 ms budget.
+  const clicks: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i > 0) clicks.push('sleep', (delayMs / 1000).toFixed(3));
+    clicks.push('mousedown', b, 'mouseup', b);
+  }
   return [
     'xdotool', 'mousemove', String(p.x), String(p.y),
     ...mods.flatMap((m) => ['keydown', m]),
-    'click', '--repeat', String(count), '--delay', String(delayMs), BUTTONS[button],
+    ...clicks,
     ...mods.reverse().flatMap((m) => ['keyup', m]),
   ];
 }

@@ -6,5 +6,5 @@ import type { X11Runtime } from './runtime.ts';
 export async function key(rt: X11Runtime, ctx: AdapterContext, input: { keys: string }): Promise<void> {
   const chords = parseKeys(input.keys);
   const guest = await rt.guest(ctx);
-  await guest.run(['xdotool', 'key', '--delay', '12', ...chords]);
+  await guest.run(['xdotool', 'key', '--delay', '8', ...chords]);
 }

@@ -63,9 +63,9 @@ export async function startXSession(): Promise<XSession> {
     },
   };
   try {
-    await wait('Xvfb', ['xwininfo', '-root'], 10_000);
+    await wait('Xvfb', ['xwininfo', '-root'], 20_000);
     session.spawnX(['openbox']);
-    await wait('openbox', ['wmctrl', '-m'], 10_000);
+    await wait('openbox', ['wmctrl', '-m'], 20_000);
   } catch (err) {
     await session.stop();
     throw err;
