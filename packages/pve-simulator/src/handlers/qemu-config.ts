@@ -37,8 +37,9 @@ export function getPending({ cluster, params }: HandlerContext): unknown[] {
   const keys = new Set([...Object.keys(vm.config), ...Object.keys(vm.pending)]);
   return [...keys].sort().map((key) => ({
     key,
-    ...(key in vm.config ? { value: vm.config[key] } : {}),
-    ...(key in vm.pending ? { pending: vm.pending[key] } : {}),
+    // the pending view is typed as strings in the schema, unlike GET config
+    ...(key in vm.config ? { value: String(vm.config[key]) } : {}),
+    ...(key in vm.pending ? { pending: String(vm.pending[key]) } : {}),
   }));
 }
 
