@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Prepare a fresh Debian 12 machine (or a developer checkout) for vmhub's tests and demo:
+# Debian packages, Node >= 22 + pnpm, dependencies, build, the Docker engine, golden images.
+# Idempotent: each step is skipped when already done. Source of truth for what CI installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  # Docker provider: Debian's engine (no Docker Hub here: goldens are built with debootstrap)
+  docker.io tini debootstrap
+  # X11 adapter tests on the host and in the golden
+  xvfb xdotool x11-utils openbox xterm wmctrl xclip
+  # QEMU provider and console adapter: TCG, a Debian kernel and a busybox initramfs
+  qemu-system-x86 qemu-utils busybox-static linux-image-amd64 cpio tesseract-ocr
+  # SSH channel tests (a real sshd on loopback), clone tests, TLS for the Proxmox simulator
+  openssh-server git ca-certificates openssl
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then echo "[vmhub] missing Debian packages: ${missing[*]} (run as root or install them)" >&2; exit 1; fi
+  echo "[vmhub] installing Debian packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# shellcheck source=scripts/env.sh
+source scripts/env.sh
+echo "[vmhub] node $(node --version), pnpm $(pnpm --version)" >&2
+
+if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
+  pnpm install --frozen-lockfile --reporter=append-only >&2
+fi
+pnpm run build >&2
+
+bash scripts/start-docker.sh
+
+if [ "${VMHUB_SKIP_GOLDENS:-0}" != 1 ]; then
+  node apps/server/dist/bin.js golden build debian-x11 >&2
+  node apps/server/dist/bin.js golden build tiny-console >&2
+fi
