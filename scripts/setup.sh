@@ -39,7 +39,7 @@ pnpm run build >&2
 
 bash scripts/start-docker.sh
 
-if [ "${VMHUB_SKIP_GOLDENS:-0}" != 1 ]; then
-  node apps/server/dist/bin.js golden build debian-x11 >&2
-  node apps/server/dist/bin.js golden build tiny-console >&2
-fi
+# Golden images, each rebuilt only when its manifest changes (VMHUB_GOLDENS picks a subset).
+for golden in ${VMHUB_GOLDENS:-debian-x11 tiny-console}; do
+  node apps/server/dist/bin.js golden build "$golden" >&2
+done
