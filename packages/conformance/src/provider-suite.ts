@@ -113,6 +113,20 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
       check(typeof ref.external_id === 'string' && ref.external_id.length > 0, 'create() returned no external_id', 'return the backend\'s own handle (container id, VMID, state dir) as external_id');
     });
 
+    it('create() again with the same identity never makes a second machine', async (t) => {
+      if (!need(t, 'machine')) return;
+      let again: MachineRef | undefined;
+      let error: unknown;
+      try {
+        again = await withTimeout((signal) => provider!.create({ lease_id: leaseId, identity, template, signal }), timeoutMs, 'second create()', 'a second create() for a live identity must return the existing machine or throw quickly');
+      } catch (err) { error = err; }
+      const twins = (await provider!.list()).filter((m) => m.identity === identity);
+      for (const twin of twins) if (twin.external_id !== machine!.external_id) await provider!.destroy(twin).catch(() => undefined);
+      check(twins.length === 1, `after a second create() with the same identity, list() shows ${twins.length} machines carrying it`, 'create() must be idempotent per identity: find the machine already carrying it (label, tag, state record) and return it, or throw ALREADY_EXISTS');
+      if (again) check(again.external_id === machine!.external_id, `the second create() returned external_id ${again.external_id}, the first ${machine!.external_id}`, 'return the existing machine for an identity that already has one');
+      else check(VmhubError.is(error), `the second create() threw a non-vmhub error: ${String(error)}`, 'throw VmhubError (e.g. ALREADY_EXISTS) from create()');
+    });
+
     it('ready() reports stages and resolves within the timeout', async (t) => {
       if (!need(t, 'machine')) return;
       const stages: string[] = [];
