@@ -7,7 +7,7 @@
 import { CONTRACT_VERSION, defineProvider, type ProviderContext, type ProviderMethods, type ProviderSpec } from '@vmhub/core';
 import { QemuProviderOptionsSchema, type QemuProviderOptions } from './options.ts';
 import { createQemuProviderMethods } from './qemu-provider.ts';
-import { tinyConsoleTemplate } from './tiny-console.ts';
+import { tinyConsoleAgentTemplate, tinyConsoleTemplate } from './tiny-console.ts';
 
 export const VERSION = '0.1.0';
 
@@ -21,13 +21,16 @@ const qemuProvider = defineProvider<QemuProviderOptions>({
   version: VERSION,
   contractVersion: CONTRACT_VERSION,
   options: QemuProviderOptionsSchema as unknown as NonNullable<ProviderSpec<QemuProviderOptions>['options']>,
-  templates: [tinyConsoleTemplate()],
+  templates: [tinyConsoleTemplate(), tinyConsoleAgentTemplate()],
   create: (options, context) => createQemuProviderMethods(options, context),
 });
 
 export default qemuProvider;
 export { QemuProviderOptionsSchema, type QemuProviderOptions, type QemuTemplateOptions } from './options.ts';
-export { buildTinyConsoleGolden, goldenStatus, tinyConsoleTemplate, TINY_CONSOLE_READY_MARKER, TINY_CONSOLE_BUILD_HINT, type GoldenBuildOptions, type GoldenStatus } from './tiny-console.ts';
+export {
+  buildGolden, buildTinyConsoleGolden, goldenStatus, tinyConsoleTemplate, tinyConsoleAgentTemplate, buildHint,
+  GOLDEN_NAMES, TINY_CONSOLE_READY_MARKER, TINY_CONSOLE_BUILD_HINT, type GoldenBuildOptions, type GoldenName, type GoldenStatus,
+} from './tiny-console.ts';
 export { QmpClient, QmpError } from './qmp-client.ts';
 export { defaultStateDir, defaultGoldenDir } from './paths.ts';
 export { kvmUsable } from './accel.ts';

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import {
@@ -57,6 +57,16 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');
     version.catch(() => { version = undefined; });
     return version;
+  };
+
+  /**
+   * The state dir to examine: the external_id when it is a directory right under stateDir (so a
+   * forged identity on a real machine is caught by comparing records), else the identity's own.
+   * Either way nothing is touched until the record inside names this identity.
+   */
+  const locate = (machine: MachineRef): string => {
+    const ext = typeof machine.external_id === 'string' && isAbsolute(machine.external_id) ? resolve(machine.external_id) : '';
+    return ext && dirname(ext) === stateDir ? ext : machineDir(stateDir, machine.identity);
   };
 
   /** The record for a machine, only when the directory's record names this identity. */
@@ -235,6 +245,7 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
       }
 
       stage('guest', 'running');
+      const probes: string[] = [];
       if (t.ready_marker) {
         const marker = Buffer.from(t.ready_marker);
         for (;;) {
@@ -245,32 +256,37 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
           if (Date.now() > deadline) await timedOut('guest');
           await pause(250);
         }
-        stage('guest', 'done', `serial marker ${t.ready_marker}`);
-      } else if (t.guest_agent) {
+        probes.push(`serial marker ${t.ready_marker}`);
+      }
+      if (t.guest_agent) {
+        let last = '';
         for (;;) {
           signal.throwIfAborted();
           try {
             const qga = await QmpClient.connect(join(dir, FILES.qga), { protocol: 'qga', timeoutMs: 3_000, label: machine.identity });
             try { await qga.execute('guest-ping', undefined, 3_000); } finally { qga.close(); }
             break;
-          } catch {
+          } catch (err) {
+            last = (err as Error).message;
             await failIfDead('guest');
-            if (Date.now() > deadline) await timedOut('guest');
+            if (Date.now() > deadline) {
+              stage('guest', 'failed', 'guest agent silent');
+              throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${machine.identity}: the guest agent never answered guest-ping (${last}); is qemu-guest-agent installed and started in the golden?`, { source: SOURCE });
+            }
             await pause(500);
           }
         }
-        stage('guest', 'done', 'guest agent answered guest-ping');
-      } else {
-        stage('guest', 'done', 'no readiness probe configured (ready_marker or guest_agent)');
+        probes.push('guest agent answered guest-ping');
       }
+      stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
     },
 
     async destroy(machine: MachineRef): Promise<DestroyOutcome> {
-      const dir = machineDir(stateDir, machine.identity);
+      const dir = locate(machine);
       if (!existsSync(dir)) return 'already_gone';
       const record = await readRecord(dir);
-      if (!record || record.identity !== machine.identity) {
-        context.log('warn', 'state record does not name this identity; left alone', { identity: machine.identity, dir });
+      if (!record || record.identity !== machine.identity || basename(dir) !== machine.identity) {
+        context.log('warn', 'state record does not carry this identity; left alone', { identity: machine.identity, dir, found: record?.identity });
         return 'identity_mismatch';
       }
       const v = await verifyQemu(record.pid, record.pid_start_time, record.identity);

@@ -5,8 +5,11 @@
  * the VGA console (tty1), so keys sent through QMP reach the shell and the shell's effects can be
  * checked from the host through serial.log (`echo X > /dev/ttyS0`).
  *
- * Output: `<dir>/tiny-console-<hash>/{vmlinuz,initrd.img,manifest.json}` plus a `tiny-console`
- * symlink to the newest build. The hash covers every input, so a rebuild happens only when the
+ * The `tiny-console-agent` variant adds the host's qemu-ga (with the shared libraries ldd names)
+ * and starts it on the virtio-serial port, so the guest-agent GuestChannel can be tested too.
+ *
+ * Output: `<dir>/<name>-<hash>/{vmlinuz,initrd.img,manifest.json}` plus a `<name>` symlink to
+ * the newest build. The hash covers every input, so a rebuild happens only when the
  * kernel, busybox, the modules or this recipe change.
  */
 import { createHash } from 'node:crypto';
@@ -14,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { execa } from 'execa';
 import { VmhubError, type TemplateConfig } from '@vmhub/core';
 import { writeCpio, type CpioEntry } from './cpio.ts';
 import { defaultGoldenDir } from './paths.ts';
@@ -22,7 +26,13 @@ const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
 const RECIPE_VERSION = '1';
 export const TINY_CONSOLE_READY_MARKER = 'VMHUB-TINY-CONSOLE-READY';
-export const TINY_CONSOLE_BUILD_HINT = 'build it with `vmhub-server golden build tiny-console` or `node packages/provider-qemu/golden/build.mjs tiny-console` (needs Debian packages linux-image-amd64 and busybox-static)';
+export type GoldenName = 'tiny-console' | 'tiny-console-agent';
+export const GOLDEN_NAMES: readonly GoldenName[] = ['tiny-console', 'tiny-console-agent'];
+export function buildHint(name: GoldenName): string {
+  const pkgs = name === 'tiny-console-agent' ? 'linux-image-amd64, busybox-static and qemu-guest-agent' : 'linux-image-amd64 and busybox-static';
+  return `build it with \`vmhub-server golden build ${name}\` or \`node packages/provider-qemu/golden/build.mjs ${name}\` (needs Debian packages ${pkgs})`;
+}
+export const TINY_CONSOLE_BUILD_HINT = buildHint('tiny-console');
 
 /** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial. */
 const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console'];
@@ -44,6 +54,12 @@ done
 for d in /sys/class/input/event*; do
   grep -q 'Tablet' $d/device/name 2>/dev/null && ln -sf /dev/input/$(basename $d) /dev/tablet
 done
+if [ -x /bin/qemu-ga ]; then
+  mkdir -p /var/run
+  for p in /sys/class/virtio-ports/*; do
+    [ "$(cat $p/name 2>/dev/null)" = org.qemu.guest_agent.0 ] && qemu-ga -m virtio-serial -p /dev/$(basename $p) -t /tmp &
+  done
+fi
 hostname tiny-console
 echo "tiny-console init: usb keyboard wait $i ticks" > /dev/ttyS0
 export ENV=/etc/shrc HOME=/root TERM=linux
@@ -67,12 +83,14 @@ export interface GoldenBuildOptions {
   kernel?: string;
   /** busybox-static binary. Default /bin/busybox. */
   busybox?: string;
+  /** qemu-ga binary for the agent variant. Default /usr/sbin/qemu-ga. */
+  qemuGa?: string;
   /** Rebuild even when the output for these inputs exists. */
   force?: boolean;
 }
 
 export interface GoldenStatus {
-  name: 'tiny-console';
+  name: GoldenName;
   /** True when the build for the current inputs exists. */
   built: boolean;
   /** Content-hashed output directory (exists when built). */
@@ -86,7 +104,10 @@ export interface GoldenStatus {
 }
 
 interface Inputs {
+  name: GoldenName;
   root: string;
+  /** Extra guest files (qemu-ga and its libraries) at their guest paths. */
+  extra: { guest: string; host: string; mode: number }[];
   kernelPath: string;
   kernelVersion: string;
   busyboxPath: string;
@@ -131,7 +152,18 @@ function moduleOrder(deps: Map<string, string[]>, wanted: string[]): string[] {
   return order;
 }
 
-async function resolveInputs(options: GoldenBuildOptions): Promise<Inputs> {
+async function agentFiles(qemuGa: string): Promise<{ guest: string; host: string; mode: number }[]> {
+  if (!existsSync(qemuGa)) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${qemuGa} not found: \`apt-get install -y qemu-guest-agent\` (the tiny-console-agent golden copies it into the initramfs)`, { source: SOURCE });
+  const { stdout } = await execa('ldd', [qemuGa], { timeout: 10_000 });
+  const libs = new Set<string>();
+  for (const line of stdout.split('\n')) {
+    const m = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
+    if (m) libs.add(m[1]!);
+  }
+  return [{ guest: 'bin/qemu-ga', host: qemuGa, mode: 0o755 }, ...[...libs].sort().map((l) => ({ guest: l.slice(1), host: l, mode: 0o755 }))];
+}
+
+async function resolveInputs(name: GoldenName, options: GoldenBuildOptions): Promise<Inputs> {
   const root = options.dir ?? defaultGoldenDir();
   const kernelPath = options.kernel ?? (await newestKernel());
   const kernelVersion = basename(kernelPath).replace(/^vmlinuz-/, '');
@@ -144,34 +176,34 @@ async function resolveInputs(options: GoldenBuildOptions): Promise<Inputs> {
     const deps = parseModulesDep(await readFile(join(modDir, 'modules.dep'), 'utf8'));
     modules = moduleOrder(deps, MODULES).map((rel) => ({ rel, abs: join(modDir, rel) }));
   }
+  const extra = name === 'tiny-console-agent' ? await agentFiles(options.qemuGa ?? '/usr/sbin/qemu-ga') : [];
   const h = createHash('sha256');
-  h.update(`recipe ${RECIPE_VERSION}\n${INIT}\n${SHRC}\n`);
-  for (const p of [kernelPath, busyboxPath, ...modules.map((m) => m.abs)]) {
-    h.update(`${basename(p)}\n`);
+  h.update(`recipe ${RECIPE_VERSION} ${name}\n${INIT}\n${SHRC}\n`);
+  for (const p of [kernelPath, busyboxPath, ...modules.map((m) => m.abs), ...extra.map((e) => e.host)]) {
+    h.update(`${p}\n`);
     h.update(await readFile(p));
   }
-  return { root, kernelPath, kernelVersion, busyboxPath, modules, hash: h.digest('hex').slice(0, 16) };
+  return { name, root, extra, kernelPath, kernelVersion, busyboxPath, modules, hash: h.digest('hex').slice(0, 16) };
 }
 
 function statusFor(inputs: Inputs, built: boolean): GoldenStatus {
-  const dir = join(inputs.root, `tiny-console-${inputs.hash}`);
-  const current = join(inputs.root, 'tiny-console');
+  const dir = join(inputs.root, `${inputs.name}-${inputs.hash}`);
+  const current = join(inputs.root, inputs.name);
   return {
-    name: 'tiny-console',
+    name: inputs.name,
     built,
     dir,
     kernel: join(current, 'vmlinuz'),
     initrd: join(current, 'initrd.img'),
     hash: inputs.hash,
-    ...(built ? {} : { reason: `tiny-console golden for these inputs is not built: ${TINY_CONSOLE_BUILD_HINT}` }),
+    ...(built ? {} : { reason: `${inputs.name} golden for these inputs is not built: ${buildHint(inputs.name)}` }),
   };
 }
 
-/** Is the golden for the host's current kernel/busybox built? Never builds. */
-export async function goldenStatus(options: GoldenBuildOptions = {}): Promise<GoldenStatus> {
-  const inputs = await resolveInputs(options);
-  const dir = join(inputs.root, `tiny-console-${inputs.hash}`);
-  return statusFor(inputs, existsSync(join(dir, 'manifest.json')));
+/** Is the golden for the host's current kernel/busybox (/qemu-ga) built? Never builds. */
+export async function goldenStatus(options: GoldenBuildOptions & { name?: GoldenName } = {}): Promise<GoldenStatus> {
+  const inputs = await resolveInputs(options.name ?? 'tiny-console', options);
+  return statusFor(inputs, existsSync(join(inputs.root, `${inputs.name}-${inputs.hash}`, 'manifest.json')));
 }
 
 async function moduleData(abs: string): Promise<Buffer> {
@@ -181,10 +213,16 @@ async function moduleData(abs: string): Promise<Buffer> {
 
 /** Build (or reuse) the tiny-console golden; returns where it is. */
 export async function buildTinyConsoleGolden(options: GoldenBuildOptions = {}): Promise<GoldenStatus> {
-  const inputs = await resolveInputs(options);
+  return buildGolden('tiny-console', options);
+}
+
+/** Build (or reuse) a named test golden: `tiny-console` or `tiny-console-agent`. */
+export async function buildGolden(name: GoldenName, options: GoldenBuildOptions = {}): Promise<GoldenStatus> {
+  if (!GOLDEN_NAMES.includes(name)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] unknown golden "${name}"; known: ${GOLDEN_NAMES.join(', ')}`, { source: SOURCE });
+  const inputs = await resolveInputs(name, options);
   const status = statusFor(inputs, true);
   if (!options.force && existsSync(join(status.dir, 'manifest.json'))) {
-    await pointCurrent(inputs.root, status.dir);
+    await pointCurrent(inputs.root, status.dir, name);
     return status;
   }
   const entries: CpioEntry[] = [];
@@ -201,6 +239,15 @@ export async function buildTinyConsoleGolden(options: GoldenBuildOptions = {}): 
     order.push(name);
   }
   entries.push({ kind: 'file', path: 'etc/modules.order', data: Buffer.from(order.join('\n') + '\n') });
+  const dirs = new Set<string>(entries.filter((e) => e.kind === 'dir').map((e) => e.path));
+  for (const e of inputs.extra) {
+    const parts = e.guest.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const d = parts.slice(0, i).join('/');
+      if (!dirs.has(d)) { dirs.add(d); entries.push({ kind: 'dir', path: d }); }
+    }
+    entries.push({ kind: 'file', path: e.guest, data: await readFile(e.host), mode: e.mode });
+  }
 
   const tmp = `${status.dir}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
@@ -208,23 +255,24 @@ export async function buildTinyConsoleGolden(options: GoldenBuildOptions = {}): 
   await writeFile(join(tmp, 'initrd.img'), gzipSync(writeCpio(entries), { level: 6 }));
   await copyFile(inputs.kernelPath, join(tmp, 'vmlinuz'));
   const manifest = {
-    name: 'tiny-console', hash: inputs.hash, recipe: RECIPE_VERSION, kernel: inputs.kernelPath,
+    name: inputs.name, hash: inputs.hash, recipe: RECIPE_VERSION, guest_agent: inputs.extra.length > 0, kernel: inputs.kernelPath,
     kernel_version: inputs.kernelVersion, busybox: inputs.busyboxPath, modules: order,
     ready_marker: TINY_CONSOLE_READY_MARKER, built_at: new Date().toISOString(),
   };
   await writeFile(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   await rm(status.dir, { recursive: true, force: true });
   await rename(tmp, status.dir);
-  await pointCurrent(inputs.root, status.dir);
+  await pointCurrent(inputs.root, status.dir, name);
   // QEMU reads kernel and initrd at start, so running leases do not need older builds.
-  for (const name of await readdir(inputs.root)) {
-    if (/^tiny-console-[0-9a-f]{16}$/.test(name) && join(inputs.root, name) !== status.dir) await rm(join(inputs.root, name), { recursive: true, force: true });
+  const old = new RegExp(`^${name}-[0-9a-f]{16}$`);
+  for (const entry of await readdir(inputs.root)) {
+    if (old.test(entry) && join(inputs.root, entry) !== status.dir) await rm(join(inputs.root, entry), { recursive: true, force: true });
   }
   return status;
 }
 
-async function pointCurrent(root: string, dir: string): Promise<void> {
-  const link = join(root, 'tiny-console');
+async function pointCurrent(root: string, dir: string, name: GoldenName): Promise<void> {
+  const link = join(root, name);
   const tmp = `${link}.tmp-${process.pid}`;
   await rm(tmp, { force: true });
   await symlink(basename(dir), tmp);
@@ -249,5 +297,21 @@ export function tinyConsoleTemplate(dir: string = defaultGoldenDir()): TemplateC
       ready_marker: TINY_CONSOLE_READY_MARKER,
       build_hint: TINY_CONSOLE_BUILD_HINT,
     },
+  };
+}
+
+/**
+ * The same console golden plus qemu-ga: files, exec and clone go through the guest agent. Ready
+ * when the shell is up (serial marker) and the agent answers guest-ping.
+ */
+export function tinyConsoleAgentTemplate(dir: string = defaultGoldenDir()): TemplateConfig {
+  const base = tinyConsoleTemplate(dir);
+  const current = join(dir, 'tiny-console-agent');
+  return {
+    ...base,
+    id: 'tiny-console-agent',
+    golden: join(current, 'vmlinuz'),
+    description: 'tiny-console with the QEMU guest agent (files, exec and clone through virtio-serial; test golden; built offline)',
+    provider_options: { ...base.provider_options, initrd: join(current, 'initrd.img'), guest_agent: true, build_hint: buildHint('tiny-console-agent') },
   };
 }

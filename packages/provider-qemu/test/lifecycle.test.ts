@@ -88,6 +88,14 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     assert.deepEqual(leftovers, []);
   });
 
+  test('a forged identity on the real state dir is refused; no channel without a guest agent', async () => {
+    const forged = { ...machine, identity: `${prefix}${randomUUID()}` };
+    assert.equal(await provider.destroy(forged), 'identity_mismatch');
+    const rec = JSON.parse(await readFile(join(stateDir, identity, 'identity.json'), 'utf8'));
+    assert.ok(isAlive(await procInfo(rec.pid)), 'machine untouched');
+    await assert.rejects(provider.channel!(machine, template), (e: { code?: string; message: string }) => e.code === 'CAPABILITY_UNAVAILABLE' && /this template has no guest agent channel/.test(e.message));
+  });
+
   test('decoys: a foreign qemu, a look-alike name and an unrelated pid are never touched', async () => {
     const foreign = await idleQemu('something-else');
     const lookAlikeUuid = randomUUID();
