@@ -13,6 +13,8 @@ export interface RunOptions {
   maxOutputBytes?: number;
   /** Exit codes that are not failures (the caller reads them). Default [0]. */
   okCodes?: number[];
+  /** sh only: guest programs the script needs; a missing one fails as "<tool>: not found" (127). */
+  needs?: readonly string[];
 }
 
 export interface Guest {
@@ -47,8 +49,14 @@ export async function openGuest(ctx: AdapterContext, options: X11Options): Promi
   return {
     channel,
     run,
-    sh: (script, args, o) => run(['sh', '-c', script, 'vmhub-x11', ...args], o),
+    sh: (script, args, o) => run(['sh', '-c', needsPreamble(o?.needs) + script, 'vmhub-x11', ...args], o),
   };
+}
+
+// Tool names are constants of this package (never agent input), so they may be inlined.
+function needsPreamble(needs: readonly string[] | undefined): string {
+  if (!needs?.length) return '';
+  return `for t in ${needs.join(' ')}; do command -v "$t" >/dev/null 2>&1 || { echo "$t: not found" >&2; exit 127; }; done\n`;
 }
 
 function checkResult(argv: string[], res: ExecResult, okCodes: number[], display: string): void {

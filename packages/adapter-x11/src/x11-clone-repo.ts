@@ -29,5 +29,5 @@ export async function cloneRepo(rt: X11Runtime, ctx: AdapterContext, input: { de
     chunks.push(buf);
   }
   const guest = await rt.guest(ctx);
-  await guest.sh(UNTAR_SCRIPT, [dest], { stdin: Buffer.concat(chunks), timeoutMs: Math.max(rt.options.command_timeout_ms, 120_000) });
+  await guest.sh(UNTAR_SCRIPT, [dest], { needs: ['tar'], stdin: Buffer.concat(chunks), timeoutMs: Math.max(rt.options.command_timeout_ms, 120_000) });
 }

@@ -24,7 +24,7 @@ exit 0
 export async function focus(rt: X11Runtime, ctx: AdapterContext, input: { window: string }): Promise<WindowInfo> {
   const guest = await rt.guest(ctx);
   const target = resolveWindow(await listWindowsWith(guest), input.window);
-  await guest.sh(FOCUS_SCRIPT, [target.id]);
+  await guest.sh(FOCUS_SCRIPT, [target.id], { needs: ['wmctrl', 'xprop', 'sed'] });
   const after = (await listWindowsWith(guest)).find((w) => w.id === target.id);
   return publicWindow(after ?? target);
 }

@@ -27,7 +27,7 @@ export async function launch(rt: X11Runtime, ctx: AdapterContext, input: { app: 
   const guest = await rt.guest(ctx);
   const wait = Math.max(0, Math.min(20, input.wait_seconds ?? 5));
   const before = wait > 0 ? new Set((await listWindowsWith(guest)).map((w) => w.id)) : new Set<string>();
-  const res = await guest.sh(LAUNCH_SCRIPT, [input.app, ...(input.args ?? [])], { okCodes: [0, 44] });
+  const res = await guest.sh(LAUNCH_SCRIPT, [input.app, ...(input.args ?? [])], { okCodes: [0, 44], needs: ['setsid'] });
   if (res.exit_code === 44) {
     throw x11Error('NOT_FOUND', `"${input.app}" is not an executable on the guest's PATH nor an executable path: install it in the golden image or give the full path`);
   }

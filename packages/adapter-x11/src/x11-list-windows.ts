@@ -30,7 +30,12 @@ export interface X11Window extends WindowInfo {
 }
 
 export async function listWindowsWith(guest: Guest): Promise<X11Window[]> {
-  const res = await guest.sh(LIST_SCRIPT, []);
+  const res = await guest.sh(LIST_SCRIPT, [], { needs: ['xprop', 'xwininfo', 'sed', 'tr'], okCodes: [0, 73] });
+  if (res.exit_code === 73) {
+    throw x11Error('CAPABILITY_UNAVAILABLE', 'no EWMH window manager runs on the display (the root has no _NET_CLIENT_LIST): start openbox or another EWMH WM in the golden image', {
+      hint: 'Windows cannot be listed on this VM; input and screenshots may still work (vm_capabilities).',
+    });
+  }
   return parseWindowList(res.stdout.toString('utf8'));
 }
 

@@ -50,6 +50,7 @@ export async function paste(rt: X11Runtime, ctx: AdapterContext, input: { text: 
   const guest = await rt.guest(ctx);
   const o = rt.options;
   const res = await guest.sh(PASTE_SCRIPT, [String(o.paste_timeout_ms), o.primary_paste_classes.join(' '), o.terminal_classes.join(' ')], {
+    needs: ['xdotool', 'xclip', 'xprop', 'mktemp', 'timeout', 'grep'],
     stdin: input.text,
     timeoutMs: o.paste_timeout_ms + 10_000,
   });

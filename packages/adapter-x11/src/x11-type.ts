@@ -108,7 +108,7 @@ export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: s
     for (const run of typeRuns(text, chunk)) ops.push('type', String(run.slow ? slow : fast), run.text);
   }
   const chars = [...text].length;
-  await guest.sh(TYPE_SCRIPT, splitLongTypes(ops, chunk), { timeoutMs: Math.max(chars * (slow + 10) * 2 + 10_000, rt.options.command_timeout_ms) });
+  await guest.sh(TYPE_SCRIPT, splitLongTypes(ops, chunk), { needs: ['xdotool'], timeoutMs: Math.max(chars * (slow + 10) * 2 + 10_000, rt.options.command_timeout_ms) });
   if (needsKeymap) await recordBindings(rt, ctx, guest);
 }
 

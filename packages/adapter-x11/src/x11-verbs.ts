@@ -57,7 +57,7 @@ export function x11Verbs(runtimeFor: (ctx: AdapterContext) => X11Runtime): Recor
       args: Type.Object({ text: Type.String({ maxLength: 200000 }), selection: Selection }, { additionalProperties: false }),
       async run(ctx, args) {
         // xclip forks a child that serves the selection; its stdio must not hold the exec open.
-        await (await guestOf(ctx)).sh('xclip -selection "$1" -i >/dev/null 2>&1', [String(args.selection ?? 'clipboard')], { stdin: String(args.text) });
+        await (await guestOf(ctx)).sh('xclip -selection "$1" -i >/dev/null 2>&1', [String(args.selection ?? 'clipboard')], { stdin: String(args.text), needs: ['xclip'] });
         return { set: true, bytes: Buffer.byteLength(String(args.text)) };
       },
     },

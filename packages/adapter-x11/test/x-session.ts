@@ -26,27 +26,42 @@ export interface XSession {
 export async function startXSession(): Promise<XSession> {
   const missing = REQUIRED_BINARIES.filter((b) => { try { execFileSync('sh', ['-c', 'command -v "$1"', 'sh', b], { stdio: 'ignore' }); return false; } catch { return true; } });
   if (missing.length) throw new Error(`test desktop needs ${missing.join(', ')}: apt-get install -y xvfb openbox xterm xdotool wmctrl xclip x11-apps x11-utils`);
-  let n = 0;
-  for (let i = 0; i < 50; i++) {
-    const cand = 90 + Math.floor(Math.random() * 110);
-    if (!existsSync(`/tmp/.X${cand}-lock`) && !existsSync(`/tmp/.X11-unix/X${cand}`)) { n = cand; break; }
-  }
-  if (!n) throw new Error('no free X display between :90 and :199');
-  const display = `:${n}`;
   const home = mkdtempSync(join(tmpdir(), 'vmhub-x11-home-'));
-  const env = { DISPLAY: display, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8', HOME: home };
   const children: ChildProcess[] = [];
   const adopted: number[] = [];
-  const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-  children.push(xvfb);
-  const wait = async (what: string, probe: string[], ms: number) => {
+  let display = '';
+  let env: Record<string, string> = {};
+  const wait = async (what: string, probe: string[], ms: number, alive?: ChildProcess) => {
     const deadline = Date.now() + ms;
     for (;;) {
-      try { execFileSync(probe[0]!, probe.slice(1), { env: { ...process.env, ...env }, stdio: 'ignore', timeout: 2000 }); return; } catch { /* not yet */ }
+      if (alive && (alive.exitCode !== null || alive.signalCode !== null)) throw new Error(`${what} exited (code ${alive.exitCode}) on ${display}`);
+      try { execFileSync(probe[0]!, probe.slice(1), { env: { ...process.env, ...env }, stdio: 'ignore', timeout: 5000 }); return; } catch { /* not yet */ }
       if (Date.now() > deadline) throw new Error(`${what} did not come up on ${display} within ${ms} ms`);
       await sleep(100);
     }
   };
+  // A display number may be taken by an X server we cannot see (another mount namespace still
+  // shares the abstract socket): then our Xvfb exits at once and we try another number.
+  for (let attempt = 0; ; attempt++) {
+    const n = 90 + Math.floor(Math.random() * 110);
+    if (existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`)) continue;
+    display = `:${n}`;
+    env = { DISPLAY: display, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8', HOME: home };
+    const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+    await sleep(300);
+    if (xvfb.exitCode === null && xvfb.signalCode === null) {
+      try {
+        await wait('Xvfb', ['xwininfo', '-root'], 20_000, xvfb);
+        children.push(xvfb);
+        break;
+      } catch (err) {
+        xvfb.kill('SIGKILL');
+        if (attempt >= 4) throw err;
+        continue;
+      }
+    }
+    if (attempt >= 4) throw new Error('could not start Xvfb on any display between :90 and :199');
+  }
   const session: XSession = {
     display, home, env,
     spawnX(argv) {
@@ -63,9 +78,8 @@ export async function startXSession(): Promise<XSession> {
     },
   };
   try {
-    await wait('Xvfb', ['xwininfo', '-root'], 20_000);
-    session.spawnX(['openbox']);
-    await wait('openbox', ['wmctrl', '-m'], 20_000);
+    const wm = session.spawnX(['openbox']);
+    await wait('openbox', ['wmctrl', '-m'], 20_000, wm);
   } catch (err) {
     await session.stop();
     throw err;
