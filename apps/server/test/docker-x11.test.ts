@@ -1,0 +1,278 @@
+// The first real vertical slice, through the built server and the SDK client: a Linux desktop in
+// a real Docker container (the debian-x11 golden), driven by the X11 adapter. Effects are
+// verified inside the guest (files written by programs in the X session, window geometry), and
+// teardown on the engine itself.
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { connect, errorCode, waitReady, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const dir = mkdtempSync(join(tmpdir(), 'vmhub-dx11-'));
+const instance = `dx${randomBytes(3).toString('hex')}`;
+let s: Session;
+let lease = '';
+let gitDaemon: ChildProcess | undefined;
+let gitPort = 0;
+let tagCommit = '';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => { const p = (srv.address() as { port: number }).port; srv.close(() => resolve(p)); }); });
+}
+
+async function makeRepo(): Promise<void> {
+  const base = join(dir, 'git');
+  const work = join(base, 'src');
+  const sh = (...argv: string[]) => run('git', ['-C', work, ...argv], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  await run('mkdir', ['-p', work]);
+  await run('git', ['init', '-q', '-b', 'main', work]);
+  writeFileSync(join(work, 'README.md'), 'main branch\n');
+  await sh('add', '.'); await sh('commit', '-qm', 'first');
+  await sh('tag', 'v1.0');
+  tagCommit = (await sh('rev-parse', 'HEAD')).stdout.trim();
+  await sh('checkout', '-qb', 'feature');
+  writeFileSync(join(work, 'FEATURE.txt'), 'feature branch\n');
+  await sh('add', '.'); await sh('commit', '-qm', 'feature');
+  await sh('checkout', '-q', 'main');
+  await run('git', ['clone', '-q', '--bare', work, join(base, 'repo.git')]);
+  gitPort = await freePort();
+  gitDaemon = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, '--listen=127.0.0.1', `--port=${gitPort}`, base], { stdio: 'ignore' });
+  await sleep(500);
+}
+
+async function windows(): Promise<any[]> {
+  return (await s.call('vm_list_windows', { lease_id: lease })).structuredContent.windows;
+}
+
+async function readGuest(path: string, want: (t: string) => boolean, ms = 8000): Promise<string> {
+  const until = Date.now() + ms;
+  let last = '';
+  while (Date.now() < until) {
+    const r = await s.call('vm_get_file', { lease_id: lease, path });
+    if (!r.isError) { last = r.structuredContent.content ?? ''; if (want(last)) return last; }
+    await sleep(200);
+  }
+  return last;
+}
+
+/** An xterm whose shell reads one line into a file: what vm_type delivers is what lands there. */
+async function lineReader(file: string, extraArgs: string[] = []): Promise<any> {
+  const r = await s.call('vm_launch', { lease_id: lease, app: 'xterm', args: [...extraArgs, '-e', 'sh', '-c', `IFS= read -r line; printf '%s' "$line" > ${file}; sleep 30`], wait_seconds: 10 });
+  assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+  assert.ok(r.structuredContent.window, 'vm_launch reports the new window');
+  await s.call('vm_focus', { lease_id: lease, window: r.structuredContent.window.id });
+  await sleep(300);
+  return r.structuredContent.window;
+}
+
+before(async () => {
+  await makeRepo();
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), clone: { allowed_schemes: ['git', 'https'], allow_private_hosts: true } }));
+  s = await connect({ dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} }, { VMHUB_SCREENSHOT_DIR: join(dir, 'shots') });
+});
+after(async () => {
+  if (lease) await s.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
+  await s.close();
+  gitDaemon?.kill();
+  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=${instance}) 2>/dev/null || true`]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('docker + x11: an agent drives a real Linux desktop', () => {
+  it('the session: lease → ready → screenshot saved', async () => {
+    const templates = (await s.call('vm_list_templates')).structuredContent.templates;
+    const t = templates.find((x: any) => x.id === 'debian-x11');
+    assert.equal(t.availability, 'available', `debian-x11: ${t.reason}`);
+    const created = await s.call('vm_lease_create', { template: 'debian-x11', ttl_seconds: 900 });
+    lease = created.structuredContent.lease_id;
+    const ready = await waitReady(s, lease, 90);
+    assert.equal(ready.status, 'ready', JSON.stringify(ready));
+    assert.deepEqual(ready.stages.map((x: any) => x.name).slice(-3), ['container', 'display', 'desktop']);
+    const inspect = JSON.parse(await docker('inspect', `vmhub-${instance}-${lease}`))[0];
+    assert.equal(inspect.Config.Labels['vmhub.identity'], `vmhub-${instance}-${lease}`);
+    assert.equal(inspect.HostConfig.NetworkMode, 'none', 'networking off by default');
+    assert.deepEqual(inspect.HostConfig.PortBindings ?? {}, {}, 'no published ports');
+
+    const shot = await s.call('vm_screenshot', { lease_id: lease });
+    assert.equal(shot.isError, undefined, JSON.stringify(shot.structuredContent));
+    assert.deepEqual(shot.structuredContent.screen, { width: 1280, height: 800 });
+    assert.ok(shot.structuredContent.file?.endsWith('.png'));
+  });
+
+  it('typed Unicode text arrives byte-exact in a file in the guest', async () => {
+    const text = 'héllo ✓ Привет 粘贴';
+    await lineReader('/tmp/typed-unicode.txt');
+    await s.call('vm_type', { lease_id: lease, text: `${text}\n` });
+    assert.equal(await readGuest('/tmp/typed-unicode.txt', (t) => t.length > 0), text);
+  });
+
+  it('shell metacharacters are typed literally and nothing is executed', async () => {
+    const text = `'";|&$()\\\` %s $(touch /tmp/pwned) \`touch /tmp/pwned2\``;
+    await lineReader('/tmp/typed-meta.txt');
+    await s.call('vm_type', { lease_id: lease, text: `${text}\n` });
+    assert.equal(await readGuest('/tmp/typed-meta.txt', (t) => t.length > 0), text);
+    const pwned = await s.call('vm_exec', { lease_id: lease, command: ['ls', '/tmp/pwned', '/tmp/pwned2'] });
+    assert.notEqual(pwned.structuredContent.exit_code, 0, 'no file was created by the typed text');
+  });
+
+  it('a key chord has its effect (ctrl+u erases the typed line)', async () => {
+    await lineReader('/tmp/typed-chord.txt');
+    await s.call('vm_type', { lease_id: lease, text: 'discard me' });
+    await s.call('vm_key', { lease_id: lease, keys: 'ctrl+u' });
+    await s.call('vm_type', { lease_id: lease, text: 'kept' });
+    await s.call('vm_key', { lease_id: lease, keys: 'Return' });
+    assert.equal(await readGuest('/tmp/typed-chord.txt', (t) => t.length > 0), 'kept');
+  });
+
+  it('paste delivers any Unicode and restores the previous clipboard', async () => {
+    await s.call('vm_dispatch', { lease_id: lease, verb: 'set_clipboard', args: { text: 'previous clipboard' } });
+    await lineReader('/tmp/pasted.txt');
+    await s.call('vm_paste', { lease_id: lease, text: 'pasted ✓ 粘贴 text' });
+    await s.call('vm_key', { lease_id: lease, keys: 'Return' });
+    assert.equal(await readGuest('/tmp/pasted.txt', (t) => t.length > 0), 'pasted ✓ 粘贴 text');
+    const clip = await s.call('vm_dispatch', { lease_id: lease, verb: 'get_clipboard', args: {} });
+    assert.equal(clip.structuredContent.result.text ?? clip.structuredContent.result, 'previous clipboard');
+  });
+
+  it('list, focus and close are seen in the window list; drag moves a window', async () => {
+    const w = await lineReader('/tmp/unused.txt', ['-T', 'vmhub-drag-me', '-geometry', '60x10+100+100']);
+    let listed = (await windows()).find((x) => x.id === w.id);
+    assert.ok(listed, 'the launched window is listed');
+    assert.equal(listed.title, 'vmhub-drag-me');
+    assert.equal(listed.focused, true);
+    const before = { x: listed.x, y: listed.y };
+    // openbox moves a window on alt+drag anywhere inside it
+    await s.call('vm_key', { lease_id: lease, keys: 'Escape' });
+    const from = { x: listed.x + 40, y: listed.y + 40 };
+    await s.call('vm_drag', { lease_id: lease, from, to: { x: from.x + 150, y: from.y + 100 }, coordinate_space: 'screen' });
+    await sleep(300);
+    listed = (await windows()).find((x) => x.id === w.id);
+    if (listed.x === before.x && listed.y === before.y) {
+      // some window managers only move by the title bar: drag it by its decoration
+      await s.call('vm_drag', { lease_id: lease, from: { x: before.x + 40, y: Math.max(0, before.y - 10) }, to: { x: before.x + 190, y: before.y + 90 }, coordinate_space: 'screen' });
+      await sleep(300);
+      listed = (await windows()).find((x) => x.id === w.id);
+    }
+    assert.ok(listed.x !== before.x || listed.y !== before.y, `window moved from ${JSON.stringify(before)} to ${listed.x},${listed.y}`);
+
+    const other = await lineReader('/tmp/unused2.txt', ['-T', 'vmhub-other']);
+    assert.equal((await windows()).find((x) => x.id === other.id).focused, true);
+    await s.call('vm_focus', { lease_id: lease, window: 'vmhub-drag-me' });
+    assert.equal((await windows()).find((x) => x.id === w.id).focused, true, 'focus by title');
+    const closed = await s.call('vm_close', { lease_id: lease, window: w.id });
+    assert.equal(closed.structuredContent.closed, true);
+    await sleep(800);
+    assert.equal((await windows()).find((x) => x.id === w.id), undefined, 'closed window gone from the list');
+    const missing = await s.call('vm_focus', { lease_id: lease, window: 'no-such-window-title' });
+    assert.equal(errorCode(missing), 'NOT_FOUND');
+  });
+
+  it('a click at image coordinates of a downscaled screenshot lands on the intended window', async () => {
+    const left = await lineReader('/tmp/click-left.txt', ['-T', 'vmhub-left', '-geometry', '40x10+20+300']);
+    const right = await lineReader('/tmp/click-right.txt', ['-T', 'vmhub-right', '-geometry', '40x10+700+300']);
+    const wins = await windows();
+    const target = wins.find((x) => x.id === left.id);
+    assert.equal(wins.find((x) => x.id === right.id).focused, true);
+    const shot = await s.call('vm_screenshot', { lease_id: lease, max_width: 640, max_height: 400, format: 'jpeg' });
+    assert.equal(shot.structuredContent.scale, 0.5);
+    const image = shot.content.find((c: any) => c.type === 'image') as any;
+    assert.equal(image.mimeType, 'image/jpeg');
+    // centre of the left window, in image pixels
+    const ix = Math.round((target.x + target.width / 2) * 0.5);
+    const iy = Math.round((target.y + target.height / 2) * 0.5);
+    const click = await s.call('vm_click', { lease_id: lease, x: ix, y: iy });
+    assert.equal(click.isError, undefined, JSON.stringify(click.structuredContent));
+    await sleep(300);
+    assert.equal((await windows()).find((x) => x.id === left.id).focused, true, 'the click focused the left window');
+    await s.call('vm_type', { lease_id: lease, text: 'clicked\n' });
+    assert.equal(await readGuest('/tmp/click-left.txt', (t) => t.length > 0), 'clicked');
+  });
+
+  it('scroll changes what the terminal shows', async () => {
+    const r = await s.call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-T', 'vmhub-scroll', '-geometry', '80x20+300+100', '-e', 'sh', '-c', 'seq 1 400; sleep 60'], wait_seconds: 10 });
+    const w = r.structuredContent.window;
+    await sleep(800);
+    const region = { x: w.x, y: w.y, width: w.width, height: w.height };
+    const before = await s.call('vm_screenshot', { lease_id: lease, region, format: 'png' });
+    await s.call('vm_scroll', { lease_id: lease, x: w.x + 50, y: w.y + 50, direction: 'up', amount: 10, coordinate_space: 'screen' });
+    await sleep(400);
+    const afterShot = await s.call('vm_screenshot', { lease_id: lease, region, format: 'png' });
+    const hash = (x: any) => createHash('sha256').update(x.content.find((c: any) => c.type === 'image').data).digest('hex');
+    assert.notEqual(hash(before), hash(afterShot), 'the scrolled terminal shows other lines');
+  });
+
+  it('put/get of a 5 MB binary file is byte-exact', async () => {
+    const data = randomBytes(5 * 1024 * 1024);
+    const put = await s.call('vm_put_file', { lease_id: lease, path: 'blob.bin', content_base64: data.toString('base64') });
+    assert.equal(put.isError, undefined, JSON.stringify(put.structuredContent));
+    assert.equal(put.structuredContent.size, data.length);
+    const got = await s.call('vm_get_file', { lease_id: lease, path: 'blob.bin' });
+    assert.equal(got.structuredContent.sha256, createHash('sha256').update(data).digest('hex'));
+    assert.ok(Buffer.from(got.structuredContent.content_base64, 'base64').equals(data));
+    const inGuest = await s.call('vm_exec', { lease_id: lease, command: ['sha256sum', '/home/user/blob.bin'] });
+    assert.ok(inGuest.structuredContent.stdout.startsWith(put.structuredContent.sha256), 'the guest sees the same bytes');
+  });
+
+  it('exec reports exit code, stderr and timeouts', async () => {
+    const ok = await s.call('vm_exec', { lease_id: lease, command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
+    assert.deepEqual([ok.structuredContent.exit_code, ok.structuredContent.stdout, ok.structuredContent.stderr, ok.structuredContent.timed_out], [3, 'out\n', 'err\n', false]);
+    const who = await s.call('vm_exec', { lease_id: lease, shell: 'id -un; pwd' });
+    assert.equal(who.structuredContent.stdout, 'user\n/home/user\n');
+    const stdin = await s.call('vm_exec', { lease_id: lease, command: ['cat'], stdin: 'from stdin ✓' });
+    assert.equal(stdin.structuredContent.stdout, 'from stdin ✓');
+    const started = Date.now();
+    const slow = await s.call('vm_exec', { lease_id: lease, command: ['sleep', '30'], timeout_seconds: 1 });
+    assert.equal(slow.structuredContent.timed_out, true);
+    assert.equal(slow.structuredContent.exit_code, null);
+    assert.ok(Date.now() - started < 10_000);
+  });
+
+  it('clones a repository served on loopback, by branch and by tag, with .git', async () => {
+    const url = `git://127.0.0.1:${gitPort}/repo.git`;
+    const branch = await s.call('vm_clone_repo', { lease_id: lease, url, ref: 'feature', dest: 'src/feature' });
+    assert.equal(branch.isError, undefined, JSON.stringify(branch.structuredContent));
+    const feature = await s.call('vm_get_file', { lease_id: lease, path: 'src/feature/FEATURE.txt' });
+    assert.equal(feature.structuredContent.content, 'feature branch\n');
+    const tag = await s.call('vm_clone_repo', { lease_id: lease, url, ref: 'v1.0', depth: 1, dest: 'src/tagged' });
+    assert.equal(tag.structuredContent.commit, tagCommit);
+    const head = await s.call('vm_exec', { lease_id: lease, command: ['git', '-C', '/home/user/src/tagged', 'rev-parse', 'HEAD'] });
+    assert.equal(head.structuredContent.stdout.trim(), tagCommit, '.git came along');
+    const missingFeature = await s.call('vm_get_file', { lease_id: lease, path: 'src/tagged/FEATURE.txt' });
+    assert.equal(errorCode(missingFeature), 'NOT_FOUND');
+    const badRef = await s.call('vm_clone_repo', { lease_id: lease, url, ref: 'no-such-branch' });
+    assert.ok(['NOT_FOUND', 'INVALID_REQUEST'].includes(errorCode(badRef)!));
+  });
+
+  it('bad input is refused with typed errors', async () => {
+    assert.equal(errorCode(await s.call('vm_click', { lease_id: lease, x: 1280, y: 10, coordinate_space: 'screen' })), 'INVALID_REQUEST');
+    assert.equal(errorCode(await s.call('vm_key', { lease_id: lease, keys: 'ctrl+notakey' })), 'INVALID_REQUEST');
+    assert.equal(errorCode(await s.call('vm_key', { lease_id: lease, keys: 'ctrl+shift+' })), 'INVALID_REQUEST');
+    assert.equal(errorCode(await s.call('vm_get_file', { lease_id: lease, path: '/no/such/file' })), 'NOT_FOUND');
+    assert.equal(errorCode(await s.call('vm_get_file', { lease_id: lease, path: 'blob.bin', max_bytes: 1000 })), 'INVALID_REQUEST');
+    const big = await s.call('vm_put_file', { lease_id: lease, path: 'too-big.bin', content_base64: randomBytes(33 * 1024 * 1024).toString('base64') });
+    assert.equal(errorCode(big), 'INVALID_REQUEST');
+  });
+
+  it('release removes the container (identity checked); a look-alike is never touched', async () => {
+    const name = `vmhub-${instance}-${lease}`;
+    const image = JSON.parse(await docker('inspect', name))[0].Config.Image;
+    const decoy = `${name}-lookalike`;
+    await docker('create', '--name', decoy, '--network', 'none', image, 'sleep', '600');
+    const r = await s.call('vm_lease_release', { lease_id: lease });
+    assert.equal(r.structuredContent.status, 'released');
+    await assert.rejects(docker('inspect', name), 'the container is gone from the engine');
+    assert.ok(await docker('inspect', decoy), 'the look-alike without identity labels is still there');
+    await docker('rm', '-f', decoy);
+    lease = '';
+  });
+});

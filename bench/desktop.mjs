@@ -1,0 +1,78 @@
+// Docker + X11 through the MCP client against the built server, side by side with the naive
+// approach (one `docker exec` process per action, as docker-vm-mcp and mcp-qemu-vm do):
+// vm_click and vm_key p50/p95, vm_screenshot p50/p95 and bytes at 1280×800, lease create → ready.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connectServer, percentile, round } from './lib.mjs';
+
+const run = promisify(execFile);
+const N = Number(process.env.N ?? 60);
+const LEASES = Number(process.env.LEASES ?? 3);
+
+function stats(times) {
+  return { p50_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), n: times.length };
+}
+
+async function timeIt(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+export async function run_() {
+  const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-desktop-'));
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ instance: 'bench', db: join(dir, 'vmhub.db') }));
+  const client = await connectServer({ VMHUB_CONFIG: config });
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args });
+    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r;
+  };
+  const leases = [];
+  try {
+    const ready = [];
+    for (let i = 0; i < LEASES; i++) {
+      const t = performance.now();
+      const lease = (await call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id;
+      leases.push(lease);
+      let status = 'provisioning';
+      while (['provisioning', 'starting'].includes(status)) status = (await call('vm_lease_status', { lease_id: lease, wait_seconds: 20 })).structuredContent.status;
+      if (status !== 'ready') throw new Error(`lease ${lease} ${status}`);
+      ready.push(performance.now() - t);
+    }
+    const lease = leases[0];
+    const container = `vmhub-bench-${lease}`;
+    await call('vm_screenshot', { lease_id: lease, max_width: 1280, max_height: 800 }); // warm: channel, helper, sharp
+
+    const click = await timeIt(N, (i) => call('vm_click', { lease_id: lease, x: 600 + (i % 10), y: 400, coordinate_space: 'screen' }));
+    const key = await timeIt(N, () => call('vm_key', { lease_id: lease, keys: 'shift' }));
+    let bytes = 0;
+    const shot = await timeIt(Math.ceil(N / 2), async () => { const r = await call('vm_screenshot', { lease_id: lease, max_width: 1280, max_height: 800 }); bytes = r.structuredContent.bytes; });
+    const jpegBytes = (await call('vm_screenshot', { lease_id: lease, format: 'jpeg' })).structuredContent.bytes;
+
+    const dx = (argv) => run('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', container, ...argv], { maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' });
+    const naiveClick = await timeIt(Math.ceil(N / 2), (i) => dx(['xdotool', 'mousemove', String(600 + (i % 10)), '400', 'click', '1']));
+    const naiveKey = await timeIt(Math.ceil(N / 2), () => dx(['xdotool', 'key', 'shift']));
+    const naiveShot = await timeIt(Math.ceil(N / 4), () => dx(['xwd', '-root', '-silent']));
+
+    return {
+      via_vmhub: { click: stats(click), key: stats(key), screenshot: { ...stats(shot), png_bytes: bytes, jpeg_bytes: jpegBytes }, create_to_ready: { median_ms: round(percentile(ready, 50)), max_ms: round(Math.max(...ready)), n: ready.length } },
+      naive_docker_exec: { click: stats(naiveClick), key: stats(naiveKey), screenshot_capture_only: stats(naiveShot) },
+    };
+  } finally {
+    for (const lease of leases) await client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export { run_ as run };
+if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run_(), null, 2));
