@@ -36,6 +36,8 @@ export interface AdapterConformanceOptions<O = unknown> {
   skip?: Partial<Record<Capability, string>>;
   /** Bound for each check. Default 60 000 ms. */
   timeoutMs?: number;
+  /** Bound for target() (boot included). Default 600 000 ms. */
+  setupTimeoutMs?: number;
 }
 
 /** Order: screenshot first (it learns the screen), launch before focus/close. */
@@ -84,7 +86,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
       } catch (err) {
         setupError = err;
       }
-    });
+    }, { timeout: spec.setupTimeoutMs ?? 600_000 });
 
     after(async () => {
       await conn?.close().catch(() => undefined);

@@ -62,7 +62,7 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
     return true;
   };
 
-  describe(name, { timeout: timeoutMs * 4 }, () => {
+  describe(name, { timeout: timeoutMs * 6 }, () => {
     before(() => {
       try { provider = plugin.create(spec.options, context); } catch { /* reported by the shape test */ }
     });
