@@ -50,8 +50,21 @@ function runtimeFor(ctx: AdapterContext): X11Runtime {
 }
 
 function methods(options: X11Options): AdapterMethods {
-  const rt = createRuntime(options);
+  const base = createRuntime(options);
+  // A template's adapter_options refine the instance's options for its leases (display, delays).
+  const perTemplate = new WeakMap<object, X11Runtime>();
+  const runtime = (ctx: AdapterContext): X11Runtime => {
+    const overrides = ctx.template?.adapter_options;
+    if (!overrides || Object.keys(overrides).length === 0) return base;
+    let rt = perTemplate.get(overrides);
+    if (!rt) {
+      rt = createRuntime(resolveOptions({ ...options, ...overrides }), base.cache);
+      perTemplate.set(overrides, rt);
+    }
+    return rt;
+  };
   const bind = <I, R>(fn: (rt: X11Runtime, ctx: AdapterContext, input: I) => Promise<R>) => (ctx: AdapterContext, input: I) => {
+    const rt = runtime(ctx);
     leaseRuntimes.set(ctx.lease_id, rt);
     return fn(rt, ctx, input);
   };
@@ -75,8 +88,8 @@ function methods(options: X11Options): AdapterMethods {
     screenSize: (ctx) => bind((r, c) => screenSize(r, c))(ctx, undefined),
     probe: (ctx) => bind((r, c) => probe(r, c))(ctx, undefined),
     async release(leaseId: string) {
-      rt.cache.drop(leaseId);
-      if (leaseRuntimes.get(leaseId) === rt) leaseRuntimes.delete(leaseId);
+      base.cache.drop(leaseId);
+      if (leaseRuntimes.get(leaseId)?.cache === base.cache) leaseRuntimes.delete(leaseId);
     },
   };
 }

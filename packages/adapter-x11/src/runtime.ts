@@ -13,6 +13,6 @@ export interface X11Runtime {
   guest(ctx: AdapterContext): Promise<Guest>;
 }
 
-export function createRuntime(options: X11Options): X11Runtime {
-  return { options, cache: new LeaseCache(), guest: (ctx) => openGuest(ctx, options) };
+export function createRuntime(options: X11Options, cache = new LeaseCache()): X11Runtime {
+  return { options, cache, guest: (ctx) => openGuest(ctx, options) };
 }

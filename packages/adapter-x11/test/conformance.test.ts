@@ -1,0 +1,47 @@
+/**
+ * The published conformance kit on this adapter, against a real Xvfb + openbox desktop on this
+ * host through the host channel. A full-screen xterm running `cat` (non-canonical, no echo)
+ * into a file is the target's "focused window": what is typed or pasted lands in that file.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runAdapterConformance } from '@vmhub/conformance';
+import x11 from '../src/index.ts';
+import { testContext } from './context.ts';
+import { createHostChannel } from './host-channel.ts';
+import { until } from './desktop.ts';
+import { startXSession } from './x-session.ts';
+
+runAdapterConformance({
+  plugin: x11,
+  launchApp: 'xterm',
+  dispatch: [{ verb: 'mouse_location', args: {} }, { verb: 'get_clipboard', args: {} }],
+  timeoutMs: 60_000,
+  setupTimeoutMs: 120_000,
+  async target() {
+    const x = await startXSession();
+    const channel = createHostChannel({ home: x.home, env: { HOME: x.home } });
+    const context = testContext(channel, { display: x.display }, 30 * 60_000);
+    const typed = join(x.home, 'typed.txt');
+    const run = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { env: { ...process.env, ...x.env }, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+    x.spawnX(['xterm', '-T', 'conformance-sink', '-geometry', '210x60+0+0', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${typed}'`]);
+    await until('sink xterm', () => (existsSync(typed) && run(['wmctrl', '-l']).includes('conformance-sink') ? true : undefined), 20_000, 100);
+    run(['wmctrl', '-a', 'conformance-sink']);
+    return {
+      context,
+      // The suite creates the adapter before the target exists: the display reaches it through
+      // the template's adapter_options, which the adapter applies per lease.
+      dispose: async () => { await x.stop(); },
+      effects: {
+        typedText: async () => readFileSync(typed, 'utf8'),
+        // XTerm pastes PRIMARY (shift+Insert), so that is the selection vm_paste must restore.
+        clipboard: async () => { try { return run(['xclip', '-selection', 'primary', '-o']); } catch { return ''; } },
+        pointer: async () => {
+          const out = run(['xdotool', 'getmouselocation', '--shell']);
+          return { x: Number(/^X=(\d+)/m.exec(out)?.[1]), y: Number(/^Y=(\d+)/m.exec(out)?.[1]) };
+        },
+      },
+    };
+  },
+});
