@@ -101,6 +101,18 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
       check(!setupError, `setting up the target failed: ${(setupError as Error)?.message}`, 'plugin.create(options) must not throw, and target() must return {context, dispose}');
     });
 
+    it(`${id}: probe() maps only declared capabilities to reasons`, async (t) => {
+      if (!env) { t.skip(`target setup failed: ${(setupError as Error)?.message ?? 'unknown'}`); return; }
+      if (!env.adapter.probe) { t.skip('the adapter has no probe() (optional)'); return; }
+      const found = await env.adapter.probe(env.target.context);
+      check(found && typeof found === 'object', `probe() returned ${JSON.stringify(found)}`, 'return an object {capability: reason} ({} when everything declared works)');
+      for (const [cap, reason] of Object.entries(found)) {
+        check(declared.has(cap as Capability), `probe() reports "${cap}", which the adapter does not declare`, 'report only declared capabilities that this machine cannot serve now');
+        check(typeof reason === 'string' && reason.length > 0, `probe() gives no reason for "${cap}"`, 'say what is missing and how to get it');
+      }
+      if (Object.keys(found).length) t.diagnostic(`unavailable on this target: ${JSON.stringify(found)}`);
+    });
+
     for (const cap of ORDER) {
       const checks = declared.has(cap) ? CHECKS[cap] ?? [] : [gatingCheck(cap)];
       describe(`${id}: ${cap}`, () => {
