@@ -28,6 +28,8 @@ export interface StartTaskSpec {
   user: string;
   durationMs: number;
   log?: string[];
+  /** Checks the worker does first (lock, state): if one throws, the task ends at once with that error. */
+  precheck?: () => void;
   finish?: () => void;
   onFail?: (msg: string) => void;
 }
@@ -245,6 +247,13 @@ export class Cluster {
     };
     task.injected = this.matchTaskFailure(task);
     this.tasks.push(task);
+    if (spec.precheck) {
+      try {
+        spec.precheck();
+      } catch (e) {
+        this.completeTask(task, (e as Error).message);
+      }
+    }
     return task;
   }
 

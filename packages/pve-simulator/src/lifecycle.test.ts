@@ -18,7 +18,7 @@ describe('pve-simulator: locks, tasks, nodes and edge cases', () => {
         { vmid: 9000, name: 'golden', template: true },
         { vmid: 9001, name: 'golden-shared', template: true, storage: 'ceph' },
       ],
-      timing: { cloneMs: 20, startMs: 10, configMs: 10 },
+      timing: { cloneMs: 20, fullCloneMs: 60_000, startMs: 10, configMs: 10 },
       resourcesLagMs: 60_000,
     });
     api = simClient(sim);
@@ -29,10 +29,12 @@ describe('pve-simulator: locks, tasks, nodes and edge cases', () => {
     const t = await api.post('/nodes/pve1/qemu/9000/status/start');
     assert.equal(t.status, 200);
     assert.equal(await api.waitTask(t.body.data), "you can't start a vm if it's a template");
-    const c = await api.post('/nodes/pve1/qemu/9000/clone', { newid: 400 });
+    const c = await api.post('/nodes/pve1/qemu/9000/clone', { newid: 400, full: 1 });
     const early = await api.post('/nodes/pve1/qemu/400/status/start');
+    assert.equal(early.status, 200);
     assert.equal(await api.waitTask(early.body.data), 'VM is locked (clone)');
-    await api.waitTask(c.body.data);
+    sim.state.settle();
+    assert.equal(await api.waitTask(c.body.data), 'OK');
     const ok = await api.post('/nodes/pve1/qemu/400/status/start');
     assert.equal(await api.waitTask(ok.body.data), 'OK');
     const twice = await api.post('/nodes/pve1/qemu/400/status/start');
@@ -68,6 +70,8 @@ describe('pve-simulator: locks, tasks, nodes and edge cases', () => {
 
   it('destroy: running refused, template with linked clones refused in the task', async () => {
     assert.equal((await api.del('/nodes/pve1/qemu/400')).reason, 'VM 400 is running - destroy failed');
+    await api.post('/nodes/pve1/qemu/9000/clone', { newid: 405 });
+    sim.state.settle();
     const d = await api.del('/nodes/pve1/qemu/9000');
     assert.equal(await api.waitTask(d.body.data), "base volume 'local-lvm:base-9000-disk-0' is still in use by linked cloned");
     assert.ok(sim.state.vm(9000));
@@ -77,7 +81,7 @@ describe('pve-simulator: locks, tasks, nodes and edge cases', () => {
   });
 
   it('clone rules: linked only from templates, target only with shared storage', async () => {
-    assert.equal((await api.post('/nodes/pve1/qemu/400/clone', { newid: 402, full: 0 })).reason, "Linked clone feature is not supported for 'local-lvm:base-9000-disk-0/vm-400-disk-0' (scsi0)");
+    assert.equal((await api.post('/nodes/pve1/qemu/400/clone', { newid: 402, full: 0 })).reason, "Linked clone feature is not supported for 'local-lvm:vm-400-disk-0' (scsi0)");
     assert.equal((await api.post('/nodes/pve1/qemu/9000/clone', { newid: 402, storage: 'ceph' })).reason, "parameter 'storage' not allowed for linked clones");
     assert.equal((await api.post('/nodes/pve1/qemu/9000/clone', { newid: 402, target: 'pve2' })).reason, "can't clone VM to node 'pve2' (VM uses local storage)");
     const moved = await api.post('/nodes/pve1/qemu/9001/clone', { newid: 402, target: 'pve2' });
@@ -86,6 +90,7 @@ describe('pve-simulator: locks, tasks, nodes and edge cases', () => {
     const wrongNode = await api.get('/nodes/pve1/qemu/402/config');
     assert.equal(wrongNode.reason, "Configuration file 'nodes/pve1/qemu-server/402.conf' does not exist");
     const full = await api.post('/nodes/pve1/qemu/9000/clone', { newid: 403, full: 1, storage: 'ceph', format: 'raw' });
+    sim.state.settle();
     assert.equal(await api.waitTask(full.body.data), 'OK');
     assert.match(String(sim.state.vm(403)?.config.scsi0), /^ceph:vm-403-disk-0/);
   });
@@ -110,11 +115,12 @@ describe('pve-simulator: locks, tasks, nodes and edge cases', () => {
     const list = await api.get('/nodes/pve1/tasks', { typefilter: 'qmclone' });
     assert.ok(list.body.data.length >= 2);
     assert.ok(list.body.data.every((t: { type: string; status: string }) => t.type === 'qmclone' && t.status));
-    sim.state.lockVm(403, 'backup');
-    const slow = await api.post('/nodes/pve1/qemu/403/status/start');
+    const slow = await api.post('/nodes/pve1/qemu/9000/clone', { newid: 404, full: 1 });
+    assert.equal(sim.state.vm(404)?.lock, 'clone');
     const del = await api.del(`/nodes/pve1/tasks/${encodeURIComponent(slow.body.data)}`);
     assert.equal(del.status, 200);
     assert.equal(sim.state.task(slow.body.data)?.exitstatus, 'interrupted by signal');
+    assert.equal(sim.state.vm(404), undefined, 'an interrupted clone leaves no VM');
   });
 
   it('transport limits: HEAD, oversized bodies, unsupported content types', async () => {

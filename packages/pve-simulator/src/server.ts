@@ -196,9 +196,10 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new PveHttpError(501, 'for data too large');
-    chunks.push(c as Buffer);
+    // keep draining an oversized body so the client reads the 501 instead of a reset
+    if (size <= MAX_BODY) chunks.push(c as Buffer);
   }
+  if (size > MAX_BODY) throw new PveHttpError(501, 'for data too large');
   return Buffer.concat(chunks);
 }
 

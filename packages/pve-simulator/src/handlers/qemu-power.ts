@@ -16,10 +16,12 @@ export function startVm({ cluster, caller, params }: HandlerContext): string {
     id: String(vm.vmid),
     user: caller.tokenId,
     durationMs: cluster.timing.startMs,
-    finish: () => {
+    precheck: () => {
       if (bool(vm.config.template)) throw new Error("you can't start a vm if it's a template");
-      if (vm.config.lock !== undefined) throw new Error(`VM is locked (${vm.config.lock})`);
+      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
       if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
+    },
+    finish: () => {
       if (!cluster.vms.has(vm.vmid)) throw new Error(`Configuration file 'nodes/${vm.node}/qemu-server/${vm.vmid}.conf' does not exist`);
       cluster.markStarted(vm);
     },
@@ -34,10 +36,10 @@ export function stopVm({ cluster, caller, params }: HandlerContext): string {
     id: String(vm.vmid),
     user: caller.tokenId,
     durationMs: cluster.timing.stopMs,
-    finish: () => {
+    precheck: () => {
       if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
-      cluster.markStopped(vm);
     },
+    finish: () => cluster.markStopped(vm),
   }).upid;
 }
 
@@ -49,10 +51,10 @@ export function shutdownVm({ cluster, caller, params }: HandlerContext): string 
     id: String(vm.vmid),
     user: caller.tokenId,
     durationMs: cluster.timing.shutdownMs,
-    finish: () => {
-      if (vm.config.lock !== undefined) throw new Error(`VM is locked (${vm.config.lock})`);
-      cluster.markStopped(vm);
+    precheck: () => {
+      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
     },
+    finish: () => cluster.markStopped(vm),
   }).upid;
 }
 
@@ -66,10 +68,10 @@ export function rebootVm(type: 'qmreboot' | 'qmreset') {
       id: String(vm.vmid),
       user: caller.tokenId,
       durationMs: type === 'qmreboot' ? cluster.timing.shutdownMs : cluster.timing.stopMs,
-      finish: () => {
+      precheck: () => {
         if (vm.config.lock !== undefined) throw new Error(`VM is locked (${vm.config.lock})`);
-        cluster.markStarted(vm);
       },
+      finish: () => cluster.markStarted(vm),
     }).upid;
   };
 }
@@ -85,7 +87,7 @@ export function destroyVm({ cluster, caller, params }: HandlerContext): string {
     id: String(vm.vmid),
     user: caller.tokenId,
     durationMs: cluster.timing.destroyMs,
-    finish: () => {
+    precheck: () => {
       if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
       if (bool(vm.config.template)) {
         for (const [k, v] of Object.entries(vm.config)) {
@@ -95,6 +97,8 @@ export function destroyVm({ cluster, caller, params }: HandlerContext): string {
           if (user) throw new Error(`base volume '${base}' is still in use by linked cloned`);
         }
       }
+    },
+    finish: () => {
       const referenced = Object.values(vm.config).map((v) => String(v).split(',')[0] ?? '');
       for (const v of referenced) cluster.volumes.delete(v);
       if (bool(params['destroy-unreferenced-disks'])) {
