@@ -80,7 +80,9 @@ export function parseKeys(keys: string): string[] {
   if (chords.length === 0) throw x11Error('INVALID_REQUEST', 'keys is empty: give a key or chord such as "Return" or "ctrl+shift+t"');
   return chords.map((chord) => {
     // "ctrl++" means ctrl and the plus key: split only on a "+" that is followed by something.
-    const parts = chord.length === 1 ? [chord] : chord.split(/\+(?=.)/);
+    // "U+2713" names one key: fold it to "U2713" before splitting on "+".
+    const folded = chord.replace(/(^|\+)U\+([0-9A-Fa-f]{4,6})(?=$|\+)/g, '$1U$2');
+    const parts = folded.length === 1 ? [folded] : folded.split(/\+(?=.)/);
     return parts.map((part) => {
       const sym = resolveKey(part);
       if (!sym) {

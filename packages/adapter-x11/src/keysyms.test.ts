@@ -1,0 +1,30 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { VmhubError } from '@vmhub/core';
+import { parseKeys, resolveKey } from './keysyms.ts';
+
+describe('x11: key (keysym validation)', () => {
+  it('maps chords, aliases and names to X keysyms', () => {
+    assert.deepEqual(parseKeys('ctrl+shift+t'), ['Control_L+Shift_L+t']);
+    assert.deepEqual(parseKeys('super'), ['Super_L']);
+    assert.deepEqual(parseKeys('F5 Return enter esc'), ['F5', 'Return', 'Return', 'Escape']);
+    assert.deepEqual(parseKeys('  alt+F4   ctrl+alt+Delete '), ['Alt_L+F4', 'Control_L+Alt_L+Delete']);
+    assert.deepEqual(parseKeys('ctrl++ ctrl+- ctrl+/'), ['Control_L+plus', 'Control_L+minus', 'Control_L+slash']);
+    assert.deepEqual(parseKeys('f12 pageup page_down XF86AudioMute KP_Enter'), ['F12', 'Prior', 'Next', 'XF86AudioMute', 'KP_Enter']);
+    assert.deepEqual(parseKeys('A a 1 ü U+2713'), ['A', 'a', '1', 'U00FC', 'U2713']);
+  });
+
+  it('case-folds only unambiguous multi-letter names', () => {
+    assert.equal(resolveKey('backspace'), 'BackSpace');
+    assert.equal(resolveKey('RETURN'), 'Return');
+    assert.equal(resolveKey('x'), 'x');
+    assert.equal(resolveKey('X'), 'X');
+  });
+
+  it('rejects unknown keys naming them', () => {
+    for (const [keys, bad] of [['ctrl+shift+tee', 'tee'], ['Retrun', 'Retrun'], ['ctrl+', 'ctrl+'], ['ctrl+NoSuchKeyVmhub', 'NoSuchKeyVmhub'], ['F99', 'F99']] as const) {
+      assert.throws(() => parseKeys(keys), (err: unknown) => VmhubError.is(err) && err.code === 'INVALID_REQUEST' && err.message.includes(`"${bad}"`), keys);
+    }
+    assert.throws(() => parseKeys('   '), /keys is empty/);
+  });
+});
