@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -135,6 +135,19 @@ describe('fake: provider behaviour', () => {
     } finally {
       if (saved === undefined) delete process.env.VMHUB_FAKE_DIR; else process.env.VMHUB_FAKE_DIR = saved;
     }
+  });
+
+  it('a claim left by a process that died before recording its machine is taken over', async () => {
+    const p = fakeProvider.create({ dir }, { identityPrefix: prefix, log });
+    const identity = `${prefix}${randomUUID()}`;
+    await mkdir(join(dir, 'identities'), { recursive: true });
+    await writeFile(join(dir, 'identities', identity), '');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(join(dir, 'identities', identity), old, old);
+    const ref = await p.create({ lease_id: 'x', identity, template: fakeTemplate(), signal: AbortSignal.timeout(5000) });
+    assert.equal(ref.identity, identity);
+    assert.ok((await p.list()).some((m) => m.identity === identity));
+    assert.equal(await p.destroy(ref), 'destroyed');
   });
 
   it('an external id that is not a fake id is refused, never used as a path', async () => {

@@ -7,7 +7,7 @@
  *   <dir>/ledger.log                    one JSON line per create/destroy (O_APPEND)
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +17,8 @@ export const SOURCE = 'provider-fake';
 export const GUEST_HOME = '/home/user';
 const EXTERNAL_ID = /^fake-[0-9a-f]{16}$/;
 const IDENTITY = /^[A-Za-z0-9._-]{1,200}$/;
+/** A claim with no machine recorded after this long was left by a process that died. */
+const STALE_MS = 5000;
 
 export type MachineState = 'created' | 'running';
 
@@ -83,33 +85,51 @@ export class FakeStore {
     await mkdir(join(this.dir, 'identities'), { recursive: true });
     await mkdir(join(this.dir, 'machines'), { recursive: true });
     const index = join(this.dir, 'identities', identity);
-    const externalId = `fake-${randomBytes(8).toString('hex')}`;
-    try {
-      await writeFile(index, '', { flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      return { record: await this.waitForIndexed(index, identity), created: false };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await writeFile(index, '', { flag: 'wx' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const existing = await this.waitForIndexed(index, identity);
+        if (existing) return { record: existing, created: false };
+        continue;
+      }
+      const externalId = `fake-${randomBytes(8).toString('hex')}`;
+      const record: MachineRecord = { identity, external_id: externalId, lease_id: leaseId, template, created_at: Date.now(), state: 'created', pid: process.pid };
+      await mkdir(join(this.sandbox(externalId), GUEST_HOME.slice(1)), { recursive: true });
+      await mkdir(join(this.sandbox(externalId), 'tmp'), { recursive: true });
+      await this.write(record);
+      await this.ledger({ op: 'create', identity, external_id: externalId, pid: process.pid, at: Date.now() });
+      await writeFile(index, externalId);
+      return { record, created: true };
     }
-    const record: MachineRecord = { identity, external_id: externalId, lease_id: leaseId, template, created_at: Date.now(), state: 'created', pid: process.pid };
-    await mkdir(join(this.sandbox(externalId), GUEST_HOME.slice(1)), { recursive: true });
-    await mkdir(join(this.sandbox(externalId), 'tmp'), { recursive: true });
-    await this.write(record);
-    await this.ledger({ op: 'create', identity, external_id: externalId, pid: process.pid, at: Date.now() });
-    await writeFile(index, externalId);
-    return { record, created: true };
+    throw new VmhubError('LOCK_CONTENTION', `[vmhub] [${SOURCE}] could not claim ${identity}: other processes keep creating and destroying it`, { source: SOURCE });
   }
 
-  /** Another process won the index race: wait (bounded) until it has written the record. */
-  private async waitForIndexed(index: string, identity: string): Promise<MachineRecord> {
-    for (let i = 0; i < 200; i++) {
-      const externalId = (await readFile(index, 'utf8').catch(() => '')).trim();
+  /**
+   * Another process holds the identity: wait (bounded) until its machine is recorded. Undefined
+   * means "claim again": the index vanished (destroyed meanwhile), or its claimer died between
+   * claiming and recording (no record after STALE_MS) and this process moved the claim away.
+   */
+  private async waitForIndexed(index: string, identity: string): Promise<MachineRecord | undefined> {
+    const deadline = Date.now() + STALE_MS + 1000;
+    while (Date.now() < deadline) {
+      const content = await readFile(index, 'utf8').catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : ''));
+      if (content === undefined) return undefined;
+      const externalId = content.trim();
       if (externalId) {
-        const record = await this.read(externalId);
+        const record = await this.read(externalId).catch(() => undefined);
         if (record?.identity === identity) return record;
+      }
+      const age = Date.now() - ((await stat(index).catch(() => undefined))?.mtimeMs ?? Date.now());
+      if (age > STALE_MS) {
+        await mkdir(join(this.dir, 'trash'), { recursive: true });
+        await rename(index, join(this.dir, 'trash', `claim-${identity}-${randomBytes(4).toString('hex')}`)).catch(() => undefined);
+        return undefined;
       }
       await sleep(25);
     }
-    throw new VmhubError('LOCK_CONTENTION', `[vmhub] [${SOURCE}] another process is creating ${identity} and has not finished after 5 s`, { source: SOURCE });
+    throw new VmhubError('LOCK_CONTENTION', `[vmhub] [${SOURCE}] another process is creating ${identity} and has not finished after ${STALE_MS / 1000} s`, { source: SOURCE });
   }
 
   /** Find the live machine carrying `identity` (through the index). */
