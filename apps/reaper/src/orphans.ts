@@ -18,9 +18,13 @@ export const ORPHAN_REQUEST_PREFIX = 'reaper-orphan:';
 export async function findOrphans(ctx: PassContext, listing: Listing, tally: Tally, handled: ReadonlySet<string>, now: number): Promise<Target[]> {
   const prefix = ctx.settings.identityPrefix;
   const targets: Target[] = [];
+  // Identities the store says are owned (live, or expired and being torn down): one narrow
+  // query, then full rows only for the few machines that are not owned.
+  const owned = new Set((await ctx.store.db.selectFrom('leases').select('identity').where('status', 'in', [...LIVE, 'expired']).execute()).map((r) => r.identity));
   for (const [providerId, listed] of listing.byProvider) {
     if (!listed.ok) continue;
-    const candidates = listed.machines.filter((m) => !handled.has(m.identity));
+    const candidates = listed.machines.filter((m) => !handled.has(m.identity) && !owned.has(m.identity));
+    if (candidates.length === 0) continue;
     const leases = await leasesByIdentity(ctx, candidates.map((m) => m.identity));
     for (const m of candidates) {
       if (!m.identity.startsWith(prefix) || m.identity.length === prefix.length) {
@@ -29,6 +33,7 @@ export async function findOrphans(ctx: PassContext, listing: Listing, tally: Tal
         continue;
       }
       let lease = leases.get(m.identity);
+      // Became live since the narrow query (cannot normally happen: leases are created before machines).
       if (lease && (isIn(LIVE, lease.status) || lease.status === 'expired')) continue;
       if (!lease && m.created_at !== undefined && now - m.created_at < ctx.settings.orphanGraceMs) {
         tally.skip('orphan_grace');

@@ -10,19 +10,23 @@ import { expireLeases, failStuck, stuckReleases } from './expire.ts';
 import { listMachines, type Listing } from './listing.ts';
 import { findOrphans } from './orphans.ts';
 import { Tally, type PassSummary } from './summary.ts';
-import { teardown, type Target } from './teardown.ts';
-import { eachLimited, messageOf } from './timeout.ts';
+import { teardownAll, type Target } from './teardown.ts';
+import { messageOf } from './timeout.ts';
 
 export async function runPass(ctx: PassContext): Promise<PassSummary> {
   const tally = new Tally(ctx.settings.reaperId);
   const now = Date.now();
+  const timings: Record<string, number> = {};
   const phase = async <T>(name: string, fn: () => Promise<T>, fallback: T): Promise<T> => {
+    const t0 = performance.now();
     try {
       return await fn();
     } catch (err) {
       tally.error({ message: `${name}: ${messageOf(err)}` });
       ctx.log('error', `reaper phase failed: ${name}`, { error: messageOf(err) });
       return fallback;
+    } finally {
+      timings[name] = Math.round(performance.now() - t0);
     }
   };
 
@@ -31,9 +35,10 @@ export async function runPass(ctx: PassContext): Promise<PassSummary> {
   const listing = await phase<Listing>('list', () => listMachines(ctx, tally), { at: Date.now(), byProvider: new Map() });
   const targets = await phase('collect', () => collectTargets(ctx, now, failedNow), []);
   const handled = new Set(targets.map((t) => t.lease.identity));
-  await eachLimited(targets, ctx.settings.concurrency, (t) => teardown(ctx, t, listing, tally));
+  await phase('teardown', () => teardownAll(ctx, targets, listing, tally), undefined);
   const orphans = await phase('orphans', () => findOrphans(ctx, listing, tally, handled, now), []);
-  await eachLimited(orphans, ctx.settings.concurrency, (t) => teardown(ctx, t, listing, tally));
+  await phase('orphan teardown', () => teardownAll(ctx, orphans, listing, tally), undefined);
+  ctx.log('debug', 'pass phases', { phase_ms: timings });
   return tally.finish();
 }
 
