@@ -76,6 +76,8 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
             fail: spec.exec?.fail ?? ['sh', '-c', 'echo vmhub-conformance-err >&2; exit 3'],
             sleep: spec.exec?.sleep === undefined ? ['sleep', '5'] : spec.exec.sleep,
             cat: spec.exec?.cat ?? ['cat'],
+            pwd: spec.exec?.pwd ?? ['pwd'],
+            cwd: spec.exec?.cwd ?? '/tmp',
           },
           dispatch: spec.dispatch ?? [],
           scratch: `vmhub-conformance-${randomBytes(4).toString('hex')}`,

@@ -11,6 +11,10 @@ export interface ExecCommands {
   fail?: string[];
   /** Runs for at least 5 s (the suite gives it a 1 s timeout). Default ["sleep", "5"]; null skips the timeout check. */
   sleep?: string[] | null;
+  /** Prints the working directory. Default ["pwd"]; run with `cwd`. */
+  pwd?: string[];
+  /** An existing directory for the cwd check (pwd must print it). Default "/tmp". */
+  cwd?: string;
   /** Prints the file named by its last argument. Default ["cat"]; used to verify files when get_file is not declared. */
   cat?: string[];
 }

@@ -31,6 +31,13 @@ export const EXEC_CHECKS: CheckTable = {
       },
     },
     {
+      name: 'runs in cwd',
+      async run(env) {
+        const s = expectOk(await env.conn.call('vm_exec', { command: env.exec.pwd, cwd: env.exec.cwd }), `vm_exec ${JSON.stringify(env.exec.pwd)} with cwd "${env.exec.cwd}"`, 'start the process in input.cwd');
+        check(String(s.stdout).trim() === env.exec.cwd, `stdout ${JSON.stringify(s.stdout)} with cwd "${env.exec.cwd}"`, 'pass input.cwd to the channel (ExecOptions.cwd)');
+      },
+    },
+    {
       name: 'passes stdin',
       async run(env) {
         const s = expectOk(await env.conn.call('vm_exec', { command: env.exec.cat, stdin: 'vmhub stdin\n' }), `vm_exec ${JSON.stringify(env.exec.cat)} with stdin`, 'write stdin to the process, then close it');
