@@ -16,28 +16,28 @@ describe('x11: type (planning)', () => {
 
   it('binds each distinct non-keymap character once, before typing', () => {
     const b: Bindings = { byChar: new Map() };
-    assert.deepEqual(planTyping('é✓é', keymap([200, 201]), b, 12), ['map', 'keycode 200 = U00E9 U00E9\nkeycode 201 = U2713 U2713', 'type', '12', 'é✓é']);
+    assert.deepEqual(planTyping('é✓é', keymap([200, 201]), b, 12), ['map', '200:e9 201:1002713', 'type', '12', 'é✓é']);
   });
 
   it('splits into segments when keycodes run out, settling before re-binding', () => {
     const b: Bindings = { byChar: new Map() };
     const ops = planTyping('abcé✓ü', keymap([200, 201]), b, 5);
     assert.deepEqual(ops, [
-      'map', 'keycode 200 = U00E9 U00E9\nkeycode 201 = U2713 U2713', 'type', '5', 'abcé✓',
-      'sleep', '0.3', 'map', 'keycode 200 = U00FC U00FC', 'type', '5', 'ü',
+      'map', '200:e9 201:1002713', 'type', '5', 'abcé✓',
+      'sleep', '0.3', 'map', '200:fc', 'type', '5', 'ü',
     ]);
   });
 
   it('reuses a live binding of an earlier call (same xmodmap line), re-binds one that changed', () => {
     const b: Bindings = { byChar: new Map([['é', { code: 200, line: 'eacute eacute eacute eacute' }], ['✓', { code: 201, line: 'U2713 U2713' }]]) };
     const ops = planTyping('é✓', keymap([201], { 200: 'eacute eacute eacute eacute' }), b, 5);
-    assert.deepEqual(ops, ['map', 'keycode 201 = U2713 U2713', 'type', '5', 'é✓']);
+    assert.deepEqual(ops, ['map', '201:1002713', 'type', '5', 'é✓']);
   });
 
   it('never takes a keycode someone else bound meanwhile', () => {
     const b: Bindings = { byChar: new Map([['é', { code: 200, line: 'eacute eacute' }], ['✓', { code: 201, line: 'U2713 U2713' }]]) };
     const ops = planTyping('é✓', keymap([], { 200: 'eacute eacute', 201: 'Hyper_L' }), b, 5);
-    assert.deepEqual(ops, ['type', '5', 'é', 'sleep', '0.3', 'map', 'keycode 200 = U2713 U2713', 'type', '5', '✓']);
+    assert.deepEqual(ops, ['type', '5', 'é', 'sleep', '0.3', 'map', '200:1002713', 'type', '5', '✓']);
   });
 
   it('no keycode to spare at all → empty plan (caller falls back to xdotool remapping)', () => {

@@ -6,13 +6,15 @@
  * Characters missing from the keymap (é, ✓, Привет, 粘贴) are the hard part. Left to itself,
  * xdotool binds a scratch keycode, presses it and unbinds it right after; a client that reads the
  * key event after the unbind sees no symbol and DROPS the character. Measured on a loaded 2-core
- * host: 5–10 characters lost in 120, at 12 ms and at 40 ms delays alike. So when the guest has
- * xmodmap (x11-xserver-utils), the adapter binds every such character to a free keycode BEFORE
- * typing and leaves it bound until a later call needs the keycode again: no race, 0 lost in the
- * same test. Without xmodmap it falls back to xdotool's own remapping at remap_delay_ms.
+ * host: 5–10 characters lost in 120, at 12 ms and at 40 ms delays alike. So the adapter binds
+ * every such character to a free keycode BEFORE typing (x11-keymap.ts: a Perl X11 client, since
+ * the golden has perl-base but no xmodmap) and leaves it bound until a later call needs the
+ * keycode again: no race, 0 lost in the same test. When that is impossible (no perl, a server
+ * demanding a cookie) it falls back to xdotool's own remapping at remap_delay_ms.
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
+import { KEYMAP_PL, keysymValue } from './x11-keymap.ts';
 import type { X11Runtime } from './runtime.ts';
 
 /** Characters the default (US) keymap has: typed without remapping. */
@@ -20,11 +22,13 @@ const IN_KEYMAP = /^[\x20-\x7e\n\t]$/u;
 /** Wait before re-binding a keycode used earlier in the same call (clients may still be reading). */
 const REBIND_SETTLE = '0.3';
 
-// One guest command runs a list of ops in order: map EXPRS | type DELAY TEXT | sleep SECONDS.
+// One guest command runs a list of ops in order: map "N:HEX ..." | type DELAY TEXT | sleep SECONDS.
+// $1 is the keymap program; map's bindings are digits, ":" and hex made here, split on purpose.
 const TYPE_SCRIPT = String.raw`
+pl=$1; shift
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    map) printf '%s\n' "$2" | xmodmap - || exit 75; shift 2 ;;
+    map) perl -e "$pl" bind $2 >/dev/null || exit 75; shift 2 ;;
     type) xdotool type --delay "$2" -- "$3" || exit $?; shift 3 ;;
     sleep) sleep "$2"; shift 2 ;;
     *) echo "bad op $1" >&2; exit 64 ;;
@@ -35,7 +39,7 @@ done
 export interface Keymap {
   /** Keycodes with no symbol bound. */
   free: number[];
-  /** The `xmodmap -pke` line of every keycode, to tell whether our binding is still there. */
+  /** The keysyms of every keycode as dumped, to tell whether our binding is still there. */
   lines: Map<number, string>;
 }
 
@@ -52,11 +56,7 @@ export function parseKeymap(text: string): Keymap {
   return { free, lines };
 }
 
-export function keysymOf(ch: string): string {
-  return `U${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** Per lease: which character we left bound on which keycode, and the line xmodmap showed then. */
+/** Per lease: which character we left bound on which keycode, and its keymap line then. */
 export interface Bindings { byChar: Map<string, { code: number; line: string }> }
 
 /**
@@ -84,12 +84,12 @@ export function planTyping(text: string, keymap: Keymap, bindings: Bindings, del
       for (const [other, b] of bindings.byChar) if (b.code === code) bindings.byChar.delete(other);
       bindings.byChar.set(ch, { code, line: '' });
       used.add(code);
-      binds.push(`keycode ${code} = ${keysymOf(ch)} ${keysymOf(ch)}`);
+      binds.push(`${code}:${keysymValue(ch).toString(16)}`);
     }
     if (j === i) return []; // not one keycode to spare: the caller falls back to xdotool's remapping
     if (binds.length) {
       if (segment > 0) ops.push('sleep', REBIND_SETTLE);
-      ops.push('map', binds.join('\n'));
+      ops.push('map', binds.join(' '));
     }
     ops.push('type', String(delayMs), chars.slice(i, j).join(''));
     i = j;
@@ -103,30 +103,35 @@ export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: s
   const { type_delay_ms: fast, remap_delay_ms: slow, type_chunk_chars: chunk } = rt.options;
   const needsKeymap = [...text].some((ch) => !IN_KEYMAP.test(ch));
   let ops: string[] = [];
-  if (needsKeymap) ops = await planWithXmodmap(rt, ctx, guest, text, fast);
+  if (needsKeymap) ops = await planWithKeymap(rt, ctx, guest, text, fast);
   if (ops.length === 0) {
     for (const run of typeRuns(text, chunk)) ops.push('type', String(run.slow ? slow : fast), run.text);
   }
   const chars = [...text].length;
-  await guest.sh(TYPE_SCRIPT, splitLongTypes(ops, chunk), { needs: ['xdotool'], timeoutMs: Math.max(chars * (slow + 10) * 2 + 10_000, rt.options.command_timeout_ms) });
+  await guest.sh(TYPE_SCRIPT, [KEYMAP_PL, ...splitLongTypes(ops, chunk)], { needs: ['xdotool'], timeoutMs: Math.max(chars * (slow + 10) * 2 + 10_000, rt.options.command_timeout_ms) });
   if (needsKeymap) await recordBindings(rt, ctx, guest);
 }
 
-async function planWithXmodmap(rt: X11Runtime, ctx: AdapterContext, guest: Guest, text: string, delay: number): Promise<string[]> {
-  const res = await guest.run(['sh', '-c', 'command -v xmodmap >/dev/null 2>&1 || exit 3; exec xmodmap -pke'], { okCodes: [0, 3] });
-  if (res.exit_code !== 0) return [];
+async function planWithKeymap(rt: X11Runtime, ctx: AdapterContext, guest: Guest, text: string, delay: number): Promise<string[]> {
+  const keymap = await dumpKeymap(guest);
+  if (!keymap) return [];
   const facts = rt.cache.get(ctx.lease_id);
   facts.bindings ??= { byChar: new Map() };
-  return planTyping(text, parseKeymap(res.stdout.toString('utf8')), facts.bindings, delay);
+  return planTyping(text, keymap, facts.bindings, delay);
 }
 
-/** Remember the lines xmodmap now shows for our keycodes (to detect someone re-mapping them). */
+/** The guest's keymap, or undefined when perl is missing or the server refuses the connection. */
+async function dumpKeymap(guest: Guest): Promise<Keymap | undefined> {
+  const res = await guest.run(['sh', '-c', 'command -v perl >/dev/null 2>&1 || exit 3; exec perl -e "$1" dump 2>/dev/null || exit 4', 'vmhub-x11', KEYMAP_PL], { okCodes: [0, 3, 4] });
+  return res.exit_code === 0 ? parseKeymap(res.stdout.toString('utf8')) : undefined;
+}
+
+/** Remember the keymap lines of our keycodes now (to notice someone re-mapping them later). */
 async function recordBindings(rt: X11Runtime, ctx: AdapterContext, guest: Guest): Promise<void> {
   const bindings = rt.cache.get(ctx.lease_id).bindings;
   if (!bindings || bindings.byChar.size === 0) return;
-  const res = await guest.run(['xmodmap', '-pke'], { okCodes: [0] }).catch(() => undefined);
-  if (!res) return;
-  const keymap = parseKeymap(res.stdout.toString('utf8'));
+  const keymap = await dumpKeymap(guest).catch(() => undefined);
+  if (!keymap) return;
   for (const b of bindings.byChar.values()) b.line = keymap.lines.get(b.code) ?? '';
 }
 

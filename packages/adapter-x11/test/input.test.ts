@@ -39,6 +39,7 @@ describe('x11: type', () => {
     await d.adapter.type!(d.ctx, { text: `${text}\n` });
     assert.equal(await fileText(file), text);
     assert.equal(existsSync(pwned), false, 'the typed command substitution must not run');
+    assert.ok(d.channel.calls.some((argv) => argv.includes('map')), 'non-ASCII characters were pre-bound through the keymap helper, not left to xdotool\'s racy remapping');
   });
 
   it('keeps order over several chunks at speed', async () => {
