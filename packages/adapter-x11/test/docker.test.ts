@@ -1,0 +1,125 @@
+/**
+ * x11 through a REAL container: @vmhub/provider-docker makes a debian-x11 machine and its
+ * GuestChannel; the adapter drives it knowing nothing of docker. A smaller suite than the host
+ * one: the same effects, checked inside the container, plus latency figures for the benchmark.
+ * Needs the golden image (`vmhub-server golden build debian-x11`): without it the suite FAILS
+ * with the provider's reason — it never skips silently.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AdapterContext, GuestChannel, MachineRef, Provider } from '@vmhub/core';
+import { VmhubError } from '@vmhub/core';
+import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
+import { createX11Adapter } from '../src/index.ts';
+import { until } from './desktop.ts';
+
+const instance = `x11t${randomBytes(3).toString('hex')}`;
+const lease = randomUUID();
+const identity = `vmhub-${instance}-${lease}`;
+const adapter = createX11Adapter({});
+let provider: Provider;
+let machine: MachineRef | undefined;
+let channel: GuestChannel;
+let ctx: AdapterContext;
+
+const rand = () => randomBytes(4).toString('hex');
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+async function guestText(path: string, ms = 8000): Promise<string> {
+  return until(`${path} in the guest`, async () => {
+    try { return (await adapter.getFile!(ctx, { path, max_bytes: 1_000_000 })).toString('utf8'); } catch (err) { if (VmhubError.is(err) && err.code === 'NOT_FOUND') return undefined; throw err; }
+  }, ms, 100);
+}
+
+describe('x11: through a docker container (provider-docker channel)', { timeout: 300_000 }, () => {
+  before(async () => {
+    provider = dockerProvider.create({}, { identityPrefix: `vmhub-${instance}-`, log: () => {} });
+    const avail = await provider.availability(template);
+    assert.equal(avail.availability, 'available', `golden image for ${template.id} not usable: ${avail.reason ?? ''} — build it with: vmhub-server golden build debian-x11`);
+    machine = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(120_000) });
+    await provider.ready(machine, { signal: AbortSignal.timeout(120_000), template, stage: () => {} });
+    channel = await provider.channel!(machine, template);
+    ctx = {
+      lease_id: lease, machine, template,
+      channel: async () => channel,
+      console: async () => { throw new Error('no console'); },
+      signal: AbortSignal.timeout(280_000),
+    };
+  });
+  after(async () => {
+    await adapter.release?.(lease);
+    await channel?.close();
+    if (machine) assert.equal(await provider.destroy(machine), 'destroyed');
+    await provider?.close?.();
+  });
+
+  it('probe: everything but inspect works in the golden', async () => {
+    const unavailable = await adapter.probe!(ctx);
+    assert.deepEqual(Object.keys(unavailable), ['inspect'], JSON.stringify(unavailable));
+    assert.match(unavailable.inspect!, /no AT-SPI stack/);
+  });
+
+  it('launch xterm, type Unicode + metacharacters: byte-exact in a guest file, nothing executed', async () => {
+    const title = `type-${rand()}`;
+    const out = `/tmp/typed-${rand()}.txt`;
+    const pwned = `/tmp/pwned-${rand()}`;
+    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}; sleep 30`], wait_seconds: 15 });
+    assert.equal(r.window?.title, title);
+    assert.ok(r.pid && r.pid > 1);
+    await until('focused', async () => ((await adapter.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
+    const text = `héllo ✓ Привет 粘贴 '";|&$()\\\` %s $(touch ${pwned})`;
+    await adapter.type!(ctx, { text: `${text}\n` });
+    assert.equal(await guestText(out), text);
+    const check = await adapter.exec!(ctx, { argv: ['test', '-e', pwned], timeout_ms: 5000, max_output_bytes: 100 });
+    assert.equal(check.exit_code, 1, 'the typed $(touch …) must not have run');
+  });
+
+  it('key chord and paste into xterm; previous selection restored', async () => {
+    const title = `paste-${rand()}`;
+    const out = `/tmp/paste-${rand()}.txt`;
+    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}; sleep 30`], wait_seconds: 15 });
+    await until('focused', async () => ((await adapter.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
+    await adapter.dispatch!(ctx, { verb: 'set_clipboard', args: { text: 'before ✓', selection: 'primary' } });
+    await adapter.type!(ctx, { text: 'junk' });
+    await adapter.key!(ctx, { keys: 'ctrl+u' });
+    await adapter.paste!(ctx, { text: 'pasted Привет $(id)' });
+    await adapter.key!(ctx, { keys: 'Return' });
+    assert.equal(await guestText(out), 'pasted Привет $(id)');
+    assert.deepEqual(await adapter.dispatch!(ctx, { verb: 'get_clipboard', args: { selection: 'primary' } }), { text: 'before ✓', empty: false });
+  });
+
+  it('list/focus/drag/close are reflected in the window list', async () => {
+    const title = `win-${rand()}`;
+    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-geometry', '40x6+200+200', '-e', 'sleep', '60'], wait_seconds: 15 });
+    const w0 = r.window!;
+    assert.equal(w0.class, 'XTerm');
+    const f = await adapter.focus!(ctx, { window: title });
+    assert.equal(f.focused, true);
+    const from = { x: w0.x + Math.floor(w0.width / 2), y: w0.y - 8 };
+    await adapter.drag!(ctx, { from, to: { x: from.x + 120, y: from.y + 80 }, button: 'left' });
+    const w1 = await until('moved', async () => { const w = (await adapter.listWindows!(ctx)).find((v) => v.id === w0.id); return w && w.x !== w0.x ? w : undefined; }, 5000, 100);
+    assert.deepEqual([w1.x - w0.x, w1.y - w0.y], [120, 80]);
+    await adapter.close!(ctx, { window: w0.id });
+    await until('closed', async () => ((await adapter.listWindows!(ctx)).some((w) => w.id === w0.id) ? undefined : true), 5000, 100);
+  });
+
+  it('errors are typed: bad keysym, off-screen, missing file', async () => {
+    await assert.rejects(adapter.key!(ctx, { keys: 'ctrl+nosuchkey' }), (e: VmhubError) => e.code === 'INVALID_REQUEST' && /"nosuchkey"/.test(e.message));
+    await assert.rejects(adapter.click!(ctx, { x: 5000, y: 1, button: 'left', count: 1, modifiers: [] }), (e: VmhubError) => e.code === 'INVALID_REQUEST');
+    await assert.rejects(adapter.getFile!(ctx, { path: `/nope-${rand()}`, max_bytes: 10 }), (e: VmhubError) => e.code === 'NOT_FOUND');
+  });
+
+  it('screenshot and click latency (one guest command each)', async () => {
+    const shots: number[] = [];
+    let raw;
+    for (let i = 0; i < 10; i++) { const t = performance.now(); raw = await adapter.screenshot!(ctx); shots.push(performance.now() - t); }
+    assert.deepEqual([raw!.width, raw!.height, raw!.data.length], [1280, 800, 1280 * 800 * 3]);
+    const clicks: number[] = [];
+    for (let i = 0; i < 30; i++) { const t = performance.now(); await adapter.click!(ctx, { x: 10 + i, y: 780, button: 'left', count: 1, modifiers: [] }); clicks.push(performance.now() - t); }
+    const keys: number[] = [];
+    for (let i = 0; i < 20; i++) { const t = performance.now(); await adapter.key!(ctx, { keys: 'shift' }); keys.push(performance.now() - t); }
+    const loc = await adapter.dispatch!(ctx, { verb: 'mouse_location', args: {} }) as { x: number; y: number };
+    assert.deepEqual([loc.x, loc.y], [39, 780]);
+    process.stderr.write(`[x11/docker] screenshot capture p50 ${pct(shots, 0.5).toFixed(1)} ms p95 ${pct(shots, 0.95).toFixed(1)} ms; click p50 ${pct(clicks, 0.5).toFixed(1)} ms p95 ${pct(clicks, 0.95).toFixed(1)} ms; key p50 ${pct(keys, 0.5).toFixed(1)} ms p95 ${pct(keys, 0.95).toFixed(1)} ms\n`);
+  });
+});
