@@ -34,9 +34,9 @@ export function buildContext(g: Golden): Buffer {
   ]);
 }
 
-export async function buildWithDockerfile(g: Golden, docker: DockerClient, log: (line: string) => void): Promise<void> {
+export async function buildWithDockerfile(g: Golden, docker: DockerClient, log: (line: string) => void, network?: string): Promise<void> {
   const res = await docker.stream('POST', '/build', {
-    query: { t: g.tag, rm: true, forcerm: true, pull: false },
+    query: { t: g.tag, rm: true, forcerm: true, pull: false, networkmode: network },
     body: buildContext(g),
     headers: { 'Content-Type': 'application/x-tar' },
     timeoutMs: 0,

@@ -23,6 +23,8 @@ export interface BuildGoldenOptions {
   dockerHost?: string;
   /** debootstrap path: where .debs are cached between builds. Default env VMHUB_GOLDEN_CACHE, else /var/cache/vmhub-debootstrap. */
   cacheDir?: string;
+  /** Dockerfile path: network for the build's RUN steps (e.g. "host" where the bridge has no route out). Default: the daemon's. */
+  buildNetwork?: string;
 }
 
 export interface GoldenStatus {
@@ -116,7 +118,7 @@ async function buildLocked(name: string, g: ReturnType<typeof loadGolden>, docke
   const method = await pickMethod(options.method ?? 'auto', g.manifest.debian.base_image, docker);
   log(`building ${g.tag} with ${method}`);
   if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log, options.cacheDir);
-  else await buildWithDockerfile(g, docker, log);
+  else await buildWithDockerfile(g, docker, log, options.buildNetwork);
   const after = await goldenStatus(name, { docker });
   if (!after.built) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build of ${g.tag} finished but the image is not there`, { source: 'provider-docker' });
   log(`built ${g.tag} (${((after.size_bytes ?? 0) / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
