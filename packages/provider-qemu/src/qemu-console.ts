@@ -21,14 +21,15 @@ export class QmpPool {
     this.#timeoutMs = timeoutMs;
   }
 
-  async get(identity: string, dir: string): Promise<QmpClient> {
+  /** The pooled connection, opening one (bounded by `timeoutMs`, default the pool's) when none is open. */
+  async get(identity: string, dir: string, timeoutMs = this.#timeoutMs): Promise<QmpClient> {
     const existing = this.#conns.get(identity);
     if (existing) {
       const client = await existing.catch(() => undefined);
       if (client && !client.closed) return client;
       this.#conns.delete(identity);
     }
-    const pending = QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: this.#timeoutMs, label: identity });
+    const pending = QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs, label: identity });
     this.#conns.set(identity, pending);
     pending.catch(() => { if (this.#conns.get(identity) === pending) this.#conns.delete(identity); });
     return pending;

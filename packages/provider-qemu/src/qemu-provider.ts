@@ -106,14 +106,18 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
         await sleep(100);
       }
     };
+    let quitSent = false;
     try {
-      const client = await pool.get(record.identity, dir);
+      // Short bound: when another process (a live server, during a reaper pass) holds the
+      // single-client monitor, the greeting never comes and signals take over.
+      const client = await pool.get(record.identity, dir, Math.min(qmpTimeoutMs, 2_000));
       await client.execute('quit', undefined, 3_000).catch(() => undefined);
+      quitSent = true;
     } catch {
       // monitor unreachable (held by another process, or wedged): fall through to signals
     }
     await pool.drop(record.identity);
-    if (await gone(stopTimeoutMs)) return;
+    if (quitSent && (await gone(stopTimeoutMs))) return;
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       // Re-verify right before each signal: the pid must still be this qemu.
       if ((await verifyQemu(record.pid, record.pid_start_time, record.identity)).verdict !== 'ours') return;

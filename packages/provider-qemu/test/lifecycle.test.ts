@@ -130,11 +130,15 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     for (const f of forged) await rm(f.external_id, { recursive: true, force: true });
   });
 
-  test('destroy from a second provider instance (the reaper) stops qemu and removes overlay and state dir', async () => {
+  test('destroy from a second provider instance (the reaper) while the server holds the monitor', async (t) => {
     const rec = JSON.parse(await readFile(join(stateDir, identity, 'identity.json'), 'utf8'));
-    await provider.close?.(); // the server "dies": its QMP connection goes away
+    // The first provider (the "server") still holds the single-client QMP monitor from the
+    // console test, so the reaper's quit cannot get through: it must fall back to SIGTERM.
     const reaper = plugin.create({ stateDir }, testContext(prefix, logs));
+    const started = Date.now();
     assert.equal(await reaper.destroy(machine), 'destroyed');
+    t.diagnostic(`reaper destroy with the monitor busy: ${Date.now() - started} ms`);
+    await provider.close?.();
     const info = await procInfo(rec.pid);
     assert.ok(!isAlive(info), 'qemu process gone');
     assert.ok(!existsSync(join(stateDir, identity)), 'state dir and overlay deleted');
