@@ -4,6 +4,8 @@
 #   in : S spawn (u32 nenv, u32 nargv, then u32-prefixed strings: user, cwd, env..., argv...)
 #        I stdin chunk, E stdin eof, K kill (process group), Q quit
 #   out: P ready (payload = pid), O stdout, R stderr, X exit (u8 kind 0=exit 1=signal, u8 value)
+# The title replaces the (long) perl -e command line in ps and /proc/<pid>/cmdline.
+$0 = 'vmhub-exec-helper';
 use strict;
 use warnings;
 use IO::Select;

@@ -117,7 +117,9 @@ describe('docker: lifecycle', { timeout: 240_000 }, () => {
   });
 
   it('exec: a helper killed inside the guest fails its execs, and the channel keeps working', async () => {
-    const killed = await ch.exec(['pkill', '-f', 'vmhub exec helper'], { user: 'root' });
+    const ps = await ch.exec(['ps', '-eo', 'args']);
+    assert.match(ps.stdout.toString(), /^vmhub-exec-helper\s*$/m, 'the helper shows a short title in ps');
+    const killed = await ch.exec(['pkill', '-f', '^vmhub-exec-helper'], { user: 'root' });
     assert.equal(killed.exit_code, null);
     assert.match(killed.stderr.toString(), /exec helper lost/);
     const r = await ch.exec(['echo', 'still here']);
