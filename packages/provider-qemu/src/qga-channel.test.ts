@@ -67,4 +67,12 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
   await assert.rejects(ch.getFile('/data/big.bin', { maxBytes: 1000 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
   await assert.rejects(ch.getFile('/nope'), (e: unknown) => VmhubError.is(e) && e.code === 'NOT_FOUND');
   assert.equal(handles.size, 0, 'every handle closed');
+
+  await ch.exec(['env'], { env: { A: '1' } });
+  const envCall = calls.filter((c) => c.execute === 'guest-exec').at(-1)!;
+  assert.deepEqual(envCall.arguments!.env, ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'A=1']);
+  const before = calls.length;
+  await assert.rejects(ch.exec(['id'], { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /root/.test(e.message));
+  await assert.rejects(ch.putFile('/x', Buffer.from('x'), { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
+  assert.equal(calls.length, before, 'nothing sent for a refused user');
 });

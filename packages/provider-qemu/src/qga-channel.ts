@@ -11,6 +11,14 @@ import { QmpClient, QmpError } from './qmp-client.ts';
 
 const SOURCE = 'provider-qemu';
 const CHUNK = 1024 * 1024;
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** The agent runs everything as its own user (root): a request for another user is refused, not silently run as root. */
+function refuseUser(user: string | undefined): void {
+  if (user !== undefined && user !== 'root') {
+    throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] the QEMU guest agent runs commands and file operations as root and cannot switch to user "${user}": omit user, or run \`su\`/\`runuser\` yourself in the argv`, { source: SOURCE });
+  }
+}
 
 interface ExecStatus {
   exited: boolean;
@@ -53,12 +61,14 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
 
   const exec = async (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
     if (argv.length === 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec needs a non-empty argv`, { source: SOURCE });
+    refuseUser(opts.user);
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const cap = opts.maxOutputBytes ?? 1024 * 1024;
     // The agent has no cwd parameter: a fixed shell snippet changes directory, the cwd and argv stay separate arguments.
     const full = opts.cwd ? ['/bin/sh', '-c', 'cd -- "$1" && shift && exec "$@"', 'sh', opts.cwd, ...argv] : argv;
     const args: Record<string, unknown> = { path: full[0], arg: full.slice(1), 'capture-output': true };
-    if (opts.env) args.env = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
+    // The agent replaces the whole environment when env is given: keep a PATH so bare names resolve.
+    if (opts.env) args.env = Object.entries({ PATH: DEFAULT_PATH, ...opts.env }).map(([k, v]) => `${k}=${v}`);
     if (opts.stdin !== undefined) args['input-data'] = Buffer.from(opts.stdin).toString('base64');
     const { pid } = await call<{ pid: number }>('guest-exec', args);
     const deadline = Date.now() + timeoutMs;
@@ -97,6 +107,7 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
   return {
     exec,
     async putFile(path: string, data: Buffer, opts: PutFileOptions = {}): Promise<void> {
+      refuseUser(opts.user);
       const dir = posix.dirname(path);
       if (dir !== '/') {
         const r = await exec(['/bin/mkdir', '-p', '--', dir], { timeoutMs: options.timeoutMs });
