@@ -5,11 +5,11 @@
  *   vmhub-server golden status [name]  show golden images and whether they are built
  *   vmhub-server --version | --help
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { VERSION } from './catalog.ts';
 import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
 import { createVmhubServer } from './server.ts';
+import { LineStdioTransport } from './stdio-transport.ts';
 
 /** Largest JSON-RPC message accepted on stdin (a base64 file of files.max_bytes fits). */
 const MAX_MESSAGE_BYTES = 96 * 1024 * 1024;
@@ -29,9 +29,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv.length > 0) { process.stderr.write(`unknown arguments: ${argv.join(' ')}\n${HELP}\n`); return 2; }
 
   const server = await createVmhubServer();
-  // The SDK's default 10 MiB line limit would drop the connection on one oversized request; a
-  // generous limit lets such a request reach validation and get a typed INVALID_REQUEST instead.
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+  // The SDK's stdio transport drops the connection on a line over 10 MiB and copies large lines
+  // quadratically; ours takes large requests in one copy, so an oversized argument reaches
+  // validation and gets a typed INVALID_REQUEST, and a vm_put_file of files.max_bytes is fast.
+  const transport = new LineStdioTransport({ maxLineBytes: MAX_MESSAGE_BYTES });
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;

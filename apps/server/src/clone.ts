@@ -4,6 +4,7 @@
  * the working tree with .git is streamed into the guest as a tar.
  */
 import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -100,8 +101,12 @@ export async function cloneOnHost(input: ToolInput<'vm_clone_repo'>, policy: Clo
     const { files, bytes } = await treeStats(dest);
     if (bytes > policy.max_bytes) throw new VmhubError('INVALID_REQUEST', `the clone is ${bytes} bytes, over clone.max_bytes ${policy.max_bytes}; use depth or a smaller repository`);
     const tar = spawn('tar', ['-c', '-C', dest, '--numeric-owner', '--owner=0', '--group=0', '.'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Attach a consumer now: when a child exits, Node resumes (and so discards) stdio streams
+    // nobody has read yet, and the adapter starts reading only after its own awaits. Seen: a small
+    // repository arrived in the guest as an empty directory.
+    const archive = tar.stdout.pipe(new PassThrough({ highWaterMark: 1024 * 1024 }));
     return {
-      archive: tar.stdout,
+      archive,
       commit,
       ...(input.ref ? { ref: input.ref } : {}),
       files,
