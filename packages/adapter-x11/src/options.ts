@@ -45,9 +45,9 @@ export const X11OptionsSchema = Type.Object({
   }),
   /**
    * Compress the XWD frame in the guest (`gzip -1`, ~4 MB → ~50 KB) before it crosses the channel.
-   * Worth it over SSH or a slow agent channel; on a local docker channel raw is as fast. Default false.
+   * Faster through docker's exec helper (66 vs 107 ms) and over any network channel. Default true.
    */
-  screenshot_gzip: Type.Boolean({ default: false, description: 'gzip the frame in the guest before transfer, default false' }),
+  screenshot_gzip: Type.Boolean({ default: true, description: 'gzip the frame in the guest before transfer, default true' }),
   /** Timeout for one adapter command in the guest (not vm_exec). Default 15000. */
   command_timeout_ms: Type.Integer({ default: 15000, minimum: 500, maximum: 600000, description: 'timeout of one guest command, default 15000' }),
   /** Largest archive vm_clone_repo buffers when the channel has no putArchive. Default 512 MiB. */

@@ -25,7 +25,7 @@ export const NEEDS: Partial<Record<Capability, string[]>> = {
   dispatch: ['xdotool', 'xclip'],
 };
 const X_CAPS = Object.keys(NEEDS) as Capability[];
-const TOOLS = [...new Set([...Object.values(NEEDS).flat(), 'tar'])];
+const TOOLS = [...new Set([...Object.values(NEEDS).flat(), 'tar', 'gzip'])];
 
 const PROBE_SCRIPT = String.raw`
 for t in "$@"; do command -v "$t" >/dev/null 2>&1 || printf 'missing %s\n' "$t"; done
@@ -69,7 +69,8 @@ export async function probe(rt: X11Runtime, ctx: AdapterContext): Promise<Partia
     return out;
   }
   for (const cap of X_CAPS) {
-    const lacking = NEEDS[cap]!.filter((t) => facts.missing.includes(t));
+    const needs = cap === 'screenshot' && rt.options.screenshot_gzip ? [...NEEDS[cap]!, 'gzip'] : NEEDS[cap]!;
+    const lacking = needs.filter((t) => facts.missing.includes(t));
     if (lacking.length > 0) out[cap] = `${lacking.join(', ')} not found in the guest: add ${lacking.length > 1 ? 'them' : 'it'} to the golden image (${DOCS})`;
     else if (!facts.display) out[cap] = `the X display ${rt.options.display} is not answering (is Xvfb running?)`;
     else if (!facts.wm && ['list_windows', 'focus', 'close', 'launch'].includes(cap)) out[cap] = `no EWMH window manager runs on ${rt.options.display}: start openbox (or another EWMH WM) in the golden image`;

@@ -5,7 +5,7 @@
  * x11-utils and xdotool; a missing one fails the suite loudly.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,27 +40,35 @@ export async function startXSession(): Promise<XSession> {
       await sleep(100);
     }
   };
-  // A display number may be taken by an X server we cannot see (another mount namespace still
-  // shares the abstract socket): then our Xvfb exits at once and we try another number.
+  // A display number may be taken by an X server we cannot see (another test in another mount
+  // namespace still shares the abstract socket), or grabbed by a concurrent suite: the display
+  // counts as ours only when its lock file names our Xvfb and openbox starts on it.
+  let xvfb: ChildProcess | undefined;
+  let wm: ChildProcess | undefined;
+  let failures = 0;
   for (let attempt = 0; ; attempt++) {
     const n = 90 + Math.floor(Math.random() * 110);
+    if (attempt > 200) throw new Error('no free X display between :90 and :199');
     if (existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`)) continue;
     display = `:${n}`;
+    wm = undefined;
     env = { DISPLAY: display, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8', HOME: home };
-    const xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-    await sleep(300);
-    if (xvfb.exitCode === null && xvfb.signalCode === null) {
-      try {
-        await wait('Xvfb', ['xwininfo', '-root'], 20_000, xvfb);
-        children.push(xvfb);
-        break;
-      } catch (err) {
-        xvfb.kill('SIGKILL');
-        if (attempt >= 4) throw err;
-        continue;
-      }
+    xvfb = spawn('Xvfb', [display, '-screen', '0', '1280x800x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+    try {
+      await wait('Xvfb', ['xwininfo', '-root'], 20_000, xvfb);
+      const lock = readFileSync(`/tmp/.X${n}-lock`, 'utf8').trim();
+      if (Number(lock) !== xvfb.pid) throw new Error(`display ${display} belongs to pid ${lock}, not our Xvfb ${xvfb.pid}`);
+      wm = spawn('openbox', [], { env: { ...process.env, ...env }, stdio: 'ignore', cwd: home });
+      await wait('openbox', ['wmctrl', '-m'], 20_000, wm);
+      await sleep(200);
+      if (wm.exitCode !== null || xvfb.exitCode !== null) throw new Error(`openbox or Xvfb exited on ${display}`);
+      children.push(xvfb, wm);
+      break;
+    } catch (err) {
+      wm?.kill('SIGKILL');
+      xvfb.kill('SIGKILL');
+      if (attempt >= 200 || ++failures >= 5) { rmSync(home, { recursive: true, force: true }); throw err; }
     }
-    if (attempt >= 4) throw new Error('could not start Xvfb on any display between :90 and :199');
   }
   const session: XSession = {
     display, home, env,
@@ -77,12 +85,5 @@ export async function startXSession(): Promise<XSession> {
       rmSync(home, { recursive: true, force: true });
     },
   };
-  try {
-    const wm = session.spawnX(['openbox']);
-    await wait('openbox', ['wmctrl', '-m'], 20_000, wm);
-  } catch (err) {
-    await session.stop();
-    throw err;
-  }
   return session;
 }
