@@ -51,7 +51,12 @@ export class DockerChannel implements GuestChannel {
         settings.log('warn', `[vmhub] [${SOURCE}] exec helper did not start in ${containerId.slice(0, 12)}; falling back to one docker exec per call (slower): ${(err as Error).message}`);
       }
     }
-    channel.home = (await channel.#user(settings.desktopUser)).home;
+    try {
+      channel.home = (await channel.#user(settings.desktopUser)).home;
+    } catch (err) {
+      await channel.close();
+      throw err;
+    }
     return channel;
   }
 
@@ -101,7 +106,9 @@ export class DockerChannel implements GuestChannel {
     };
     const helper = await this.#liveHelper();
     if (helper) return helper.exec(req);
-    return rawExec(this.#docker, this.#containerId, req);
+    // The helper starts in the user's home; a docker exec starts in the image's WORKDIR.
+    const home = req.user === this.#settings.desktopUser ? this.home : req.user === 'root' ? '/root' : undefined;
+    return rawExec(this.#docker, this.#containerId, { ...req, cwd: req.cwd ?? home });
   }
 
   #user(name: string): Promise<UserInfo> {
