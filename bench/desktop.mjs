@@ -50,6 +50,10 @@ export async function run_() {
     }
     const lease = leases[0];
     const container = `vmhub-bench-${lease}`;
+    // A realistic screen, not an empty desktop: two terminals full of text.
+    await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', '100x40+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin | head -60; sleep 3600'], wait_seconds: 10 });
+    await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', '90x30+560+300', '-e', 'sh', '-c', 'dpkg -l | head -60; sleep 3600'], wait_seconds: 10 });
+    await new Promise((r) => setTimeout(r, 1000));
     await call('vm_screenshot', { lease_id: lease, max_width: 1280, max_height: 800 }); // warm: channel, helper, sharp
 
     const click = await timeIt(N, (i) => call('vm_click', { lease_id: lease, x: 600 + (i % 10), y: 400, coordinate_space: 'screen' }));
