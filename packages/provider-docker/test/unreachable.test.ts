@@ -36,11 +36,14 @@ describe('docker: daemon unreachable', () => {
     assert.match(status.reason!, /not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
   });
 
-  it('a missing image is unavailable with the exact build command', async () => {
+  it('a missing image is unavailable (and create fails) with the exact build command', async () => {
     const { provider } = makeProvider();
     const avail = await provider.availability({ ...template, golden: 'vmhub/debian-x11:000000000000' });
     assert.deepEqual(avail, { availability: 'unavailable', reason: 'image vmhub/debian-x11:000000000000 is not built: run `vmhub-server golden build debian-x11`' });
     assert.deepEqual(await provider.availability(template), { availability: 'available' });
+    const identity = `vmhub-t-${randomUUID()}`;
+    await assert.rejects(provider.create({ lease_id: identity, identity, template: { ...template, golden: 'vmhub/debian-x11:000000000000' }, signal: AbortSignal.timeout(10_000) }),
+      (e: any) => e.code === 'PROVISION_FAILED' && e.message.includes('run `vmhub-server golden build debian-x11`'));
     await provider.close?.();
   });
 });
