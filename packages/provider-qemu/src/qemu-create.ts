@@ -1,0 +1,77 @@
+/**
+ * create(): overlay (when the golden is a qcow2 disk), then qemu started as a detached session
+ * leader with its stdout/stderr in qemu.log, then the identity record with the pid's start time.
+ * Idempotent per identity: a verified running machine is returned as is.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
+import { chooseAccel } from './accel.ts';
+import { templateOptions } from './options.ts';
+import { procInfo, verifyQemu } from './proc.ts';
+import { qemuArgv } from './qemu-argv.ts';
+import { goldenProblem, isQcow2, SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
+import { FILES, machineDir, readRecord, writeRecord } from './state-dir.ts';
+
+export async function create(rt: QemuRuntime, request: CreateRequest): Promise<MachineRef> {
+  const { identity, template } = request;
+  const dir = machineDir(rt.stateDir, identity);
+  if (dir.includes(',')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] state directory ${dir} contains a comma, which QEMU option syntax cannot carry: choose another rt.stateDir`, { source: SOURCE });
+  const existing = await readRecord(dir);
+  if (existing?.identity === identity && (await verifyQemu(existing.pid, existing.pid_start_time, identity)).verdict === 'ours') {
+    return { identity, external_id: dir, details: { pid: existing.pid, state_dir: dir, accel: existing.accel } };
+  }
+  const problem = await goldenProblem(template);
+  if (problem) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] template ${template.id}: ${problem}`, { source: SOURCE });
+  const t = templateOptions(template.provider_options);
+  const accel = await chooseAccel(rt.wantedAccel);
+  if (rt.wantedAccel === 'kvm' && accel.reason) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] accel "kvm" requested but ${accel.reason}`, { source: SOURCE });
+  request.signal.throwIfAborted();
+
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  let disk: string | undefined;
+  let kernel = t.kernel;
+  if (await isQcow2(template.golden)) {
+    disk = join(dir, FILES.overlay);
+    await execa(rt.qemuImg, ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', template.golden, disk], { timeout: 30_000 }).catch((err: Error) => {
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu-img could not create an overlay of ${template.golden}: ${err.message}`, { source: SOURCE, cause: err });
+    });
+  } else {
+    kernel ??= template.golden;
+  }
+  const argv = qemuArgv({ identity, dir, template, options: t, accel: accel.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel });
+  request.signal.throwIfAborted();
+
+  const logFd = openSync(join(dir, FILES.log), 'a');
+  let pid: number;
+  try {
+    const child = spawn(rt.binary, argv, { detached: true, stdio: ['ignore', logFd, logFd] });
+    pid = await new Promise<number>((ok, fail) => {
+      child.once('spawn', () => ok(child.pid!));
+      child.once('error', fail);
+    }).catch((err: Error) => {
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] cannot start ${rt.binary}: ${err.message} (apt-get install -y qemu-system-x86)`, { source: SOURCE, cause: err });
+    });
+    child.unref();
+  } finally {
+    closeSync(logFd);
+  }
+  let startTime = '';
+  for (let i = 0; i < 50 && !startTime; i++) {
+    const info = await procInfo(pid);
+    if (info && info.argv.includes(identity)) startTime = info.startTime;
+    else await sleep(20);
+  }
+  if (!startTime) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu exited at once: ${await tail(join(dir, FILES.log))}`, { source: SOURCE });
+  await writeRecord(dir, {
+    identity, lease_id: request.lease_id, template: template.id, created_at: new Date().toISOString(),
+    pid, pid_start_time: startTime, accel: accel.accel, overlay: disk ? FILES.overlay : undefined, guest_agent: t.guest_agent === true,
+  });
+  rt.context.log('info', 'qemu started', { identity, pid, accel: accel.accel, template: template.id });
+  return { identity, external_id: dir, details: { pid, state_dir: dir, accel: accel.accel } };
+}

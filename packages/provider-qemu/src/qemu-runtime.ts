@@ -1,0 +1,114 @@
+/**
+ * What every provider method shares: resolved options, the QMP pool, open guest channels, and
+ * the lookups that tie a MachineRef to its state directory and verified process.
+ */
+import { existsSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { execa } from 'execa';
+import { VmhubError, type GuestChannel, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
+import { type QemuProviderOptions, templateOptions } from './options.ts';
+import { defaultStateDir } from './paths.ts';
+import { verifyQemu } from './proc.ts';
+import { QmpPool } from './qemu-console.ts';
+import { machineDir, readRecord, type StateRecord } from './state-dir.ts';
+
+export const SOURCE = 'provider-qemu';
+
+export interface QemuRuntime {
+  stateDir: string;
+  binary: string;
+  qemuImg: string;
+  wantedAccel: 'auto' | 'kvm' | 'tcg';
+  machine: string;
+  defaultMemoryMb: number;
+  qmpTimeoutMs: number;
+  stopTimeoutMs: number;
+  pool: QmpPool;
+  /** Guest-agent channels by identity (one per machine). */
+  channels: Map<string, GuestChannel>;
+  context: ProviderContext;
+  /** `qemu-system-x86_64 --version`, once (retried after a failure). */
+  qemuVersion(): Promise<string>;
+}
+
+export function createRuntime(options: QemuProviderOptions, context: ProviderContext): QemuRuntime {
+  const binary = options.qemuBinary ?? process.env.VMHUB_QEMU_BINARY ?? 'qemu-system-x86_64';
+  const qmpTimeoutMs = options.qmpTimeoutMs ?? 10_000;
+  let version: Promise<string> | undefined;
+  return {
+    stateDir: resolve(options.stateDir ?? process.env.VMHUB_QEMU_STATE_DIR ?? defaultStateDir()),
+    binary,
+    qemuImg: options.qemuImg ?? process.env.VMHUB_QEMU_IMG ?? 'qemu-img',
+    wantedAccel: options.accel ?? (process.env.VMHUB_QEMU_ACCEL as 'auto' | 'kvm' | 'tcg' | undefined) ?? 'auto',
+    machine: options.machine ?? 'q35',
+    defaultMemoryMb: options.defaultMemoryMb ?? 512,
+    qmpTimeoutMs,
+    stopTimeoutMs: options.stopTimeoutMs ?? 5_000,
+    pool: new QmpPool(qmpTimeoutMs),
+    channels: new Map(),
+    context,
+    qemuVersion() {
+      version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');
+      version.catch(() => { version = undefined; });
+      return version;
+    },
+  };
+}
+
+/**
+ * The state dir to examine: the external_id when it is a directory right under stateDir (so a
+ * forged identity on a real machine is caught by comparing records), else the identity's own.
+ * Either way nothing is touched until the record inside names this identity.
+ */
+export function locate(rt: QemuRuntime, machine: MachineRef): string {
+  const ext = typeof machine.external_id === 'string' && isAbsolute(machine.external_id) ? resolve(machine.external_id) : '';
+  return ext && dirname(ext) === rt.stateDir ? ext : machineDir(rt.stateDir, machine.identity);
+}
+
+/** The record for a machine, only when the directory's record names this identity. */
+export async function recordFor(rt: QemuRuntime, machine: MachineRef): Promise<{ dir: string; record: StateRecord | undefined }> {
+  const dir = machineDir(rt.stateDir, machine.identity);
+  const record = await readRecord(dir);
+  return { dir, record: record && record.identity === machine.identity ? record : undefined };
+}
+
+/** The machine's dir and record, when its qemu is verified running; else NOT_FOUND. */
+export async function requireLive(rt: QemuRuntime, machine: MachineRef, what: string): Promise<{ dir: string; record: StateRecord }> {
+  const { dir, record } = await recordFor(rt, machine);
+  if (!record) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] no state record for ${machine.identity} in ${rt.stateDir}: the machine is gone`, { source: SOURCE });
+  const v = await verifyQemu(record.pid, record.pid_start_time, record.identity);
+  if (v.verdict !== 'ours') {
+    throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${what}: qemu for ${machine.identity} is not running${v.why ? ` (${v.why})` : ''}`, { source: SOURCE });
+  }
+  return { dir, record };
+}
+
+/** Why the template's golden/kernel/initrd cannot be used, or undefined. */
+export async function goldenProblem(template: TemplateConfig): Promise<string | undefined> {
+  const t = templateOptions(template.provider_options);
+  const hint = t.build_hint ? `: ${t.build_hint}` : '';
+  for (const [what, path] of [['golden', template.golden], ['kernel', t.kernel], ['initrd', t.initrd]] as const) {
+    if (path === undefined) continue;
+    if (!isAbsolute(path)) return `${what} "${path}" must be an absolute path on the QEMU host`;
+    if (!existsSync(path)) return `${what} ${path} does not exist${hint}`;
+  }
+  return undefined;
+}
+
+export async function isQcow2(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(4);
+    await fh.read(buf, 0, 4, 0);
+    return buf.toString('latin1') === 'QFI\xfb';
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The end of a log file, for error messages. */
+export async function tail(path: string, bytes = 1500): Promise<string> {
+  const text = await readFile(path, 'latin1').catch(() => '');
+  return text.slice(-bytes).replace(/\r/g, '').trim();
+}
