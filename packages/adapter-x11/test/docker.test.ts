@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AdapterContext, GuestChannel, MachineRef, Provider } from '@vmhub/core';
-import { VmhubError } from '@vmhub/core';
+import { shapeScreenshot, VmhubError } from '@vmhub/core';
 import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
 import { createX11Adapter } from '../src/index.ts';
 import { until } from './desktop.ts';
@@ -110,9 +110,16 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
   });
 
   it('screenshot and click latency (one guest command each)', async () => {
-    const shots: number[] = [];
-    let raw;
-    for (let i = 0; i < 10; i++) { const t = performance.now(); raw = await adapter.screenshot!(ctx); shots.push(performance.now() - t); }
+    const shots: number[] = [], shaped: number[] = [];
+    let raw, bytes = 0;
+    for (let i = 0; i < 10; i++) {
+      const t = performance.now();
+      raw = await adapter.screenshot!(ctx);
+      shots.push(performance.now() - t);
+      const img = await shapeScreenshot(raw, { format: 'png' });
+      shaped.push(performance.now() - t);
+      bytes = img.data.length;
+    }
     assert.deepEqual([raw!.width, raw!.height, raw!.data.length], [1280, 800, 1280 * 800 * 3]);
     const clicks: number[] = [];
     for (let i = 0; i < 30; i++) { const t = performance.now(); await adapter.click!(ctx, { x: 10 + i, y: 780, button: 'left', count: 1, modifiers: [] }); clicks.push(performance.now() - t); }
@@ -120,6 +127,6 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     for (let i = 0; i < 20; i++) { const t = performance.now(); await adapter.key!(ctx, { keys: 'shift' }); keys.push(performance.now() - t); }
     const loc = await adapter.dispatch!(ctx, { verb: 'mouse_location', args: {} }) as { x: number; y: number };
     assert.deepEqual([loc.x, loc.y], [39, 780]);
-    process.stderr.write(`[x11/docker] screenshot capture p50 ${pct(shots, 0.5).toFixed(1)} ms p95 ${pct(shots, 0.95).toFixed(1)} ms; click p50 ${pct(clicks, 0.5).toFixed(1)} ms p95 ${pct(clicks, 0.95).toFixed(1)} ms; key p50 ${pct(keys, 0.5).toFixed(1)} ms p95 ${pct(keys, 0.95).toFixed(1)} ms\n`);
+    process.stderr.write(`[x11/docker] screenshot capture p50 ${pct(shots, 0.5).toFixed(1)} ms p95 ${pct(shots, 0.95).toFixed(1)} ms; capture+PNG p50 ${pct(shaped, 0.5).toFixed(1)} ms (${bytes} bytes); click p50 ${pct(clicks, 0.5).toFixed(1)} ms p95 ${pct(clicks, 0.95).toFixed(1)} ms; key p50 ${pct(keys, 0.5).toFixed(1)} ms p95 ${pct(keys, 0.95).toFixed(1)} ms\n`);
   });
 });
