@@ -1,0 +1,27 @@
+/** click: move the tablet, hold modifiers, press/release the button `count` times, release modifiers. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
+import { buttonEvent, modifierEvents, moveEvents } from './console-input.ts';
+import { onScreen } from './console-screen-size.ts';
+import type { ConsoleRuntime } from './console-runtime.ts';
+
+const MOD_QCODE: Record<Modifier, string> = { ctrl: 'ctrl', shift: 'shift', alt: 'alt', super: 'meta_l' };
+
+export async function click(rt: ConsoleRuntime, ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void> {
+  const { screen, point } = await onScreen(rt, ctx, input, 'point');
+  const con = await ctx.console();
+  const mods = input.modifiers.map((m) => MOD_QCODE[m]);
+  await con.execute('input-send-event', { events: moveEvents(point, screen) });
+  await sleep(rt.pointerDelayMs);
+  await modifierEvents(con, mods, true);
+  try {
+    for (let i = 0; i < input.count; i++) {
+      await con.execute('input-send-event', { events: [buttonEvent(input.button, true)] });
+      await sleep(rt.pointerDelayMs);
+      await con.execute('input-send-event', { events: [buttonEvent(input.button, false)] });
+      await sleep(rt.pointerDelayMs);
+    }
+  } finally {
+    await modifierEvents(con, mods, false);
+  }
+}

@@ -1,0 +1,13 @@
+/** exec through the guest channel: argv (no shell), optional cwd and stdin, bounded. */
+import type { AdapterContext, ExecResult } from '@vmhub/core';
+import { guestChannel, guestPath } from './guest.ts';
+
+export async function exec(ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult> {
+  const ch = await guestChannel(ctx);
+  return ch.exec(input.argv, {
+    ...(input.cwd === undefined ? {} : { cwd: guestPath(ch, input.cwd, 'cwd') }),
+    ...(input.stdin === undefined ? {} : { stdin: input.stdin }),
+    timeoutMs: input.timeout_ms,
+    maxOutputBytes: input.max_output_bytes,
+  });
+}

@@ -1,0 +1,10 @@
+/** key: chords like `ctrl+alt+Delete`, several separated by spaces; all parsed before any is sent. */
+import type { AdapterContext } from '@vmhub/core';
+import { sendStrokes } from './console-input.ts';
+import { parseKeys } from './console-keymap.ts';
+import type { ConsoleRuntime } from './console-runtime.ts';
+
+export async function key(rt: ConsoleRuntime, ctx: AdapterContext, input: { keys: string }): Promise<void> {
+  const strokes = parseKeys(input.keys);
+  await sendStrokes(await ctx.console(), strokes, rt.keyDelayMs, ctx.signal);
+}

@@ -1,0 +1,27 @@
+/**
+ * What the capability functions share: resolved options and the per-lease screen size (learned
+ * from the last screendump, for pointer scaling and bounds checks).
+ */
+import type { ConsoleAdapterOptions } from './options.ts';
+
+export interface Screen { width: number; height: number }
+
+export interface ConsoleRuntime {
+  keyDelayMs: number;
+  pointerDelayMs: number;
+  dragSteps: number;
+  maxArchiveBytes: number;
+  /** Last known screen size by lease id. */
+  screens: Map<string, Screen>;
+}
+
+export function createRuntime(options: ConsoleAdapterOptions): ConsoleRuntime {
+  const envDelay = Number(process.env.VMHUB_CONSOLE_KEY_DELAY_MS);
+  return {
+    keyDelayMs: options.keyDelayMs ?? (process.env.VMHUB_CONSOLE_KEY_DELAY_MS && Number.isFinite(envDelay) && envDelay >= 0 ? envDelay : 20),
+    pointerDelayMs: options.pointerDelayMs ?? 15,
+    dragSteps: options.dragSteps ?? 10,
+    maxArchiveBytes: options.maxArchiveBytes ?? 256 * 1024 * 1024,
+    screens: new Map(),
+  };
+}

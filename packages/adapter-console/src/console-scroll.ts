@@ -1,0 +1,20 @@
+/** scroll: move the tablet to the point, then `amount` wheel-button presses in the direction. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdapterContext, Point } from '@vmhub/core';
+import { buttonEvent, moveEvents } from './console-input.ts';
+import { onScreen } from './console-screen-size.ts';
+import type { ConsoleRuntime } from './console-runtime.ts';
+
+const WHEEL = { up: 'wheel-up', down: 'wheel-down', left: 'wheel-left', right: 'wheel-right' } as const;
+
+export async function scroll(rt: ConsoleRuntime, ctx: AdapterContext, input: Point & { direction: keyof typeof WHEEL; amount: number }): Promise<void> {
+  const { screen, point } = await onScreen(rt, ctx, input, 'point');
+  const con = await ctx.console();
+  await con.execute('input-send-event', { events: moveEvents(point, screen) });
+  for (let i = 0; i < input.amount; i++) {
+    await sleep(rt.pointerDelayMs);
+    await con.execute('input-send-event', { events: [buttonEvent(WHEEL[input.direction], true)] });
+    await sleep(rt.pointerDelayMs);
+    await con.execute('input-send-event', { events: [buttonEvent(WHEEL[input.direction], false)] });
+  }
+}
