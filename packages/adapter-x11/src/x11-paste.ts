@@ -9,13 +9,15 @@
  *   tells us the paste happened; restoring earlier would race the app and paste the old text.
  * - Everything runs in ONE guest command: a fixed script, the text on stdin, classes as $2/$3.
  * Limits: the previous content is restored as text (UTF8_STRING); an image on the clipboard is not
- * preserved. An empty clipboard is restored as an empty string.
+ * preserved. An empty clipboard is restored as an empty string. The restore is synchronous: when
+ * the call returns, the previous content is back (see selection-sh.ts).
  */
 import type { AdapterContext } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import type { X11Runtime } from './runtime.ts';
+import { OWN_FN } from './selection-sh.ts';
 
-export const PASTE_SCRIPT = String.raw`
+export const PASTE_SCRIPT = OWN_FN + String.raw`
 set -u
 tmp=$(mktemp -d) || exit 70
 trap 'rm -rf "$tmp"' EXIT
@@ -26,24 +28,17 @@ sel=clipboard; keys=ctrl+v
 for c in $2; do case "$cls" in *"\"$c\""*) sel=primary; keys=shift+Insert;; esac; done
 for c in $3; do case "$cls" in *"\"$c\""*) sel=clipboard; keys=ctrl+shift+v;; esac; done
 had=0
-if timeout 2 xclip -selection "$sel" -o > "$tmp/old" 2>/dev/null; then had=1; fi
-xclip -selection "$sel" -i -verbose -loops 1 < "$tmp/new" > "$tmp/log" 2>&1 &
-xc=$!
-i=0
-until grep -q 'Waiting for a selection request' "$tmp/log" 2>/dev/null; do
-  if ! kill -0 "$xc" 2>/dev/null; then cat "$tmp/log" >&2; exit 71; fi
-  i=$((i+1)); if [ "$i" -gt 300 ]; then kill "$xc"; echo 'xclip did not take the selection within 3 s' >&2; exit 71; fi
-  sleep 0.01
-done
+if timeout 2 xclip -selection "$sel" -o > "$tmp/old" 2>/dev/null; then had=1; else : > "$tmp/old"; fi
+own "$sel" "$tmp/new" 1 || exit 71
+xc=$own_pid
 xdotool key --clearmodifiers "$keys" || exit 72
 i=0; limit=$(( $1 / 20 ))
 while kill -0 "$xc" 2>/dev/null && [ "$i" -lt "$limit" ]; do i=$((i+1)); sleep 0.02; done
 served=1
 if kill -0 "$xc" 2>/dev/null; then served=0; kill "$xc" 2>/dev/null; fi
 wait "$xc" 2>/dev/null
-if [ "$had" = 1 ]; then xclip -selection "$sel" -i < "$tmp/old" >/dev/null 2>&1
-else printf '' | xclip -selection "$sel" -i >/dev/null 2>&1; fi
-printf '%s %s %s\n' "$sel" "$keys" "$served"
+own "$sel" "$tmp/old" || exit 71
+printf '%s %s %s %s\n' "$sel" "$keys" "$served" "$had"
 `;
 
 export async function paste(rt: X11Runtime, ctx: AdapterContext, input: { text: string }): Promise<void> {

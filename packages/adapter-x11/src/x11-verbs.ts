@@ -9,8 +9,16 @@
 import { Type } from '@sinclair/typebox';
 import type { AdapterContext, VerbSpec } from '@vmhub/core';
 import { x11Error } from './errors.ts';
+import { OWN_FN } from './selection-sh.ts';
 import type { X11Runtime } from './runtime.ts';
 import { formatWindowId, listWindowsWith, parseWindowId, resolveWindow } from './x11-list-windows.ts';
+
+const SET_SELECTION = OWN_FN + String.raw`
+d=$(mktemp -d) || exit 70
+cat > "$d/text"
+own "$1" "$d/text" || { rm -rf "$d"; exit 71; }
+rm -rf "$d"
+`;
 
 const Selection = Type.Optional(Type.Union([Type.Literal('clipboard'), Type.Literal('primary')], { default: 'clipboard', description: 'X selection, default clipboard' }));
 
@@ -56,8 +64,8 @@ export function x11Verbs(runtimeFor: (ctx: AdapterContext) => X11Runtime): Recor
       description: 'Set the clipboard (or primary selection) to text without pasting: {text, selection?}.',
       args: Type.Object({ text: Type.String({ maxLength: 200000 }), selection: Selection }, { additionalProperties: false }),
       async run(ctx, args) {
-        // xclip forks a child that serves the selection; its stdio must not hold the exec open.
-        await (await guestOf(ctx)).sh('xclip -selection "$1" -i >/dev/null 2>&1', [String(args.selection ?? 'clipboard')], { stdin: String(args.text), needs: ['xclip'] });
+        // Returns once xclip owns the selection, so a get_clipboard right after reads the new text.
+        await (await guestOf(ctx)).sh(SET_SELECTION, [String(args.selection ?? 'clipboard')], { stdin: String(args.text), needs: ['xclip', 'mktemp', 'grep'] });
         return { set: true, bytes: Buffer.byteLength(String(args.text)) };
       },
     },

@@ -94,28 +94,38 @@ describe('x11: clone_repo', () => {
   });
 });
 
-describe('x11: probe and inspect', () => {
-  it('probe reports inspect unavailable (no AT-SPI here) and nothing else', async () => {
-    const unavailable = await d.adapter.probe!(d.ctx);
-    assert.deepEqual(Object.keys(unavailable), ['inspect']);
-    assert.equal(unavailable.inspect, ATSPI_REASON);
-  });
+/** A PATH of symlinks to just these host tools: plays a golden image with exactly that content. */
+function pathWith(tools: string[]): { path: string; dispose: () => void } {
+  const bin = mkdtempSync(join(tmpdir(), 'vmhub-x11-bin-'));
+  for (const tool of tools) {
+    const path = execFileSync('sh', ['-c', 'command -v "$1"', 'sh', tool]).toString().trim();
+    execFileSync('ln', ['-s', path, join(bin, tool)]);
+  }
+  return { path: bin, dispose: () => rmSync(bin, { recursive: true, force: true }) };
+}
 
-  it('inspect → CAPABILITY_UNAVAILABLE with the reason', async () => {
-    const msg = await code(d.adapter.inspect!(d.ctx, { max_depth: 3 }));
-    assert.match(msg, /^CAPABILITY_UNAVAILABLE: .*no AT-SPI stack \(at-spi2-core \+ python3-pyatspi\)/);
+const GOLDEN_TOOLS = ['sh', 'sed', 'grep', 'cat', 'tr', 'mktemp', 'rm', 'sleep', 'timeout', 'gzip', 'tar', 'setsid', 'perl', 'xdotool', 'wmctrl', 'xclip', 'xwd', 'xprop', 'xwininfo'];
+
+describe('x11: probe and inspect', () => {
+  it('probe on a golden without AT-SPI (no python3): only inspect is unavailable, with the reason', async () => {
+    const bin = pathWith(GOLDEN_TOOLS);
+    try {
+      const ctx = testContext(createHostChannel({ home: d.x.home, env: { PATH: bin.path } }), { display: d.x.display });
+      const adapter = createX11Adapter({ display: d.x.display });
+      const unavailable = await adapter.probe!(ctx);
+      assert.deepEqual(Object.keys(unavailable), ['inspect']);
+      assert.equal(unavailable.inspect, ATSPI_REASON);
+      const msg = await code(adapter.inspect!(ctx, { max_depth: 3 }));
+      assert.match(msg, /^CAPABILITY_UNAVAILABLE: .*no AT-SPI stack \(at-spi2-core \+ python3-pyatspi\)/);
+    } finally {
+      bin.dispose();
+    }
   });
 
   it('a guest without the tools: probe names them; an action says to add them to the golden', async () => {
-    // PATH without xdotool & co.: a minimal bin dir with only sh and coreutils-ish tools.
-    const bin = mkdtempSync(join(tmpdir(), 'vmhub-x11-bin-'));
+    const bin = pathWith(['sh', 'sed', 'grep', 'cat', 'tr', 'mktemp', 'rm', 'sleep']);
     try {
-      for (const tool of ['sh', 'sed', 'grep', 'cat', 'tr', 'mktemp', 'rm', 'sleep']) {
-        const path = execFileSync('sh', ['-c', 'command -v "$1"', 'sh', tool]).toString().trim();
-        execFileSync('ln', ['-s', path, join(bin, tool)]);
-      }
-      const channel = createHostChannel({ home: d.x.home, env: { PATH: bin } });
-      const ctx = testContext(channel, { display: d.x.display });
+      const ctx = testContext(createHostChannel({ home: d.x.home, env: { PATH: bin.path } }), { display: d.x.display });
       const adapter = createX11Adapter({ display: d.x.display });
       const unavailable = await adapter.probe!(ctx);
       assert.match(unavailable.click ?? '', /xdotool.* not found in the guest: add/);
@@ -123,8 +133,9 @@ describe('x11: probe and inspect', () => {
       assert.match(unavailable.paste ?? '', /xclip/);
       assert.match(await code(adapter.key!(ctx, { keys: 'Return' })), /^CAPABILITY_UNAVAILABLE: .*xdotool not found in the guest: add it to the golden image/);
       assert.match(await code(adapter.listWindows!(ctx)), /^CAPABILITY_UNAVAILABLE: .*xprop not found/);
+      assert.match(await code(adapter.screenshot!(ctx)), /^CAPABILITY_UNAVAILABLE: .*(xwd|xwininfo) not found/);
     } finally {
-      rmSync(bin, { recursive: true, force: true });
+      bin.dispose();
     }
   });
 });

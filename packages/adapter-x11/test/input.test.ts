@@ -95,7 +95,7 @@ describe('x11: paste', () => {
     await d.adapter.key!(d.ctx, { keys: 'Return' });
     assert.equal(await fileText(file), text);
     assert.equal(existsSync(pwned), false);
-    assert.equal(await until('restored primary', () => { const v = xclipOut('primary'); return v === 'previous primary ✓' ? v : undefined; }, 3000), 'previous primary ✓');
+    assert.equal(xclipOut('primary'), 'previous primary ✓', 'restored by the time vm_paste returns');
   });
 
   it('a window that never reads the clipboard → TIMEOUT, clipboard restored', async () => {

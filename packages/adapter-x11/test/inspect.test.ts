@@ -1,0 +1,76 @@
+/**
+ * x11: inspect with a real AT-SPI stack — a GTK 3 window (python3-gi) in its own session D-Bus;
+ * the adapter's dumper finds the accessibility bus through the root window's AT_SPI_BUS property,
+ * as a separate exec in the guest would. Needs Debian's at-spi2-core, python3-pyatspi,
+ * python3-gi, gir1.2-gtk-3.0, libatk-adaptor and dbus on the test host (system /usr/bin/python3).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ElementNode } from '@vmhub/core';
+import { createX11Adapter } from '../src/index.ts';
+import { testContext } from './context.ts';
+import { createHostChannel } from './host-channel.ts';
+import { until } from './desktop.ts';
+import { startXSession, type XSession } from './x-session.ts';
+
+const GTK_APP = `
+import sys, gi
+gi.require_version('Gtk', '3.0')
+from gi.repository import Gtk
+w = Gtk.Window(title=sys.argv[1])
+b = Gtk.Button(label='Press me ✓')
+w.add(b)
+w.connect('destroy', Gtk.main_quit)
+w.show_all()
+Gtk.main()
+`;
+
+let x: XSession;
+let app: ChildProcess | undefined;
+before(async () => { x = await startXSession(); });
+after(async () => {
+  // dbus-run-session, its bus, the a11y bus launcher and the app share one process group.
+  if (app?.pid) { try { process.kill(-app.pid, 'SIGTERM'); } catch { /* gone */ } }
+  await x?.stop();
+});
+
+function find(node: ElementNode, pred: (n: ElementNode) => boolean): ElementNode | undefined {
+  if (pred(node)) return node;
+  for (const c of node.children ?? []) { const hit = find(c, pred); if (hit) return hit; }
+  return undefined;
+}
+
+describe('x11: inspect (AT-SPI)', () => {
+  it('returns the accessibility tree of a GTK window with roles, names and screen extents', async () => {
+    // System python (with pyatspi) first: a pyenv/venv python3 lacks the module.
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home };
+    const script = join(x.home, 'gtkapp.py');
+    writeFileSync(script, GTK_APP);
+    const title = `a11y-${randomBytes(3).toString('hex')}`;
+    app = spawn('dbus-run-session', ['--', '/usr/bin/python3', script, title], { env: { ...process.env, ...x.env, ...env }, stdio: 'ignore', detached: true });
+    const channel = createHostChannel({ home: x.home, env });
+    const ctx = testContext(channel, { display: x.display });
+    const adapter = createX11Adapter({ display: x.display });
+    const win = await until('GTK window', async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
+    const unavailable = await adapter.probe!(ctx);
+    assert.equal(unavailable.inspect, undefined, `probe: ${JSON.stringify(unavailable)}`);
+    const r = await until('button in the tree', async () => {
+      const t = await adapter.inspect!(ctx, { max_depth: 12 });
+      return find(t.tree, (n) => n.role === 'push button') ? t : undefined;
+    }, 15_000, 500);
+    assert.equal(r.source, 'at-spi');
+    const frame = find(r.tree, (n) => n.role === 'frame' && n.name === title);
+    assert.ok(frame, JSON.stringify(r.tree).slice(0, 500));
+    const button = find(frame, (n) => n.role === 'push button')!;
+    assert.equal(button.name, 'Press me ✓');
+    assert.ok(button.states?.includes('showing'));
+    // Extents are screen pixels inside the window's client area (as vm_list_windows reports it).
+    assert.ok(button.x! >= win.x && button.y! >= win.y && button.x! + button.width! <= win.x + win.width && button.y! + button.height! <= win.y + win.height, `${JSON.stringify(button)} vs ${JSON.stringify(win)}`);
+    const shallow = await adapter.inspect!(ctx, { max_depth: 1 });
+    assert.equal(find(shallow.tree, (n) => n.role === 'push button'), undefined, 'max_depth bounds the tree');
+  });
+});
