@@ -68,7 +68,12 @@ async function loop(s: Setup, print: (summary: PassSummary) => void): Promise<vo
   try {
     while (!stopping) {
       const started = Date.now();
-      print(await runPass(s.ctx));
+      try {
+        print(await runPass(s.ctx));
+      } catch (err) {
+        // runPass contains its own failures; this is the last guard that keeps the loop alive.
+        s.ctx.log('error', 'reaper pass failed unexpectedly; next pass as scheduled', { error: (err as Error).stack ?? String(err) });
+      }
       const wait = Math.max(0, s.intervalMs - (Date.now() - started));
       if (stopping) break;
       await new Promise<void>((resolve) => {

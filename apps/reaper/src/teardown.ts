@@ -40,12 +40,13 @@ interface Done {
   events: NewEvent[];
 }
 
-const BATCH = 200;
 
 export async function teardownAll(ctx: PassContext, targets: readonly Target[], listing: Listing, tally: Tally): Promise<void> {
-  for (let i = 0; i < targets.length; i += BATCH) {
+  // Small enough that a slow provider's results are recorded within a few destroys' time.
+  const batch = Math.max(8, ctx.settings.concurrency * 8);
+  for (let i = 0; i < targets.length; i += batch) {
     try {
-      await teardownBatch(ctx, targets.slice(i, i + BATCH), listing, tally);
+      await teardownBatch(ctx, targets.slice(i, i + batch), listing, tally);
     } catch (err) {
       tally.error({ message: `teardown batch: ${messageOf(err)}` });
       ctx.log('error', 'teardown batch failed: its claims lapse and the next pass retries', { error: messageOf(err) });
