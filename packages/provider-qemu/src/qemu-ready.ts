@@ -3,7 +3,7 @@
  * query-status) → `guest` (serial marker and/or guest-agent ping). Every wait is bounded by the
  * template's ready_timeout_seconds and the caller's signal; a qemu that dies fails at once.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
@@ -55,10 +55,14 @@ export async function ready(rt: QemuRuntime, machine: MachineRef, request: Ready
   const probes: string[] = [];
   if (t.ready_marker) {
     const marker = Buffer.from(t.ready_marker);
+    let offset = 0;
     for (;;) {
       signal.throwIfAborted();
-      const log = await readFile(join(dir, FILES.serial)).catch(() => Buffer.alloc(0));
-      if (log.includes(marker)) break;
+      // Read only what is new (plus an overlap for a marker split across reads): a chatty guest's
+      // serial log can grow large while booting.
+      const fresh = await readFrom(join(dir, FILES.serial), Math.max(0, offset - marker.length));
+      if (fresh.data.includes(marker)) break;
+      offset = fresh.end;
       await failIfDead('guest');
       if (Date.now() > deadline) await timedOut('guest');
       await pause(250);
@@ -86,4 +90,18 @@ export async function ready(rt: QemuRuntime, machine: MachineRef, request: Ready
     probes.push('guest agent answered guest-ping');
   }
   stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
+}
+
+async function readFrom(path: string, from: number): Promise<{ data: Buffer; end: number }> {
+  const fh = await open(path, 'r').catch(() => undefined);
+  if (!fh) return { data: Buffer.alloc(0), end: from };
+  try {
+    const { size } = await fh.stat();
+    const length = Math.max(0, Math.min(size - from, 8 * 1024 * 1024));
+    const data = Buffer.alloc(length);
+    if (length > 0) await fh.read(data, 0, length, from);
+    return { data, end: from + length };
+  } finally {
+    await fh.close();
+  }
 }
