@@ -22,6 +22,7 @@ let provider: Provider;
 let machine: MachineRef | undefined;
 let channel: GuestChannel;
 let ctx: AdapterContext;
+const calls: string[][] = [];
 
 const rand = () => randomBytes(4).toString('hex');
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
@@ -39,9 +40,18 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     machine = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(120_000) });
     await provider.ready(machine, { signal: AbortSignal.timeout(120_000), template, stage: () => {} });
     channel = await provider.channel!(machine, template);
+    // Record every argv the adapter sends, to check HOW it did things (one command per click…).
+    const recording: GuestChannel = {
+      home: channel.home,
+      exec: (argv, o) => { calls.push(argv); return channel.exec(argv, o); },
+      putFile: (p, d, o) => channel.putFile(p, d, o),
+      getFile: (p, o) => channel.getFile(p, o),
+      ...(channel.putArchive ? { putArchive: (dir: string, tar: import('node:stream').Readable, o?: { user?: string }) => channel.putArchive!(dir, tar, o) } : {}),
+      close: () => channel.close(),
+    };
     ctx = {
       lease_id: lease, machine, template,
-      channel: async () => channel,
+      channel: async () => recording,
       console: async () => { throw new Error('no console'); },
       signal: AbortSignal.timeout(280_000),
     };
@@ -70,6 +80,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const text = `héllo ✓ Привет 粘贴 '";|&$()\\\` %s $(touch ${pwned})`;
     await adapter.type!(ctx, { text: `${text}\n` });
     assert.equal(await guestText(out), text);
+    assert.ok(calls.some((argv) => argv.includes('map')), 'non-ASCII characters were pre-bound with the Perl keymap client in the golden');
     const check = await adapter.exec!(ctx, { argv: ['test', '-e', pwned], timeout_ms: 5000, max_output_bytes: 100 });
     assert.equal(check.exit_code, 1, 'the typed $(touch …) must not have run');
   });
@@ -122,7 +133,9 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     }
     assert.deepEqual([raw!.width, raw!.height, raw!.data.length], [1280, 800, 1280 * 800 * 3]);
     const clicks: number[] = [];
+    const before = calls.length;
     for (let i = 0; i < 30; i++) { const t = performance.now(); await adapter.click!(ctx, { x: 10 + i, y: 780, button: 'left', count: 1, modifiers: [] }); clicks.push(performance.now() - t); }
+    assert.equal(calls.length - before, 30, 'one guest command per click');
     const keys: number[] = [];
     for (let i = 0; i < 20; i++) { const t = performance.now(); await adapter.key!(ctx, { keys: 'shift' }); keys.push(performance.now() - t); }
     const loc = await adapter.dispatch!(ctx, { verb: 'mouse_location', args: {} }) as { x: number; y: number };
