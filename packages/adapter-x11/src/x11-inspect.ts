@@ -53,7 +53,18 @@ export async function inspect(rt: X11Runtime, ctx: AdapterContext, input: { max_
   }
   const guest = await rt.guest(ctx);
   const depth = Math.min(50, Math.max(1, Math.floor(input.max_depth ?? 12)));
-  const res = await guest.run(['python3', '-', String(depth), String(MAX_NODES)], { stdin: ATSPI_DUMP, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024 });
+  let res;
+  try {
+    res = await guest.run(['python3', '-', String(depth), String(MAX_NODES)], { stdin: ATSPI_DUMP, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024 });
+  } catch (err) {
+    if (err instanceof Error && /connect to accessibility bus/i.test(err.message)) {
+      throw x11Error('CAPABILITY_UNAVAILABLE', `inspect is unavailable now: no accessibility bus runs on ${rt.options.display} (at-spi-bus-launcher starts with the first accessible app): open a GTK app, or start at-spi-bus-launcher in the session`, {
+        hint: 'Use vm_screenshot for now; the tree appears once an accessible app runs.',
+        cause: err,
+      });
+    }
+    throw err;
+  }
   try {
     return { source: 'at-spi', tree: JSON.parse(res.stdout.toString('utf8')) as ElementNode };
   } catch (err) {

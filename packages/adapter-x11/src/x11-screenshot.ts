@@ -23,7 +23,14 @@ export async function screenshot(rt: X11Runtime, ctx: AdapterContext): Promise<R
     const res = rt.options.screenshot_gzip
       ? await guest.sh(GZIP_CAPTURE, [], { maxOutputBytes: limit, needs: ['xwd', 'gzip'] })
       : await guest.run(['xwd', '-root', '-silent'], { maxOutputBytes: limit });
-    const dump = rt.options.screenshot_gzip ? gunzipSync(res.stdout, { maxOutputLength: limit }) : res.stdout;
+    let dump: Buffer;
+    try {
+      dump = rt.options.screenshot_gzip ? gunzipSync(res.stdout, { maxOutputLength: limit }) : res.stdout;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw err;
+      rt.cache.forget(ctx.lease_id, 'screen');
+      continue;
+    }
     if (dump.length === 0) {
       const why = res.stderr.toString('utf8').trim();
       throw x11Error('INTERNAL', `xwd captured nothing on ${rt.options.display}${why ? `: ${why.slice(0, 300)}` : ''}: is the X display up?`);

@@ -45,6 +45,13 @@ function find(node: ElementNode, pred: (n: ElementNode) => boolean): ElementNode
 }
 
 describe('x11: inspect (AT-SPI)', () => {
+  it('before any accessible app runs there is no bus: CAPABILITY_UNAVAILABLE saying so', async () => {
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home, DBUS_SESSION_BUS_ADDRESS: 'disabled:' };
+    const ctx = testContext(createHostChannel({ home: x.home, env }), { display: x.display });
+    await assert.rejects(createX11Adapter({ display: x.display }).inspect!(ctx, { max_depth: 3 }), (err: { code?: string; message?: string }) =>
+      err.code === 'CAPABILITY_UNAVAILABLE' && /no accessibility bus runs/.test(err.message ?? ''));
+  });
+
   it('returns the accessibility tree of a GTK window with roles, names and screen extents', async () => {
     // System python (with pyatspi) first: a pyenv/venv python3 lacks the module.
     const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home };
