@@ -68,6 +68,9 @@ function methods(options: X11Options): AdapterMethods {
     leaseRuntimes.set(ctx.lease_id, rt);
     return fn(rt, ctx, input);
   };
+  // Keyboard, pointer and clipboard actions of one lease run one at a time, in call order.
+  const input = <I>(fn: (rt: X11Runtime, ctx: AdapterContext, input: I) => Promise<void>) => (ctx: AdapterContext, args: I) =>
+    base.cache.serial(ctx.lease_id, () => bind(fn)(ctx, args));
   return {
     screenshot: (ctx) => bind(screenshot)(ctx, undefined),
     inspect: bind(inspect),
@@ -75,12 +78,12 @@ function methods(options: X11Options): AdapterMethods {
     focus: bind(focus),
     close: bind(close),
     launch: bind(launch),
-    click: bind(click),
-    type: bind(type),
-    key: bind(key),
-    paste: bind(paste),
-    drag: bind(drag),
-    scroll: bind(scroll),
+    click: input(click),
+    type: input(type),
+    key: input(key),
+    paste: input(paste),
+    drag: input(drag),
+    scroll: input(scroll),
     putFile: bind(putFile),
     getFile: bind(getFile),
     cloneRepo: bind(cloneRepo),

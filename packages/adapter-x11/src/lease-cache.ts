@@ -11,6 +11,8 @@ export interface LeaseFacts {
   probe?: Promise<ProbeFacts>;
   /** Characters vm_type left bound to spare keycodes (see x11-type.ts). */
   bindings?: Bindings;
+  /** Tail of this lease's input queue (see serial()). */
+  input?: Promise<unknown>;
 }
 
 export class LeaseCache {
@@ -35,6 +37,17 @@ export class LeaseCache {
       pending.catch(() => { if (facts[key] === pending) delete facts[key]; });
     }
     return (await pending) as Awaited<NonNullable<LeaseFacts[K]>>;
+  }
+
+  /**
+   * Run input actions of one lease one at a time: two concurrent vm_type calls would interleave
+   * keystrokes and fight over the keycodes bound for their characters.
+   */
+  serial<R>(leaseId: string, fn: () => Promise<R>): Promise<R> {
+    const facts = this.get(leaseId);
+    const run = (facts.input ?? Promise.resolve()).then(fn, fn);
+    facts.input = run.catch(() => undefined);
+    return run;
   }
 
   forget<K extends keyof LeaseFacts>(leaseId: string, key: K): void {

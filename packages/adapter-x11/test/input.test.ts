@@ -53,6 +53,16 @@ describe('x11: type', () => {
   });
 });
 
+describe('x11: type (concurrent calls)', () => {
+  it('two concurrent vm_type calls on one lease arrive whole, in call order', async () => {
+    const file = join(d.x.home, `conc-${rand()}.txt`);
+    await d.term(`conc-${rand()}`, readLineTo(file));
+    const a = 'first é✓ü part;', b = ' second Привет 粘贴 part';
+    await Promise.all([d.adapter.type!(d.ctx, { text: a }), d.adapter.type!(d.ctx, { text: `${b}\n` })]);
+    assert.equal(await fileText(file), a + b);
+  });
+});
+
 describe('x11: type (many distinct characters)', () => {
   it('more distinct non-keymap characters than spare keycodes: all arrive, in order', async () => {
     const file = join(d.x.home, `cjk-${rand()}.txt`);
