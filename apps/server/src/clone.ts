@@ -76,13 +76,13 @@ async function treeStats(dir: string): Promise<{ files: number; bytes: number }>
   return { files, bytes };
 }
 
-export async function cloneOnHost(input: ToolInput<'vm_clone_repo'>, policy: CloneConfig, env: NodeJS.ProcessEnv = process.env): Promise<HostClone> {
+export async function cloneOnHost(input: ToolInput<'vm_clone_repo'>, policy: CloneConfig, templateCredentials: CloneConfig['credentials'] = {}, env: NodeJS.ProcessEnv = process.env): Promise<HostClone> {
   const target = checkCloneUrl(input.url, policy);
   const work = await mkdtemp(join(tmpdir(), 'vmhub-clone-'));
   const dest = join(work, 'tree');
   const timeoutMs = policy.timeout_seconds * 1000;
   const gitEnv: NodeJS.ProcessEnv = { PATH: env.PATH, HOME: work, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_ALLOW_PROTOCOL: [...policy.allowed_schemes, ...(policy.allow_file ? ['file'] : [])].join(':') };
-  const cred = policy.credentials[target.host];
+  const cred = templateCredentials[target.host] ?? policy.credentials[target.host];
   if (cred) {
     const token = env[cred.token_env];
     if (!token) throw new VmhubError('INVALID_REQUEST', `credentials for ${target.host} name env ${cred.token_env}, which is not set on the vmhub host`);

@@ -53,7 +53,10 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
     leaseRenew: (input) => leases.renew(input),
     leaseRelease: (input) => leases.release(input),
     bind: (leaseId, signal) => bindings.bind(leaseId, signal),
-    cloneOnHost: (input) => cloneOnHost(input, config.clone),
+    cloneOnHost: async (input) => {
+      const lease = await leases.get(input.lease_id);
+      return cloneOnHost(input, config.clone, leases.template(lease.template).clone_credentials);
+    },
     saveScreenshot: config.screenshots.dir ? async (leaseId, shot) => {
       const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);
       await mkdir(config.screenshots.dir!, { recursive: true });

@@ -24,6 +24,12 @@ export const TemplateConfigSchema = Type.Object({
   })),
   /** Seconds a lease on this template may take to become ready. Default 300. */
   ready_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+  /**
+   * Host-held clone credentials for leases of this template, by URL host; they win over the
+   * server-wide `clone.credentials`. The token is read from the named env var on the vmhub host,
+   * never from tool arguments.
+   */
+  clone_credentials: Type.Optional(Type.Record(Type.String(), Type.Object({ username: Type.Optional(Type.String()), token_env: Type.String() }))),
   /** Provider-specific settings (network, display size, node constraints, ...). */
   provider_options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   /** Adapter-specific settings. */

@@ -1,0 +1,95 @@
+// vm_clone_repo policy and host-held credentials, against a git server on loopback that demands
+// HTTP Basic auth (git's "dumb" HTTP protocol: static files of a bare repository).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, normalize } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { checkCloneUrl } from '../src/clone.ts';
+import { connect, errorCode, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const TOKEN = 'sekret-token-4242';
+const dir = mkdtempSync(join(tmpdir(), 'vmhub-clone-'));
+let server: Server;
+let port = 0;
+const seenAuth: string[] = [];
+
+before(async () => {
+  const work = join(dir, 'work');
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  await run('git', ['init', '-q', '-b', 'main', work]);
+  writeFileSync(join(work, 'hello.txt'), 'hello from a private repo\n');
+  await run('git', ['-C', work, 'add', '.'], { env });
+  await run('git', ['-C', work, 'commit', '-qm', 'init'], { env });
+  await run('git', ['clone', '-q', '--bare', work, join(dir, 'private.git')]);
+  await run('git', ['-C', join(dir, 'private.git'), 'update-server-info']);
+  server = createServer((req, res) => {
+    seenAuth.push(req.headers.authorization ?? '');
+    if (req.headers.authorization !== `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
+      return;
+    }
+    const path = normalize(join(dir, decodeURIComponent(new URL(req.url!, 'http://x').pathname)));
+    try {
+      if (!path.startsWith(dir) || !statSync(path).isFile()) throw new Error('no');
+      res.writeHead(200).end(readFileSync(path));
+    } catch { res.writeHead(404).end(); }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as { port: number }).port;
+});
+after(() => { server.close(); rmSync(dir, { recursive: true, force: true }); });
+
+describe('server: vm_clone_repo', () => {
+  let box: Sandbox;
+  let s: Session;
+  before(async () => {
+    box = sandbox({ clone: { allowed_schemes: ['http', 'https'], allow_private_hosts: true } }, [
+      { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'g', provider_options: { ready_delay_ms: 50 } },
+      { id: 'fake-with-creds', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'g', provider_options: { ready_delay_ms: 50 }, clone_credentials: { '127.0.0.1': { token_env: 'VMHUB_TEST_GIT_TOKEN' } } },
+    ]);
+    s = await connect(box, { VMHUB_TEST_GIT_TOKEN: TOKEN });
+  });
+  after(async () => { await s.close(); box.cleanup(); });
+
+  it('clones with the template\'s host-held token; the token never reaches arguments, results or the guest', async () => {
+    const lease = (await waitReady(s, (await s.call('vm_lease_create', { template: 'fake-with-creds' })).structuredContent.lease_id)).lease_id;
+    const r = await s.call('vm_clone_repo', { lease_id: lease, url: `http://127.0.0.1:${port}/private.git`, dest: 'repo' });
+    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+    assert.ok(!JSON.stringify(r).includes(TOKEN), 'the result carries no token');
+    const hello = await s.call('vm_get_file', { lease_id: lease, path: 'repo/hello.txt' });
+    assert.equal(hello.structuredContent.content, 'hello from a private repo\n');
+    const gitConfig = await s.call('vm_get_file', { lease_id: lease, path: 'repo/.git/config' });
+    assert.ok(gitConfig.structuredContent.content.includes(`127.0.0.1:${port}/private.git`));
+    assert.ok(!gitConfig.structuredContent.content.includes(TOKEN) && !gitConfig.structuredContent.content.includes('extraHeader'), 'no credential in the clone');
+    assert.ok(seenAuth.some((a) => a.startsWith('Basic ')), 'the server saw the credential');
+  });
+
+  it('without credentials the private repository is refused with a typed error', async () => {
+    const lease = (await waitReady(s, (await s.call('vm_lease_create', { template: 'fake-desktop' })).structuredContent.lease_id)).lease_id;
+    const r = await s.call('vm_clone_repo', { lease_id: lease, url: `http://127.0.0.1:${port}/private.git` });
+    assert.ok(['INVALID_REQUEST', 'NOT_FOUND', 'POLICY_DENIED'].includes(errorCode(r)!), JSON.stringify(r.structuredContent));
+    assert.ok(!r.structuredContent.message.includes(TOKEN));
+  });
+});
+
+describe('server: clone URL policy', () => {
+  const policy = { allowed_schemes: ['https', 'ssh', 'git'], allowed_hosts: [], allow_file: false, allow_private_hosts: false, credentials: {}, timeout_seconds: 1, max_bytes: 1 };
+  it('accepts public https, ssh and scp-style URLs', () => {
+    assert.deepEqual(checkCloneUrl('https://github.com/a/b.git', policy), { scheme: 'https', host: 'github.com' });
+    assert.deepEqual(checkCloneUrl('git@github.com:a/b.git', policy), { scheme: 'ssh', host: 'github.com' });
+  });
+  it('refuses file URLs, local paths, private hosts, other schemes, hosts off the list, embedded credentials and option injection', () => {
+    for (const url of ['file:///etc', '/etc', './x', '~/x']) assert.throws(() => checkCloneUrl(url, policy), /file:\/\/ and local paths are refused/);
+    for (const url of ['https://127.0.0.1/r', 'https://localhost/r', 'https://10.1.2.3/r', 'https://192.168.1.1/r', 'https://[::1]/r']) assert.throws(() => checkCloneUrl(url, policy), /loopback or private/, url);
+    assert.throws(() => checkCloneUrl('ftp://example.com/r', policy), /scheme "ftp" is not allowed/);
+    assert.throws(() => checkCloneUrl('https://evil.example/r', { ...policy, allowed_hosts: ['github.com'] }), /host "evil.example" is not allowed/);
+    assert.throws(() => checkCloneUrl('https://u:p@github.com/r', policy), /must not carry credentials/);
+    assert.throws(() => checkCloneUrl('--upload-pack=x', policy), /must not start with "-"/);
+    assert.throws(() => checkCloneUrl('ext::sh -c touch% /tmp/pwn', policy));
+  });
+});
