@@ -36,11 +36,12 @@ export const X11_CAPABILITIES: readonly Capability[] = [
 /** The runtime that last served each lease: verbs (declared statically) reuse its options. */
 const leaseRuntimes = new Map<string, X11Runtime>();
 const templateRuntimes = new WeakMap<object, X11Runtime>();
+const NO_OPTIONS = Object.freeze({});
 
 function runtimeFor(ctx: AdapterContext): X11Runtime {
   const seen = leaseRuntimes.get(ctx.lease_id);
   if (seen) return seen;
-  const raw = ctx.template?.adapter_options ?? {};
+  const raw = ctx.template?.adapter_options ?? NO_OPTIONS;
   let rt = templateRuntimes.get(raw);
   if (!rt) {
     rt = createRuntime(resolveOptions(raw));
