@@ -11,7 +11,7 @@ APT_PACKAGES=(
   # X11 adapter tests on the host and in the golden
   xvfb xdotool x11-utils openbox xterm wmctrl xclip
   # QEMU provider and console adapter: TCG, a Debian kernel and a busybox initramfs
-  qemu-system-x86 qemu-utils busybox-static linux-image-amd64 cpio tesseract-ocr
+  qemu-system-x86 qemu-utils qemu-guest-agent busybox-static linux-image-amd64 cpio tesseract-ocr imagemagick
   # SSH channel tests (a real sshd on loopback), clone tests, TLS for the Proxmox simulator
   openssh-server git ca-certificates openssl
 )
