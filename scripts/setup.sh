@@ -40,6 +40,6 @@ pnpm run build >&2
 bash scripts/start-docker.sh
 
 # Golden images, each rebuilt only when its manifest changes (VMHUB_GOLDENS picks a subset).
-for golden in ${VMHUB_GOLDENS:-debian-x11 tiny-console}; do
+for golden in ${VMHUB_GOLDENS:-debian-x11 tiny-console tiny-console-agent}; do
   node apps/server/dist/bin.js golden build "$golden" >&2
 done
