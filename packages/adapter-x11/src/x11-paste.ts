@@ -18,7 +18,7 @@ import type { X11Runtime } from './runtime.ts';
 import { OWN_FN } from './selection-sh.ts';
 
 export const PASTE_SCRIPT = OWN_FN + String.raw`
-set -u
+set -uf
 tmp=$(mktemp -d) || exit 70
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/new"
