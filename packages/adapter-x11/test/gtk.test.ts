@@ -1,20 +1,21 @@
 /**
- * x11: inspect with a real AT-SPI stack — a GTK 3 window (python3-gi) in its own session D-Bus;
- * the adapter's dumper finds the accessibility bus through the root window's AT_SPI_BUS property,
- * as a separate exec in the guest would. Needs Debian's at-spi2-core, python3-pyatspi,
+ * x11 with real GTK 3 apps (python3-gi): inspect with a real AT-SPI stack — a GTK window in its
+ * own session D-Bus, found by the adapter's dumper through the root window's AT_SPI_BUS property
+ * as a separate exec in the guest would — and paste through CLIPBOARD + ctrl+v into a GTK entry. Needs Debian's at-spi2-core, python3-pyatspi,
  * python3-gi, gir1.2-gtk-3.0, libatk-adaptor and dbus on the test host (system /usr/bin/python3).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElementNode } from '@vmhub/core';
 import { createX11Adapter } from '../src/index.ts';
 import { testContext } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
-import { until } from './desktop.ts';
+import { fileText, until } from './desktop.ts';
 import { startXSession, type XSession } from './x-session.ts';
 
 const GTK_APP = `
@@ -24,6 +25,21 @@ from gi.repository import Gtk
 w = Gtk.Window(title=sys.argv[1])
 b = Gtk.Button(label='Press me ✓')
 w.add(b)
+w.connect('destroy', Gtk.main_quit)
+w.show_all()
+Gtk.main()
+`;
+
+const GTK_ENTRY = `
+import sys, gi
+gi.require_version('Gtk', '3.0')
+from gi.repository import Gtk
+w = Gtk.Window(title=sys.argv[1])
+e = Gtk.Entry()
+def done(entry):
+    open(sys.argv[2], 'w', encoding='utf-8').write(entry.get_text())
+e.connect('activate', done)
+w.add(e)
 w.connect('destroy', Gtk.main_quit)
 w.show_all()
 Gtk.main()
@@ -79,5 +95,27 @@ describe('x11: inspect (AT-SPI)', () => {
     assert.ok(button.x! >= win.x && button.y! >= win.y && button.x! + button.width! <= win.x + win.width && button.y! + button.height! <= win.y + win.height, `${JSON.stringify(button)} vs ${JSON.stringify(win)}`);
     const shallow = await adapter.inspect!(ctx, { max_depth: 1 });
     assert.equal(find(shallow.tree, (n) => n.role === 'push button'), undefined, 'max_depth bounds the tree');
+  });
+});
+
+describe('x11: paste into a GTK app (CLIPBOARD + ctrl+v)', () => {
+  it('the text lands in a GTK entry and the previous CLIPBOARD content is back', async () => {
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home };
+    const script = join(x.home, 'entry.py');
+    const out = join(x.home, `entry-${randomBytes(3).toString('hex')}.txt`);
+    writeFileSync(script, GTK_ENTRY);
+    const title = `entry-${randomBytes(3).toString('hex')}`;
+    x.spawnX(['/usr/bin/python3', script, title, out]);
+    const ctx = testContext(createHostChannel({ home: x.home, env }), { display: x.display });
+    const adapter = createX11Adapter({ display: x.display });
+    const win = await until('GTK entry window', async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
+    await until('focused', async () => ((await adapter.focus!(ctx, { window: win.id })).focused ? true : undefined), 5000, 100);
+    execFileSync('sh', ['-c', 'printf %s "$1" | xclip -selection clipboard -i >/dev/null 2>&1', 'sh', 'old clipboard ✓'], { env: { ...process.env, ...x.env } });
+    await until('clipboard set', () => (execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env: { ...process.env, ...x.env } }).toString() === 'old clipboard ✓' ? true : undefined), 3000);
+    const text = `gtk paste ✓ Привет 粘贴 '$(id)'`;
+    await adapter.paste!(ctx, { text });
+    await adapter.key!(ctx, { keys: 'Return' });
+    assert.equal(await fileText(out, 5000), text);
+    assert.equal(execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env: { ...process.env, ...x.env } }).toString(), 'old clipboard ✓');
   });
 });
