@@ -6,7 +6,7 @@
  * templates, linked/full clones as tasks with real UPIDs, locks, tag normalisation, cloud-init
  * config, guest-agent states, token privileges, and per-test faults. See README.md.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
@@ -54,6 +54,23 @@ export interface PveSimulator {
   state: SimState;
   /** Responses that failed their `returns` schema (simulator bugs). Tests assert it stays empty. */
   violations: Violation[];
+  /**
+   * Another listener on the same cluster (like a second node's pveproxy): same state, tokens and
+   * certificate, its own port. Requests it serves are logged with its `listener` index.
+   */
+  addEndpoint(): Promise<SimEndpoint>;
+  /** Closes every listener and ends open connections. */
+  close(): Promise<void>;
+}
+
+export interface SimEndpoint {
+  /** 0 for the first listener, then 1, 2, ... */
+  index: number;
+  url: string;
+  apiUrl: string;
+  hostPort: string;
+  port: number;
+  /** Stops this listener only (its clients then get ECONNREFUSED). */
   close(): Promise<void>;
 }
 
@@ -66,7 +83,7 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
   if (!first) throw new Error('[vmhub] [pve-simulator] options.tokens is empty: give at least one token');
 
   const faults = new Faults(cluster);
-  let stats = newStats();
+  const stats = newStats();
   const violations: Violation[] = [];
   const ctx: ServerContext = { cluster, faults, stats, violations };
   const state = new SimState(cluster, () => ctx.stats);
@@ -74,36 +91,52 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
   const useTls = options.tls ?? true;
   const cert = useTls ? await simCertificate(options.freshCertificate) : undefined;
   cluster.fingerprint = cert?.fingerprint256;
-  const onRequest = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void => {
-    handleRequest(ctx, req, res).catch((e: unknown) => {
-      process.stderr.write(`[vmhub] [pve-simulator] internal error: ${(e as Error).stack ?? String(e)}\n`);
-      if (!res.headersSent) res.writeHead(500, 'pve-simulator internal error').end();
-    });
-  };
-  const server: Server = cert ? createHttpsServer({ cert: cert.cert, key: cert.key }, onRequest) : createHttpServer(onRequest);
-  const sockets = new Set<Socket>();
-  server.on(cert ? 'secureConnection' : 'connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  if (cert) server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `${useTls ? 'https' : 'http'}://${host}:${port}`;
-  void stats;
-  stats = ctx.stats;
+  const endpoints: SimEndpoint[] = [];
+  const listen = async (): Promise<SimEndpoint> => {
+    const index = endpoints.length;
+    const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+      handleRequest(ctx, req, res, index).catch((e: unknown) => {
+        process.stderr.write(`[vmhub] [pve-simulator] internal error: ${(e as Error).stack ?? String(e)}\n`);
+        if (!res.headersSent) res.writeHead(500, 'pve-simulator internal error').end();
+      });
+    };
+    const server: Server = cert ? createHttpsServer({ cert: cert.cert, key: cert.key }, onRequest) : createHttpServer(onRequest);
+    const sockets = new Set<Socket>();
+    server.on('connection', (s: Socket) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(index === 0 ? (options.port ?? 0) : 0, host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = `${useTls ? 'https' : 'http'}://${host}:${port}`;
+    const ep: SimEndpoint = {
+      index,
+      url,
+      apiUrl: `${url}/api2/json`,
+      hostPort: `${host}:${port}`,
+      port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          if (!server.listening) return resolve();
+          server.close(() => resolve());
+          for (const s of sockets) s.destroy();
+          server.closeAllConnections();
+        }),
+    };
+    endpoints.push(ep);
+    return ep;
+  };
+  const main = await listen();
+  const { url, port } = main;
 
   return {
     url,
     apiUrl: `${url}/api2/json`,
-    hostPort: `${host}:${port}`,
+    hostPort: main.hostPort,
     port,
     tls: useTls,
     certificate: cert ? { pem: cert.cert, fingerprint256: cert.fingerprint256 } : undefined,
@@ -118,12 +151,10 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     faults,
     state,
     violations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-        server.closeAllConnections?.();
-      }),
+    addEndpoint: listen,
+    close: async () => {
+      await Promise.all(endpoints.map((e) => e.close()));
+    },
   };
 }
 export { simClient, encodeForm, type SimClient, type SimResponse, type FormValue } from './sim-client.ts';

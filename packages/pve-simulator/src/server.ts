@@ -34,6 +34,8 @@ export interface RequestRecord {
   endpoint: string | undefined;
   status: number;
   ms: number;
+  /** Which listener served it (0 = `sim.url`, then `addEndpoint()` order). */
+  listener: number;
 }
 
 export interface RequestStats {
@@ -64,7 +66,7 @@ export interface ServerContext {
   violations: Violation[];
 }
 
-export async function handleRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, listener = 0): Promise<void> {
   const t0 = Date.now();
   const { cluster, faults, stats } = ctx;
   const method = (req.method ?? 'GET').toUpperCase();
@@ -76,7 +78,7 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     stats.total++;
     stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
     if (endpoint) stats.byEndpoint[endpoint] = (stats.byEndpoint[endpoint] ?? 0) + 1;
-    stats.log.push({ method, path: url.pathname, endpoint, status, ms: Date.now() - t0 });
+    stats.log.push({ method, path: url.pathname, endpoint, status, ms: Date.now() - t0, listener });
   };
   try {
     cluster.tick();
