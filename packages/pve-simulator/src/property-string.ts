@@ -4,7 +4,7 @@
  * validate keys, enums, numbers and booleans and to read values back.
  */
 import type { PveSchema } from './schema-tree.ts';
-import { NAMED_FORMATS } from './pve-formats.ts';
+import { namedFormat } from './pve-formats.ts';
 import { perlRegex } from './perl-regex.ts';
 
 export interface ParsedPropertyString {
@@ -54,8 +54,7 @@ function checkValue(s: PveSchema, v: string): string | undefined {
   if (s.maxLength !== undefined && v.length > Number(s.maxLength)) return `value may only be ${s.maxLength} characters long`;
   if (s.pattern && !perlRegex(s.pattern).test(v)) return 'value does not match the regex pattern';
   if (typeof s.format === 'string') {
-    const rule = NAMED_FORMATS[s.format];
-    const e = rule?.(v);
+    const e = namedFormat(s.format)?.(v);
     if (e) return `invalid format - ${e}`;
   }
   return undefined;

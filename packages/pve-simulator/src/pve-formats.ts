@@ -78,7 +78,40 @@ const ipconfig: FormatCheck = (v) => {
   return undefined;
 };
 
+/** Formats the simulator has no rule for, with how often a value was accepted unchecked (process-wide). */
+export const unknownFormatCounts = new Map<string, number>();
+
+/** The named format's rule, or undefined (counted) when the simulator has none. */
+export function namedFormat(name: string): FormatCheck | undefined {
+  const rule = NAMED_FORMATS[name];
+  if (!rule) unknownFormatCounts.set(name, (unknownFormatCounts.get(name) ?? 0) + 1);
+  return rule;
+}
+
+/** `key=value` lists whose keys come from a fixed set; `defaultKey` takes a bare value. */
+const keyed = (keys: Record<string, RegExp>, defaultKey?: string): FormatCheck => (v) => {
+  for (const part of v.split(',')) {
+    const eq = part.indexOf('=');
+    const k = eq < 0 ? defaultKey : part.slice(0, eq);
+    const val = eq < 0 ? part : part.slice(eq + 1);
+    if (k === undefined || !keys[k]) return `format error\n${k ?? part}: property is not defined in schema and the schema does not allow additional properties`;
+    if (!keys[k]!.test(val)) return `format error\n${k}: value does not match the regex pattern`;
+  }
+  return undefined;
+};
+const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const ANY = /^.*$/;
+
 export const NAMED_FORMATS: Record<string, FormatCheck> = {
+  string: () => undefined,
+  'pve-qm-boot': keyed({ legacy: /^[acdn]{1,4}$/, order: /^[a-z0-9]+(;[a-z0-9]+)*$/ }, 'legacy'),
+  'pve-qm-smbios1': keyed({ base64: /^[01]$/, family: B64, manufacturer: B64, product: B64, serial: B64, sku: B64, uuid: /^[a-fA-F0-9]{8}(-[a-fA-F0-9]{4}){3}-[a-fA-F0-9]{12}$/, version: B64 }),
+  'pve-startup-order': keyed({ order: /^\d+$/, up: /^\d+$/, down: /^\d+$/ }, 'order'),
+  'pve-qm-cicustom': keyed({ meta: VOLUME_ID, network: VOLUME_ID, user: VOLUME_ID, vendor: VOLUME_ID }),
+  'pve-vm-cpu-conf': keyed({ cputype: /^[-+_.\w]+$/, flags: /^[-+][\w.-]+(;[-+][\w.-]+)*$/, 'guest-phys-bits': /^\d+$/, hidden: /^[01]$/, 'hv-vendor-id': ANY, 'phys-bits': /^(\d+|host)$/, 'reported-model': ANY }, 'cputype'),
+  'pve-hotplug-features': (v) => (/^(0|1|((network|disk|cpu|memory|usb|cloudinit)(,(network|disk|cpu|memory|usb|cloudinit))*))$/.test(v) ? undefined : `invalid hotplug feature`),
+  'pve-volume-id-or-qm-path': (v) => (VOLUME_ID.test(v) || v.startsWith('/') || v === 'none' || v === 'cdrom' ? undefined : `invalid volume '${v}'`),
+  'disk-size': (v) => (/^\d+(\.\d+)?[KMGT]?$/.test(v) ? undefined : `unable to parse size '${v}'`),
   'pve-node': node,
   'pve-node-list': list(node),
   'pve-vmid': vmid,

@@ -6,15 +6,13 @@
  * wording, ready for a 400 `errors` map.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { NAMED_FORMATS } from './pve-formats.ts';
+import { namedFormat } from './pve-formats.ts';
 import type { PveSchema } from './schema-tree.ts';
 import { parsePropertyString } from './property-string.ts';
 import { perlRegex } from './perl-regex.ts';
 
 export type Side = 'request' | 'response';
 
-/** Formats the simulator has no rule for, with how often a value was accepted unchecked. */
-export const unknownFormatCounts = new Map<string, number>();
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
 
@@ -34,11 +32,8 @@ keyword('pvePattern', (src: string, v) => (typeof v !== 'string' || perlRegex(sr
 keyword('pveFormat', (fmt: string | Record<string, PveSchema>, v) => {
   if (typeof v !== 'string') return undefined;
   if (typeof fmt === 'string') {
-    const rule = NAMED_FORMATS[fmt];
-    if (!rule) {
-      unknownFormatCounts.set(fmt, (unknownFormatCounts.get(fmt) ?? 0) + 1);
-      return undefined;
-    }
+    const rule = namedFormat(fmt);
+    if (!rule) return undefined;
     const e = rule(v);
     return e === undefined ? undefined : `invalid format - ${e}`;
   }

@@ -6,7 +6,7 @@ import type { Cluster } from './cluster.ts';
 import type { DestroyRecord, ExecHandler, GuestInterface, SimTask, SimTokenConfig, SimVm, SimVmSeed, ConfigValue } from './model.ts';
 import type { RequestStats } from './server.ts';
 import { tagSet } from './tags.ts';
-import { unknownFormatCounts } from './pve-validate.ts';
+import { unknownFormatCounts } from './pve-formats.ts';
 
 export interface VmView {
   vmid: number;
