@@ -167,6 +167,7 @@ export class Cluster {
       guest: {
         agentDelayMs: this.guestDefaults.agentDelayMs ?? 500,
         agentReadyAt: undefined,
+        booting: false,
         interfaces: undefined,
         exec: undefined,
         files: new Map(),
@@ -190,6 +191,42 @@ export class Cluster {
     const ci: Record<string, ConfigValue> = {};
     for (const [k, v] of Object.entries(vm.config)) if (/^(ci|ipconfig\d|sshkeys|nameserver|searchdomain)/.test(k)) ci[k] = v;
     vm.cloudInitAtStart = ci;
+    this.runBootHook(vm, ci);
+  }
+
+  private runBootHook(vm: SimVm, ci: Record<string, ConfigValue>): void {
+    const hook = this.guestDefaults.onBoot;
+    if (!hook) return;
+    const cloudInit: Record<string, string> = {};
+    for (const [k, v] of Object.entries(ci)) {
+      let text = String(v);
+      if (k === 'sshkeys') {
+        try {
+          text = decodeURIComponent(text);
+        } catch {
+          // stored values were validated as urlencoded; keep the raw text if not
+        }
+      }
+      cloudInit[k] = text;
+    }
+    const tags = typeof vm.config.tags === 'string' ? vm.config.tags.split(';').filter(Boolean) : [];
+    const started = vm.startedAt;
+    try {
+      const r = hook({ vmid: vm.vmid, node: vm.node, name: vm.config.name === undefined ? undefined : String(vm.config.name), tags, cloudInit });
+      if (r && typeof (r as Promise<void>).then === 'function') {
+        vm.guest.booting = true;
+        (r as Promise<void>).then(
+          () => {
+            if (vm.startedAt === started) vm.guest.booting = false;
+          },
+          (e: unknown) => {
+            process.stderr.write(`[vmhub] [pve-simulator] guest.onBoot for VM ${vm.vmid} failed: ${(e as Error).message}\n`);
+          },
+        );
+      }
+    } catch (e) {
+      process.stderr.write(`[vmhub] [pve-simulator] guest.onBoot for VM ${vm.vmid} failed: ${(e as Error).message}\n`);
+    }
   }
 
   markStopped(vm: SimVm): void {
@@ -197,6 +234,7 @@ export class Cluster {
     vm.startedAt = undefined;
     vm.pid = undefined;
     vm.guest.agentReadyAt = undefined;
+    vm.guest.booting = false;
     vm.guest.execs.clear();
   }
 

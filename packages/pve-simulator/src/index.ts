@@ -24,7 +24,7 @@ export type { FaultKind, FaultSpec, ActiveFault } from './faults.ts';
 export { Faults } from './faults.ts';
 export type { TaskFailureRule } from './cluster.ts';
 export type {
-  AclEntry, ExecHandler, ExecRequest, ExecResult, GuestInterface, GuestIpAddress, GuestOptions,
+  AclEntry, ExecHandler, ExecRequest, ExecResult, GuestBoot, GuestInterface, GuestIpAddress, GuestOptions,
   SimNodeConfig, SimPoolConfig, SimStorageConfig, SimTokenConfig, SimVmSeed, DestroyRecord, ConfigValue,
 } from './model.ts';
 export type { Violation, RequestStats, RequestRecord } from './server.ts';

@@ -86,11 +86,28 @@ export interface GuestOptions {
   interfaces?: GuestInterface[] | ((vm: { vmid: number; name: string | undefined; tags: string[] }) => GuestInterface[]);
   /** What agent exec does. Default: see README ("default exec handler"). */
   exec?: ExecHandler;
+  /**
+   * Called when a VM finishes starting, with the cloud-init values it boots with (what cloud-init
+   * would apply: `ciuser`, decoded `sshkeys`, `ipconfig0`, ...). A test uses it to configure the
+   * loopback sshd that plays the guest. While a returned promise is pending the agent is "not running".
+   */
+  onBoot?: (boot: GuestBoot) => void | Promise<void>;
+}
+
+export interface GuestBoot {
+  vmid: number;
+  node: string;
+  name: string | undefined;
+  tags: string[];
+  /** Cloud-init keys from the config; `sshkeys` URL-decoded to the OpenSSH text. */
+  cloudInit: Record<string, string>;
 }
 
 export interface GuestState {
   agentDelayMs: number;
   agentReadyAt: number | undefined;
+  /** True while an `onBoot` hook's promise is pending. */
+  booting: boolean;
   interfaces: GuestInterface[] | undefined;
   exec: ExecHandler | undefined;
   files: Map<string, Buffer>;

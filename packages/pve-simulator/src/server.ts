@@ -6,7 +6,7 @@
  * handler's `data` against the endpoint's `returns` (a mismatch is a simulator bug: recorded).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate, checkSchemaPermissions } from './auth.ts';
+import { authenticate, checkSchemaPermissions, type Caller } from './auth.ts';
 import type { Cluster } from './cluster.ts';
 import type { Faults } from './faults.ts';
 import { WithEnvelope, sleep } from './handler.ts';
@@ -36,6 +36,8 @@ export interface RequestRecord {
   ms: number;
   /** Which listener served it (0 = `sim.url`, then `addEndpoint()` order). */
   listener: number;
+  /** The authenticated token, when authentication got that far. */
+  tokenId: string | undefined;
 }
 
 export interface RequestStats {
@@ -73,12 +75,13 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
   const url = new URL(req.url ?? '/', 'http://sim');
   const apiPath = url.pathname.startsWith('/api2/json') ? url.pathname.slice('/api2/json'.length) || '/' : undefined;
   let endpoint: string | undefined;
+  let caller: Caller | undefined;
   let dropAfter = false;
   const record = (status: number): void => {
     stats.total++;
     stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
     if (endpoint) stats.byEndpoint[endpoint] = (stats.byEndpoint[endpoint] ?? 0) + 1;
-    stats.log.push({ method, path: url.pathname, endpoint, status, ms: Date.now() - t0, listener });
+    stats.log.push({ method, path: url.pathname, endpoint, status, ms: Date.now() - t0, listener, tokenId: caller?.tokenId });
   };
   try {
     cluster.tick();
@@ -111,7 +114,6 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     if (!route || !info) throw new PveHttpError(501, `Method '${method} ${apiPath}' not implemented`);
     endpoint = `${method} ${route.template}`;
 
-    let caller;
     try {
       caller = authenticate(cluster, req.headers.authorization);
     } catch (e) {

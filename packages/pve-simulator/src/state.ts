@@ -190,7 +190,7 @@ export class SimState {
       config: { ...v.config },
       pending: { ...v.pending },
       cloudInitAtStart: v.cloudInitAtStart ? { ...v.cloudInitAtStart } : undefined,
-      agentReady: v.status === 'running' && v.guest.agentReadyAt !== undefined && now >= v.guest.agentReadyAt,
+      agentReady: v.status === 'running' && v.guest.agentReadyAt !== undefined && now >= v.guest.agentReadyAt && !v.guest.booting,
     };
   }
 }
