@@ -9,7 +9,9 @@ APT_PACKAGES=(
   # Docker provider: Debian's engine (no Docker Hub here: goldens are built with debootstrap)
   docker.io tini debootstrap
   # X11 adapter tests on the host and in the golden
-  xvfb xdotool x11-utils openbox xterm wmctrl xclip
+  xvfb xdotool x11-utils x11-apps openbox xterm wmctrl xclip
+  # adapter-x11's accessibility (AT-SPI) tests against a GTK app on the host
+  at-spi2-core python3-pyatspi python3-gi gir1.2-gtk-3.0 libatk-adaptor dbus
   # QEMU provider and console adapter: TCG, a Debian kernel and a busybox initramfs
   qemu-system-x86 qemu-utils qemu-guest-agent busybox-static linux-image-amd64 cpio tesseract-ocr imagemagick
   # SSH channel tests (a real sshd on loopback), clone tests, TLS for the Proxmox simulator
