@@ -22,16 +22,23 @@ function reserved(client: PveClient): Set<number> {
 export async function allocateVmid(client: PveClient, signal?: AbortSignal): Promise<number> {
   const taken = reserved(client);
   let id = Number(await client.get<string | number>('/cluster/nextid', {}, { signal }));
-  for (let i = 0; i < 64 && taken.has(id); i++) {
-    id += 1;
+  // `verified`: the cluster said this id is free (plain nextid, or nextid?vmid=<id> answered it).
+  let verified = true;
+  for (let i = 0; i < 64 && (taken.has(id) || !verified); i++) {
+    if (taken.has(id)) {
+      id += 1;
+      verified = false;
+      continue;
+    }
     try {
       id = Number(await client.get<string | number>('/cluster/nextid', { vmid: id }, { signal }));
+      verified = true;
     } catch (err) {
-      if (isPveApiError(err) && err.status === 400) continue; // taken in the cluster: probe the next
-      throw err;
+      if (!(isPveApiError(err) && err.status === 400)) throw err;
+      id += 1; // taken in the cluster: probe the next
     }
   }
-  if (!Number.isInteger(id) || id < 100) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] /cluster/nextid returned "${id}"`, { source: SOURCE });
+  if (!Number.isInteger(id) || id < 100 || taken.has(id) || !verified) throw new VmhubError('LOCK_CONTENTION', `[vmhub] [${SOURCE}] could not find a free VMID near ${id}`, { source: SOURCE });
   taken.add(id);
   return id;
 }
@@ -47,12 +54,19 @@ export interface CloneSpec {
   /** Carries the identity, so a clone whose answer was lost can be recognised. */
   description: string;
   identity: string;
+  /** The identity tag, set on a stray before removing it. */
+  tag: string;
   full: boolean;
   storage?: string;
   pool?: string;
   attempts: number;
   retryBaseMs: number;
   task: Omit<TaskWait, 'what'>;
+  /**
+   * Out: VMIDs whose clone request had no clear answer and showed no VM yet. A delayed request
+   * may still create one there, so they stay reserved until `sweepStrays` looked again.
+   */
+  strays: { vmid: number; at: number }[];
 }
 
 type Probe = 'ours' | 'absent' | 'other';
@@ -95,6 +109,7 @@ export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise
         if (isPveApiError(err) && isTransient(err)) {
           const seen = await probeClone(client, spec, vmid);
           if (seen === 'ours') return vmid;
+          if (seen === 'absent') spec.strays.push({ vmid, at: Date.now() });
           continue;
         }
         if (isVmidTaken(err) || isLock(err)) continue;
@@ -110,12 +125,15 @@ export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise
           // Lost track of the task: look at the VM instead.
           const seen = await probeClone(client, spec, vmid);
           if (seen === 'ours') return vmid;
-          if (seen === 'absent') continue;
+          if (seen === 'absent') {
+            spec.strays.push({ vmid, at: Date.now() });
+            continue;
+          }
         }
         throw toVmhubError(err, `cloning template ${spec.templateVmid} to VM ${vmid}`);
       }
     } finally {
-      releaseVmid(client, vmid);
+      if (!spec.strays.some((x) => x.vmid === vmid)) releaseVmid(client, vmid);
     }
   }
   const mapped = toVmhubError(last, `cloning template ${spec.templateVmid} on node ${spec.node}`);
@@ -125,4 +143,25 @@ export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise
 function isVmidTaken(err: unknown): boolean {
   const text = isPveApiError(err) ? err.text : VmhubError.is(err) ? err.message : '';
   return /already exists/i.test(text);
+}
+
+/**
+ * Look again at the VMIDs of ambiguous clone attempts once a late request could have landed
+ * (`settleMs` after the attempt): a VM there whose description names this lease is ours — tag it
+ * (so the reaper can find it if removal fails) and remove it.
+ */
+export async function sweepStrays(client: PveClient, spec: CloneSpec, settleMs: number, remove: (vmid: number) => Promise<void>): Promise<void> {
+  for (const stray of spec.strays) {
+    const wait = stray.at + settleMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    try {
+      const seen = await probeClone(client, { ...spec, task: { ...spec.task, signal: undefined } }, stray.vmid);
+      if (seen === 'ours') {
+        await client.put(`/nodes/${spec.node}/qemu/${stray.vmid}/config`, { tags: spec.tag });
+        await remove(stray.vmid);
+      }
+    } finally {
+      releaseVmid(client, stray.vmid);
+    }
+  }
 }

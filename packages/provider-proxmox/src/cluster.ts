@@ -65,6 +65,7 @@ export async function choosePlacement(clients: PveClient[], golden: string, opts
   const candidates: { placement: Placement; free: number }[] = [];
   let sawGolden = false;
   let sawOnline = false;
+  let bestFree = -Infinity;
   const failures: string[] = [];
   for (const client of clients) {
     if (opts.endpoints && !opts.endpoints.includes(client.endpoint.id)) continue;
@@ -83,6 +84,7 @@ export async function choosePlacement(clients: PveClient[], golden: string, opts
       if (!node || node.status !== 'online') continue;
       sawOnline = true;
       const free = (node.maxmem ?? 0) - (node.mem ?? 0);
+      bestFree = Math.max(bestFree, free);
       if (node.maxmem !== undefined && free < minFreeMb * 1024 * 1024) continue;
       candidates.push({ placement: { client, node: g.node, templateVmid: g.vmid, guests }, free });
     }
@@ -100,5 +102,5 @@ export async function choosePlacement(clients: PveClient[], golden: string, opts
   if (!sawOnline) {
     throw new VmhubError('NODE_UNAVAILABLE', `[vmhub] [${SOURCE}] every node holding golden template "${golden}" is offline`, { source: SOURCE });
   }
-  throw new VmhubError('HOST_CAPACITY', `[vmhub] [${SOURCE}] no node holding golden template "${golden}" has ${minFreeMb} MiB of free memory`, { source: SOURCE });
+  throw new VmhubError('HOST_CAPACITY', `[vmhub] [${SOURCE}] no node holding golden template "${golden}" has the ${minFreeMb} MiB of free memory it needs (best: ${Math.round(bestFree / 1048576)} MiB free): release leases or add capacity`, { source: SOURCE });
 }

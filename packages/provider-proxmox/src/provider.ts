@@ -3,7 +3,7 @@
  * list by identity prefix, and pooled guest channels.
  */
 import { VmhubError, type CreateRequest, type DestroyOutcome, type GuestChannel, type MachineRef, type OwnedMachine, type ProviderMethods, type ReadyRequest, type TemplateConfig } from '@vmhub/core';
-import { cloneTemplate } from './clone.ts';
+import { cloneTemplate, sweepStrays, type CloneSpec } from './clone.ts';
 import { choosePlacement, listGuests, splitTags, type VmResource } from './cluster.ts';
 import { encodeSshKeys, generateLeaseKeyPair } from './keys.ts';
 import { configure, readConfig, remove, stop, type VmAt } from './lifecycle.ts';
@@ -43,17 +43,26 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     const keys = generateLeaseKeyPair(`vmhub-${req.lease_id}`);
     rt.secrets.put(req.identity, keys);
     const steps = rt.steps(req.signal);
+    const spec: CloneSpec = {
+      node: place.node, templateVmid: place.templateVmid, name: vmName(req.identity), identity: req.identity, tag,
+      description: `Managed by vmhub; destroyed when the lease ends.\nidentity: ${req.identity}\nlease: ${req.lease_id}\ntemplate: ${req.template.id}\ncreated: ${new Date().toISOString()}`,
+      full: t.full_clone, storage: t.storage, pool: t.pool, attempts: rt.options.lock_retries + 1, retryBaseMs: rt.options.retry_base_ms, task: steps.task, strays: [],
+    };
+    const sweep = async (): Promise<void> => {
+      if (spec.strays.length === 0) return;
+      const settle = Math.min(2 * rt.options.request_timeout_ms, 35_000);
+      await sweepStrays(place.client, spec, settle, (vmid) => remove({ client: place.client, node: place.node, vmid }, rt.steps()))
+        .catch((e: Error) => log('error', 'could not remove a stray clone of this lease: the reaper will find it by its tag', { node: place.node, error: e.message }));
+    };
     let vmid: number;
     try {
-      vmid = await cloneTemplate(place.client, {
-        node: place.node, templateVmid: place.templateVmid, name: vmName(req.identity), identity: req.identity,
-        description: `Managed by vmhub; destroyed when the lease ends.\nidentity: ${req.identity}\nlease: ${req.lease_id}\ntemplate: ${req.template.id}\ncreated: ${new Date().toISOString()}`,
-        full: t.full_clone, storage: t.storage, pool: t.pool, attempts: rt.options.lock_retries + 1, retryBaseMs: rt.options.retry_base_ms, task: steps.task,
-      });
+      vmid = await cloneTemplate(place.client, spec);
     } catch (err) {
+      await sweep();
       rt.secrets.drop(req.identity);
       throw err;
     }
+    await sweep();
     const vm: VmAt = { client: place.client, node: place.node, vmid };
     const params: Params = {
       tags: tag,
@@ -151,16 +160,23 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     return [...out.values()];
   }
 
+  // Any API failure that escaped a step still leaves as a mapped VmhubError, never INTERNAL.
+  const guard = <A extends unknown[], R>(what: string, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      throw toVmhubError(err, what);
+    }
+  };
+
   return {
     status: () => providerStatus(rt),
     availability: (template: TemplateConfig) => templateAvailability(rt, template),
-    create,
-    ready: (machine: MachineRef, req: ReadyRequest) => runReady(rt, machine, req),
-    destroy,
-    list,
-    async channel(machine: MachineRef, template: TemplateConfig): Promise<GuestChannel> {
-      return openChannel(rt, machine, template);
-    },
+    create: guard('create', create),
+    ready: guard('ready', (machine: MachineRef, req: ReadyRequest) => runReady(rt, machine, req)),
+    destroy: guard('destroy', destroy),
+    list: guard('list', list),
+    channel: guard('channel', (machine: MachineRef, template: TemplateConfig): Promise<GuestChannel> => openChannel(rt, machine, template)),
     close: () => rt.close(),
     callCounts: () => rt.callCounts(),
   };

@@ -122,7 +122,7 @@ export class PveClient {
     } catch (err) {
       const e = err as { code?: string; message?: string; name?: string };
       // The message of a TLS pin failure is ours and names the fix; keep it.
-      const message = e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs ?? this.#settings.timeoutMs} ms` : (e.message ?? String(err));
+      const message = e.name === 'TimeoutError' ? `timed out: no answer within ${options.timeoutMs ?? this.#settings.timeoutMs} ms` : (e.message ?? String(err));
       const pin = (err as { cause?: unknown }).cause;
       if (pin && typeof pin === 'object' && (pin as { details?: { reason?: string } }).details?.reason === 'tls_fingerprint_mismatch') throw pin;
       throw new PveApiError({ status: 0, message, method, path, endpoint: this.endpoint.id, netCode: e.code });

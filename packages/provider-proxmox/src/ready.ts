@@ -56,16 +56,22 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
   };
 
   await stage('clone', async () => {
-    const config = await readConfig(vm, signal);
-    if (!splitTags(config.tags as string | undefined).includes(identityTag(machine.identity))) {
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] VM ${vm.vmid} does not carry the identity tag ${identityTag(machine.identity)}`, { source: SOURCE });
-    }
+    await until(async () => {
+      const config = await readConfig(vm, signal);
+      if (!splitTags(config.tags as string | undefined).includes(identityTag(machine.identity))) {
+        throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] VM ${vm.vmid} does not carry the identity tag ${identityTag(machine.identity)}`, { source: SOURCE });
+      }
+      return true;
+    }, (err) => !notYet(err));
     return { value: undefined, detail: `VM ${vm.vmid} on ${vm.node}` };
   });
 
   await stage('start', async () => {
-    const st = await status(vm, signal);
-    if (st.status !== 'running') await start(vm, rt.steps(signal));
+    await until(async () => {
+      const st = await status(vm, signal);
+      if (st.status !== 'running') await start(vm, rt.steps(signal));
+      return true;
+    }, (err) => !notYet(err));
     return { value: undefined, detail: 'running' };
   });
 
@@ -73,7 +79,7 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
     await until(async () => {
       await vm.client.post(`/nodes/${vm.node}/qemu/${vm.vmid}/agent/ping`, {}, { signal });
       return true;
-    }, (err) => notYet(err) === false);
+    }, (err) => !notYet(err));
     return { value: undefined, detail: 'guest agent answers' };
   });
 
