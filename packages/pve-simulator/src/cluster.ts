@@ -160,6 +160,7 @@ export class Cluster {
       config,
       pending: {},
       status: 'stopped',
+      paused: false,
       startedAt: undefined,
       pid: undefined,
       pool: undefined,
@@ -184,6 +185,7 @@ export class Cluster {
     Object.assign(vm.config, vm.pending);
     vm.pending = {};
     vm.status = 'running';
+    vm.paused = false;
     vm.startedAt = this.now();
     vm.pid = 10000 + randomInt(50000);
     vm.guest.agentReadyAt = this.now() + vm.guest.agentDelayMs;
@@ -231,6 +233,7 @@ export class Cluster {
 
   markStopped(vm: SimVm): void {
     vm.status = 'stopped';
+    vm.paused = false;
     vm.startedAt = undefined;
     vm.pid = undefined;
     vm.guest.agentReadyAt = undefined;

@@ -133,6 +133,8 @@ export interface SimVm {
   /** Changes waiting for the next cold start (running VM, not hot-pluggable). */
   pending: Record<string, ConfigValue>;
   status: 'running' | 'stopped';
+  /** Suspended to RAM (qmpstatus `paused`): the agent does not answer. */
+  paused: boolean;
   startedAt: number | undefined;
   pid: number | undefined;
   pool: string | undefined;

@@ -6,6 +6,7 @@ import { getConfig, getPending, postConfig, putConfig } from './handlers/qemu-co
 import { destroyVm, rebootVm, shutdownVm, startVm, stopVm, templateVm } from './handlers/qemu-power.ts';
 import { listVms, statusCurrent, statusIndex, vmIndex } from './handlers/qemu-read.ts';
 import { listTasks, stopTask, taskLog, taskStatus } from './handlers/tasks.ts';
+import { agentIndex, cloudinitDump, cloudinitRegenerate, cloudinitView, poolById, resizeDisk, resumeVm, storageList, storageStatus, suspendVm, taskIndex } from './handlers/extras.ts';
 import { clusterResources, clusterStatus, listNodes, listPools, nextId, nodeIndex, nodeStatus, nodeStorage, permissions, version } from './handlers/cluster-read.ts';
 
 const Q = '/nodes/{node}/qemu/{vmid}';
@@ -22,7 +23,11 @@ export const ROUTES: HandlerTable = {
   'GET /pools': listPools,
   'GET /access/permissions': permissions,
   'GET /nodes/{node}/tasks': listTasks,
+  'GET /nodes/{node}/tasks/{upid}': taskIndex,
   'GET /nodes/{node}/tasks/{upid}/status': taskStatus,
+  'GET /storage': storageList,
+  'GET /nodes/{node}/storage/{storage}/status': storageStatus,
+  'GET /pools/{poolid}': poolById,
   'GET /nodes/{node}/tasks/{upid}/log': taskLog,
   'DELETE /nodes/{node}/tasks/{upid}': stopTask,
   'GET /nodes/{node}/qemu': listVms,
@@ -41,6 +46,13 @@ export const ROUTES: HandlerTable = {
   [`POST ${Q}/status/shutdown`]: shutdownVm,
   [`POST ${Q}/status/reboot`]: rebootVm('qmreboot'),
   [`POST ${Q}/status/reset`]: rebootVm('qmreset'),
+  [`POST ${Q}/status/suspend`]: suspendVm,
+  [`POST ${Q}/status/resume`]: resumeVm,
+  [`PUT ${Q}/resize`]: resizeDisk,
+  [`GET ${Q}/cloudinit`]: cloudinitView,
+  [`PUT ${Q}/cloudinit`]: cloudinitRegenerate,
+  [`GET ${Q}/cloudinit/dump`]: cloudinitDump,
+  [`GET ${Q}/agent`]: agentIndex,
   [`POST ${Q}/agent/ping`]: agentPing,
   [`GET ${Q}/agent/network-get-interfaces`]: agentInterfaces,
   [`GET ${Q}/agent/info`]: agentSimple(() => ({ version: '9.2.0', supported_commands: ['guest-ping', 'guest-exec', 'guest-exec-status', 'guest-file-open', 'guest-file-read', 'guest-file-write', 'guest-file-close', 'guest-network-get-interfaces'].map((name) => ({ name, enabled: true, 'success-response': true })) })),

@@ -21,7 +21,7 @@ function agentVm(cluster: Cluster, params: Record<string, any>): SimVm {
   const agent = String(vm.config.agent ?? '0');
   if (!/^(1|enabled=1)(,|$)/.test(agent)) throw fail('No QEMU guest agent configured');
   if (vm.status !== 'running') throw fail(`VM ${vm.vmid} is not running`);
-  if (vm.guest.agentReadyAt === undefined || cluster.now() < vm.guest.agentReadyAt || vm.guest.booting) throw fail('QEMU guest agent is not running');
+  if (vm.guest.agentReadyAt === undefined || cluster.now() < vm.guest.agentReadyAt || vm.guest.booting || vm.paused) throw fail('QEMU guest agent is not running');
   return vm;
 }
 

@@ -45,6 +45,7 @@ export function stopVm({ cluster, caller, params }: HandlerContext): string {
 
 export function shutdownVm({ cluster, caller, params }: HandlerContext): string {
   const vm = cluster.vmOn(params.node, params.vmid);
+  if (vm.paused && !bool(params.forceStop)) throw fail('VM is paused - cannot shutdown');
   return cluster.startTask({
     node: vm.node,
     type: 'qmshutdown',
@@ -62,6 +63,7 @@ export function rebootVm(type: 'qmreboot' | 'qmreset') {
   return ({ cluster, caller, params }: HandlerContext): string => {
     const vm = cluster.vmOn(params.node, params.vmid);
     if (vm.status !== 'running') throw fail(`VM ${vm.vmid} not running`);
+    if (type === 'qmreboot' && vm.paused) throw fail('VM is paused - cannot shutdown');
     return cluster.startTask({
       node: vm.node,
       type,

@@ -39,7 +39,7 @@ export function listVms({ cluster, caller, params }: HandlerContext): unknown[] 
     if (!hasPrivs(cluster, caller, `/vms/${vm.vmid}`, ['VM.Audit'], false)) continue;
     const s = vmSummary(cluster, vm);
     delete s.disk;
-    if (vm.status === 'running') s.qmpstatus = 'running';
+    if (vm.status === 'running') s.qmpstatus = vm.paused ? 'paused' : 'running';
     out.push(s);
   }
   return out;
@@ -51,7 +51,7 @@ export function statusCurrent({ cluster, params }: HandlerContext): unknown {
   delete s.disk;
   return {
     ...s,
-    qmpstatus: vm.status === 'running' ? 'running' : 'stopped',
+    qmpstatus: vm.status === 'running' ? (vm.paused ? 'paused' : 'running') : 'stopped',
     ...(/^(1|enabled=1)(,|$)/.test(String(vm.config.agent ?? '')) ? { agent: 1 } : {}),
     ha: { managed: 0 },
     ...(vm.status === 'running' ? { 'running-machine': 'pc-i440fx-9.2+pve1', 'running-qemu': '9.2.0' } : {}),
