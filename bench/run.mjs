@@ -1,6 +1,7 @@
 // Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
 // machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
 //   names: cold-start, desktop, console, reaper
+import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +10,18 @@ const BENCHES = {
   'cold-start': { file: './cold-start.mjs', title: 'Server cold start and tools/list size (issue 2)', targets: 'cold start median ≤ 400 ms; tools/list ≤ 16 KB (16 384 bytes)' },
   desktop: { file: './desktop.mjs', title: 'Docker + X11 through MCP vs one `docker exec` per action (issue 3)', targets: 'vm_click p50 ≤ 20 ms; vm_screenshot p50 ≤ 150 ms and ≤ 300 KB at 1280×800; create → ready ≤ 5 s with the image present' },
   console: { file: './console.mjs', title: 'QEMU (TCG) + console adapter through MCP (issue 6)', targets: 'measured, no target: boot → ready under TCG; vm_screenshot p50; vm_key p50' },
-  reaper: { file: './reaper-pass.mjs', title: 'Reaper pass over 10 000 leases (issue 4)', targets: 'one pass ≤ 1 s; memory peak reported' },
+  reaper: { file: './reaper-pass.mjs', spawn: true, title: 'Reaper pass over 10 000 leases (issue 4)', targets: 'one pass ≤ 1 s; memory peak reported' },
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
 const resultsFile = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
+
+/** Hand-written analysis under a section survives re-runs (between the notes markers). */
+function previousNotes(name) {
+  const m = new RegExp(`<!-- notes:${name} -->[\\s\\S]*?<!-- /notes:${name} -->`).exec(previous);
+  return m?.[0] ?? `<!-- notes:${name} -->\n<!-- /notes:${name} -->`;
+}
 
 function previousSection(name) {
   const m = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`).exec(previous);
@@ -31,15 +38,17 @@ for (const name of Object.keys(BENCHES)) {
   else {
     const started = Date.now();
     try {
-      const mod = await import(path);
-      const result = await (mod.run ?? mod.default)();
+      // Scripts that run as a command print their figures as JSON on stdout.
+      const result = b.spawn
+        ? JSON.parse(execFileSync(process.execPath, [path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 }))
+        : await (await import(path)).run();
       body = '```json\n' + JSON.stringify(result, null, 2) + '\n```\n' + `_measured ${new Date().toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s_`;
     } catch (err) {
       body = `_failed: ${String(err.message ?? err).split('\n')[0]}_`;
     }
   }
   console.error(`[bench] ${name} done`);
-  sections.push(`<!-- bench:${name} -->\n## ${b.title}\n\nTargets: ${b.targets}\n\n${body}\n<!-- /bench:${name} -->`);
+  sections.push(`<!-- bench:${name} -->\n## ${b.title}\n\nTargets: ${b.targets}\n\n${body}\n\n${previousNotes(name)}\n<!-- /bench:${name} -->`);
 }
 
 const header = `# Benchmark results

@@ -17,3 +17,5 @@ export * from './screenshot.ts';
 export * from './paths.ts';
 export * from './config.ts';
 export * from './plugins.ts';
+/** TypeBox, re-exported so a plugin can declare its options and verb schemas without its own copy. */
+export { Type, type TSchema, type Static } from '@sinclair/typebox';
