@@ -17,6 +17,8 @@ export interface NeedsInput {
   templateVmid: number;
   pool?: string;
   storages: string[];
+  /** SDN paths of the template's NICs (`/sdn/zones/localnetwork/vmbr0[/<vlan>]`). */
+  bridges?: string[];
   channel: 'ssh' | 'agent';
   cpus?: boolean;
   memory?: boolean;
@@ -35,6 +37,7 @@ export function requirements(input: NeedsInput): Requirement[] {
   for (const s of input.storages.length ? input.storages : ['']) {
     out.push({ anyOf: ['Datastore.AllocateSpace'], path: s ? `/storage/${s}` : '/storage', why: 'allocate the clone\'s disks' });
   }
+  for (const b of input.bridges ?? []) out.push({ anyOf: ['SDN.Use'], path: b, why: 'attach the clone\'s network interface to its bridge' });
   if (input.cpus) out.push({ anyOf: ['VM.Config.CPU'], path: vmPath, why: 'set the template\'s cpus' });
   if (input.memory) out.push({ anyOf: ['VM.Config.Memory'], path: vmPath, why: 'set the template\'s memory' });
   if (input.major >= 9) {
@@ -78,6 +81,18 @@ export function diskStorages(config: Record<string, unknown>): string[] {
     if (/media=cdrom/.test(value) || value.startsWith('none')) continue;
     const m = /^([a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]):/.exec(value);
     if (m) out.add(m[1]);
+  }
+  return [...out];
+}
+
+/** SDN permission paths of the template's NICs: plain bridges live in the `localnetwork` zone. */
+export function bridgePaths(config: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  for (const [key, value] of Object.entries(config)) {
+    if (!/^net\d+$/.test(key) || typeof value !== 'string') continue;
+    const bridge = /(?:^|,)bridge=([^,]+)/.exec(value)?.[1];
+    const vlan = /(?:^|,)tag=(\d+)/.exec(value)?.[1];
+    if (bridge) out.add(`/sdn/zones/localnetwork/${bridge}${vlan ? `/${vlan}` : ''}`);
   }
   return [...out];
 }

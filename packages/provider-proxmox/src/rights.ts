@@ -4,7 +4,7 @@
  */
 import type { ProviderStatus, TemplateConfig } from '@vmhub/core';
 import { findGolden, listGuests, releaseOf, type NodeInfo } from './cluster.ts';
-import { describeMissing, diskStorages, missing, requirements, type PermissionMap } from './privileges.ts';
+import { bridgePaths, describeMissing, diskStorages, missing, requirements, type PermissionMap } from './privileges.ts';
 import { toVmhubError } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';
 import { templateOptions } from './template-options.ts';
@@ -60,7 +60,7 @@ export async function templateAvailability(rt: Runtime, template: TemplateConfig
           const config = await client.get<Record<string, unknown>>(`/nodes/${g.node}/qemu/${g.vmid}/config`).catch(() => ({}));
           const storages = t.full_clone && t.storage ? [t.storage] : diskStorages(config);
           const gaps = missing(perms, requirements({
-            major: Math.floor(release), templateVmid: g.vmid, pool: t.pool, storages, channel: t.channel,
+            major: Math.floor(release), templateVmid: g.vmid, pool: t.pool, storages, bridges: bridgePaths(config), channel: t.channel,
             cpus: template.resources?.cpus !== undefined, memory: template.resources?.memory_mb !== undefined,
           }));
           if (gaps.length === 0) return { availability: 'available' };

@@ -21,11 +21,11 @@ for (const mode of ['9', '8'] as const) {
     const sims: PveSimulator[] = [];
     after(async () => { for (const s of sims) await s.close(); });
 
-    const simWith = async (vmPrivs: string[]): Promise<PveSimulator> => {
+    const simWith = async (vmPrivs: string[], sdn = true): Promise<PveSimulator> => {
       const sim = await startSim({ mode, tokens: [{ tokenId: 'ci@pve!vmhub', secret: randomUUID(), acl: [
         { path: '/vms', privs: vmPrivs },
         { path: '/storage', roles: ['PVEDatastoreUser'] },
-        { path: '/sdn/zones', roles: ['PVESDNUser'] },
+        ...(sdn ? [{ path: '/sdn/zones', roles: ['PVESDNUser'] }] : []),
       ] }] });
       sims.push(sim);
       return sim;
@@ -51,6 +51,16 @@ for (const mode of ['9', '8'] as const) {
       assert.match(av.reason ?? '', /VM\.Clone on \/vms\/9000/);
       await assert.rejects(p.create({ ...lease('priv'), template: template(), signal: AbortSignal.timeout(20_000) }),
         (e: unknown) => VmhubError.is(e) && e.code === 'POLICY_DENIED' && /VM\.Clone/.test(e.message));
+      await p.close?.();
+    });
+
+    it('without SDN.Use on the template\'s bridge the template is unavailable', async () => {
+      const sim = await simWith(LEAST[mode], false);
+      const p = providerFor(sim, 'priv');
+      const av = await p.availability(template());
+      assert.match(av.reason ?? '', /SDN\.Use on \/sdn\/zones\/localnetwork\/vmbr0/);
+      await assert.rejects(p.create({ ...lease('priv'), template: template(), signal: AbortSignal.timeout(20_000) }),
+        (e: unknown) => VmhubError.is(e) && e.code === 'POLICY_DENIED' && /SDN\.Use/.test(e.message));
       await p.close?.();
     });
 

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { generateLeaseKeyPair } from './keys.ts';
+import { LeaseSecrets } from './secrets.ts';
+
+describe('proxmox: lease secrets', () => {
+  it('memory only without a state dir; 0600 files with one, readable after a restart, removed on drop', () => {
+    const mem = new LeaseSecrets();
+    const k = generateLeaseKeyPair('c');
+    mem.put('vmhub-a-1', k);
+    assert.equal(mem.get('vmhub-a-1'), k);
+    mem.drop('vmhub-a-1');
+    assert.equal(mem.get('vmhub-a-1'), undefined);
+
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-secrets-'));
+    try {
+      new LeaseSecrets(dir).put('vmhub-a-2', k);
+      const keyDir = join(dir, 'provider-proxmox', 'keys');
+      const [file] = readdirSync(keyDir);
+      assert.equal(statSync(join(keyDir, file)).mode & 0o777, 0o600);
+      assert.equal(statSync(keyDir).mode & 0o777, 0o700);
+      const restarted = new LeaseSecrets(dir);
+      assert.deepEqual(restarted.get('vmhub-a-2'), k);
+      restarted.drop('vmhub-a-2');
+      assert.equal(existsSync(join(keyDir, file)), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
