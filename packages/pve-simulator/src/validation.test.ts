@@ -86,3 +86,42 @@ describe('pve-simulator: request validation', () => {
     assert.deepEqual(sim.violations, []);
   });
 });
+
+describe('pve-simulator: response validation and auth details', () => {
+  it('records a response that breaks the returns schema as a violation', async () => {
+    const sim = await startPveSimulator({ tls: false });
+    try {
+      sim.state.raw(9000)!.config.cores = 'two';
+      const r = await simClient(sim).get('/nodes/pve1/qemu/9000/config');
+      assert.equal(r.status, 200);
+      assert.equal(sim.violations.length, 1);
+      assert.deepEqual(sim.violations[0]!.errors, ["/cores: type check ('integer') failed - got 'two'"]);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('can answer 500 on violations, delays 401s, and refuses expired tokens', async () => {
+    const sim = await startPveSimulator({
+      tls: false,
+      onViolation: 'respond500',
+      authFailureDelayMs: 200,
+      tokens: [
+        { tokenId: 'a@pve!ok', secret: 's', acl: [{ path: '/', roles: ['Administrator'] }] },
+        { tokenId: 'a@pve!old', secret: 's', expire: 1000, acl: [{ path: '/', roles: ['Administrator'] }] },
+      ],
+    });
+    try {
+      sim.state.raw(9000)!.config.cores = 'two';
+      const r = await simClient(sim).get('/nodes/pve1/qemu/9000/config');
+      assert.equal(r.status, 500);
+      assert.match(r.reason, /^pve-simulator bug: response of GET \/nodes\/\{node\}\/qemu\/\{vmid\}\/config violates the schema/);
+      const t0 = Date.now();
+      const old = await simClient(sim, 'PVEAPIToken=a@pve!old=s').get('/version');
+      assert.equal(old.reason, 'Authentication failed!');
+      assert.ok(Date.now() - t0 >= 190);
+    } finally {
+      await sim.close();
+    }
+  });
+});
