@@ -329,8 +329,14 @@ export class Cluster {
     let exit = 'OK';
     try {
       const injected = forced ?? t.injected;
-      if (injected !== undefined) throw new Error(injected);
+      // `WARNINGS: n` is success with warnings: the effect happens, only the status differs
+      const warnings = injected !== undefined && /^WARNINGS: \d+$/.test(injected);
+      if (injected !== undefined && !warnings) throw new Error(injected);
       t.finish?.();
+      if (warnings) {
+        exit = injected;
+        t.log.push('WARN: simulated warning');
+      }
     } catch (e) {
       exit = (e as Error).message.replace(/\n+$/, '');
       try {
@@ -342,7 +348,7 @@ export class Cluster {
     t.status = 'stopped';
     t.exitstatus = exit;
     t.endtime = Math.floor(this.now() / 1000);
-    t.log.push(exit === 'OK' ? 'TASK OK' : `TASK ERROR: ${exit}`);
+    t.log.push(exit === 'OK' ? 'TASK OK' : exit.startsWith('WARNINGS: ') ? `TASK ${exit}` : `TASK ERROR: ${exit}`);
   }
 
   findTask(upid: string): SimTask | undefined {

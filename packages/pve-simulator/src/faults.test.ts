@@ -73,6 +73,14 @@ describe('pve-simulator: faults', () => {
     assert.equal(log.body.data.at(-1).t, 'TASK ERROR: clone failed: disk full');
   });
 
+  it('failTasks with WARNINGS: n: the effect happens, the status carries the warnings', async () => {
+    sim.faults.failTasks({ type: 'qmclone', exitstatus: 'WARNINGS: 2', count: 1 });
+    const r = await api.post('/nodes/pve1/qemu/9000/clone', { newid: 303 });
+    assert.equal(await api.waitTask(r.body.data), 'WARNINGS: 2');
+    assert.equal(sim.state.vm(303)?.lock, undefined);
+    assert.equal(sim.state.task(r.body.data)?.log.at(-1), 'TASK WARNINGS: 2');
+  });
+
   it('raceNextId: another client takes the id right after nextid answered', async () => {
     sim.faults.raceNextId(1);
     const id = Number((await api.get('/cluster/nextid')).body.data);
