@@ -80,6 +80,23 @@ describe('proxmox: ssh channel', () => {
     assert.equal((await ch.getFile(join(dest, 'sub/a.txt'))).toString(), 'hello archive');
   });
 
+  it('reaches the guest through an SSH jump host', async () => {
+    const jumpKeys = generateLeaseKeyPair('vmhub-jump');
+    sshd.authorize(jumpKeys.publicKey);
+    const keyFile = join(work, 'jump_key');
+    writeFileSync(keyFile, jumpKeys.privateKey, { mode: 0o600 });
+    const guestKeys = generateLeaseKeyPair('vmhub-guest');
+    sshd.authorize(guestKeys.publicKey);
+    // The same sshd plays the jump host and (via its TCP forwarding) the guest.
+    const viaJump = new SshChannel({ host: '127.0.0.1', port: sshd.port, user: sshd.user, privateKey: guestKeys.privateKey, jump: { host: sshd.host, port: sshd.port, user: sshd.user, private_key_path: keyFile } });
+    try {
+      const r = await viaJump.exec(['echo', 'through the jump']);
+      assert.equal(r.stdout.toString(), 'through the jump\n');
+    } finally {
+      await viaJump.close();
+    }
+  });
+
   it('many concurrent execs share one connection', async () => {
     const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => ch.exec(['echo', String(i)])));
     assert.deepEqual(rs.map((r) => r.stdout.toString().trim()), Array.from({ length: 20 }, (_, i) => String(i)));
