@@ -83,10 +83,11 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
   if (!first) throw new Error('[vmhub] [pve-simulator] options.tokens is empty: give at least one token');
 
   const faults = new Faults(cluster);
-  const stats = newStats();
   const violations: Violation[] = [];
-  const ctx: ServerContext = { cluster, faults, stats, violations };
-  const state = new SimState(cluster, () => ctx.stats);
+  const ctx: ServerContext = { cluster, faults, stats: newStats(), violations };
+  const state = new SimState(cluster, () => ctx.stats, () => {
+    ctx.stats = newStats();
+  });
 
   const useTls = options.tls ?? true;
   const cert = useTls ? await simCertificate(options.freshCertificate) : undefined;

@@ -70,7 +70,8 @@ export interface ServerContext {
 
 export async function handleRequest(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, listener = 0): Promise<void> {
   const t0 = Date.now();
-  const { cluster, faults, stats } = ctx;
+  const { cluster, faults } = ctx;
+  const stats = ctx.stats;
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://sim');
   const apiPath = url.pathname.startsWith('/api2/json') ? url.pathname.slice('/api2/json'.length) || '/' : undefined;

@@ -47,10 +47,17 @@ export interface GuestOverrides {
 export class SimState {
   private readonly cluster: Cluster;
   private readonly stats: () => RequestStats;
+  private readonly resetStats: () => void;
 
-  constructor(cluster: Cluster, stats: () => RequestStats) {
+  constructor(cluster: Cluster, stats: () => RequestStats, resetStats: () => void) {
     this.cluster = cluster;
     this.stats = stats;
+    this.resetStats = resetStats;
+  }
+
+  /** Starts request counting afresh (totals, per endpoint, log, validated, unimplemented). */
+  resetRequests(): void {
+    this.resetStats();
   }
 
   vms(): VmView[] {
