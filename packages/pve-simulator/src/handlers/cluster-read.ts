@@ -172,8 +172,8 @@ export function permissions({ cluster, caller, params }: HandlerContext): unknow
       ];
   const out: Record<string, Record<string, number>> = {};
   for (const p of paths) {
+    // every listed path appears, an empty object meaning "nothing here"
     const privs = privilegesAt(cluster, token, p);
-    if (privs.size === 0 && params.path === undefined) continue;
     out[p] = Object.fromEntries([...privs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, prop]) => [k, prop ? 1 : 0]));
   }
   return out;
