@@ -106,3 +106,21 @@ describe('pve-simulator: faults', () => {
     assert.deepEqual(sim.violations, []);
   });
 });
+
+describe('pve-simulator: storage lock contention', () => {
+  it('fails the clone beyond parallelClonesPerStorage with the storage lock timeout', async () => {
+    const sim = await startPveSimulator({ tls: false, parallelClonesPerStorage: 2, timing: { cloneMs: 60_000 } });
+    try {
+      const api = simClient(sim);
+      const upids: string[] = [];
+      for (const newid of [600, 601, 602]) upids.push((await api.post('/nodes/pve1/qemu/9000/clone', { newid })).body.data);
+      assert.equal(await api.waitTask(upids[2]!), "clone failed: can't lock file '/var/lock/pve-manager/pve-storage-local-lvm' - got timeout");
+      assert.equal(sim.state.vm(602), undefined);
+      sim.state.settle();
+      assert.deepEqual(upids.slice(0, 2).map((u) => sim.state.task(u)?.exitstatus), ['OK', 'OK']);
+      assert.deepEqual(sim.violations, []);
+    } finally {
+      await sim.close();
+    }
+  });
+});

@@ -63,6 +63,12 @@ export interface PveSimulatorOptions {
   resourcesLagMs?: number;
   /** `/cluster/nextid` range [lower, upper). Default [100, 1000000]. */
   nextIdRange?: [number, number];
+  /**
+   * Clones running at once per target storage before the next one fails with PVE's storage lock
+   * timeout (`clone failed: can't lock file '/var/lock/pve-manager/pve-storage-<id>' - got timeout`).
+   * Default: unlimited.
+   */
+  parallelClonesPerStorage?: number;
   /** Seed for fault probabilities. Default 1. */
   seed?: number;
   /** Datacenter `user-tag-access` user-allow. Default 'free'. */

@@ -85,6 +85,8 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
     .map(([, v]) => String(v).split(',')[0] ?? '');
   for (const v of volumes) cluster.volumes.add(v);
 
+  const limit = cluster.opts.parallelClonesPerStorage;
+  const busyStorage = limit === undefined ? undefined : [...storagesUsed].find((sid) => clonesOnto(cluster, sid, vm) >= limit);
   const task = cluster.startTask({
     node,
     type: 'qmclone',
@@ -92,6 +94,9 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
     user: caller.tokenId,
     durationMs: full ? cluster.timing.fullCloneMs : cluster.timing.cloneMs,
     log: disks.map(([k, v]) => `create ${full ? 'full' : 'linked'} clone of drive ${k} (${String(v).split(',')[0]})`),
+    precheck: () => {
+      if (busyStorage) throw new Error(`clone failed: can't lock file '/var/lock/pve-manager/pve-storage-${busyStorage}' - got timeout`);
+    },
     finish: () => {
       if (cluster.vms.get(newid) !== vm) throw new Error(`clone failed: VM ${newid} vanished`);
       delete vm.config.lock;
@@ -113,4 +118,14 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
     }
   };
   return task.upid;
+}
+
+/** Other clones still running (locked `clone`) with a disk on `sid`. */
+function clonesOnto(cluster: HandlerContext['cluster'], sid: string, self: { vmid: number }): number {
+  let n = 0;
+  for (const vm of cluster.vms.values()) {
+    if (vm.vmid === self.vmid || vm.config.lock !== 'clone') continue;
+    if (Object.entries(vm.config).some(([k, v]) => DISK_KEY.test(k) && String(v).startsWith(`${sid}:`))) n++;
+  }
+  return n;
 }
