@@ -33,6 +33,7 @@ export type { PveMode } from './schema-tree.ts';
 export { loadSchema } from './schema-tree.ts';
 export { normalizeTags } from './tags.ts';
 export { defaultExec } from './handlers/qemu-agent.ts';
+export { simClient, encodeForm, type SimClient, type SimResponse, type FormValue } from './sim-client.ts';
 
 export interface PveSimulator {
   /** `https://127.0.0.1:<port>` (or http://); the API is under `/api2/json`. */
@@ -94,8 +95,9 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
   cluster.fingerprint = cert?.fingerprint256;
   const host = options.host ?? '127.0.0.1';
   const endpoints: SimEndpoint[] = [];
+  let nextIndex = 0;
   const listen = async (): Promise<SimEndpoint> => {
-    const index = endpoints.length;
+    const index = nextIndex++;
     const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
       handleRequest(ctx, req, res, index).catch((e: unknown) => {
         process.stderr.write(`[vmhub] [pve-simulator] internal error: ${(e as Error).stack ?? String(e)}\n`);
@@ -158,4 +160,3 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     },
   };
 }
-export { simClient, encodeForm, type SimClient, type SimResponse, type FormValue } from './sim-client.ts';
