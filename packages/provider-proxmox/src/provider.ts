@@ -9,7 +9,7 @@ import { encodeSshKeys, generateLeaseKeyPair } from './keys.ts';
 import { configure, readConfig, remove, stop, type VmAt } from './lifecycle.ts';
 import { openChannel } from './open-channel.ts';
 import type { Params, PveClient } from './pve-client.ts';
-import { isGone, SOURCE, toVmhubError } from './pve-errors.ts';
+import { isGone, toVmhubError } from './pve-errors.ts';
 import { runReady } from './ready.ts';
 import { providerStatus, templateAvailability } from './rights.ts';
 import type { Runtime } from './runtime.ts';
@@ -182,4 +182,3 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
   };
 }
 
-export { SOURCE };
