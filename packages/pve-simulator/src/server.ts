@@ -171,6 +171,10 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     send(res, 200, 'OK', envelope);
     record(200);
   } catch (e) {
+    if (!(e instanceof PveHttpError)) {
+      // a JS exception out of a handler is a simulator bug, not a PVE answer: make tests see it
+      ctx.violations.push({ method, path: apiPath ?? url.pathname, endpoint: endpoint ?? '?', errors: [`internal error: ${(e as Error).stack ?? String(e)}`], data: undefined });
+    }
     const err = e instanceof PveHttpError ? e : new PveHttpError(500, (e as Error).message ?? String(e));
     if (dropAfter) {
       record(0);
