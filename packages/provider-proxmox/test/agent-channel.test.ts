@@ -70,6 +70,14 @@ for (const mode of ['9', '8'] as const) {
       await assert.rejects(ch.exec(['cat'], { stdin: 'x'.repeat(70_000) }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
     });
 
+    it('a provider that knows no SSH key for the lease (restart without state_dir) falls back to the agent', async () => {
+      const restarted = providerFor(sim, 'agt');
+      const ch = await restarted.channel!(machine, template());
+      assert.equal(ch.constructor.name, 'AgentChannel');
+      assert.equal((await ch.exec(['printf', '%s\\0', 'ok'])).stdout.toString(), 'ok\0');
+      await restarted.close?.();
+    });
+
     it('putFile in ≤61,440-char chunks and getFile are byte-exact (1.5 MB)', async () => {
       const ch = await provider.channel!(machine, tpl);
       const vmid = Number(machine.external_id);

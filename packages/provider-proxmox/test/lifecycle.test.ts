@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -27,15 +27,18 @@ for (const mode of ['9', '8'] as const) {
     const { lease_id, identity } = lease('life');
     const work = mkdtempSync(join(tmpdir(), 'vmhub-life-'));
 
+    const stateDir = mkdtempSync(join(tmpdir(), 'vmhub-life-state-'));
+
     before(async () => {
       [sim, sshd] = await Promise.all([startSim({ mode }), startSshd()]);
-      provider = providerFor(sim, 'life');
+      provider = providerFor(sim, 'life', { state_dir: stateDir });
     });
     after(async () => {
       await provider?.close?.();
       await sim?.close();
       await sshd?.stop();
       rmSync(work, { recursive: true, force: true });
+      rmSync(stateDir, { recursive: true, force: true });
     });
 
     const tpl = (): ReturnType<typeof template> => template({}, { address_override: `${sshd.host}:${sshd.port}`, ciuser: sshd.user });
@@ -97,6 +100,16 @@ for (const mode of ['9', '8'] as const) {
       assert.equal((await ch.getFile(join(work, 'arch/f.txt'))).toString(), 'tar content');
     });
 
+    it('after a restart (same state_dir) the lease key is still there: SSH works from a new provider', async () => {
+      const keyDir = join(stateDir, 'provider-proxmox', 'keys');
+      assert.equal(readdirSync(keyDir).length, 1);
+      assert.equal(statSync(join(keyDir, readdirSync(keyDir)[0])).mode & 0o777, 0o600);
+      await provider.close?.();
+      provider = providerFor(sim, 'life', { state_dir: stateDir });
+      const ch = await provider.channel!(machine, tpl());
+      assert.equal((await ch.exec(['echo', 'still here'])).stdout.toString(), 'still here\n');
+    });
+
     it('list finds the machine by its tag prefix', async () => {
       const owned = await provider.list();
       assert.deepEqual(owned.map((m) => [m.identity, m.external_id]), [[identity, String(vmid)]]);
@@ -110,6 +123,7 @@ for (const mode of ['9', '8'] as const) {
       assert.deepEqual([rec.tags, rec.purge, rec.destroyUnreferencedDisks], [[identity.toLowerCase()], true, true]);
       assert.equal(await provider.destroy(machine), 'already_gone');
       assert.deepEqual(await provider.list(), []);
+      assert.deepEqual(readdirSync(join(stateDir, 'provider-proxmox', 'keys')), [], 'the lease key file is removed at teardown');
     });
 
     it('every response was valid against the schema', () => {
