@@ -55,7 +55,7 @@ export class LeaseManager {
       throw new VmhubError('QUOTA_EXCEEDED', `owner "${owner}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner)`);
     }
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
-      throw new VmhubError('QUOTA_EXCEEDED', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
+      throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
     }
 
     const now = Date.now();
