@@ -21,6 +21,7 @@ it('server: per-owner and per-instance lease limits', async () => {
   const b2 = await s.call('vm_lease_create', { template: 'fake-desktop', owner: 'bob', request_id: 'b2' });
   assert.equal(errorCode(b2), 'HOST_CAPACITY');
   await s.call('vm_lease_release', { lease_id: a1.structuredContent.lease_id });
+  for (let i = 0; i < 50 && (await s.call('vm_lease_status', { lease_id: a1.structuredContent.lease_id })).structuredContent.status !== 'released'; i++) await new Promise((r) => setTimeout(r, 100));
   const again = await s.call('vm_lease_create', { template: 'fake-desktop', owner: 'bob', request_id: 'b3' });
   assert.equal(again.isError, undefined, 'a released lease frees its slot');
 });
