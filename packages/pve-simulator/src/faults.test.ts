@@ -1,5 +1,6 @@
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { startPveSimulator, simClient, type PveSimulator, type SimClient } from './index.ts';
 
 describe('pve-simulator: faults', () => {
@@ -32,6 +33,17 @@ describe('pve-simulator: faults', () => {
     const r = await api.get('/version');
     assert.equal(r.status, 200);
     assert.ok(Date.now() - t0 >= 290, `took ${Date.now() - t0} ms`);
+  });
+
+  it('a client giving up during a slow answer is not a simulator bug', async () => {
+    sim.faults.inject({ match: { method: 'PUT' }, kind: 'slow', delayMs: 300, count: 1 });
+    const req = request(`${sim.apiUrl}/nodes/pve1/qemu/9000/config`, { method: 'PUT', headers: { authorization: sim.token.authorization, 'content-type': 'application/x-www-form-urlencoded' } });
+    req.on('error', () => undefined);
+    req.write('descr');
+    setTimeout(() => req.destroy(), 50);
+    await new Promise((r) => setTimeout(r, 450));
+    assert.deepEqual(sim.violations, []);
+    assert.equal(sim.state.requests.log.at(-1)?.status, 0);
   });
 
   it('drop before: connection reset and nothing happened', async () => {

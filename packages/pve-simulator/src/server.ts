@@ -171,6 +171,11 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
     send(res, 200, 'OK', envelope);
     record(200);
   } catch (e) {
+    if (!(e instanceof PveHttpError) && (req.destroyed || res.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as Error).message === 'aborted')) {
+      // the client went away (timeout, abort): nobody to answer, and not a simulator bug
+      record(0);
+      return;
+    }
     if (!(e instanceof PveHttpError)) {
       // a JS exception out of a handler is a simulator bug, not a PVE answer: make tests see it
       ctx.violations.push({ method, path: apiPath ?? url.pathname, endpoint: endpoint ?? '?', errors: [`internal error: ${(e as Error).stack ?? String(e)}`], data: undefined });
