@@ -7,7 +7,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import { backoffMs, sleep, type PveClient } from './pve-client.ts';
-import { isGone, isLock, isPveApiError, isTransient, SOURCE, toVmhubError } from './pve-errors.ts';
+import { isForbidden, isGone, isLock, isPveApiError, isTransient, SOURCE, toVmhubError } from './pve-errors.ts';
 import { waitTask, type TaskWait } from './tasks.ts';
 
 const inFlight = new WeakMap<PveClient, Set<number>>();
@@ -74,12 +74,26 @@ type Probe = 'ours' | 'absent' | 'other';
 /** After an ambiguous failure: is there a VM at `vmid`, and is it the clone this lease asked for? */
 async function probeClone(client: PveClient, spec: CloneSpec, vmid: number): Promise<Probe> {
   const deadline = Date.now() + spec.task.timeoutMs;
+  // With rights granted only through a pool, a clone still running (it joins the pool at its end)
+  // and a VMID nobody took both answer 403: tell them apart with nextid, and wait (bounded) for a
+  // taken one to become readable.
+  const forbiddenUntil = Date.now() + Math.min(spec.task.timeoutMs, 120_000);
   for (;;) {
     let config: Record<string, unknown>;
     try {
       config = await client.get<Record<string, unknown>>(`/nodes/${spec.node}/qemu/${vmid}/config`, {}, { signal: spec.task.signal });
     } catch (err) {
       if (isGone(err)) return 'absent';
+      if (isForbidden(err)) {
+        // `nextid?vmid=` says whether the id is taken at all, whatever the token may see.
+        const free = await client.get('/cluster/nextid', { vmid }, { signal: spec.task.signal }).then(() => true, (e: unknown) => {
+          if (isPveApiError(e) && e.status === 400) return false;
+          throw e;
+        });
+        if (free || Date.now() >= forbiddenUntil) return 'absent';
+        await sleep(spec.task.pollMs, spec.task.signal);
+        continue;
+      }
       throw err;
     }
     // While the clone task runs the new config only holds `lock: clone`.

@@ -4,7 +4,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import { backoffMs, sleep, type Params, type PveClient } from './pve-client.ts';
-import { isGone, isLock, SOURCE, toVmhubError } from './pve-errors.ts';
+import { isForbidden, isGone, isLock, SOURCE, toVmhubError } from './pve-errors.ts';
 import { waitTask, type TaskWait } from './tasks.ts';
 
 export interface StepSettings {
@@ -88,7 +88,8 @@ export async function waitGone(vm: VmAt, s: StepSettings): Promise<void> {
     try {
       await readConfig(vm, s.task.signal);
     } catch (err) {
-      if (isGone(err)) return;
+      // Our delete task ended OK: a 403 now means the VM left its pool (and its pool ACL) with it.
+      if (isGone(err) || isForbidden(err)) return;
       throw toVmhubError(err, `confirming VM ${vm.vmid} is gone`);
     }
     if (Date.now() >= deadline) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] VM ${vm.vmid} on ${vm.node} still exists after its delete task`, { source: SOURCE });

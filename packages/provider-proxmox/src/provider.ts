@@ -9,7 +9,7 @@ import { encodeSshKeys, generateLeaseKeyPair } from './keys.ts';
 import { configure, readConfig, remove, stop, type VmAt } from './lifecycle.ts';
 import { openChannel } from './open-channel.ts';
 import type { Params, PveClient } from './pve-client.ts';
-import { isGone, toVmhubError } from './pve-errors.ts';
+import { isForbidden, isGone, toVmhubError } from './pve-errors.ts';
 import { runReady } from './ready.ts';
 import { providerStatus, templateAvailability } from './rights.ts';
 import type { Runtime } from './runtime.ts';
@@ -91,6 +91,9 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     // Find where the VM is now (it may have migrated, or the ref may lack the endpoint).
     const candidates = client ? [client] : rt.clients;
     let config: Record<string, unknown> | undefined;
+    // A 403 is treated like "gone" only when /cluster/resources (which lists every VM the token
+    // may audit) does not show the VMID either: with pool-scoped rights a destroyed VM reads as 403.
+    const absent = (err: unknown): boolean => isGone(err) || isForbidden(err);
     for (const c of candidates) {
       if (node) {
         try {
@@ -98,7 +101,7 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
           client = c;
           break;
         } catch (err) {
-          if (!isGone(err)) throw toVmhubError(err, `reading VM ${vmid} before destroying it`);
+          if (!absent(err)) throw toVmhubError(err, `reading VM ${vmid} before destroying it`);
         }
       }
       const guest = (await listGuests(c)).find((g) => g.vmid === vmid);
@@ -108,7 +111,7 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
         try {
           config = await readConfig({ client: c, node, vmid });
         } catch (err) {
-          if (!isGone(err)) throw toVmhubError(err, `reading VM ${vmid} before destroying it`);
+          throw toVmhubError(err, `reading VM ${vmid} before destroying it`);
         }
         break;
       }

@@ -65,6 +65,14 @@ export function isGone(err: unknown): boolean {
   return VmhubError.is(err) && err.code === 'NOT_FOUND';
 }
 
+/**
+ * 403 on a VM path. With rights granted through a pool, a VM that no longer exists is no longer in
+ * the pool, so Proxmox answers 403 rather than "does not exist".
+ */
+export function isForbidden(err: unknown): boolean {
+  return isPveApiError(err) && err.status === 403;
+}
+
 export function isLock(err: unknown): boolean {
   if (isPveApiError(err)) return LOCK_TEXT.test(err.text);
   return VmhubError.is(err) && err.code === 'LOCK_CONTENTION';

@@ -43,6 +43,42 @@ for (const mode of ['9', '8'] as const) {
       assert.deepEqual(sim.violations, []);
     });
 
+    it('a pool-scoped ACL (the documented setup) is enough: clones join the pool', async () => {
+      const sim = await startSim({ mode, pools: [{ poolid: 'vmhub' }],
+        vms: [{ vmid: 9000, name: 'debian-golden', template: true, pool: 'vmhub' }, { vmid: 9100, name: 'outside', template: true }],
+        tokens: [{ tokenId: 'ci@pve!vmhub', secret: randomUUID(), acl: [
+          { path: '/pool/vmhub', privs: LEAST[mode] },
+          { path: '/storage/local-lvm', roles: ['PVEDatastoreUser'] },
+          { path: '/sdn/zones/localnetwork/vmbr0', roles: ['PVESDNUser'] },
+        ] }] });
+      sims.push(sim);
+      const p = providerFor(sim, 'pool', { request_timeout_ms: 1000 });
+      const tpl = template({}, { pool: 'vmhub' });
+      assert.deepEqual(await p.availability(tpl), { availability: 'available' });
+      const outside = await p.availability(template({ golden: 'outside' }, { pool: 'vmhub' }));
+      assert.equal(outside.availability, 'unavailable');
+      const m = await p.create({ ...lease('pool'), template: tpl, signal: AbortSignal.timeout(20_000) });
+      assert.equal(sim.state.vm(Number(m.external_id))?.pool, 'vmhub');
+      // Nothing listens on port 9: every stage up to the channel must pass with pool-granted rights.
+      const stages = new Map<string, string>();
+      await assert.rejects(p.ready(m, { signal: AbortSignal.timeout(20_000), stage: (n, st) => stages.set(n, st), template: { ...tpl, ready_timeout_seconds: 2, provider_options: { pool: 'vmhub', address_override: '127.0.0.1:9' } } }),
+        (e: unknown) => VmhubError.is(e) && e.code === 'BOOT_TIMEOUT');
+      assert.deepEqual([...stages], [['clone', 'done'], ['start', 'done'], ['agent', 'done'], ['address', 'done'], ['channel', 'failed']]);
+      assert.equal(await p.destroy(m), 'destroyed');
+      assert.equal(sim.state.vm(Number(m.external_id)), undefined);
+      assert.equal(await p.destroy(m), 'already_gone', 'a 403 for a VM that left the pool with its deletion is "gone"');
+      // Lost clone answers under pool-only rights (the new VM reads 403 until it joins the pool).
+      for (const phase of ['after', 'before'] as const) {
+        sim.faults.inject({ kind: 'drop', phase, match: { method: 'POST', path: /\/clone$/ }, count: 1 });
+        const before = sim.state.vms().length;
+        const m2 = await p.create({ ...lease('pool'), template: tpl, signal: AbortSignal.timeout(20_000) });
+        assert.equal(sim.state.vms().length, before + 1, `exactly one clone (drop ${phase})`);
+        assert.equal(await p.destroy(m2), 'destroyed');
+      }
+      await p.close?.();
+      assert.deepEqual(sim.violations, []);
+    });
+
     it('without VM.Clone the template is unavailable, naming the privilege and path; create is POLICY_DENIED', async () => {
       const sim = await simWith(LEAST[mode].filter((p) => p !== 'VM.Clone'));
       const p = providerFor(sim, 'priv');
