@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-export const SERVER_BIN = fileURLToPath(new URL('../apps/server/dist/bin.js', import.meta.url));
+export const SERVER_BIN = process.env.VMHUB_SERVER_BIN ?? fileURLToPath(new URL('../apps/server/dist/bin.js', import.meta.url));
 
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,19 +1,17 @@
 /**
- * Composition: configuration → store → plugins → lease manager → router → McpServer.
- * Nothing here knows a hypervisor or a desktop: that lives in the plugins.
+ * Composition: configuration → McpServer + router (answer the handshake at once) → runtime
+ * (store, plugins, lease manager) in the background. Nothing here knows a hypervisor or a
+ * desktop: that lives in the plugins.
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { loadConfig, type VmhubConfig } from '@vmhub/core';
-import { createRouter, type Router } from '@vmhub/core/router';
-import { defaultStatePath, openStore, type Store } from '@vmhub/store';
-import { Bindings } from './bindings.ts';
-import { Catalog, VERSION } from './catalog.ts';
+import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
+import { VERSION } from './catalog.ts';
 import { cloneOnHost } from './clone.ts';
-import { LeaseManager } from './leases/manager.ts';
 import { log } from './log.ts';
-import { Registry } from './registry.ts';
+import { startRuntime, type Runtime } from './runtime.ts';
 
 export const INSTRUCTIONS = [
   'vmhub gives you machines. Workflow: vm_list_templates → vm_lease_create {template} (returns at once) →',
@@ -26,34 +24,43 @@ export const INSTRUCTIONS = [
 export interface VmhubServer {
   mcp: McpServer;
   router: Router;
-  store: Store;
-  registry: Registry;
   config: VmhubConfig;
+  /** Starts (once) and resolves to the runtime: store open, plugins loaded. */
+  runtime(): Promise<Runtime>;
   close(): Promise<void>;
 }
 
 export async function createVmhubServer(options: { config?: VmhubConfig; from?: string } = {}): Promise<VmhubServer> {
   const config = options.config ?? loadConfig();
-  const store = openStore({ path: config.db ?? defaultStatePath() });
-  const registry = await Registry.load(config, options.from ?? import.meta.url);
-  const bindings = new Bindings(store, registry);
   const mcp = new McpServer({ name: 'vmhub', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
-  let router: Router;
-  const leases = new LeaseManager(store, registry, config, async (leaseId) => { router.forget(leaseId); await bindings.release(leaseId); });
-  bindings.attach(leases);
-  const catalog = new Catalog(registry, store, leases, bindings);
+  let router: Router | undefined;
+  let runtime: Promise<Runtime> | undefined;
+  // Started once the client has our `initialize` answer (or by the first tool call, whichever
+  // comes first): module loading is CPU work on this one thread and would delay the handshake.
+  const rt = (): Promise<Runtime> => {
+    if (!runtime) {
+      runtime = startRuntime(config, options.from ?? import.meta.url, (leaseId) => router?.forget(leaseId));
+      runtime.then(
+        (r) => log('info', 'vmhub server ready', { version: VERSION, db: r.store.path, instance: config.instance, templates: [...r.registry.templates.keys()], plugins: r.registry.plugins.map((p) => `${p.kind}:${p.id}${p.ok ? '' : ' (broken)'}`) }),
+        (err: Error) => log('error', 'vmhub runtime failed to start; every tool call will report it', { error: err.message }),
+      );
+    }
+    return runtime;
+  };
+  mcp.server.oninitialized = () => { setImmediate(() => void rt().catch(() => undefined)); };
   const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
 
-  router = createRouter({
-    listTemplates: () => catalog.listTemplates(),
-    capabilities: (input) => catalog.capabilities(input),
-    health: () => catalog.health(),
-    leaseCreate: (input) => leases.create(input, input.owner ?? owner()),
-    leaseStatus: (input, extra) => leases.status(input, extra),
-    leaseRenew: (input) => leases.renew(input),
-    leaseRelease: (input) => leases.release(input),
-    bind: (leaseId, signal) => bindings.bind(leaseId, signal),
+  const host: RouterHost = {
+    listTemplates: async () => (await rt()).catalog.listTemplates(),
+    capabilities: async (input) => (await rt()).catalog.capabilities(input),
+    health: async () => (await rt()).catalog.health(),
+    leaseCreate: async (input) => (await rt()).leases.create(input, input.owner ?? owner()),
+    leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra),
+    leaseRenew: async (input) => (await rt()).leases.renew(input),
+    leaseRelease: async (input) => (await rt()).leases.release(input),
+    bind: async (leaseId, signal) => (await rt()).bindings.bind(leaseId, signal),
     cloneOnHost: async (input) => {
+      const { leases } = await rt();
       const lease = await leases.get(input.lease_id);
       return cloneOnHost(input, config.clone, leases.template(lease.template).clone_credentials);
     },
@@ -72,21 +79,18 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
       maxFileBytes: config.files.max_bytes,
       callTimeoutSeconds: 55,
     },
-  });
+  };
+  router = createRouter(host);
   router.register(mcp);
-  log('info', 'vmhub server ready', { version: VERSION, db: store.path, instance: config.instance, templates: [...registry.templates.keys()], plugins: registry.plugins.map((p) => `${p.kind}:${p.id}${p.ok ? '' : ' (broken)'}`) });
 
   let closed = false;
   return {
-    mcp, router, store, registry, config,
+    mcp, router, config, runtime: rt,
     async close() {
       if (closed) return;
       closed = true;
-      leases.abortAll();
-      await bindings.closeAll();
       await mcp.close().catch(() => undefined);
-      await registry.close();
-      await store.close();
+      await (await runtime?.catch(() => undefined))?.close();
     },
   };
 }
