@@ -19,6 +19,20 @@ describe('pve-simulator: request validation', () => {
     assert.deepEqual(r.body, { data: null, errors: { newid: 'value must have a minimum value of 100' }, message: 'Parameter verification failed.\n' });
   });
 
+  it('answers plain fetch with the same shapes (form body, status line reason)', async () => {
+    const r = await fetch(`${sim.apiUrl}/nodes/pve1/qemu/9000/clone`, {
+      method: 'POST',
+      headers: { authorization: sim.token.authorization },
+      body: new URLSearchParams({ newid: 'abc' }),
+    });
+    assert.equal(r.status, 400);
+    assert.equal(r.statusText, 'Parameter verification failed.');
+    assert.equal(r.headers.get('content-type'), 'application/json;charset=UTF-8');
+    assert.deepEqual(await r.json(), { data: null, errors: { newid: "type check ('integer') failed - got 'abc'" }, message: 'Parameter verification failed.\n' });
+    const ok = await fetch(`${sim.apiUrl}/version`, { headers: { authorization: sim.token.authorization } });
+    assert.deepEqual(await ok.json(), { data: { version: '9.1.9', release: '9.1', repoid: 'e5010dce6a5f1c2b' } });
+  });
+
   it('reports missing, unknown, mistyped and malformed parameters per key', async () => {
     const r = await api.post('/nodes/pve1/qemu/9000/clone', { full: 'true', bogus: 1, name: 'bad_name' });
     assert.equal(r.status, 400);
