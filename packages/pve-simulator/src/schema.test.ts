@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSchema } from './schema-tree.ts';
+import { ROUTES } from './routes.ts';
 import { perlRegex } from './perl-regex.ts';
 import { parsePropertyString } from './property-string.ts';
 import { decodeUrlencoded } from './request-params.ts';
@@ -22,6 +23,19 @@ describe('pve-simulator: schema handling', () => {
     const upid = 'UPID:pve1:0003A1F2:0127C9D4:6650F0A1:qmclone:9000:ci@pve!provider:';
     assert.deepEqual(s9.find(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`)?.pathParams.upid, upid);
     assert.ok(t1 - t0 < 2000, `schema load took ${t1 - t0} ms`);
+  });
+
+  it('models only endpoints that exist in both schemas', () => {
+    const routes = Object.keys(ROUTES);
+    assert.ok(routes.length >= 50);
+    for (const mode of ['9', '8'] as const) {
+      const s = loadSchema(mode);
+      const missing = routes.filter((e) => {
+        const [method, template] = e.split(' ') as ['GET', string];
+        return !s.method(template, method);
+      });
+      assert.deepEqual(missing, [], `mode ${mode}`);
+    }
   });
 
   it('turns Perl (?^:...) and (?^i:...) patterns into anchored JS regexes', () => {
