@@ -53,6 +53,11 @@ describe('proxmox: config precedence', () => {
     assert.equal(c3.endpoints[0].token, 'node-opt');
   });
 
+  it('an explicit base_url is one endpoint even when VMHUB_NODES is set', () => {
+    const c = resolveProxmoxConfig({ VMHUB_NODES: 'a,b', PVE_TOKEN: 'envtoken' }, { base_url: 'opthost:8006' });
+    assert.deepEqual(c.endpoints.map((e) => [e.id, e.baseUrl, e.token]), [['default', 'https://opthost:8006/api2/json', 'envtoken']]);
+  });
+
   it('a token given as id=secret carries its own id', () => {
     const c = resolveProxmoxConfig({ PVE_HOST: 'h:8006', PVE_TOKEN: 'root@pam!xx=1234-abcd', PVE_TOKEN_ID: 'other@pve!y' });
     assert.equal(c.endpoints[0].tokenId, 'root@pam!xx');

@@ -85,7 +85,9 @@ function truthy(value: string | undefined): boolean | undefined {
 }
 
 export function resolveProxmoxConfig(env: Env, options: Partial<ProxmoxOptions> = {}): ResolvedProxmoxConfig {
+  // An explicit single endpoint (options.base_url) is a whole configuration: env VMHUB_NODES does not add to it.
   const listed: ProxmoxEndpointOptions[] = options.endpoints
+    ?? (nonEmpty(options.base_url) ? [{ id: 'default' }] : undefined)
     ?? (nonEmpty(env.VMHUB_NODES)?.split(',').map((s) => s.trim()).filter(Boolean).map((id) => ({ id })))
     ?? [{ id: 'default' }];
   if (listed.length === 0) fail('VMHUB_NODES lists no node');
