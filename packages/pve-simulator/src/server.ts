@@ -15,6 +15,7 @@ import { coerceParams, decodeUrlencoded } from './request-params.ts';
 import { ROUTES } from './routes.ts';
 import type { HttpMethod } from './schema-tree.ts';
 import { validateParams, validateReturns } from './pve-validate.ts';
+import { undeclaredKeys } from './response-extras.ts';
 
 const MAX_BODY = 512 * 1024;
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
@@ -49,10 +50,12 @@ export interface RequestStats {
   validated: Set<string>;
   /** Schema endpoints called that the simulator does not model (answered 501). */
   unimplemented: Record<string, number>;
+  /** Response keys the endpoint's `returns` schema does not declare (allowed, but worth a look). */
+  undeclared: Record<string, Set<string>>;
 }
 
 export function newStats(): RequestStats {
-  return { total: 0, byEndpoint: {}, byStatus: {}, log: [], validated: new Set(), unimplemented: {} };
+  return { total: 0, byEndpoint: {}, byStatus: {}, log: [], validated: new Set(), unimplemented: {}, undeclared: {} };
 }
 
 /** Schema-vs-reality differences PVE itself has; the response is checked in its documented form. */
@@ -162,6 +165,7 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
       ctx.violations.push({ method, path: apiPath, endpoint, errors: problems, data: envelope.data });
       if (cluster.opts.onViolation === 'respond500') throw new PveHttpError(500, `pve-simulator bug: response of ${endpoint} violates the schema: ${problems.join('; ')}`);
     } else stats.validated.add(endpoint);
+    for (const k of undeclaredKeys(info.returns, envelope.data)) (stats.undeclared[endpoint] ??= new Set()).add(k);
 
     if (dropAfter) {
       record(0);
