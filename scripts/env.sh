@@ -27,3 +27,5 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null | cut -d
   export PATH="$_vmhub_tools/pnpm/node_modules/.bin:$PATH"
 fi
 unset -f _vmhub_node_major
+# No telemetry from the build tools (and no waiting on a network that may not answer).
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
