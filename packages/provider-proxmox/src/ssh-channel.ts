@@ -81,7 +81,10 @@ export class SshChannel implements GuestChannel {
   #conn(): Promise<SshClient> {
     if (this.#closed) return Promise.reject(new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] SSH channel to ${this.#target.host} is closed`, { source: SOURCE }));
     if (this.#client) return Promise.resolve(this.#client);
-    this.#connecting ??= this.#dial().finally(() => { this.#connecting = undefined; });
+    this.#connecting ??= this.#dial().catch((err: Error) => {
+      const t = this.#target;
+      throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] SSH to ${t.user}@${t.host}:${t.port}${t.jump ? ` via ${t.jump.host}` : ''} failed: ${err.message}: check the guest's sshd, its address and that cloud-init installed the lease key`, { source: SOURCE, cause: err });
+    }).finally(() => { this.#connecting = undefined; });
     return this.#connecting;
   }
 
