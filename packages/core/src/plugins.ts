@@ -93,7 +93,7 @@ async function loadPackage(name: string, require: NodeJS.Require, kinds: readonl
 }
 
 function checkPlugin(p: unknown): string | undefined {
-  if (typeof p !== 'object' || p === null) return 'default export is not a plugin object';
+  if (typeof p !== 'object' || p === null) return 'default export is not a plugin: it must be made by defineAdapter/defineProvider';
   const v = p as Partial<VmhubPlugin>;
   if (v.kind !== 'adapter' && v.kind !== 'provider') return 'default export is not made by defineAdapter/defineProvider (no kind)';
   if (typeof v.id !== 'string' || typeof v.create !== 'function') return `${v.kind} has no id or create()`;
