@@ -68,6 +68,14 @@ describe('pve-simulator: faults', () => {
     assert.equal((await api.put('/nodes/pve1/qemu/9000/config', { description: 'x' })).reason, 'VM is locked (backup)');
   });
 
+  it('lock with delayMs: a real lock holds for a while, reads still work', async () => {
+    sim.faults.inject({ match: { path: /\/qemu\/9000\// }, kind: 'lock', delayMs: 200, count: 1 });
+    assert.equal((await api.get('/nodes/pve1/qemu/9000/status/current')).body.data.lock, 'backup');
+    assert.equal((await api.put('/nodes/pve1/qemu/9000/config', { description: 'x' })).reason, 'VM is locked (backup)');
+    await new Promise((r) => setTimeout(r, 250));
+    assert.equal((await api.put('/nodes/pve1/qemu/9000/config', { description: 'x' })).status, 200);
+  });
+
   it('probability: fires on about that share of requests (seeded)', async () => {
     sim.faults.inject({ match: { path: /^\/version$/ }, kind: '500', probability: 0.3 });
     let failed = 0;

@@ -14,7 +14,7 @@ export interface FaultSpec {
   probability?: number;
   /** How many matching requests it fires on; default unlimited. */
   count?: number;
-  /** 'slow': delay before the request is handled (default 2000). '596': delay before answering (default 0). */
+  /** 'slow': delay before the request is handled (default 2000). '596': delay before answering (default 0). 'lock': lock the VM in the path for this long and let the request run into it. */
   delayMs?: number;
   /** 'drop': destroy the socket before handling ('before', default) or after the handler ran ('after': the effect happened, the answer is lost). */
   phase?: 'before' | 'after';

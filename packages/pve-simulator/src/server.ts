@@ -108,7 +108,15 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
       if (fault.kind === '500') throw new PveHttpError(500, fault.message ?? 'simulated failure (pve-simulator fault)');
       if (fault.kind === 'lock') {
         const vmid = /\/(?:qemu|lxc)\/(\d+)/.exec(apiPath)?.[1] ?? '0';
-        throw new PveHttpError(500, fault.message ? `VM is locked (${fault.message})` : `can't lock file '/var/lock/qemu-server/lock-${vmid}.conf' - got timeout`);
+        const vm = cluster.vms.get(Number(vmid));
+        if (fault.delayMs !== undefined && vm) {
+          // a real lock for a while (e.g. a backup started): the handler's own checks answer
+          const lock = fault.message ?? 'backup';
+          vm.config.lock = lock;
+          cluster.timedUnlocks.push({ vmid: vm.vmid, lock, at: cluster.now() + fault.delayMs });
+        } else {
+          throw new PveHttpError(500, fault.message ? `VM is locked (${fault.message})` : `can't lock file '/var/lock/qemu-server/lock-${vmid}.conf' - got timeout`);
+        }
       }
     }
 
