@@ -16,6 +16,9 @@ describe('proxmox: shell quoting', () => {
     assert.equal(execFileSync('/bin/sh', ['-c', cmd]).toString(), 'x y|');
     const cmd2 = buildRemoteCommand(['sh', '-c', 'printf %s "$A"'], { env: { A: "v 'q' $(x)" } });
     assert.equal(execFileSync('/bin/sh', ['-c', cmd2]).toString(), "v 'q' $(x)");
+    const killed = buildRemoteCommand(['printf', '%s', "a'b"], { env: { A: '1' }, killAfterSeconds: 2.5 });
+    assert.equal(execFileSync('/bin/sh', ['-c', killed]).toString(), "a'b");
+    assert.match(killed, /timeout -s KILL 3 printf/);
     assert.throws(() => buildRemoteCommand(['x'], { env: { 'A B': '1' } }), /invalid/);
     assert.throws(() => buildRemoteCommand([]), /empty/);
   });

@@ -15,8 +15,12 @@ export function quoteArgv(argv: readonly string[]): string {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `cd <dir> && exec env K=V -- argv` (or `sudo -u`), every piece quoted. */
-export function buildRemoteCommand(argv: readonly string[], options: { cwd?: string; env?: Record<string, string>; sudoUser?: string } = {}): string {
+/**
+ * `cd <dir> && exec [sudo -u u --] [env K=V] [timeout -s KILL n] argv`, every piece quoted. With
+ * `killAfterSeconds` the guest's own `timeout` (when installed) kills the process, since closing
+ * the SSH channel does not stop a process that neither reads nor writes.
+ */
+export function buildRemoteCommand(argv: readonly string[], options: { cwd?: string; env?: Record<string, string>; sudoUser?: string; killAfterSeconds?: number } = {}): string {
   if (argv.length === 0) throw new TypeError('argv is empty');
   const prefix: string[] = [];
   if (options.sudoUser) prefix.push('sudo', '-n', '-H', '-u', options.sudoUser, '--');
@@ -25,6 +29,10 @@ export function buildRemoteCommand(argv: readonly string[], options: { cwd?: str
     for (const [k] of env) if (!ENV_NAME.test(k)) throw new TypeError(`environment variable name "${k}" is invalid`);
     prefix.push('env', ...env.map(([k, v]) => `${k}=${v}`));
   }
-  const command = `exec ${quoteArgv([...prefix, ...argv])}`;
+  let command = `exec ${quoteArgv([...prefix, ...argv])}`;
+  if (options.killAfterSeconds !== undefined) {
+    const n = String(Math.max(1, Math.ceil(options.killAfterSeconds)));
+    command = `if command -v timeout >/dev/null 2>&1; then exec ${quoteArgv([...prefix, 'timeout', '-s', 'KILL', n, ...argv])}; else ${command}; fi`;
+  }
   return options.cwd ? `cd ${quoteArg(options.cwd)} && ${command}` : command;
 }

@@ -135,8 +135,10 @@ export class SshChannel implements GuestChannel {
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     const sudoUser = options.user && options.user !== this.#target.user ? options.user : undefined;
-    const command = buildRemoteCommand(argv, { cwd: options.cwd, env: options.env, sudoUser });
-    return this.#run(command, options.stdin, options.timeoutMs ?? DEFAULT_TIMEOUT, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT;
+    // The guest kills the process a second after we stop waiting for it.
+    const command = buildRemoteCommand(argv, { cwd: options.cwd, env: options.env, sudoUser, killAfterSeconds: timeoutMs / 1000 + 1 });
+    return this.#run(command, options.stdin, timeoutMs, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
   }
 
   async #run(command: string, stdin: Buffer | string | Readable | undefined, timeoutMs: number, maxOutput: number): Promise<ExecResult> {

@@ -50,10 +50,13 @@ describe('proxmox: ssh channel', () => {
 
   it('times out (timed_out, exit_code null) and caps output', async () => {
     const t0 = Date.now();
-    const r = await ch.exec(['sleep', '30'], { timeoutMs: 300 });
+    const r = await ch.exec(['sleep', '37.25'], { timeoutMs: 300 });
     assert.equal(r.timed_out, true);
     assert.equal(r.exit_code, null);
     assert.ok(Date.now() - t0 < 5000);
+    // …and the guest does not keep running it.
+    await new Promise((res) => setTimeout(res, 2500));
+    assert.equal((await ch.exec(['pgrep', '-f', 'slee[p] 37[.]25'])).exit_code, 1, 'the timed-out process was killed in the guest');
     const big = await ch.exec(['head', '-c', '100000', '/dev/zero'], { maxOutputBytes: 1000 });
     assert.equal(big.stdout.length, 1000);
     assert.equal(big.truncated, true);
