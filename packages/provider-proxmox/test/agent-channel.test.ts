@@ -54,6 +54,8 @@ for (const mode of ['9', '8'] as const) {
     });
     after(async () => {
       if (machine) await provider.destroy(machine);
+      const seen = sim.state.endpointsExercised();
+      process.stderr.write(`[provider-proxmox] PVE ${mode} agent channel exercised ${seen.length} endpoints: ${seen.join(', ')}\n`);
       await provider?.close?.();
       await sim?.close();
     });
