@@ -40,6 +40,13 @@ describe('proxmox: placement and races', () => {
     assert.equal((await mk({ nodes: ['pve1'] })).node, 'pve1');
   });
 
+  it('full_clone makes a full clone (own disk), the default a linked one (on the base image)', async () => {
+    const full = await mk({ full_clone: true, storage: 'local-lvm', nodes: ['pve1'] });
+    assert.match(String(sim.state.vm(Number(full.external_id))?.config.scsi0), /^local-lvm:vm-\d+-disk-0/);
+    const linked = await mk({ nodes: ['pve1'] });
+    assert.match(String(sim.state.vm(Number(linked.external_id))?.config.scsi0), /^local-lvm:base-9000-disk-0\/vm-\d+-disk-0/);
+  });
+
   it('capacity and missing templates are typed errors', async () => {
     await assert.rejects(mk({}, { resources: { memory_mb: 1024 * 1024 } }), (e: unknown) => VmhubError.is(e) && e.code === 'HOST_CAPACITY');
     await assert.rejects(provider.create({ ...lease('plc'), template: template({ golden: 'no-such-golden' }), signal: AbortSignal.timeout(5000) }),
