@@ -1,6 +1,7 @@
 /**
- * The vmhub-server command line: serve MCP on stdio, or manage golden images.
+ * The vmhub-server command line: serve MCP on stdio or HTTP, or manage golden images.
  *   vmhub-server                       serve MCP over stdio
+ *   vmhub-server --http                serve MCP over Streamable HTTP at /mcp (config `http`)
  *   vmhub-server golden build <name>   build a golden image (debian-x11, tiny-console)
  *   vmhub-server golden status [name]  show golden images and whether they are built
  *   vmhub-server --version | --help
@@ -8,7 +9,10 @@
 import { VERSION } from './catalog.ts';
 import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
-import { createVmhubServer } from './server.ts';
+import { parseArgs } from 'node:util';
+import { VmhubError } from '@vmhub/core';
+import { serveHttp } from './http.ts';
+import { createVmhubHub, createVmhubServer } from './server.ts';
 import { LineStdioTransport } from './stdio-transport.ts';
 
 /** Largest JSON-RPC message accepted on stdin (a base64 file of files.max_bytes fits). */
@@ -17,6 +21,9 @@ const MAX_MESSAGE_BYTES = 96 * 1024 * 1024;
 const HELP = `vmhub-server ${VERSION}
 Usage:
   vmhub-server                        serve the vm_* MCP tools over stdio
+  vmhub-server --http [--host H] [--port P]
+                                      serve them over Streamable HTTP at /mcp (bearer token from
+                                      $VMHUB_HTTP_TOKEN; binds 127.0.0.1 by default)
   vmhub-server golden build <name>    build a golden image (names: see golden status)
   vmhub-server golden status [name]   list golden images and whether they are built
   vmhub-server --version | --help
@@ -26,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(HELP + '\n'); return 0; }
   if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   if (argv[0] === 'golden') return goldenCommand(argv.slice(1));
+  if (argv[0] === '--http') return serveHttpCommand(argv.slice(1));
   if (argv.length > 0) { process.stderr.write(`unknown arguments: ${argv.join(' ')}\n${HELP}\n`); return 2; }
 
   const server = await createVmhubServer();
@@ -51,7 +59,26 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
+async function serveHttpCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { host: { type: 'string' }, port: { type: 'string' } }, strict: true });
+  const hub = createVmhubHub();
+  const http = hub.config.http;
+  const port = values.port !== undefined ? Number(values.port) : http.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) { process.stderr.write(`--port must be 0..65535\n`); return 2; }
+  const { server, url } = await serveHttp(hub, { host: values.host ?? http.host, port, token: process.env[http.token_env] || undefined, allowNoAuth: http.allow_no_auth, allowedOrigins: http.allowed_origins });
+  process.stderr.write(`vmhub MCP over HTTP at ${url}\n`);
+  void hub.runtime().catch(() => undefined);
+  const stop = async () => { server.close(); await hub.close(); process.exit(0); };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  return -1;
+}
+
 main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exit(code); },
-  (err) => { process.stderr.write(`[vmhub] fatal: ${(err as Error).stack ?? err}\n`); process.exit(1); },
+  (err) => {
+    // A configuration problem is a message for the operator; anything else gets its stack.
+    process.stderr.write(VmhubError.is(err) ? `${err.message}\n` : `[vmhub] fatal: ${(err as Error).stack ?? err}\n`);
+    process.exit(VmhubError.is(err) ? 2 : 1);
+  },
 );

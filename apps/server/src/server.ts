@@ -21,25 +21,37 @@ export const INSTRUCTIONS = [
   'Leases expire (renew with vm_lease_renew); errors carry a hint and a retryable flag.',
 ].join(' ');
 
-export interface VmhubServer {
+export interface VmhubSession {
   mcp: McpServer;
   router: Router;
+}
+
+/**
+ * One process's vmhub: configuration and the runtime (store, plugins, lease manager), shared by
+ * every MCP session — one over stdio, or many over HTTP.
+ */
+export interface VmhubHub {
   config: VmhubConfig;
   /** Starts (once) and resolves to the runtime: store open, plugins loaded. */
+  runtime(): Promise<Runtime>;
+  /** A new McpServer with every tool registered, backed by the shared runtime. */
+  session(): VmhubSession;
+  close(): Promise<void>;
+}
+
+export interface VmhubServer extends VmhubSession {
+  config: VmhubConfig;
   runtime(): Promise<Runtime>;
   close(): Promise<void>;
 }
 
-export async function createVmhubServer(options: { config?: VmhubConfig; from?: string } = {}): Promise<VmhubServer> {
+export function createVmhubHub(options: { config?: VmhubConfig; from?: string } = {}): VmhubHub {
   const config = options.config ?? loadConfig();
-  const mcp = new McpServer({ name: 'vmhub', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
-  let router: Router | undefined;
+  const routers = new Set<Router>();
   let runtime: Promise<Runtime> | undefined;
-  // Started once the client has our `initialize` answer (or by the first tool call, whichever
-  // comes first): module loading is CPU work on this one thread and would delay the handshake.
   const rt = (): Promise<Runtime> => {
     if (!runtime) {
-      runtime = startRuntime(config, options.from ?? import.meta.url, (leaseId) => router?.forget(leaseId));
+      runtime = startRuntime(config, options.from ?? import.meta.url, (leaseId) => { for (const r of routers) r.forget(leaseId); });
       runtime.then(
         (r) => log('info', 'vmhub server ready', { version: VERSION, db: r.store.path, instance: config.instance, templates: [...r.registry.templates.keys()], plugins: r.registry.plugins.map((p) => `${p.kind}:${p.id}${p.ok ? '' : ' (broken)'}`) }),
         (err: Error) => log('error', 'vmhub runtime failed to start; every tool call will report it', { error: err.message }),
@@ -47,10 +59,45 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
     }
     return runtime;
   };
-  mcp.server.oninitialized = () => { setImmediate(() => void rt().catch(() => undefined)); };
-  const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
+  const sessions = new Set<McpServer>();
 
-  const host: RouterHost = {
+  function session(): VmhubSession {
+    const mcp = new McpServer({ name: 'vmhub', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+    // The runtime starts once a client has our `initialize` answer (or with the first tool call):
+    // module loading is CPU work on this one thread and would delay the handshake.
+    mcp.server.oninitialized = () => { setImmediate(() => void rt().catch(() => undefined)); };
+    const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
+    const router = createRouter(hostFor(config, rt, owner));
+    router.register(mcp);
+    routers.add(router);
+    sessions.add(mcp);
+    mcp.server.onclose = () => { routers.delete(router); sessions.delete(mcp); };
+    return { mcp, router };
+  }
+
+  let closed = false;
+  return {
+    config,
+    runtime: rt,
+    session,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...sessions].map((m) => m.close()));
+      await (await runtime?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** The stdio server: one hub, one session. */
+export async function createVmhubServer(options: { config?: VmhubConfig; from?: string } = {}): Promise<VmhubServer> {
+  const hub = createVmhubHub(options);
+  const { mcp, router } = hub.session();
+  return { mcp, router, config: hub.config, runtime: hub.runtime, close: () => hub.close() };
+}
+
+function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string): RouterHost {
+  return {
     listTemplates: async () => (await rt()).catalog.listTemplates(),
     capabilities: async (input) => (await rt()).catalog.capabilities(input),
     health: async () => (await rt()).catalog.health(),
@@ -78,19 +125,6 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
       screenshot: { format: config.screenshots.format, maxWidth: config.screenshots.max_width, maxHeight: config.screenshots.max_height, maxBytes: config.screenshots.max_bytes },
       maxFileBytes: config.files.max_bytes,
       callTimeoutSeconds: 55,
-    },
-  };
-  router = createRouter(host);
-  router.register(mcp);
-
-  let closed = false;
-  return {
-    mcp, router, config, runtime: rt,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await mcp.close().catch(() => undefined);
-      await (await runtime?.catch(() => undefined))?.close();
     },
   };
 }

@@ -81,6 +81,18 @@ export const VmhubConfigSchema = Type.Object({
     /** A releasing lease whose claim lapsed this long ago is taken over. */
     stuck_grace_seconds: Seconds(120, 0),
   }, { default: {} }),
+  http: Type.Object({
+    /** Address `vmhub-server --http` binds. Env VMHUB_HTTP_HOST. */
+    host: Type.String({ default: '127.0.0.1' }),
+    /** Port; 0 picks a free one (printed on stderr). Env VMHUB_HTTP_PORT. */
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8787 }),
+    /** Env var holding the bearer token clients must send. Without a token the server refuses to start, unless it binds loopback and allow_no_auth is set. */
+    token_env: Type.String({ default: 'VMHUB_HTTP_TOKEN' }),
+    /** Browser origins allowed to call (requests with any other Origin header get 403). */
+    allowed_origins: Type.Array(Type.String(), { default: [] }),
+    /** Explicit opt-out of the token, honoured only on a loopback address. Env VMHUB_HTTP_ALLOW_NO_AUTH=1. */
+    allow_no_auth: Type.Boolean({ default: false }),
+  }, { default: {} }),
   audit: Type.Object({
     /** One JSON line per tool call is appended here (secrets redacted). Env VMHUB_AUDIT_FILE. Unset: store events only. */
     file: Type.Optional(Type.String()),
@@ -123,6 +135,9 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_SCREENSHOT_DIR) section('screenshots').dir = env.VMHUB_SCREENSHOT_DIR;
   if (env.VMHUB_AUDIT_FILE) section('audit').file = env.VMHUB_AUDIT_FILE;
   if (env.VMHUB_REAPER_INTERVAL_SECONDS) section('reaper').interval_seconds = intEnv(env, 'VMHUB_REAPER_INTERVAL_SECONDS');
+  if (env.VMHUB_HTTP_HOST) section('http').host = env.VMHUB_HTTP_HOST;
+  if (env.VMHUB_HTTP_PORT) section('http').port = intEnv(env, 'VMHUB_HTTP_PORT');
+  if (env.VMHUB_HTTP_ALLOW_NO_AUTH === '1') section('http').allow_no_auth = true;
   if (env.VMHUB_ORPHAN_GRACE_SECONDS) section('reaper').orphan_grace_seconds = intEnv(env, 'VMHUB_ORPHAN_GRACE_SECONDS');
 
   const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, `[vmhub] configuration${source ? ` (${source})` : ''}`, 'config');
