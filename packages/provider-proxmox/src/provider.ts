@@ -62,7 +62,8 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
       rt.secrets.drop(req.identity);
       throw err;
     }
-    await sweep();
+    // Strays are looked at again while this lease's clone is configured.
+    const swept = sweep();
     const vm: VmAt = { client: place.client, node: place.node, vmid };
     const params: Params = {
       tags: tag,
@@ -78,9 +79,11 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
       // The clone is ours (we just made it) but untagged: remove it now, the reaper could not find it.
       log('warn', 'configuring the clone failed; removing it', { vmid, node: place.node, error: (err as Error).message });
       await remove(vm, rt.steps()).catch((e: Error) => log('error', 'could not remove an untagged clone: remove it by hand', { vmid, node: place.node, error: e.message }));
+      await swept;
       rt.secrets.drop(req.identity);
       throw err;
     }
+    await swept;
     log('info', 'clone created', { vmid, node: place.node, endpoint: place.client.endpoint.id, identity: req.identity });
     return refFor(place.client, place.node, vmid, req.identity, { template_vmid: place.templateVmid });
   }
