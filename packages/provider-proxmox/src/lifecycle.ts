@@ -4,7 +4,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import { backoffMs, sleep, type Params, type PveClient } from './pve-client.ts';
-import { isForbidden, isGone, isLock, SOURCE, toVmhubError } from './pve-errors.ts';
+import { isForbidden, isGone, isLock, isPveApiError, SOURCE, toVmhubError } from './pve-errors.ts';
 import { waitTask, type TaskWait } from './tasks.ts';
 
 export interface StepSettings {
@@ -75,7 +75,9 @@ export async function remove(vm: VmAt, s: StepSettings): Promise<void> {
       const upid = await vm.client.delete<string>(base(vm), { purge: true, 'destroy-unreferenced-disks': true }, { signal: s.task.signal });
       await waitTask(vm.client, upid, { ...s.task, what: `deleting VM ${vm.vmid}` });
     } catch (err) {
-      if (isGone(err) || (VmhubError.is(err) && /does not exist/i.test(err.message))) return;
+      // A repeated DELETE whose first try went through: the VM is (being) deleted — gone, or out
+      // of the pool whose ACL gave us rights on it (403). waitGone tells which.
+      if (isGone(err) || isForbidden(err) || (VmhubError.is(err) && /does not exist/i.test(err.message))) return;
       throw err;
     }
   });
@@ -88,11 +90,23 @@ export async function waitGone(vm: VmAt, s: StepSettings): Promise<void> {
     try {
       await readConfig(vm, s.task.signal);
     } catch (err) {
-      // Our delete task ended OK: a 403 now means the VM left its pool (and its pool ACL) with it.
-      if (isGone(err) || isForbidden(err)) return;
-      throw toVmhubError(err, `confirming VM ${vm.vmid} is gone`);
+      if (isGone(err)) return;
+      // 403: the VM left its pool (and the pool's ACL) — deleted, or still being deleted. The
+      // VMID stays taken until the config is gone, and nextid?vmid= answers whatever we may see.
+      if (isForbidden(err) && await vmidFree(vm, s.task.signal)) return;
+      if (!isForbidden(err)) throw toVmhubError(err, `confirming VM ${vm.vmid} is gone`);
     }
     if (Date.now() >= deadline) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] VM ${vm.vmid} on ${vm.node} still exists after its delete task`, { source: SOURCE });
     await sleep(s.task.pollMs, s.task.signal);
+  }
+}
+
+async function vmidFree(vm: VmAt, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await vm.client.get('/cluster/nextid', { vmid: vm.vmid }, { signal });
+    return true;
+  } catch (err) {
+    if (isPveApiError(err) && err.status === 400) return false;
+    throw toVmhubError(err, `checking whether VMID ${vm.vmid} is free`);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import { sleep, type PveClient } from './pve-client.ts';
-import { SOURCE, taskError } from './pve-errors.ts';
+import { isPveApiError, isTransient, SOURCE, taskError } from './pve-errors.ts';
 
 const UPID = /^UPID:([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$/;
 
@@ -37,8 +37,18 @@ export async function waitTask(client: PveClient, upid: unknown, wait: TaskWait)
   const node = upidNode(upid);
   const deadline = Date.now() + wait.timeoutMs;
   const path = `/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`;
+  let misses = 0;
   for (;;) {
-    const st = await client.get<TaskStatus>(path, {}, { signal: wait.signal });
+    let st: TaskStatus;
+    try {
+      st = await client.get<TaskStatus>(path, {}, { signal: wait.signal });
+      misses = 0;
+    } catch (err) {
+      // The task runs on whether or not we hear about it: keep asking (bounded) before giving up.
+      if (!(isPveApiError(err) && isTransient(err)) || ++misses > 5 || Date.now() >= deadline) throw err;
+      await sleep(wait.pollMs, wait.signal);
+      continue;
+    }
     if (st.status === 'stopped') {
       if (taskSucceeded(st.exitstatus)) return;
       throw taskError(wait.what, st.exitstatus ?? 'unexpected status', upid, client.endpoint.id);
