@@ -40,7 +40,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
 
   try {
     if (args.once) {
-      const summary = await runPass(s.ctx);
+      let summary: PassSummary;
+      try {
+        summary = await runPass(s.ctx);
+      } catch (err) {
+        // runPass contains its own failures; an escape is reported like any other error.
+        s.ctx.log('error', 'reaper pass failed unexpectedly', { error: (err as Error).stack ?? String(err) });
+        return EXIT_ERRORS;
+      }
       print(summary);
       return summary.errors > 0 ? EXIT_ERRORS : EXIT_CLEAN;
     }

@@ -120,7 +120,10 @@ export function runOnce(w: World, extra: string[] = [], env: NodeJS.ProcessEnv =
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, '--once', ...extra], { env: { ...w.env, ...env }, timeout: timeoutMs }, (err, stdout, stderr) => {
       const e = err as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals }) | null;
-      resolve({ code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
+      const result = { code: e ? (typeof e.code === 'number' ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr };
+      // A run without a summary line is a failure the assertions will report; say why here.
+      if (!stdout.includes('reaper pass:')) process.stderr.write(`[runOnce] no summary line (exit ${result.code}, signal ${result.signal}); stderr:\n${stderr.slice(-4000)}\n`);
+      resolve(result);
     });
   });
 }
