@@ -6,6 +6,7 @@
  *   <dir>/machines/<external id>/root/          the guest's sandboxed filesystem
  *   <dir>/ledger.log                    one JSON line per create/destroy (O_APPEND)
  */
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,6 +64,15 @@ export class FakeStore {
   async read(externalId: string): Promise<MachineRecord | undefined> {
     try {
       return JSON.parse(await readFile(join(this.machineDir(externalId), 'machine.json'), 'utf8')) as MachineRecord;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return undefined;
+      throw err;
+    }
+  }
+
+  readSync(externalId: string): MachineRecord | undefined {
+    try {
+      return JSON.parse(readFileSync(join(this.machineDir(externalId), 'machine.json'), 'utf8')) as MachineRecord;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return undefined;
       throw err;
@@ -172,10 +182,12 @@ export class FakeStore {
     } catch {
       return [];
     }
+    // Synchronous reads: a bulk listing of thousands of small files costs ~4 thread-pool round
+    // trips per file when awaited one by one (2 s for 10 000 machines, the reaper benchmark's size).
     const out: MachineRecord[] = [];
     for (const name of names) {
       if (!EXTERNAL_ID.test(name)) continue;
-      const record = await this.read(name);
+      const record = this.readSync(name);
       if (record) out.push(record);
     }
     return out.sort((a, b) => a.created_at - b.created_at);
