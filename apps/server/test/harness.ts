@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { compile, describeErrors, TOOLS, type ToolName } from '@vmhub/core';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
@@ -61,7 +62,17 @@ export async function connect(box: Sandbox, env: Record<string, string> = {}, na
   await client.connect(transport);
   return {
     client,
-    call: (tool, args = {}) => client.callTool({ name: tool, arguments: args }) as never,
+    call: async (tool, args = {}) => {
+      const result = await client.callTool({ name: tool, arguments: args }) as CallToolResult & { structuredContent?: any };
+      // Every successful result must match the tool's full output schema (the wire copy omits
+      // `required`), so a handler that drops a declared field fails the test that called it.
+      const schema = TOOLS[tool as ToolName]?.output;
+      if (schema && !result.isError) {
+        const check = compile(schema);
+        if (!check(result.structuredContent)) throw new Error(`${tool} output does not match its schema: ${describeErrors(check.errors ?? [])}`);
+      }
+      return result;
+    },
     stderr: () => err,
     close: () => client.close(),
   };

@@ -5,6 +5,7 @@
  * is capped by the max lifetime; release is idempotent and verifies identity on teardown.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput, type VmhubConfig } from '@vmhub/core';
 import type { CallExtra } from '@vmhub/core/router';
 import type { LeaseRow, Store } from '@vmhub/store';
@@ -14,6 +15,8 @@ import { destroyMachine } from './teardown.ts';
 import { leaseView, parseStages, withStage } from './view.ts';
 
 const POLL_MS = 200;
+/** How long a teardown claim holds before another process (the reaper) may take the work over. */
+const CLAIM_MS = 60_000;
 const ACTIVE = ['provisioning', 'starting'];
 
 export class LeaseManager {
@@ -28,7 +31,7 @@ export class LeaseManager {
     this.#store = store;
     this.#registry = registry;
     this.#config = config;
-    this.#actor = `server:${process.pid}`;
+    this.#actor = `server:${hostname()}:${process.pid}`;
     this.#onRelease = onRelease;
   }
 
@@ -163,7 +166,7 @@ export class LeaseManager {
   /** Tear down an expired lease now instead of waiting for the reaper's next pass (claim-guarded). */
   async #reapExpired(leaseId: string): Promise<void> {
     try {
-      const claimed = await this.#store.claim(leaseId, this.#actor, Date.now() + 120_000, ['expired']);
+      const claimed = await this.#store.claim(leaseId, this.#actor, Date.now() + CLAIM_MS, ['expired']);
       if (!claimed) return;
       const machine = await this.#store.getMachine(leaseId);
       const outcome = await destroyMachine(this.#store, machine ? this.#registry.providers.get(machine.provider) : undefined, leaseId, this.#actor);
@@ -208,7 +211,7 @@ export class LeaseManager {
   async release(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo> {
     const row = await this.get(input.lease_id);
     if (row.status === 'expired') { await this.#reapExpired(row.id); return leaseView((await this.#store.getLease(row.id))!); }
-    const releasing = await this.#store.transition(row.id, ['provisioning', 'starting', 'ready'], 'releasing', { claimed_by: this.#actor, claim_expires_at: Date.now() + 120_000 });
+    const releasing = await this.#store.transition(row.id, ['provisioning', 'starting', 'ready'], 'releasing', { claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
     if (!releasing) return leaseView((await this.#store.getLease(row.id))!);
     this.#provisioning.get(row.id)?.abort();
     await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.releasing' });
