@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { VmhubError, type ExecResult } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { startExec } from './docker-exec.ts';
+import { startExec, type RawExecRequest } from './docker-exec.ts';
 import { CappedBuffer, DockerDemuxer } from './docker-stream.ts';
 
 const SCRIPT = readFileSync(new URL('../helper/exec-helper.pl', import.meta.url), 'utf8');
@@ -21,15 +21,8 @@ interface Job {
   resolve: (r: ExecResult) => void;
 }
 
-export interface HelperExecRequest {
-  argv: string[];
-  user: string;
-  cwd?: string;
-  env?: Record<string, string>;
-  stdin?: Buffer;
-  timeoutMs: number;
-  maxOutputBytes: number;
-}
+/** The helper serves the same requests as a plain Engine-API exec. */
+export type HelperExecRequest = RawExecRequest;
 
 function frame(type: string, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
   const h = Buffer.alloc(9);

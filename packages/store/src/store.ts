@@ -26,21 +26,8 @@ export interface StoreOptions {
   readonly?: boolean;
 }
 
-export interface NewLease {
-  id: string;
-  request_id: string;
-  template: string;
-  provider: string;
-  adapter: string;
-  owner: string | null;
-  status: string;
-  identity: string;
-  created_at: number;
-  expires_at: number;
-  max_expires_at: number;
-  deadline_at: number | null;
-  stages?: string;
-}
+/** A lease as inserted: the table's columns minus bookkeeping the store fills in itself. */
+export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at'> & { stages?: string };
 
 export interface LeaseFilter {
   status?: readonly string[];
