@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
 import { connect, errorCode, waitReady, type Session } from './harness.ts';
 
@@ -187,6 +188,10 @@ describe('docker + x11: an agent drives a real Linux desktop', () => {
     assert.equal(shot.structuredContent.scale, 0.5);
     const image = shot.content.find((c: any) => c.type === 'image') as any;
     assert.equal(image.mimeType, 'image/jpeg');
+    const pixels = await sharp(Buffer.from(image.data, 'base64')).stats();
+    assert.ok(pixels.channels.some((c) => c.stdev > 10), 'the screenshot is not blank (windows and text on it)');
+    const meta = await sharp(Buffer.from(image.data, 'base64')).metadata();
+    assert.deepEqual([meta.width, meta.height], [640, 400], 'image dimensions match the reported scale');
     // centre of the left window, in image pixels
     const ix = Math.round((target.x + target.width / 2) * 0.5);
     const iy = Math.round((target.y + target.height / 2) * 0.5);
