@@ -31,6 +31,14 @@ describe('store: migrations', () => {
     again.sqlite.close();
   });
 
+  it('creates missing parent directories, and fails at once on an impossible path', () => {
+    const deep = join(dir, 'a', 'b', 'c', 'deep.db');
+    new Store({ path: deep }).sqlite.close();
+    const started = Date.now();
+    assert.throws(() => new Store({ path: '/proc/vmhub-no-such-dir/x.db' }), /cannot create .*VMHUB_DB/);
+    assert.ok(Date.now() - started < 2000);
+  });
+
   it('refuses a database newer than this code', () => {
     const path = join(dir, 'newer.db');
     const raw = new BetterSqlite3(path);

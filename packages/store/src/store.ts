@@ -5,8 +5,8 @@
  * Lease rows are never deleted: finished leases stay as tombstones, so an old request_id can
  * never mint a new machine.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Selectable, type Updateable } from 'kysely';
 import { migrate } from './migrate.ts';
@@ -48,7 +48,7 @@ export class Store {
 
   constructor(options: StoreOptions) {
     this.path = options.path;
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    if (options.path !== ':memory:') ensureDir(dirname(options.path));
     this.sqlite = new BetterSqlite3(options.path, { readonly: options.readonly ?? false });
     this.sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
     if (!options.readonly) {
@@ -173,6 +173,23 @@ export class Store {
 
   async close(): Promise<void> {
     await this.db.destroy();
+  }
+}
+
+/**
+ * `mkdir -p`, one level at a time: Node's recursive mkdirSync spins forever on some special file
+ * systems (seen: a path under /proc hangs at 100 % CPU); this fails at once with the errno.
+ */
+function ensureDir(dir: string): void {
+  let path = '';
+  for (const part of resolve(dir).split(sep)) {
+    path = path === sep || path === '' ? `${path || sep}${part}` : `${path}${sep}${part}`;
+    if (part === '' || existsSync(path)) continue;
+    try {
+      mkdirSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`[vmhub] [store] cannot create ${dir} for the database (${(err as NodeJS.ErrnoException).code}): set VMHUB_DB to a writable path`, { cause: err });
+    }
   }
 }
 
