@@ -15,6 +15,7 @@ import type { TemplateConfig } from './template.ts';
 export interface AdapterContext {
   lease_id: string;
   machine: MachineRef;
+  /** The lease's template; per-template adapter settings are in `template.adapter_options`. */
   template: TemplateConfig;
   /** The lease's pooled GuestChannel (opened once). Throws CAPABILITY_UNAVAILABLE if the provider has none. */
   channel(): Promise<GuestChannel>;
