@@ -3,8 +3,7 @@
  * Templates set them under `adapter_options`; env vars are read by createX11Adapter only when the
  * option is absent.
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { assertValid, VmhubError } from '@vmhub/core';
+import { assertValid, Type, VmhubError, type Static } from '@vmhub/core';
 
 export const X11OptionsSchema = Type.Object({
   /** X display the desktop runs on. Default ":0" (env VMHUB_X11_DISPLAY when the option is absent). */

@@ -6,8 +6,7 @@
  * use the runtime of the instance that last served the lease, else the template's
  * adapter_options + env + defaults (see runtimeFor).
  */
-import { Type } from '@sinclair/typebox';
-import type { AdapterContext, VerbSpec } from '@vmhub/core';
+import { Type, type AdapterContext, type VerbSpec } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import { OWN_FN } from './selection-sh.ts';
 import type { X11Runtime } from './runtime.ts';
