@@ -128,7 +128,7 @@ export function suspendVm({ cluster, caller, params }: HandlerContext): string {
   return cluster.startTask({
     node: vm.node, type: 'qmpause', id: String(vm.vmid), user: caller.tokenId, durationMs: cluster.timing.stopMs,
     precheck: () => {
-      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
+      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
     },
     finish: () => {
       vm.paused = true;

@@ -18,7 +18,7 @@ export function startVm({ cluster, caller, params }: HandlerContext): string {
     durationMs: cluster.timing.startMs,
     precheck: () => {
       if (bool(vm.config.template)) throw new Error("you can't start a vm if it's a template");
-      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
+      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
       if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
     },
     finish: () => {
@@ -37,7 +37,7 @@ export function stopVm({ cluster, caller, params }: HandlerContext): string {
     user: caller.tokenId,
     durationMs: cluster.timing.stopMs,
     precheck: () => {
-      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
+      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
     },
     finish: () => cluster.markStopped(vm),
   }).upid;
@@ -53,7 +53,7 @@ export function shutdownVm({ cluster, caller, params }: HandlerContext): string 
     user: caller.tokenId,
     durationMs: cluster.timing.shutdownMs,
     precheck: () => {
-      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
+      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
     },
     finish: () => cluster.markStopped(vm),
   }).upid;
@@ -71,7 +71,7 @@ export function rebootVm(type: 'qmreboot' | 'qmreset') {
       user: caller.tokenId,
       durationMs: type === 'qmreboot' ? cluster.timing.shutdownMs : cluster.timing.stopMs,
       precheck: () => {
-        if (vm.config.lock !== undefined) throw new Error(`VM is locked (${vm.config.lock})`);
+        cluster.assertUnlocked(vm);
       },
       finish: () => cluster.markStarted(vm),
     }).upid;
@@ -90,7 +90,7 @@ export function destroyVm({ cluster, caller, params }: HandlerContext): string {
     user: caller.tokenId,
     durationMs: cluster.timing.destroyMs,
     precheck: () => {
-      if (vm.config.lock !== undefined && !bool(params.skiplock)) throw new Error(`VM is locked (${vm.config.lock})`);
+      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
       if (bool(vm.config.template)) {
         for (const [k, v] of Object.entries(vm.config)) {
           const base = /^[^,]*base-\d+-disk-\d+/.exec(String(v))?.[0];
