@@ -5,9 +5,12 @@
  */
 import { assertValid, Type, VmhubError, type Static } from '@vmhub/core';
 
+// host:display[.screen], host optional: the only shape handed to the guest as DISPLAY.
+const DISPLAY_PATTERN = '^[A-Za-z0-9._-]*:[0-9]+(\\.[0-9]+)?$';
+
 export const X11OptionsSchema = Type.Object({
   /** X display the desktop runs on. Default ":0" (env VMHUB_X11_DISPLAY when the option is absent). */
-  display: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]*:[0-9]+(\\.[0-9]+)?$', description: 'X display, default ":0" (env VMHUB_X11_DISPLAY)' })),
+  display: Type.Optional(Type.String({ pattern: DISPLAY_PATTERN, description: 'X display, default ":0" (env VMHUB_X11_DISPLAY)' })),
   /** XAUTHORITY file in the guest, when the X server checks cookies. Default: none. */
   xauthority: Type.Optional(Type.String({ minLength: 1, description: 'XAUTHORITY path in the guest; default unset' })),
   /** Guest user the X session belongs to. Default: the channel's desktop user. */
@@ -64,7 +67,7 @@ export const DEFAULT_DISPLAY = ':0';
 /** Validate and complete options; explicit values beat env vars, env vars beat defaults. */
 export function resolveOptions(raw: X11OptionsInput | Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env): X11Options {
   const value = assertValid<Static<typeof X11OptionsSchema>>(X11OptionsSchema, structuredClone(raw), '[vmhub] [adapter-x11] options', 'adapter-x11');
-  return { ...value, display: value.display ?? completeDisplay(env.VMHUB_X11_DISPLAY) };
+  return completeOptions(value, env);
 }
 
 /** Fill defaults on already-validated options (defineAdapter validated them). */
@@ -74,7 +77,7 @@ export function completeOptions(value: Static<typeof X11OptionsSchema>, env: Nod
 
 function completeDisplay(fromEnv: string | undefined): string {
   if (fromEnv === undefined || fromEnv === '') return DEFAULT_DISPLAY;
-  if (!/^[A-Za-z0-9._-]*:[0-9]+(\.[0-9]+)?$/.test(fromEnv)) {
+  if (!new RegExp(DISPLAY_PATTERN).test(fromEnv)) {
     throw new VmhubError('INVALID_REQUEST', `[vmhub] [adapter-x11] VMHUB_X11_DISPLAY="${fromEnv}" is not an X display such as ":0"`, { source: 'adapter-x11' });
   }
   return fromEnv;
