@@ -20,8 +20,6 @@ export class Registry {
   readonly providers = new Map<string, Provider>();
   readonly templates = new Map<string, TemplateConfig>();
   readonly plugins: PluginState[] = [];
-  /** Why an adapter/provider id is missing (failed to load or instantiate). */
-  readonly problems = new Map<string, string>();
 
   static async load(config: VmhubConfig, from: string): Promise<Registry> {
     const registry = new Registry();
@@ -33,15 +31,11 @@ export class Registry {
   #install(packages: DiscoveredPackage[], config: VmhubConfig): void {
     const defaults: TemplateConfig[] = [];
     for (const pkg of packages) {
-      if (pkg.error && pkg.plugins.length === 0) {
-        this.plugins.push({ id: pkg.package, kind: 'package', package: pkg.package, version: pkg.version, ok: false, reason: pkg.error });
-        log('warn', 'plugin failed to load', { package: pkg.package, reason: pkg.error });
-        continue;
-      }
+      const state = (id: string, kind: PluginState['kind'], reason?: string): PluginState =>
+        ({ id, kind, package: pkg.package, version: pkg.version, ok: reason === undefined, ...(reason === undefined ? {} : { reason }) });
       for (const plugin of pkg.plugins) {
-        const key = `${plugin.kind}:${plugin.id}`;
         if ((plugin.kind === 'adapter' ? this.adapters : this.providers).has(plugin.id)) {
-          this.plugins.push({ id: plugin.id, kind: plugin.kind, package: pkg.package, version: pkg.version, ok: false, reason: `duplicate ${plugin.kind} id "${plugin.id}": the first one loaded wins` });
+          this.#record(state(plugin.id, plugin.kind, `duplicate ${plugin.kind} id "${plugin.id}": the first one loaded wins`));
           continue;
         }
         try {
@@ -52,30 +46,40 @@ export class Registry {
             this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
             defaults.push(...p.templates);
           }
-          this.plugins.push({ id: plugin.id, kind: plugin.kind, package: pkg.package, version: pkg.version, ok: true });
+          this.#record(state(plugin.id, plugin.kind));
         } catch (err) {
-          const reason = (err as Error).message;
-          this.problems.set(key, reason);
-          this.plugins.push({ id: plugin.id, kind: plugin.kind, package: pkg.package, version: pkg.version, ok: false, reason });
-          log('warn', 'plugin failed to start', { package: pkg.package, id: plugin.id, reason });
+          this.#record(state(plugin.id, plugin.kind, (err as Error).message));
         }
       }
-      if (pkg.error) this.plugins.push({ id: pkg.package, kind: 'package', package: pkg.package, version: pkg.version, ok: false, reason: pkg.error });
+      if (pkg.error) this.#record(state(pkg.package, 'package', pkg.error));
     }
     for (const t of defaults) this.templates.set(t.id, t);
     for (const t of config.templates) this.templates.set(t.id, t);
     for (const id of config.disabled_templates) this.templates.delete(id);
   }
 
+  #record(state: PluginState): void {
+    this.plugins.push(state);
+    if (!state.ok) log('warn', 'plugin unusable', { package: state.package, id: state.id, reason: state.reason });
+  }
+
   /** Why this template's adapter or provider is unusable, or undefined when both are loaded. */
   missing(template: TemplateConfig): string | undefined {
-    if (!this.providers.has(template.provider)) {
-      return this.problems.get(`provider:${template.provider}`) ?? `provider "${template.provider}" is not installed: add @vmhub/provider-${template.provider} (or the package providing it) next to @vmhub/server`;
-    }
-    if (!this.adapters.has(template.adapter)) {
-      return this.problems.get(`adapter:${template.adapter}`) ?? `adapter "${template.adapter}" is not installed: add @vmhub/adapter-${template.adapter} (or the package providing it) next to @vmhub/server`;
-    }
+    if (!this.providers.has(template.provider)) return this.#why('provider', template.provider);
+    if (!this.adapters.has(template.adapter)) return this.#why('adapter', template.adapter);
     return undefined;
+  }
+
+  /**
+   * The recorded failure of the plugin with this id — or of the package conventionally named for
+   * it (`@vmhub/adapter-x11` for adapter "x11"), which failed before it could say its ids.
+   */
+  #why(kind: 'adapter' | 'provider', id: string): string {
+    const own = this.plugins.find((p) => p.kind === kind && p.id === id && !p.ok);
+    const pkg = this.plugins.find((p) => p.kind === 'package' && !p.ok && (p.package === `@vmhub/${kind}-${id}` || p.package === `vmhub-${kind}-${id}`));
+    const problem = own ?? pkg;
+    if (problem) return `${kind} "${id}" is unusable: ${problem.reason}`;
+    return `${kind} "${id}" is not installed: add @vmhub/${kind}-${id} (or the package providing it) next to @vmhub/server`;
   }
 
   async close(): Promise<void> {

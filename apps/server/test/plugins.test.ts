@@ -13,6 +13,7 @@ before(async () => {
     { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'g' },
     { id: 'needs-ancient', provider: 'fake', adapter: 'ancient', os: 'linux', golden: 'g' },
     { id: 'needs-missing-provider', provider: 'nowhere', adapter: 'fake', os: 'linux', golden: 'g' },
+    { id: 'needs-broken-package', provider: 'fake', adapter: 'does-not-exist', os: 'linux', golden: 'g' },
   ]);
   s = await connect(box);
 });
@@ -32,7 +33,9 @@ it('server: broken plugins are reported, never fatal', async () => {
   assert.equal(t('fake-desktop').availability, 'available');
   assert.equal(t('needs-ancient').availability, 'unavailable');
   assert.match(t('needs-ancient').reason, /adapter "ancient" is not installed/);
-  assert.match(t('needs-missing-provider').reason, /provider "nowhere"/);
+  assert.match(t('needs-missing-provider').reason, /provider "nowhere" is not installed/);
+  // the package named for the adapter failed to load: its own reason is given, not a generic one
+  assert.match(t('needs-broken-package').reason, /adapter "does-not-exist" is unusable: package "vmhub-adapter-does-not-exist" is not installed/);
   const create = await s.call('vm_lease_create', { template: 'needs-missing-provider' });
   assert.equal(errorCode(create), 'CAPABILITY_UNAVAILABLE');
   assert.match(create.structuredContent.message, /provider "nowhere"/);
