@@ -34,40 +34,47 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
 
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Until qemu is verified running there is no record, and destroy never touches a directory
+  // without one: a create that fails before then removes its directory itself.
   let disk: string | undefined;
-  let kernel = t.kernel;
-  if (await isQcow2(template.golden)) {
-    disk = join(dir, FILES.overlay);
-    await execa(rt.qemuImg, ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', template.golden, disk], { timeout: 30_000 }).catch((err: Error) => {
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu-img could not create an overlay of ${template.golden}: ${err.message}`, { source: SOURCE, cause: err });
-    });
-  } else {
-    kernel ??= template.golden;
-  }
-  const argv = qemuArgv({ identity, dir, template, options: t, accel: accel.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel });
-  request.signal.throwIfAborted();
-
-  const logFd = openSync(join(dir, FILES.log), 'a');
   let pid: number;
-  try {
-    const child = spawn(rt.binary, argv, { detached: true, stdio: ['ignore', logFd, logFd] });
-    pid = await new Promise<number>((ok, fail) => {
-      child.once('spawn', () => ok(child.pid!));
-      child.once('error', fail);
-    }).catch((err: Error) => {
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] cannot start ${rt.binary}: ${err.message} (apt-get install -y qemu-system-x86)`, { source: SOURCE, cause: err });
-    });
-    child.unref();
-  } finally {
-    closeSync(logFd);
-  }
   let startTime = '';
-  for (let i = 0; i < 50 && !startTime; i++) {
-    const info = await procInfo(pid);
-    if (info && info.argv.includes(identity)) startTime = info.startTime;
-    else await sleep(20);
+  try {
+    let kernel = t.kernel;
+    if (await isQcow2(template.golden)) {
+      disk = join(dir, FILES.overlay);
+      await execa(rt.qemuImg, ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', template.golden, disk], { timeout: 30_000 }).catch((err: Error) => {
+        throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu-img could not create an overlay of ${template.golden}: ${err.message}`, { source: SOURCE, cause: err });
+      });
+    } else {
+      kernel ??= template.golden;
+    }
+    const argv = qemuArgv({ identity, dir, template, options: t, accel: accel.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel });
+    request.signal.throwIfAborted();
+
+    const logFd = openSync(join(dir, FILES.log), 'a');
+    try {
+      const child = spawn(rt.binary, argv, { detached: true, stdio: ['ignore', logFd, logFd] });
+      pid = await new Promise<number>((ok, fail) => {
+        child.once('spawn', () => ok(child.pid!));
+        child.once('error', fail);
+      }).catch((err: Error) => {
+        throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] cannot start ${rt.binary}: ${err.message} (apt-get install -y qemu-system-x86)`, { source: SOURCE, cause: err });
+      });
+      child.unref();
+    } finally {
+      closeSync(logFd);
+    }
+    for (let i = 0; i < 50 && !startTime; i++) {
+      const info = await procInfo(pid);
+      if (info && info.argv.includes(identity)) startTime = info.startTime;
+      else await sleep(20);
+    }
+    if (!startTime) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu exited at once: ${await tail(join(dir, FILES.log))}`, { source: SOURCE });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
   }
-  if (!startTime) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu exited at once: ${await tail(join(dir, FILES.log))}`, { source: SOURCE });
   await writeRecord(dir, {
     identity, lease_id: request.lease_id, template: template.id, created_at: new Date().toISOString(),
     pid, pid_start_time: startTime, accel: accel.accel, overlay: disk ? FILES.overlay : undefined, guest_agent: t.guest_agent === true,
