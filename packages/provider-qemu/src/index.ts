@@ -4,7 +4,7 @@
  * machine's identity, QMP for readiness, the console and teardown, and the QEMU guest agent as a
  * GuestChannel when a template enables it. Also builds the offline `tiny-console` test golden.
  */
-import { CONTRACT_VERSION, defineProvider, type ProviderContext, type ProviderMethods, type ProviderSpec } from '@vmhub/core';
+import { CONTRACT_VERSION, defineProvider, type ProviderContext, type ProviderMethods } from '@vmhub/core';
 import { QemuProviderOptionsSchema, type QemuProviderOptions } from './options.ts';
 import { createQemuProviderMethods } from './qemu-provider.ts';
 import { tinyConsoleAgentTemplate, tinyConsoleTemplate } from './tiny-console.ts';
@@ -20,7 +20,7 @@ const qemuProvider = defineProvider<QemuProviderOptions>({
   id: 'qemu',
   version: VERSION,
   contractVersion: CONTRACT_VERSION,
-  options: QemuProviderOptionsSchema as unknown as NonNullable<ProviderSpec<QemuProviderOptions>['options']>,
+  options: QemuProviderOptionsSchema,
   templates: [tinyConsoleTemplate(), tinyConsoleAgentTemplate()],
   create: (options, context) => createQemuProviderMethods(options, context),
 });

@@ -1,43 +1,29 @@
 /**
  * Options of @vmhub/provider-qemu (the provider's entry in the server config). Every field has a
- * default; explicit options beat environment variables.
- *
- * Plain JSON Schema (Ajv validates it in defineProvider): @sinclair/typebox is not a dependency
- * of this package yet. The interface below mirrors it field by field.
+ * default; explicit options beat environment variables, which createRuntime reads.
  */
-export const QemuProviderOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    stateDir: { type: 'string', minLength: 1 },
-    qemuBinary: { type: 'string', minLength: 1 },
-    qemuImg: { type: 'string', minLength: 1 },
-    accel: { type: 'string', enum: ['auto', 'kvm', 'tcg'] },
-    machine: { type: 'string', minLength: 1 },
-    defaultMemoryMb: { type: 'integer', minimum: 16 },
-    qmpTimeoutMs: { type: 'integer', minimum: 100 },
-    stopTimeoutMs: { type: 'integer', minimum: 100 },
-  },
-} as const;
+import { Type, type Static } from '@vmhub/core';
 
-export interface QemuProviderOptions {
+export const QemuProviderOptionsSchema = Type.Object({
   /** Per-lease state directories live here. Default `$XDG_STATE_HOME/vmhub/qemu` or `~/.local/state/vmhub/qemu` (env VMHUB_QEMU_STATE_DIR). */
-  stateDir?: string;
+  stateDir: Type.Optional(Type.String({ minLength: 1 })),
   /** The emulator binary. Default `qemu-system-x86_64` from PATH (env VMHUB_QEMU_BINARY). */
-  qemuBinary?: string;
+  qemuBinary: Type.Optional(Type.String({ minLength: 1 })),
   /** `qemu-img`, for overlays. Default `qemu-img` from PATH (env VMHUB_QEMU_IMG). */
-  qemuImg?: string;
+  qemuImg: Type.Optional(Type.String({ minLength: 1 })),
   /** `auto` (KVM when /dev/kvm opens and the CPU has vmx/svm, else TCG), `kvm` or `tcg`. Default `auto` (env VMHUB_QEMU_ACCEL). */
-  accel?: 'auto' | 'kvm' | 'tcg';
+  accel: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('kvm'), Type.Literal('tcg')])),
   /** Machine type. Default `q35`. */
-  machine?: string;
+  machine: Type.Optional(Type.String({ minLength: 1 })),
   /** Memory when the template has no resources.memory_mb, MiB. Default 512. */
-  defaultMemoryMb?: number;
+  defaultMemoryMb: Type.Optional(Type.Integer({ minimum: 16 })),
   /** Bound for QMP/agent connect + handshake and for each command, ms. Default 10 000. */
-  qmpTimeoutMs?: number;
+  qmpTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
   /** How long destroy waits after QMP `quit`, then after SIGTERM, then after SIGKILL, ms each. Default 5 000. */
-  stopTimeoutMs?: number;
-}
+  stopTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+}, { additionalProperties: false });
+
+export type QemuProviderOptions = Static<typeof QemuProviderOptionsSchema>;
 
 /**
  * Per-template settings read from `template.provider_options` (documented in docs/providers/qemu.md).
