@@ -39,6 +39,7 @@ export function defaultTemplates(): unknown[] {
     { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 300 } },
     { id: 'fake-stub', provider: 'fake', adapter: 'stub', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50 } },
     { id: 'fake-broken', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { fail_at: 'ready' } },
+    { id: 'fake-slow', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', ready_timeout_seconds: 1, provider_options: { ready_delay_ms: 4000 } },
   ];
 }
 

@@ -127,5 +127,15 @@ describe('server: lease lifecycle on the fake provider', () => {
     assert.equal(lease.error.code, 'BOOT_TIMEOUT');
     const call = await s.call('vm_screenshot', { lease_id: lease.lease_id });
     assert.equal(errorCode(call), 'PROVISION_FAILED');
+    const ledger = await readFakeLedger(box.fakeDir);
+    const identity = ledger.find((e) => e.op === 'create' && e.identity.endsWith(lease.lease_id))?.identity;
+    assert.ok(identity && ledger.some((e) => e.op === 'destroy' && e.identity === identity), 'the failed machine was destroyed');
+  });
+
+  it('a lease not ready within the template\'s deadline fails with BOOT_TIMEOUT, whatever the provider does', async () => {
+    const created = await s.call('vm_lease_create', { template: 'fake-slow' });
+    const lease = await waitReady(s, created.structuredContent.lease_id);
+    assert.equal(lease.status, 'failed', JSON.stringify(lease));
+    assert.equal(lease.error.code, 'BOOT_TIMEOUT', 'the template\'s 1 s deadline decides, not the provider\'s 4 s wait');
   });
 });

@@ -106,19 +106,22 @@ export class LeaseManager {
     try {
       stage('create', 'running');
       await this.#store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: null, node: null, state: 'creating', details: '{}' });
-      const machine = await provider.create({ lease_id: lease.id, identity: lease.identity, template, signal });
+      const machine = await bounded(provider.create({ lease_id: lease.id, identity: lease.identity, template, signal }), signal);
       await this.#store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: machine.external_id, node: machine.node ?? null, state: 'running', details: JSON.stringify(machine.details ?? {}) });
       stage('create', 'done');
       await pending;
       if (!(await this.#store.transition(lease.id, ['provisioning'], 'starting', { stages: JSON.stringify(stages) }))) throw new Released();
-      await provider.ready(machine, { signal, template, stage });
+      await bounded(provider.ready(machine, { signal, template, stage }), signal);
       await pending;
       if (!(await this.#store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null }))) throw new Released();
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.ready' });
     } catch (err) {
       await pending;
       if (err instanceof Released) return void this.#cleanupAfterRelease(lease.id, provider);
-      const e = VmhubError.is(err) ? err : timeout.aborted ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s`) : new VmhubError('PROVISION_FAILED', (err as Error).message);
+      // Our deadline decides the code: a provider interrupted by it may report an abort or TIMEOUT.
+      const e = timeout.aborted
+        ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s (${(err as Error).message})`)
+        : VmhubError.is(err) ? err : new VmhubError('PROVISION_FAILED', (err as Error).message);
       const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
       stages = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
       const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null });
@@ -235,3 +238,13 @@ export class LeaseManager {
 }
 
 class Released extends Error {}
+
+/** Enforce the deadline even on a provider that ignores the signal it was given. */
+function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
