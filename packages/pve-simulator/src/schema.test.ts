@@ -15,7 +15,6 @@ describe('pve-simulator: schema handling', () => {
     assert.equal(s8.endpointCount, 605);
     const t1 = Date.now();
     assert.equal(loadSchema('9'), s9, 'cached');
-    assert.ok(Date.now() - t1 < 5);
     const hit = s9.find('/nodes/pve1/qemu/100/clone');
     assert.equal(hit?.template, '/nodes/{node}/qemu/{vmid}/clone');
     assert.deepEqual(hit?.pathParams, { node: 'pve1', vmid: '100' });
