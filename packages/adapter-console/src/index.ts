@@ -4,7 +4,7 @@
  * via QMP input-send-event, and files/exec/clone through the provider's GuestChannel (the QEMU
  * guest agent) where the template has one. Works in boot menus, installers and broken guests.
  */
-import { CONTRACT_VERSION, defineAdapter, type AdapterMethods, type AdapterSpec } from '@vmhub/core';
+import { CONTRACT_VERSION, defineAdapter, type AdapterMethods } from '@vmhub/core';
 import { createConsoleAdapterMethods } from './console-adapter.ts';
 import { ConsoleAdapterOptionsSchema, type ConsoleAdapterOptions } from './options.ts';
 
@@ -21,7 +21,7 @@ const consoleAdapter = defineAdapter<ConsoleAdapterOptions>({
   contractVersion: CONTRACT_VERSION,
   // No inspect/list_windows/focus/close/launch/paste/dispatch: the router answers CAPABILITY_UNAVAILABLE.
   capabilities: ['screenshot', 'click', 'type', 'key', 'drag', 'scroll', 'put_file', 'get_file', 'clone_repo', 'exec'],
-  options: ConsoleAdapterOptionsSchema as unknown as NonNullable<AdapterSpec<ConsoleAdapterOptions>['options']>,
+  options: ConsoleAdapterOptionsSchema,
   create: (options) => createConsoleAdapterMethods(options),
 });
 

@@ -1,25 +1,18 @@
 /**
- * Options of @vmhub/adapter-console. Plain JSON Schema (Ajv validates it in defineAdapter):
- * @sinclair/typebox is not a dependency of this package yet; the interface mirrors it.
+ * Options of @vmhub/adapter-console. Every field is optional: createRuntime fills the defaults
+ * (and reads VMHUB_CONSOLE_KEY_DELAY_MS), so an explicit option beats the environment.
  */
-export const ConsoleAdapterOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    keyDelayMs: { type: 'integer', minimum: 0, maximum: 1000 },
-    pointerDelayMs: { type: 'integer', minimum: 0, maximum: 1000 },
-    dragSteps: { type: 'integer', minimum: 1, maximum: 200 },
-    maxArchiveBytes: { type: 'integer', minimum: 1 },
-  },
-} as const;
+import { Type, type Static } from '@vmhub/core';
 
-export interface ConsoleAdapterOptions {
+export const ConsoleAdapterOptionsSchema = Type.Object({
   /** Hold between a key's press and release, and gap after it, ms. Default 20 (env VMHUB_CONSOLE_KEY_DELAY_MS); a USB keyboard reports one change per guest poll, and QEMU drops keys when its 16-entry HID queue overflows. */
-  keyDelayMs?: number;
+  keyDelayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   /** Pause between pointer events (move, press, release), ms. Default 15. */
-  pointerDelayMs?: number;
+  pointerDelayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   /** Intermediate pointer positions during a drag. Default 10. */
-  dragSteps?: number;
+  dragSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
   /** Largest repository archive vm_clone_repo buffers when the channel has no putArchive, bytes. Default 268 435 456 (256 MiB). */
-  maxArchiveBytes?: number;
-}
+  maxArchiveBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+}, { additionalProperties: false });
+
+export type ConsoleAdapterOptions = Static<typeof ConsoleAdapterOptionsSchema>;
