@@ -37,10 +37,8 @@ export interface PassContext {
   log: Logger;
 }
 
-/** States in which a lease still owns its machine. */
-export const LIVE = ['provisioning', 'starting', 'ready', 'releasing'] as const;
-/** States whose machine must be gone. */
-export const FINAL = ['released', 'failed', 'reaped'] as const;
+/** States in which a lease still owns its machine; states whose machine must be gone (core's lists). */
+export { LIVE_LEASE_STATES as LIVE, FINAL_LEASE_STATES as FINAL } from '@vmhub/core';
 /** Machine states after which there is nothing left for the reaper to do. */
 export const MACHINE_DONE = ['destroyed', 'mismatch'] as const;
 
