@@ -79,9 +79,6 @@ const NAMED: Record<string, string> = {
 };
 for (let i = 1; i <= 12; i++) NAMED[`f${i}`] = `f${i}`;
 
-/** Names accepted in key specs, for error messages and docs. */
-export const KEY_NAMES = [...new Set([...Object.keys(MODIFIERS), ...Object.keys(NAMED)])];
-
 function keyError(spec: string, why: string): VmhubError {
   return new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] key "${spec}": ${why}. Use names like Return, Tab, Escape, BackSpace, Delete, Insert, Home, End, Page_Up, Page_Down, Up, Down, Left, Right, F1-F12, space, or one ASCII character, joined with + to modifiers (ctrl, shift, alt, super): e.g. "ctrl+alt+Delete"; separate several chords with spaces. For text use vm_type`, { source: SOURCE });
 }

@@ -27,6 +27,3 @@ const consoleAdapter = defineAdapter<ConsoleAdapterOptions>({
 
 export default consoleAdapter;
 export { ConsoleAdapterOptionsSchema, type ConsoleAdapterOptions } from './options.ts';
-export { parseKeys, textStrokes, charStroke, KEY_NAMES, type KeyStroke } from './console-keymap.ts';
-export { toAbs } from './console-input.ts';
-export { NO_CHANNEL_REASON } from './guest.ts';
