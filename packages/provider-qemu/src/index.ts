@@ -27,10 +27,8 @@ const qemuProvider = defineProvider<QemuProviderOptions>({
 
 export default qemuProvider;
 export { QemuProviderOptionsSchema, type QemuProviderOptions, type QemuTemplateOptions } from './options.ts';
-export {
-  buildGolden, buildTinyConsoleGolden, goldenStatus, tinyConsoleTemplate, tinyConsoleAgentTemplate, buildHint,
-  GOLDEN_NAMES, TINY_CONSOLE_READY_MARKER, TINY_CONSOLE_BUILD_HINT, type GoldenBuildOptions, type GoldenName, type GoldenStatus,
-} from './tiny-console.ts';
+export { buildGolden, buildTinyConsoleGolden, goldenStatus, type GoldenBuildOptions, type GoldenStatus } from './tiny-console-golden.ts';
+export { tinyConsoleTemplate, tinyConsoleAgentTemplate, buildHint, GOLDEN_NAMES, TINY_CONSOLE_READY_MARKER, type GoldenName } from './tiny-console.ts';
 export { QmpClient, QmpError } from './qmp-client.ts';
 export { defaultStateDir, defaultGoldenDir } from './paths.ts';
 export { kvmUsable } from './accel.ts';
