@@ -7,7 +7,7 @@
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { ExecResult } from '@vmhub/core';
-import { hostPath, guestPath } from './fake-sandbox.ts';
+import { hostPath } from './fake-sandbox.ts';
 import { parseShell } from './fake-shell.ts';
 import { GUEST_HOME } from './fake-store.ts';
 
@@ -131,5 +131,3 @@ export async function fakeExec(argv: string[], o: FakeExecOptions): Promise<Exec
 export function fakeEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: GUEST_HOME, USER: 'user', PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...extra };
 }
-
-export { guestPath };

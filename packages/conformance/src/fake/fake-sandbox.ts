@@ -4,17 +4,16 @@
  * exists must stay inside the sandbox (a symlink cannot lead out).
  */
 import { realpath } from 'node:fs/promises';
-import { dirname, join, posix, sep } from 'node:path';
-import { VmhubError } from '@vmhub/core';
+import { dirname, join, sep } from 'node:path';
+import { resolveGuestPath, VmhubError } from '@vmhub/core';
 import { GUEST_HOME } from './fake-store.ts';
 
 const SOURCE = 'provider-fake';
 
-export function guestPath(path: string, cwd: string = GUEST_HOME): string {
+function guestPath(path: string, cwd: string = GUEST_HOME): string {
   if (typeof path !== 'string' || path.length === 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] empty guest path`, { source: SOURCE });
-  if (path.includes('\0')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] guest path contains a NUL byte`, { source: SOURCE });
-  if (path.split('/').includes('..')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] guest path "${path}" contains "..": give it without traversal`, { source: SOURCE });
-  return posix.normalize(path.startsWith('/') ? path : posix.join(cwd, path));
+  // Core's rule refuses "/" as a file name; here it is also a working directory (exec cwd).
+  return path === '/' ? path : resolveGuestPath(path, cwd);
 }
 
 export async function hostPath(root: string, path: string, cwd?: string): Promise<string> {
