@@ -1,81 +1,75 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startPveSimulator, simClient, type PveSimulator, type SimClient } from './index.ts';
+import { useSimulator } from '../test/helpers/simulator.ts';
 
 const A = '/nodes/pve1/qemu/200/agent';
 
 describe('pve-simulator: guest agent', () => {
-  let sim: PveSimulator;
-  let api: SimClient;
-  before(async () => {
-    sim = await startPveSimulator({
-      tls: false,
-      vms: [{ vmid: 200, name: 'vm', status: 'running' }, { vmid: 201, name: 'noagent', agent: false, status: 'running' }],
-      guest: { agentDelayMs: 0 },
-    });
-    api = simClient(sim);
+  const pve = useSimulator({
+    tls: false,
+    vms: [{ vmid: 200, name: 'vm', status: 'running' }, { vmid: 201, name: 'noagent', agent: false, status: 'running' }],
+    guest: { agentDelayMs: 0 },
   });
-  after(() => sim.close());
 
   it('refuses with the three preconditions', async () => {
-    assert.equal((await api.post('/nodes/pve1/qemu/201/agent/ping')).reason, 'No QEMU guest agent configured');
-    sim.state.setGuest(200, { agentDelayMs: 60_000 });
-    assert.equal((await api.post(`${A}/ping`)).reason, 'QEMU guest agent is not running');
-    sim.state.setGuest(200, { agentDelayMs: 0 });
-    assert.equal((await api.post(`${A}/ping`)).status, 200);
+    assert.equal((await pve.api.post('/nodes/pve1/qemu/201/agent/ping')).reason, 'No QEMU guest agent configured');
+    pve.sim.state.setGuest(200, { agentDelayMs: 60_000 });
+    assert.equal((await pve.api.post(`${A}/ping`)).reason, 'QEMU guest agent is not running');
+    pve.sim.state.setGuest(200, { agentDelayMs: 0 });
+    assert.equal((await pve.api.post(`${A}/ping`)).status, 200);
   });
 
   it('reports a running process until it exits, and kill ends it with a signal', async () => {
-    const slow = await api.post(`${A}/exec`, { command: ['sleep', '30'] });
+    const slow = await pve.api.post(`${A}/exec`, { command: ['sleep', '30'] });
     const pid = slow.body.data.pid;
-    assert.deepEqual((await api.get(`${A}/exec-status`, { pid })).body.data, { exited: 0 });
-    await api.post(`${A}/exec`, { command: ['kill', '-KILL', String(pid)] });
-    assert.deepEqual((await api.get(`${A}/exec-status`, { pid })).body.data, { exited: 1, signal: 9 });
+    assert.deepEqual((await pve.api.get(`${A}/exec-status`, { pid })).body.data, { exited: 0 });
+    await pve.api.post(`${A}/exec`, { command: ['kill', '-KILL', String(pid)] });
+    assert.deepEqual((await pve.api.get(`${A}/exec-status`, { pid })).body.data, { exited: 1, signal: 9 });
   });
 
   it('takes a single command value as a one-element argv and feeds input-data to stdin', async () => {
-    const one = await api.post(`${A}/exec`, { command: 'whoami' });
-    assert.equal((await api.get(`${A}/exec-status`, { pid: one.body.data.pid })).body.data['out-data'], 'root\n');
-    const cat = await api.post(`${A}/exec`, { command: ['cat'], 'input-data': 'piped\n' });
-    assert.equal((await api.get(`${A}/exec-status`, { pid: cat.body.data.pid })).body.data['out-data'], 'piped\n');
-    const fail = await api.post(`${A}/exec`, { command: ['cat', '/missing'] });
-    const st = (await api.get(`${A}/exec-status`, { pid: fail.body.data.pid })).body.data;
+    const one = await pve.api.post(`${A}/exec`, { command: 'whoami' });
+    assert.equal((await pve.api.get(`${A}/exec-status`, { pid: one.body.data.pid })).body.data['out-data'], 'root\n');
+    const cat = await pve.api.post(`${A}/exec`, { command: ['cat'], 'input-data': 'piped\n' });
+    assert.equal((await pve.api.get(`${A}/exec-status`, { pid: cat.body.data.pid })).body.data['out-data'], 'piped\n');
+    const fail = await pve.api.post(`${A}/exec`, { command: ['cat', '/missing'] });
+    const st = (await pve.api.get(`${A}/exec-status`, { pid: fail.body.data.pid })).body.data;
     assert.equal(st.exitcode, 1);
     assert.match(st['err-data'], /No such file or directory/);
   });
 
   it('writes in chunks within the 61440-char limit and joins them in the guest', async () => {
     const data = Buffer.alloc(100_000, 7);
-    const tooBig = await api.post(`${A}/file-write`, { file: '/x', content: data.toString('base64'), encode: 0 });
+    const tooBig = await pve.api.post(`${A}/file-write`, { file: '/x', content: data.toString('base64'), encode: 0 });
     assert.equal(tooBig.status, 400);
     assert.equal(tooBig.body.errors.content, 'value may only be 61440 characters long');
     const parts: string[] = [];
     for (let off = 0, i = 0; off < data.length; off += 45_000, i++) {
       const part = `/srv/f.part-${i}`;
-      const w = await api.post(`${A}/file-write`, { file: part, content: data.subarray(off, off + 45_000).toString('base64'), encode: 0 });
+      const w = await pve.api.post(`${A}/file-write`, { file: part, content: data.subarray(off, off + 45_000).toString('base64'), encode: 0 });
       assert.equal(w.status, 200);
       parts.push(part);
     }
-    const join = await api.post(`${A}/exec`, { command: ['sh', '-c', 'out="$1"; shift; cat -- "$@" > "$out" && rm -f -- "$@"', 'sh', '/srv/f', ...parts] });
-    const st = (await api.get(`${A}/exec-status`, { pid: join.body.data.pid })).body.data;
+    const join = await pve.api.post(`${A}/exec`, { command: ['sh', '-c', 'out="$1"; shift; cat -- "$@" > "$out" && rm -f -- "$@"', 'sh', '/srv/f', ...parts] });
+    const st = (await pve.api.get(`${A}/exec-status`, { pid: join.body.data.pid })).body.data;
     assert.equal(st.exitcode, 0);
-    assert.deepEqual(sim.state.readGuestFile(200, '/srv/f'), data);
-    assert.equal(sim.state.readGuestFile(200, '/srv/f.part-0'), undefined);
+    assert.deepEqual(pve.sim.state.readGuestFile(200, '/srv/f'), data);
+    assert.equal(pve.sim.state.readGuestFile(200, '/srv/f.part-0'), undefined);
   });
 
   it('reads with decode=0 as per-MiB base64 segments and caps at count', async () => {
     const big = Buffer.alloc(2 * 1024 * 1024 + 10, 1);
-    sim.state.writeGuestFile(200, '/big', big);
-    const r = await api.get(`${A}/file-read`, { file: '/big', decode: 0 });
+    pve.sim.state.writeGuestFile(200, '/big', big);
+    const r = await pve.api.get(`${A}/file-read`, { file: '/big', decode: 0 });
     const content: string = r.body.data.content;
     assert.equal(content.length, 2 * 1398104 + Buffer.alloc(10).toString('base64').length);
     assert.ok(content.slice(0, 1398104).endsWith('='), 'each full MiB segment ends in =');
     assert.equal(r.body.data['bytes-read'], big.length);
     assert.equal(r.body.data.truncated, undefined);
-    const part = await api.get(`${A}/file-read`, { file: '/big', decode: 0, count: 1024 * 1024 });
+    const part = await pve.api.get(`${A}/file-read`, { file: '/big', decode: 0, count: 1024 * 1024 });
     assert.equal(part.body.data.truncated, 1);
-    const missing = await api.get(`${A}/file-read`, { file: '/nope' });
+    const missing = await pve.api.get(`${A}/file-read`, { file: '/nope' });
     assert.equal(missing.reason, "Agent error: Failed to open file '/nope': No such file or directory");
-    assert.deepEqual(sim.violations, []);
+    assert.deepEqual(pve.sim.violations, []);
   });
 });
