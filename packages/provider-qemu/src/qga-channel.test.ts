@@ -18,7 +18,7 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
       case 'guest-exec': {
         const pid = next++;
         const stdin = a['input-data'] ? Buffer.from(a['input-data'] as string, 'base64') : Buffer.alloc(0);
-        execs.set(pid, { polls: 0, out: Buffer.concat([Buffer.from(`${a.path} ${(a.arg as string[]).join(' ')}|`), stdin]), code: a.path === '/bin/sh' ? 3 : 0 });
+        execs.set(pid, { polls: 0, out: Buffer.concat([Buffer.from(`${a.path} ${(a.arg as string[]).join(' ')}|`), stdin]), code: a.path === '/bin/sh' ? 3 : a.path === '/bin/chmod' && (a.arg as string[]).includes('/ro/f') ? 1 : 0 });
         return { return: { pid } };
       }
       case 'guest-exec-status': {
@@ -66,6 +66,13 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
   assert.ok((await ch.getFile('/data/big.bin')).equals(big));
   await assert.rejects(ch.getFile('/data/big.bin', { maxBytes: 1000 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
   await assert.rejects(ch.getFile('/nope'), (e: unknown) => VmhubError.is(e) && e.code === 'NOT_FOUND');
+  assert.equal(handles.size, 0, 'every handle closed');
+
+  await ch.putFile('/data/empty', Buffer.alloc(0), { mode: 0o755 });
+  assert.equal(files.get('/data/empty')!.length, 0, 'an empty file is created');
+  const chmod = calls.filter((c) => c.execute === 'guest-exec' && c.arguments!.path === '/bin/chmod').at(-1)!;
+  assert.deepEqual(chmod.arguments!.arg, ['755', '--', '/data/empty']);
+  await assert.rejects(ch.putFile('/ro/f', Buffer.from('x'), { mode: 0o600 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /mode of \/ro\/f/.test(e.message));
   assert.equal(handles.size, 0, 'every handle closed');
 
   await ch.exec(['env'], { env: { A: '1' } });

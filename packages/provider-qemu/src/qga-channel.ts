@@ -95,6 +95,12 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
     }
   };
 
+  /** A helper command putFile depends on: its failure fails the operation. */
+  const mustExec = async (argv: string[], what: string): Promise<void> => {
+    const r = await exec(argv, { timeoutMs: options.timeoutMs });
+    if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${what}: ${r.timed_out ? 'timed out' : r.stderr.toString().trim()}`, { source: SOURCE });
+  };
+
   const withHandle = async <T>(path: string, mode: string, fn: (handle: number) => Promise<T>): Promise<T> => {
     const handle = await call<number>('guest-file-open', { path, mode });
     try {
@@ -109,18 +115,13 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
     async putFile(path: string, data: Buffer, opts: PutFileOptions = {}): Promise<void> {
       refuseUser(opts.user);
       const dir = posix.dirname(path);
-      if (dir !== '/') {
-        const r = await exec(['/bin/mkdir', '-p', '--', dir], { timeoutMs: options.timeoutMs });
-        if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot create ${dir} in the guest: ${r.stderr.toString().trim()}`, { source: SOURCE });
-      }
+      if (dir !== '/') await mustExec(['/bin/mkdir', '-p', '--', dir], `cannot create ${dir} in the guest`);
       await withHandle(path, 'w', async (handle) => {
-        for (let off = 0; off < data.length || off === 0; off += CHUNK) {
-          const part = data.subarray(off, off + CHUNK);
-          if (part.length === 0) break;
-          await call('guest-file-write', { handle, 'buf-b64': part.toString('base64') });
+        for (let off = 0; off < data.length; off += CHUNK) {
+          await call('guest-file-write', { handle, 'buf-b64': data.subarray(off, off + CHUNK).toString('base64') });
         }
       });
-      if (opts.mode !== undefined) await exec(['/bin/chmod', (opts.mode & 0o7777).toString(8), '--', path], { timeoutMs: options.timeoutMs });
+      if (opts.mode !== undefined) await mustExec(['/bin/chmod', (opts.mode & 0o7777).toString(8), '--', path], `cannot set mode of ${path} in the guest`);
     },
     async getFile(path: string, opts: GetFileOptions = {}): Promise<Buffer> {
       const max = opts.maxBytes ?? Number.MAX_SAFE_INTEGER;
