@@ -98,15 +98,18 @@ describe('docker: lifecycle', { timeout: 240_000 }, () => {
     assert.equal(r.exit_code, 0);
   });
 
-  it('exec: concurrent execs on one channel keep their own output', async () => {
-    const t0 = Date.now();
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => ch.exec(['sh', '-c', 'sleep 0.3; echo "$0"; echo "e$0" >&2; exit "$0"', String(i)])));
+  it('exec: concurrent execs on one channel run together and keep their own output', async () => {
+    // A barrier, not a stopwatch: each exec marks itself in a shared dir and waits (bounded) until
+    // all 12 have; if the channel serialised them, the first would give up with exit 99.
+    const dir = (await ch.exec(['mktemp', '-d'])).stdout.toString().trim();
+    const barrier = 'touch "$1/$0"; n=0; while [ "$(ls "$1" | wc -l)" -lt 12 ]; do n=$((n+1)); [ "$n" -gt 200 ] && exit 99; sleep 0.05; done; echo "$0"; echo "e$0" >&2; exit "$0"';
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => ch.exec(['sh', '-c', barrier, String(i), dir], { timeoutMs: 20_000 })));
     results.forEach((r, i) => {
+      assert.equal(r.exit_code, i, `exec ${i} did not meet the others (stderr: ${r.stderr.toString()})`);
       assert.equal(r.stdout.toString(), `${i}\n`);
       assert.equal(r.stderr.toString(), `e${i}\n`);
-      assert.equal(r.exit_code, i);
     });
-    assert.ok(Date.now() - t0 < 2500, `12 concurrent 0.3 s execs took ${Date.now() - t0} ms`);
+    await ch.exec(['rm', '-rf', dir]);
   });
 
   it('exec: large stdin through the helper', async () => {
