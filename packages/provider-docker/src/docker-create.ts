@@ -5,6 +5,7 @@
 import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
+import { goldenBuildCommand } from './golden.ts';
 
 const SOURCE = 'provider-docker';
 const SCREEN = /^\d{2,5}x\d{2,5}x(8|15|16|24|30)$/;
@@ -17,7 +18,7 @@ interface Inspect extends ContainerSummary {
 /** The fix for a missing image, said the same way by create and availability. */
 export function missingImageReason(image: string): string {
   const m = /^vmhub\/([a-z0-9-]+):[0-9a-f]{12}$/.exec(image);
-  if (m) return `image ${image} is not built: run \`vmhub-server golden build ${m[1]}\``;
+  if (m) return `image ${image} is not built: run \`${goldenBuildCommand(m[1]!)}\``;
   return `image ${image} is not present: docker pull ${image} (or build it) on the Docker host`;
 }
 
