@@ -48,7 +48,13 @@ export function makeWorld(options: WorldOptions = {}): World {
     reaper: { interval_seconds: options.intervalSeconds ?? 30, orphan_grace_seconds: options.orphanGraceSeconds ?? 0, stuck_grace_seconds: options.stuckGraceSeconds ?? 0 },
   }, null, 2));
   const store = new Store({ path: db });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, 'state'), XDG_CONFIG_HOME: join(dir, 'cfg'), VMHUB_CONFIG: configFile };
+  // The bin also loads its real provider dependencies and sweeps any whose backend answers.
+  // qemu's state is under XDG_STATE_HOME already; DOCKER_HOST points at a socket that does not
+  // exist, so the host's Docker engine (busy with other suites) is never on these runs' path.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: dir, XDG_STATE_HOME: join(dir, 'state'), XDG_CONFIG_HOME: join(dir, 'cfg'), VMHUB_CONFIG: configFile,
+    DOCKER_HOST: `unix://${join(dir, 'no-docker.sock')}`,
+  };
   return {
     dir, db, fakeDir, configFile, instance, prefix: `vmhub-${instance}-`, store, env,
     async cleanup() {
