@@ -10,7 +10,9 @@ import type { DockerClient } from './docker-client.ts';
 import { startExec, type RawExecRequest } from './docker-exec.ts';
 import { CappedBuffer, DockerDemuxer } from './docker-stream.ts';
 
-const SCRIPT = readFileSync(new URL('../helper/exec-helper.pl', import.meta.url), 'utf8');
+// Read on the first channel, not at import: loading the provider does no I/O.
+let script: string | undefined;
+const helperScript = (): string => (script ??= readFileSync(new URL('../helper/exec-helper.pl', import.meta.url), 'utf8'));
 const STDIN_CHUNK = 64 * 1024;
 
 interface Job {
@@ -58,7 +60,7 @@ export class ExecHelper {
 
   /** Start the helper in the container; rejects when it does not say ready in `timeoutMs`. */
   static async start(docker: DockerClient, containerId: string, timeoutMs = 5000): Promise<ExecHelper> {
-    const { socket, head } = await startExec(docker, containerId, { argv: ['perl', '-e', SCRIPT], user: 'root', stdin: true });
+    const { socket, head } = await startExec(docker, containerId, { argv: ['perl', '-e', helperScript()], user: 'root', stdin: true });
     const helper = new ExecHelper(socket);
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ready frame within ${timeoutMs} ms${helper.#diagnostics ? `: ${helper.#diagnostics.trim()}` : ''}`)), timeoutMs);
