@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { VmhubError } from '@vmhub/core';
-import { HELP, parseCli, UsageError, type CliArgs } from './args.ts';
+import { HELP, parseCli, type CliArgs } from './args.ts';
 import { createLogger, parseLogLevel } from './log.ts';
 import { runPass } from './pass.ts';
 import { ConfigError, newReaperId, setup, type Setup } from './setup.ts';
