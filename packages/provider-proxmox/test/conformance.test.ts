@@ -5,12 +5,11 @@
  */
 import { after } from 'node:test';
 import { runProviderConformance } from '@vmhub/conformance';
-import type { PveSimulator } from '@vmhub/pve-simulator';
+import { startTestSshd, type PveSimulator } from '@vmhub/pve-simulator';
 import proxmoxProvider from '../dist/index.js';
 import { startSim, template } from './helpers/setup.ts';
-import { startSshd } from './helpers/sshd.ts';
 
-const sshd = await startSshd();
+const sshd = await startTestSshd();
 const sims: PveSimulator[] = [await startSim({ mode: '9' }), await startSim({ mode: '8' })];
 const authorized = new Set<string>();
 const sync = setInterval(() => {

@@ -13,9 +13,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { MachineRef, Provider } from '@vmhub/core';
-import type { PveSimulator } from '@vmhub/pve-simulator';
+import { startTestSshd, type TestSshd, type PveSimulator } from '@vmhub/pve-simulator';
 import { lease, providerFor, stageRecorder, startSim, template } from './helpers/setup.ts';
-import { startSshd, type TestSshd } from './helpers/sshd.ts';
 
 for (const mode of ['9', '8'] as const) {
   describe(`proxmox: lifecycle (PVE ${mode === '9' ? '9.1' : '8.4'} mode, real sshd)`, () => {
@@ -30,7 +29,7 @@ for (const mode of ['9', '8'] as const) {
     const stateDir = mkdtempSync(join(tmpdir(), 'vmhub-life-state-'));
 
     before(async () => {
-      [sim, sshd] = await Promise.all([startSim({ mode }), startSshd()]);
+      [sim, sshd] = await Promise.all([startSim({ mode }), startTestSshd()]);
       provider = providerFor(sim, 'life', { state_dir: stateDir });
     });
     after(async () => {

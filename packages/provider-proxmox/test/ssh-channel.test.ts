@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
+import { startTestSshd, type TestSshd } from '@vmhub/pve-simulator';
 import { generateLeaseKeyPair } from '../src/keys.ts';
 import { SshChannel } from '../src/ssh-channel.ts';
-import { startSshd, type TestSshd } from './helpers/sshd.ts';
 
 describe('proxmox: ssh channel', () => {
   let sshd: TestSshd;
@@ -21,7 +21,7 @@ describe('proxmox: ssh channel', () => {
   let work: string;
 
   before(async () => {
-    sshd = await startSshd();
+    sshd = await startTestSshd();
     const keys = generateLeaseKeyPair('vmhub-test');
     sshd.authorize(keys.publicKey);
     work = mkdtempSync(join(tmpdir(), 'vmhub-ssh-work-'));
