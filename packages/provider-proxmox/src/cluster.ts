@@ -58,7 +58,6 @@ export interface Placement {
   client: PveClient;
   node: string;
   templateVmid: number;
-  guests: VmResource[];
 }
 
 export async function choosePlacement(clients: PveClient[], golden: string, opts: ProxmoxTemplateOptions, minFreeMb: number, signal?: AbortSignal): Promise<Placement> {
@@ -86,7 +85,7 @@ export async function choosePlacement(clients: PveClient[], golden: string, opts
       const free = (node.maxmem ?? 0) - (node.mem ?? 0);
       bestFree = Math.max(bestFree, free);
       if (node.maxmem !== undefined && free < minFreeMb * 1024 * 1024) continue;
-      candidates.push({ placement: { client, node: g.node, templateVmid: g.vmid, guests }, free });
+      candidates.push({ placement: { client, node: g.node, templateVmid: g.vmid }, free });
     }
   }
   if (candidates.length > 0) {
