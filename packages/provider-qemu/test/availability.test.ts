@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import plugin, { tinyConsoleTemplate } from '../src/index.ts';
 import { testContext, testPrefix } from './helpers.ts';
@@ -21,4 +26,20 @@ test('qemu: the plugin ships the tiny-console template and validates options', (
   assert.equal(t.adapter, 'console');
   assert.match(t.golden, /tiny-console\/vmlinuz$/);
   assert.throws(() => plugin.create({ accel: 'xen' } as never, testContext('vmhub-a-')), /accel/);
+});
+
+test('qemu: a create that fails before qemu runs leaves no state directory behind', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'vmhub-qemu-fail-'));
+  try {
+    const kernel = join(root, 'vmlinuz');
+    await writeFile(kernel, 'not a kernel\n');
+    const stateDir = join(root, 'state');
+    const p = plugin.create({ stateDir, qemuBinary: join(root, 'no-such-qemu'), accel: 'tcg' }, testContext(testPrefix()));
+    const identity = `vmhub-a-${randomUUID()}`;
+    const template = { ...tinyConsoleTemplate(root), golden: kernel, provider_options: {} };
+    await assert.rejects(p.create({ lease_id: 'x', identity, template, signal: AbortSignal.timeout(5000) }), (e: { code?: string; message: string }) => e.code === 'PROVISION_FAILED' && /cannot start/.test(e.message));
+    assert.ok(!existsSync(join(stateDir, identity)), 'state directory removed');
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });
