@@ -6,6 +6,7 @@
  * lease's identity is adopted; otherwise the clone is tried again.
  */
 import { VmhubError } from '@vmhub/core';
+import { vmidFree } from './cluster.ts';
 import { backoffMs, sleep, type PveClient } from './pve-client.ts';
 import { isForbidden, isGone, isLock, isPveApiError, isTransient, SOURCE, toVmhubError } from './pve-errors.ts';
 import { waitTask, type TaskWait } from './tasks.ts';
@@ -85,11 +86,7 @@ async function probeClone(client: PveClient, spec: CloneSpec, vmid: number): Pro
     } catch (err) {
       if (isGone(err)) return 'absent';
       if (isForbidden(err)) {
-        // `nextid?vmid=` says whether the id is taken at all, whatever the token may see.
-        const free = await client.get('/cluster/nextid', { vmid }, { signal: spec.task.signal }).then(() => true, (e: unknown) => {
-          if (isPveApiError(e) && e.status === 400) return false;
-          throw e;
-        });
+        const free = await vmidFree(client, vmid, spec.task.signal);
         if (free || Date.now() >= forbiddenUntil) return 'absent';
         await sleep(spec.task.pollMs, spec.task.signal);
         continue;

@@ -5,7 +5,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import type { PveClient } from './pve-client.ts';
-import { SOURCE, toVmhubError } from './pve-errors.ts';
+import { isPveApiError, SOURCE, toVmhubError } from './pve-errors.ts';
 import type { ProxmoxTemplateOptions } from './template-options.ts';
 
 export interface VmResource {
@@ -35,6 +35,17 @@ export function splitTags(tags: string | undefined): string[] {
 export async function listGuests(client: PveClient): Promise<VmResource[]> {
   const all = await client.get<VmResource[]>('/cluster/resources', { type: 'vm' });
   return all.filter((r) => r.type === 'qemu');
+}
+
+/** `nextid?vmid=` answers 400 for a VMID in use, whatever the token may see of that VM. */
+export async function vmidFree(client: PveClient, vmid: number, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await client.get('/cluster/nextid', { vmid }, { signal });
+    return true;
+  } catch (err) {
+    if (isPveApiError(err) && err.status === 400) return false;
+    throw err;
+  }
 }
 
 const releases = new WeakMap<PveClient, number>();

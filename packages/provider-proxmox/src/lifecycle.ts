@@ -3,8 +3,9 @@
  * retried (bounded) while the VM or its storage is locked.
  */
 import { VmhubError } from '@vmhub/core';
+import { vmidFree } from './cluster.ts';
 import { backoffMs, sleep, type Params, type PveClient } from './pve-client.ts';
-import { isForbidden, isGone, isLock, isPveApiError, SOURCE, toVmhubError } from './pve-errors.ts';
+import { isForbidden, isGone, isLock, SOURCE, toVmhubError } from './pve-errors.ts';
 import { waitTask, type TaskWait } from './tasks.ts';
 
 export interface StepSettings {
@@ -91,22 +92,15 @@ export async function waitGone(vm: VmAt, s: StepSettings): Promise<void> {
       await readConfig(vm, s.task.signal);
     } catch (err) {
       if (isGone(err)) return;
+      if (!isForbidden(err)) throw toVmhubError(err, `confirming VM ${vm.vmid} is gone`);
       // 403: the VM left its pool (and the pool's ACL) — deleted, or still being deleted. The
       // VMID stays taken until the config is gone, and nextid?vmid= answers whatever we may see.
-      if (isForbidden(err) && await vmidFree(vm, s.task.signal)) return;
-      if (!isForbidden(err)) throw toVmhubError(err, `confirming VM ${vm.vmid} is gone`);
+      const free = await vmidFree(vm.client, vm.vmid, s.task.signal).catch((e: unknown) => {
+        throw toVmhubError(e, `checking whether VMID ${vm.vmid} is free`);
+      });
+      if (free) return;
     }
     if (Date.now() >= deadline) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] VM ${vm.vmid} on ${vm.node} still exists after its delete task`, { source: SOURCE });
     await sleep(s.task.pollMs, s.task.signal);
-  }
-}
-
-async function vmidFree(vm: VmAt, signal?: AbortSignal): Promise<boolean> {
-  try {
-    await vm.client.get('/cluster/nextid', { vmid: vm.vmid }, { signal });
-    return true;
-  } catch (err) {
-    if (isPveApiError(err) && err.status === 400) return false;
-    throw toVmhubError(err, `checking whether VMID ${vm.vmid} is free`);
   }
 }
