@@ -7,7 +7,7 @@
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
 import { splitTags } from './cluster.ts';
-import { readConfig, start, status, type VmAt } from './lifecycle.ts';
+import { readConfig, start, status } from './lifecycle.ts';
 import { agentAddress, openChannel, resolveAddress, vmAt } from './open-channel.ts';
 import { sleep } from './pve-client.ts';
 import { isPveApiError, SOURCE, toVmhubError } from './pve-errors.ts';
