@@ -1,5 +1,5 @@
 /** The adapter's options: one TypeBox schema, every field documented with its default. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@vmhub/core';
 
 export const ExampleOptionsSchema = Type.Object({
   /** Largest stdout/stderr kept per exec, in bytes. Default 262144 (256 KiB). */

@@ -4,8 +4,7 @@
  * the same channel. Used by the server's tests and as the conformance kit's reference plugin.
  */
 import { posix } from 'node:path';
-import { Type } from '@sinclair/typebox';
-import { CAPABILITIES, CONTRACT_VERSION, defineAdapter, VmhubError, type AdapterContext, type AdapterMethods, type ElementNode } from '@vmhub/core';
+import { CAPABILITIES, CONTRACT_VERSION, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterMethods, type ElementNode } from '@vmhub/core';
 import { findWindow, PALETTE, raise, TITLE_BAR, toInfo, viewDesktop, windowAt, withDesktop, type FakeWindow } from './fake-desktop.ts';
 import { parseKeys } from './fake-keys.ts';
 import { renderDesktop } from './fake-screenshot.ts';

@@ -1,5 +1,5 @@
 /** Options of the fake provider (`providers.fake` in the server config). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@vmhub/core';
 
 export const FakeProviderOptionsSchema = Type.Object({
   /**
