@@ -29,8 +29,9 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
       /fix: destroy must re-read the machine by external_id and compare the identity/,
     ]) assert.match(stdout, expected);
     // What the broken adapter does right still passes, and undeclared capabilities are still gated.
-    assert.match(stdout, /ok \d+ - not declared: vm_screenshot answers CAPABILITY_UNAVAILABLE naming the adapter/);
-    assert.match(stdout, /ok \d+ - a missing file answers NOT_FOUND/);
+    // Anchored: an unanchored /ok N - …/ would also match "not ok N - …".
+    assert.match(stdout, /^\s*ok \d+ - not declared: vm_screenshot answers CAPABILITY_UNAVAILABLE naming the adapter/m);
+    assert.match(stdout, /^\s*ok \d+ - a missing file answers NOT_FOUND/m);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
