@@ -20,7 +20,8 @@ describe('reaper: on @vmhub/conformance/fake', () => {
   const fakeDir = join(dir, 'fake');
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, reaper: { orphan_grace_seconds: 0 } }));
-  const world = { env: { PATH: process.env.PATH, HOME: dir, VMHUB_CONFIG: configFile } } as unknown as World;
+  // As in helpers' makeWorld: the host's Docker engine stays off these runs.
+  const world = { env: { PATH: process.env.PATH, HOME: dir, VMHUB_CONFIG: configFile, DOCKER_HOST: `unix://${join(dir, 'no-docker.sock')}` } } as unknown as World;
   const store = new Store({ path: join(dir, 'vmhub.db') });
   after(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
 
