@@ -2,7 +2,7 @@
  * ProxmoxOptions: everything an operator can set on the provider. Explicit options beat env vars;
  * the env var each field falls back to is named in its doc (resolution lives in config.ts).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '@vmhub/core';
 
 const Tls = {
   /** PEM text of the CA that signed the node certificate (the cluster's pve-root-ca.pem). Env: PVE_CA_FILE (a path). */

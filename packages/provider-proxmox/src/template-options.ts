@@ -1,8 +1,7 @@
 /**
  * `provider_options` of a Proxmox template: where it may run, how it is cloned and reached.
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { assertValid, type TemplateConfig } from '@vmhub/core';
+import { assertValid, Type, type Static, type TemplateConfig } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
 
 export const ProxmoxTemplateOptionsSchema = Type.Object({
