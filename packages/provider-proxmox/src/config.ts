@@ -7,6 +7,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import type { ProxmoxEndpointOptions, ProxmoxOptions } from './options.ts';
+import { SOURCE } from './pve-errors.ts';
 
 export interface ResolvedEndpoint {
   id: string;
@@ -28,7 +29,6 @@ export interface ResolvedProxmoxConfig {
 
 export type Env = Record<string, string | undefined>;
 
-const SOURCE = 'provider-proxmox';
 const DEFAULT_TOKEN_ID = 'vmhub@pve!automation';
 const TOKEN_ID = /^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/;
 

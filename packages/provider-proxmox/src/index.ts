@@ -7,13 +7,14 @@
 import { assertValid, CONTRACT_VERSION, defineProvider, type ProviderContext } from '@vmhub/core';
 import { ProxmoxOptionsSchema, type ProxmoxOptions } from './options.ts';
 import { providerMethods } from './provider.ts';
+import { SOURCE } from './pve-errors.ts';
 import { Runtime } from './runtime.ts';
 
 export const VERSION = '0.1.0';
 
 /** Factory without I/O: clients, keys and connections are made on first use. */
 export function createProxmoxProvider(options: Partial<ProxmoxOptions>, context: ProviderContext, env: Record<string, string | undefined> = process.env): ReturnType<typeof providerMethods> {
-  const full = assertValid<ProxmoxOptions>(ProxmoxOptionsSchema, structuredClone(options ?? {}), '[vmhub] [provider-proxmox] options', 'provider-proxmox');
+  const full = assertValid<ProxmoxOptions>(ProxmoxOptionsSchema, structuredClone(options ?? {}), `[vmhub] [${SOURCE}] options`, SOURCE);
   return providerMethods(new Runtime(full, context, env));
 }
 

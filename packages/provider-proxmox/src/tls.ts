@@ -12,8 +12,7 @@ import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { VmhubError } from '@vmhub/core';
 import type { ResolvedEndpoint } from './config.ts';
-
-const SOURCE = 'provider-proxmox';
+import { SOURCE } from './pve-errors.ts';
 
 export function fingerprintOf(cert: tls.PeerCertificate): string {
   return (cert.fingerprint256 ?? '').replace(/:/g, '').toLowerCase();
