@@ -1,6 +1,6 @@
 // examples/adapter-template is a copy-me package outside the workspace: this test runs its own
 // conformance test file, so the template stays in step with the contract. Its bare imports
-// (@vmhub/core, @vmhub/conformance, @sinclair/typebox) resolve as if from this package — what
+// (@vmhub/core, @vmhub/conformance) resolve as if from this package — what
 // `npm install` gives a copied template. @vmhub/conformance resolves to dist: build first.
 import { registerHooks } from 'node:module';
 
