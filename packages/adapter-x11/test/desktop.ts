@@ -31,6 +31,7 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined> | 
   }
 }
 
+/** The text of `path` once it exists. Writers must rename the file into place (never write it in situ). */
 export async function fileText(path: string, ms = 5000): Promise<string> {
   return until(`file ${path}`, () => (existsSync(path) ? readFileSync(path, 'utf8') : undefined), ms);
 }

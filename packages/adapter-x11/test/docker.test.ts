@@ -73,7 +73,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const title = `type-${rand()}`;
     const out = `/tmp/typed-${rand()}.txt`;
     const pwned = `/tmp/pwned-${rand()}`;
-    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}; sleep 30`], wait_seconds: 15 });
+    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}.tmp && mv ${out}.tmp ${out}; sleep 30`], wait_seconds: 15 });
     assert.equal(r.window?.title, title);
     assert.ok(r.pid && r.pid > 1);
     await until('focused', async () => ((await adapter.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
@@ -88,7 +88,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
   it('key chord and paste into xterm; previous selection restored', async () => {
     const title = `paste-${rand()}`;
     const out = `/tmp/paste-${rand()}.txt`;
-    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}; sleep 30`], wait_seconds: 15 });
+    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}.tmp && mv ${out}.tmp ${out}; sleep 30`], wait_seconds: 15 });
     await until('focused', async () => ((await adapter.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
     await adapter.dispatch!(ctx, { verb: 'set_clipboard', args: { text: 'before ✓', selection: 'primary' } });
     await adapter.type!(ctx, { text: 'junk' });

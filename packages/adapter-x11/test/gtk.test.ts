@@ -31,13 +31,16 @@ Gtk.main()
 `;
 
 const GTK_ENTRY = `
-import sys, gi
+import os, sys, gi
 gi.require_version('Gtk', '3.0')
 from gi.repository import Gtk
 w = Gtk.Window(title=sys.argv[1])
 e = Gtk.Entry()
 def done(entry):
-    open(sys.argv[2], 'w', encoding='utf-8').write(entry.get_text())
+    # Renamed into place: the test polls for the file and must never read it half-written.
+    with open(sys.argv[2] + '.tmp', 'w', encoding='utf-8') as f:
+        f.write(entry.get_text())
+    os.replace(sys.argv[2] + '.tmp', sys.argv[2])
 e.connect('activate', done)
 w.add(e)
 w.connect('destroy', Gtk.main_quit)

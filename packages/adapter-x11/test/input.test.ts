@@ -16,7 +16,8 @@ let d: Desktop;
 before(async () => { d = await startDesktop(); });
 after(async () => { await d?.stop(); });
 
-const readLineTo = (file: string) => `IFS= read -r line; printf %s "$line" > '${file}'; sleep 2`;
+// Written to a temporary name and renamed, so fileText never reads a created-but-unwritten file.
+const readLineTo = (file: string) => `IFS= read -r line; printf %s "$line" > '${file}.tmp' && mv '${file}.tmp' '${file}'; sleep 2`;
 const rand = () => randomBytes(4).toString('hex');
 const xclipOut = (selection: string) => execFileSync('xclip', ['-selection', selection, '-o'], { env: { ...process.env, ...d.x.env }, timeout: 3000 }).toString('utf8');
 const xclipIn = (selection: string, text: string) => execFileSync('sh', ['-c', 'xclip -selection "$1" -i >/dev/null 2>&1', 'sh', selection], { input: text, env: { ...process.env, ...d.x.env }, timeout: 3000 });

@@ -23,6 +23,31 @@ export interface XSession {
   stop(): Promise<void>;
 }
 
+/** Whether a live X server holds display :n (its abstract socket, or a lock naming a live pid). */
+function displayInUse(n: number): boolean {
+  try {
+    if (readFileSync('/proc/net/unix', 'utf8').includes(`@/tmp/.X11-unix/X${n}\n`)) return true;
+  } catch { /* no procfs: fall back to the lock file */ }
+  const lock = `/tmp/.X${n}-lock`;
+  if (!existsSync(lock)) return false;
+  const pid = Number(readFileSync(lock, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
+}
+
+function kill(c: ChildProcess, signal: NodeJS.Signals): void {
+  if (c.exitCode === null && c.signalCode === null) c.kill(signal);
+}
+
+async function terminate(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+  c.kill('SIGTERM');
+  const t = setTimeout(() => kill(c, 'SIGKILL'), 3000);
+  await exited;
+  clearTimeout(t);
+}
+
 export async function startXSession(): Promise<XSession> {
   const missing = REQUIRED_BINARIES.filter((b) => { try { execFileSync('sh', ['-c', 'command -v "$1"', 'sh', b], { stdio: 'ignore' }); return false; } catch { return true; } });
   if (missing.length) throw new Error(`test desktop needs ${missing.join(', ')}: apt-get install -y xvfb openbox xterm xdotool wmctrl xclip x11-apps x11-utils`);
@@ -42,14 +67,15 @@ export async function startXSession(): Promise<XSession> {
   };
   // A display number may be taken by an X server we cannot see (another test in another mount
   // namespace still shares the abstract socket), or grabbed by a concurrent suite: the display
-  // counts as ours only when its lock file names our Xvfb and openbox starts on it.
+  // counts as ours only when its lock file names our Xvfb and openbox starts on it. A lock file
+  // whose pid is gone (an X server that was SIGKILLed) is stale: Xvfb replaces it itself.
   let xvfb: ChildProcess | undefined;
   let wm: ChildProcess | undefined;
   let failures = 0;
   for (let attempt = 0; ; attempt++) {
     const n = 90 + Math.floor(Math.random() * 110);
     if (attempt > 200) throw new Error('no free X display between :90 and :199');
-    if (existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`)) continue;
+    if (displayInUse(n)) continue;
     display = `:${n}`;
     wm = undefined;
     env = { DISPLAY: display, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8', HOME: home };
@@ -80,8 +106,11 @@ export async function startXSession(): Promise<XSession> {
     adopt(pid) { adopted.push(pid); },
     async stop() {
       for (const pid of adopted) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-      for (const c of children.reverse()) { if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); }
-      await sleep(100);
+      // Clients die at once; the window manager and Xvfb get SIGTERM so Xvfb removes its lock
+      // file and socket (a SIGKILLed X server leaves both behind), SIGKILL if they linger.
+      const servers = new Set([xvfb, wm]);
+      for (const c of children.reverse()) { if (!servers.has(c)) kill(c, 'SIGKILL'); }
+      for (const c of [wm, xvfb]) { if (c) await terminate(c); }
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { loadConfig } from './config.ts';
 import { resolveGuestPath } from './paths.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-config-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('core: configuration', () => {
   it('fills defaults with no file', () => {
