@@ -17,7 +17,7 @@ async function entries(): Promise<Map<string, GoldenEntry>> {
   const out = new Map<string, GoldenEntry>();
   const docker = await import('@vmhub/provider-docker').catch(() => undefined) as DockerGoldens | undefined;
   if (docker) {
-    for (const name of ['debian-x11']) {
+    for (const name of docker.goldenNames()) {
       out.set(name, {
         provider: '@vmhub/provider-docker',
         status: async () => { const s = await docker.goldenStatus(name); return { built: s.built, ref: s.tag }; },

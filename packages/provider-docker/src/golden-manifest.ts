@@ -4,7 +4,7 @@
  * run, so any change to what goes into the image yields a new tag (and a rebuild).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { VmhubError } from '@vmhub/core';
 
@@ -39,10 +39,18 @@ export const GOLDEN_DIR = fileURLToPath(new URL('../golden/', import.meta.url));
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
+/** Names of the golden images this package can build: the folders under golden/ holding a manifest.json. */
+export function goldenNames(): string[] {
+  return readdirSync(GOLDEN_DIR, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && NAME.test(e.name) && existsSync(`${GOLDEN_DIR}${e.name}/manifest.json`))
+    .map((e) => e.name)
+    .sort();
+}
+
 export function loadGolden(name: string): Golden {
   const path = `${GOLDEN_DIR}${name}/manifest.json`;
   if (!NAME.test(name) || !existsSync(path)) {
-    throw new VmhubError('NOT_FOUND', `[vmhub] [provider-docker] no golden image manifest named "${name}" (looked for ${path}); known: debian-x11`, { source: 'provider-docker' });
+    throw new VmhubError('NOT_FOUND', `[vmhub] [provider-docker] no golden image manifest named "${name}" (looked for ${path}); known: ${goldenNames().join(', ') || '(none)'}`, { source: 'provider-docker' });
   }
   const raw = readFileSync(path);
   const manifest = JSON.parse(raw.toString('utf8')) as GoldenManifest;

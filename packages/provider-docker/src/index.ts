@@ -31,6 +31,7 @@ export function createDockerProvider(options: Partial<DockerProviderOptions> | u
 export { DockerProviderOptionsSchema, type DockerProviderOptions } from './options.ts';
 export { debianX11Template, DOCKER_TEMPLATES } from './templates.ts';
 export { buildGolden, goldenStatus, goldenImageTag, goldenBuildCommand, goldenDockerfile, type BuildGoldenOptions, type BuildGoldenResult, type GoldenBuildMethod, type GoldenStatus } from './golden.ts';
+export { goldenNames } from './golden-manifest.ts';
 export { DockerClient } from './docker-client.ts';
 export { parseDockerHost } from './docker-host.ts';
 export { DockerChannel } from './docker-channel.ts';
