@@ -42,7 +42,7 @@ export class Bindings {
     if (!row) throw new VmhubError('INTERNAL', `lease ${leaseId} is ready but has no machine record`);
     const machine = machineRef(row);
     const provider = this.#registry.providers.get(template.provider);
-    const adapter = this.#registry.adapters.get(template.adapter);
+    const adapter = this.#registry.adapterFor(template);
     const channel = () => {
       let c = this.#channels.get(leaseId);
       if (!c) {
@@ -80,7 +80,7 @@ export class Bindings {
     const co = this.#consoles.get(leaseId);
     this.#channels.delete(leaseId);
     this.#consoles.delete(leaseId);
-    await Promise.allSettled([ch?.then((c) => c.close()), co?.then((c) => c.close()), ...[...this.#registry.adapters.values()].map((a) => a.release?.(leaseId))]);
+    await Promise.allSettled([ch?.then((c) => c.close()), co?.then((c) => c.close()), ...this.#registry.allAdapters().map((a) => a.release?.(leaseId))]);
   }
 
   async closeAll(): Promise<void> {

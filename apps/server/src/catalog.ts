@@ -21,7 +21,7 @@ export class Catalog {
   }
 
   async templateInfo(t: TemplateConfig): Promise<TemplateInfo> {
-    const adapter = this.#registry.adapters.get(t.adapter);
+    const adapter = this.#registry.adapterFor(t);
     const base = { id: t.id, provider: t.provider, adapter: t.adapter, os: t.os, capabilities: [...(adapter?.capabilities ?? [])], ...(t.description ? { description: t.description } : {}) };
     const missing = this.#registry.missing(t);
     if (missing) return { ...base, availability: 'unavailable', reason: missing };
@@ -50,7 +50,7 @@ export class Catalog {
     } else {
       template = this.#leases.template(input.template!);
     }
-    const adapter = this.#registry.adapters.get(template.adapter);
+    const adapter = this.#registry.adapterFor(template);
     const missing = this.#registry.missing(template);
     const declared = new Set(adapter?.capabilities ?? []);
     const unavailable = CAPABILITIES.filter((c) => !declared.has(c) || probe[c]).map((c) => ({

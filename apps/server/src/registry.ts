@@ -16,10 +16,15 @@ export interface PluginState {
 }
 
 export class Registry {
+  /** One instance per adapter plugin, made with the server's `adapters.<id>` options. */
   readonly adapters = new Map<string, Adapter>();
   readonly providers = new Map<string, Provider>();
   readonly templates = new Map<string, TemplateConfig>();
   readonly plugins: PluginState[] = [];
+  /** Templates with `adapter_options` get their own adapter instance (server options + theirs). */
+  readonly #templateAdapters = new Map<string, Adapter>();
+  /** Why a template's own adapter instance could not be made (its adapter_options are invalid). */
+  readonly #templateProblems = new Map<string, string>();
 
   static async load(config: VmhubConfig, from: string): Promise<Registry> {
     const registry = new Registry();
@@ -30,6 +35,7 @@ export class Registry {
 
   #install(packages: DiscoveredPackage[], config: VmhubConfig): void {
     const defaults: TemplateConfig[] = [];
+    const adapterPlugins = new Map<string, AdapterPlugin>();
     for (const pkg of packages) {
       const state = (id: string, kind: PluginState['kind'], reason?: string): PluginState =>
         ({ id, kind, package: pkg.package, version: pkg.version, ok: reason === undefined, ...(reason === undefined ? {} : { reason }) });
@@ -41,6 +47,7 @@ export class Registry {
         try {
           if (plugin.kind === 'adapter') {
             this.adapters.set(plugin.id, (plugin as AdapterPlugin).create(config.adapters[plugin.id] ?? {}));
+            adapterPlugins.set(plugin.id, plugin as AdapterPlugin);
           } else {
             const p = plugin as ProviderPlugin;
             this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
@@ -56,6 +63,31 @@ export class Registry {
     for (const t of defaults) this.templates.set(t.id, t);
     for (const t of config.templates) this.templates.set(t.id, t);
     for (const id of config.disabled_templates) this.templates.delete(id);
+    for (const t of this.templates.values()) {
+      const plugin = adapterPlugins.get(t.adapter);
+      if (!plugin || !t.adapter_options || Object.keys(t.adapter_options).length === 0) continue;
+      try {
+        this.#templateAdapters.set(t.id, plugin.create({ ...(config.adapters[t.adapter] ?? {}), ...t.adapter_options }));
+      } catch (err) {
+        const reason = `template "${t.id}": adapter_options are invalid for adapter "${t.adapter}": ${(err as Error).message}`;
+        this.#templateProblems.set(t.id, reason);
+        log('warn', 'template unusable', { template: t.id, reason });
+      }
+    }
+  }
+
+  /**
+   * The adapter instance serving this template's leases: its own when the template sets
+   * `adapter_options` (shallow-merged over the server's `adapters.<id>`), else the shared one.
+   */
+  adapterFor(template: TemplateConfig): Adapter | undefined {
+    if (this.#templateProblems.has(template.id)) return undefined;
+    return this.#templateAdapters.get(template.id) ?? this.adapters.get(template.adapter);
+  }
+
+  /** Every adapter instance (shared and per-template), e.g. to drop a released lease's state. */
+  allAdapters(): Adapter[] {
+    return [...this.adapters.values(), ...this.#templateAdapters.values()];
   }
 
   #record(state: PluginState): void {
@@ -63,11 +95,11 @@ export class Registry {
     if (!state.ok) log('warn', 'plugin unusable', { package: state.package, id: state.id, reason: state.reason });
   }
 
-  /** Why this template's adapter or provider is unusable, or undefined when both are loaded. */
+  /** Why this template's adapter or provider is unusable, or undefined when both are ready to serve it. */
   missing(template: TemplateConfig): string | undefined {
     if (!this.providers.has(template.provider)) return this.#why('provider', template.provider);
     if (!this.adapters.has(template.adapter)) return this.#why('adapter', template.adapter);
-    return undefined;
+    return this.#templateProblems.get(template.id);
   }
 
   /**

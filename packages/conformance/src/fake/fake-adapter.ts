@@ -4,9 +4,10 @@
  * the same channel. Used by the server's tests and as the conformance kit's reference plugin.
  */
 import { posix } from 'node:path';
-import { CAPABILITIES, CONTRACT_VERSION, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterMethods, type ElementNode } from '@vmhub/core';
+import { CAPABILITIES, CAPABILITY_METHOD, CONTRACT_VERSION, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterMethods, type Capability, type ElementNode } from '@vmhub/core';
 import { findWindow, PALETTE, raise, TITLE_BAR, toInfo, viewDesktop, windowAt, withDesktop, type FakeWindow } from './fake-desktop.ts';
 import { parseKeys } from './fake-keys.ts';
+import { FakeAdapterOptionsSchema, type FakeAdapterOptions } from './fake-options.ts';
 import { renderDesktop } from './fake-screenshot.ts';
 import { VERSION } from './fake-provider.ts';
 
@@ -18,7 +19,19 @@ function inspectTree(win: FakeWindow, focused: boolean, depth: number): ElementN
   return node;
 }
 
-function methods(): AdapterMethods {
+function methods(options: FakeAdapterOptions): AdapterMethods {
+  const m = desktopMethods();
+  const missing = Object.entries(options.missing ?? {}) as [Capability, string][];
+  for (const [cap, reason] of missing) {
+    (m as Record<string, unknown>)[CAPABILITY_METHOD[cap]] = async () => {
+      throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] ${cap} is unavailable on this machine: ${reason}`, { source: SOURCE });
+    };
+  }
+  m.probe = async () => Object.fromEntries(missing);
+  return m;
+}
+
+function desktopMethods(): AdapterMethods {
   return {
     async screenshot(ctx) {
       return renderDesktop(await viewDesktop(ctx));
@@ -124,9 +137,6 @@ function methods(): AdapterMethods {
       const channel = await ctx.channel();
       return channel.exec(input.argv, { timeoutMs: input.timeout_ms, maxOutputBytes: input.max_output_bytes, ...(input.cwd ? { cwd: input.cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
     },
-    async probe() {
-      return {};
-    },
   };
 }
 
@@ -135,6 +145,7 @@ export const fakeAdapter = defineAdapter({
   version: VERSION,
   contractVersion: CONTRACT_VERSION,
   capabilities: CAPABILITIES,
+  options: FakeAdapterOptionsSchema,
   verbs: {
     echo: {
       description: 'Return {value} unchanged.',
@@ -151,6 +162,6 @@ export const fakeAdapter = defineAdapter({
 });
 
 /** Named factory (no I/O). */
-export function createFakeAdapter() {
-  return fakeAdapter.create();
+export function createFakeAdapter(options: Partial<FakeAdapterOptions> = {}) {
+  return fakeAdapter.create(options);
 }

@@ -1,5 +1,5 @@
-/** Options of the fake provider (`providers.fake` in the server config). */
-import { Type, type Static } from '@vmhub/core';
+/** Options of the fake provider (`providers.fake`) and the fake adapter (`adapters.fake`, or a template's `adapter_options`). */
+import { CAPABILITIES, Type, type Static } from '@vmhub/core';
 
 export const FakeProviderOptionsSchema = Type.Object({
   /**
@@ -13,3 +13,17 @@ export const FakeProviderOptionsSchema = Type.Object({
 }, { additionalProperties: false });
 
 export type FakeProviderOptions = Static<typeof FakeProviderOptionsSchema>;
+
+/** Capabilities the fake adapter can be told it lacks (every declared one but dispatch, whose verbs core serves). */
+const MISSABLE = CAPABILITIES.filter((c) => c !== 'dispatch');
+
+export const FakeAdapterOptionsSchema = Type.Object({
+  /**
+   * Capabilities this machine lacks although the adapter declares them, each with its reason —
+   * like an x11 golden without an accessibility stack. probe() reports them (vm_capabilities lists
+   * them as unavailable) and their tools answer CAPABILITY_UNAVAILABLE with the reason. Default {}.
+   */
+  missing: Type.Partial(Type.Object(Object.fromEntries(MISSABLE.map((c) => [c, Type.String({ minLength: 1, maxLength: 500 })])), { additionalProperties: false }), { default: {} }),
+}, { additionalProperties: false });
+
+export type FakeAdapterOptions = Static<typeof FakeAdapterOptionsSchema>;
