@@ -50,8 +50,9 @@ export class Registry {
             adapterPlugins.set(plugin.id, plugin as AdapterPlugin);
           } else {
             const p = plugin as ProviderPlugin;
-            this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
+            // Its templates are listed even if it cannot start: they then say why (unavailable + reason).
             defaults.push(...p.templates);
+            this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
           }
           this.#record(state(plugin.id, plugin.kind));
         } catch (err) {

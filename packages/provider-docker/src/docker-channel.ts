@@ -143,7 +143,7 @@ export class DockerChannel implements GuestChannel {
     this.#check();
     const abs = this.#path(path);
     const cap = this.#settings.maxFileBytes;
-    if (data.length > cap) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] file for ${abs} is ${data.length} bytes, over the cap of ${cap} bytes (maxFileBytes)`, { source: SOURCE, details: { path: abs, size: data.length, cap } });
+    if (data.length > cap) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] file for ${abs} is ${data.length} bytes, over the cap of ${cap} bytes: raise the docker provider option max_file_bytes`, { source: SOURCE, details: { path: abs, size: data.length, cap } });
     const user = options.user ?? this.#settings.desktopUser;
     const owner = await this.#user(user);
     const mode = options.mode ?? 0o644;

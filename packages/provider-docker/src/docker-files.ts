@@ -86,7 +86,7 @@ export async function putArchiveStream(docker: DockerClient, containerId: string
   const cap = new Transform({
     transform(chunk: Buffer, _enc, done) {
       seen += chunk.length;
-      if (seen > maxBytes) done(new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] archive for ${dir} is over the cap of ${maxBytes} bytes`, { source: SOURCE, details: { dir, cap: maxBytes } }));
+      if (seen > maxBytes) done(new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] archive for ${dir} is over the cap of ${maxBytes} bytes: send a smaller archive or raise the docker provider option max_archive_bytes`, { source: SOURCE, details: { dir, cap: maxBytes } }));
       else done(null, chunk);
     },
   });

@@ -16,7 +16,7 @@ import type { DockerProviderOptions } from './options.ts';
 export function dockerProviderMethods(options: DockerProviderOptions, context: ProviderContext): ProviderMethods {
   let client: DockerClient | undefined;
   // Lazy: the factory does no I/O and a bad DOCKER_HOST surfaces on first use.
-  const docker = (): DockerClient => (client ??= new DockerClient({ host: options.dockerHost, apiVersion: options.apiVersion }));
+  const docker = (): DockerClient => (client ??= new DockerClient({ host: options.docker_host, apiVersion: options.api_version }));
 
   return {
     async status() {
@@ -34,7 +34,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       }
     },
     create: (request) => createContainer(docker(), request),
-    ready: (machine, request) => waitReady(docker(), machine, request, options.desktopUser),
+    ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user),
     destroy: (machine) => destroyContainer(docker(), machine, context.log),
     list: () => listOwned(docker(), context.identityPrefix),
     async channel(machine: MachineRef, template: TemplateConfig): Promise<GuestChannel> {
@@ -45,10 +45,10 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       if (!c.State.Running) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [provider-docker] container ${machine.identity} is ${c.State.Status}, not running`, { source: 'provider-docker' });
       const user = template.provider_options?.user;
       return DockerChannel.open(docker(), c.Id, {
-        desktopUser: typeof user === 'string' && user ? user : options.desktopUser,
-        maxFileBytes: options.maxFileBytes,
-        maxArchiveBytes: options.maxArchiveBytes,
-        useHelper: options.execHelper,
+        desktopUser: typeof user === 'string' && user ? user : options.desktop_user,
+        maxFileBytes: options.max_file_bytes,
+        maxArchiveBytes: options.max_archive_bytes,
+        useHelper: options.exec_helper,
         log: context.log,
       });
     },

@@ -22,7 +22,7 @@ async function latency(run: () => Promise<unknown>, n: number): Promise<{ p50: n
 
 describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
   const { provider, context } = makeProvider();
-  const plain = makeProvider({ execHelper: false, maxFileBytes: 1000 }, context).provider;
+  const plain = makeProvider({ exec_helper: false, max_file_bytes: 1000 }, context).provider;
   const lease = randomUUID();
   const identity = `${context.identityPrefix}${lease}`;
   const small: TemplateConfig = { ...template, provider_options: { screen: '1024x768x24' } };
@@ -62,7 +62,7 @@ describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
     assert.equal(r.exit_code, 5);
     assert.equal(r.stdout.toString(), 'in');
     assert.equal(r.stderr.toString(), 'err\n');
-    await assert.rejects(slow.putFile('/tmp/big.bin', Buffer.alloc(1001)), (e: any) => e.code === 'INVALID_REQUEST' && /cap of 1000 bytes \(maxFileBytes\)/.test(e.message));
+    await assert.rejects(slow.putFile('/tmp/big.bin', Buffer.alloc(1001)), (e: any) => e.code === 'INVALID_REQUEST' && /cap of 1000 bytes: raise the docker provider option max_file_bytes/.test(e.message));
     await slow.putFile('/tmp/small.bin', Buffer.alloc(1000, 1));
     assert.equal((await fast.getFile('/tmp/small.bin')).length, 1000);
     const engine = await latency(() => slow.exec(['true']), 20);

@@ -30,7 +30,7 @@ describe('docker: daemon unreachable', () => {
   });
 
   it('tcp:// DOCKER_HOST to a closed loopback port is unreachable too', async () => {
-    const { provider } = makeProvider({ dockerHost: 'tcp://127.0.0.1:1' });
+    const { provider } = makeProvider({ docker_host: 'tcp://127.0.0.1:1' });
     const status = await provider.status();
     assert.equal(status.ok, false);
     assert.match(status.reason!, /not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
