@@ -52,3 +52,24 @@ it('server: policy denies configured tools with POLICY_DENIED', async () => {
     denied.cleanup();
   }
 });
+
+it('server: a provider whose options are invalid still lists its own templates, unavailable with the reason', async () => {
+  const bad = sandbox({ providers: { fake: { dir: '/tmp/unused', bogus_key: 1 } } }, []);
+  const d = await connect(bad);
+  try {
+    const health = (await d.call('vm_health')).structuredContent;
+    const fake = health.plugins.find((p: any) => p.id === 'fake' && p.kind === 'provider');
+    assert.equal(fake.ok, false);
+    assert.match(fake.reason, /unknown field "bogus_key"/);
+    const templates = (await d.call('vm_list_templates')).structuredContent.templates;
+    const t = templates.find((x: any) => x.id === 'fake-desktop');
+    assert.ok(t, 'the provider\'s built-in template is still listed');
+    assert.equal(t.availability, 'unavailable');
+    assert.match(t.reason, /provider "fake" is unusable: .*unknown field "bogus_key"/);
+    const create = await d.call('vm_lease_create', { template: 'fake-desktop' });
+    assert.equal(errorCode(create), 'CAPABILITY_UNAVAILABLE');
+  } finally {
+    await d.close();
+    bad.cleanup();
+  }
+});
