@@ -11,7 +11,7 @@ const N = Number(process.env.N ?? 30);
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-console-'));
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ instance: 'benchq', db: join(dir, 'vmhub.db'), providers: { qemu: { stateDir: join(dir, 'state') } } }));
+  writeFileSync(config, JSON.stringify({ instance: 'benchq', db: join(dir, 'vmhub.db'), providers: { qemu: { state_dir: join(dir, 'state') } } }));
   const client = await connectServer({ VMHUB_CONFIG: config });
   const call = async (name, args) => {
     const r = await client.callTool({ name, arguments: args });

@@ -21,7 +21,7 @@ let lease = '';
 
 before(async () => {
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), providers: { qemu: { stateDir } } }));
+  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), providers: { qemu: { state_dir: stateDir } } }));
   s = await connect({ dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} });
 });
 after(async () => {

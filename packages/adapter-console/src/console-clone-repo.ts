@@ -15,7 +15,7 @@ async function collect(stream: Readable, cap: number): Promise<Buffer> {
     total += buf.length;
     if (total > cap) {
       stream.destroy();
-      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] repository archive is larger than ${cap} bytes: clone with a smaller depth, or raise adapter option maxArchiveBytes`, { source: SOURCE });
+      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] repository archive is larger than ${cap} bytes: clone with a smaller depth, or raise adapter option max_archive_bytes`, { source: SOURCE });
     }
     parts.push(buf);
   }

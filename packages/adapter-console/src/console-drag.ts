@@ -1,4 +1,4 @@
-/** drag: press at `from`, move in `dragSteps` steps, release at `to` (released even on error). */
+/** drag: press at `from`, move in `drag_steps` steps, release at `to` (released even on error). */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, MouseButton, Point } from '@vmhub/core';
 import { buttonEvent, moveEvents } from './console-input.ts';

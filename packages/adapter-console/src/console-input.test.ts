@@ -32,7 +32,7 @@ test('console: screen pixels map onto the tablet 0..32767 axes', () => {
 });
 
 test('console: click with count and modifiers becomes one input-send-event sequence', async () => {
-  const rt = { ...createRuntime({ pointerDelayMs: 0 }) };
+  const rt = { ...createRuntime({ pointer_delay_ms: 0 }) };
   const { ctx, events, shots } = fakeTarget(1000, 1000);
   await click(rt, ctx, { x: 10, y: 20, button: 'right', count: 2, modifiers: ['ctrl'] });
   assert.equal(shots(), 1, 'screen size learned from one screendump');
@@ -40,7 +40,7 @@ test('console: click with count and modifiers becomes one input-send-event seque
 });
 
 test('console: drag ends pressed → released at the target, scroll turns the wheel', async () => {
-  const rt = createRuntime({ pointerDelayMs: 0, dragSteps: 4 });
+  const rt = createRuntime({ pointer_delay_ms: 0, drag_steps: 4 });
   const a = fakeTarget(1000, 1000);
   await drag(rt, a.ctx, { from: { x: 0, y: 0 }, to: { x: 999, y: 999 }, button: 'left' });
   const kinds = a.events.map((e) => (e.type === 'btn' ? `${e.data.button}:${e.data.down}` : e.type));
@@ -53,7 +53,7 @@ test('console: drag ends pressed → released at the target, scroll turns the wh
 });
 
 test('console: off-screen points are refused before any event, after one fresh screen check', async () => {
-  const rt = createRuntime({ pointerDelayMs: 0 });
+  const rt = createRuntime({ pointer_delay_ms: 0 });
   const { ctx, events, shots } = fakeTarget(640, 480);
   for (const p of [{ x: 640, y: 0 }, { x: 0, y: 480 }, { x: -1, y: 3 }]) {
     await assert.rejects(click(rt, ctx, { ...p, button: 'left', count: 1, modifiers: [] }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');

@@ -18,10 +18,10 @@ export interface ConsoleRuntime {
 export function createRuntime(options: ConsoleAdapterOptions): ConsoleRuntime {
   const envDelay = Number(process.env.VMHUB_CONSOLE_KEY_DELAY_MS);
   return {
-    keyDelayMs: options.keyDelayMs ?? (process.env.VMHUB_CONSOLE_KEY_DELAY_MS && Number.isFinite(envDelay) && envDelay >= 0 ? envDelay : 20),
-    pointerDelayMs: options.pointerDelayMs ?? 15,
-    dragSteps: options.dragSteps ?? 10,
-    maxArchiveBytes: options.maxArchiveBytes ?? 256 * 1024 * 1024,
+    keyDelayMs: options.key_delay_ms ?? (process.env.VMHUB_CONSOLE_KEY_DELAY_MS && Number.isFinite(envDelay) && envDelay >= 0 ? envDelay : 20),
+    pointerDelayMs: options.pointer_delay_ms ?? 15,
+    dragSteps: options.drag_steps ?? 10,
+    maxArchiveBytes: options.max_archive_bytes ?? 256 * 1024 * 1024,
     screens: new Map(),
   };
 }

@@ -34,7 +34,7 @@ runAdapterConformance({
     const template = tinyConsoleAgentTemplate(join(root, 'golden'));
     const prefix = `vmhub-c${randomUUID().slice(0, 8)}-`;
     const leaseId = randomUUID();
-    const provider = qemuPlugin.create({ stateDir: join(root, 'state') }, { identityPrefix: prefix, log: () => {} });
+    const provider = qemuPlugin.create({ state_dir: join(root, 'state') }, { identityPrefix: prefix, log: () => {} });
     const machine = await provider.create({ lease_id: leaseId, identity: `${prefix}${leaseId}`, template, signal: AbortSignal.timeout(60_000) });
     await provider.ready(machine, { template, signal: AbortSignal.timeout(240_000), stage: () => {} });
     let con: Promise<ConsoleHandle> | undefined;

@@ -66,7 +66,7 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     root = await mkdtemp(join(tmpdir(), 'vmhub-console-test-'));
     await buildTinyConsoleGolden({ dir: join(root, 'golden') });
     template = tinyConsoleTemplate(join(root, 'golden'));
-    provider = qemuPlugin.create({ stateDir: join(root, 'state') }, { identityPrefix: prefix, log: () => {} });
+    provider = qemuPlugin.create({ state_dir: join(root, 'state') }, { identityPrefix: prefix, log: () => {} });
     const identity = `${prefix}${leaseId}`;
     const started = Date.now();
     machine = await provider.create({ lease_id: leaseId, identity, template, signal: AbortSignal.timeout(60_000) });

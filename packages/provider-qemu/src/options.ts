@@ -1,26 +1,27 @@
 /**
- * Options of @vmhub/provider-qemu (the provider's entry in the server config). Every field has a
- * default; explicit options beat environment variables, which createRuntime reads.
+ * Options of @vmhub/provider-qemu (the provider's entry in the server config, `providers.qemu`).
+ * Keys are snake_case like every other vmhub config key. Every field has a default; explicit
+ * options beat environment variables, which createRuntime reads. Unknown keys are rejected.
  */
 import { Type, type Static } from '@vmhub/core';
 
 export const QemuProviderOptionsSchema = Type.Object({
   /** Per-lease state directories live here. Default `$XDG_STATE_HOME/vmhub/qemu` or `~/.local/state/vmhub/qemu` (env VMHUB_QEMU_STATE_DIR). */
-  stateDir: Type.Optional(Type.String({ minLength: 1 })),
+  state_dir: Type.Optional(Type.String({ minLength: 1 })),
   /** The emulator binary. Default `qemu-system-x86_64` from PATH (env VMHUB_QEMU_BINARY). */
-  qemuBinary: Type.Optional(Type.String({ minLength: 1 })),
+  qemu_binary: Type.Optional(Type.String({ minLength: 1 })),
   /** `qemu-img`, for overlays. Default `qemu-img` from PATH (env VMHUB_QEMU_IMG). */
-  qemuImg: Type.Optional(Type.String({ minLength: 1 })),
+  qemu_img: Type.Optional(Type.String({ minLength: 1 })),
   /** `auto` (KVM when /dev/kvm opens and the CPU has vmx/svm, else TCG), `kvm` or `tcg`. Default `auto` (env VMHUB_QEMU_ACCEL). */
   accel: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('kvm'), Type.Literal('tcg')])),
   /** Machine type. Default `q35`. */
   machine: Type.Optional(Type.String({ minLength: 1 })),
   /** Memory when the template has no resources.memory_mb, MiB. Default 512. */
-  defaultMemoryMb: Type.Optional(Type.Integer({ minimum: 16 })),
+  default_memory_mb: Type.Optional(Type.Integer({ minimum: 16 })),
   /** Bound for QMP/agent connect + handshake and for each command, ms. Default 10 000. */
-  qmpTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+  qmp_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
   /** How long destroy waits after QMP `quit`, then after SIGTERM, then after SIGKILL, ms each. Default 5 000. */
-  stopTimeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+  stop_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
 }, { additionalProperties: false });
 
 export type QemuProviderOptions = Static<typeof QemuProviderOptionsSchema>;

@@ -20,7 +20,7 @@ import { FILES, machineDir, readRecord, writeRecord } from './state-dir.ts';
 export async function create(rt: QemuRuntime, request: CreateRequest): Promise<MachineRef> {
   const { identity, template } = request;
   const dir = machineDir(rt.stateDir, identity);
-  if (dir.includes(',')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] state directory ${dir} contains a comma, which QEMU option syntax cannot carry: choose another rt.stateDir`, { source: SOURCE });
+  if (dir.includes(',')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] state directory ${dir} contains a comma, which QEMU option syntax cannot carry: choose another provider option state_dir / VMHUB_QEMU_STATE_DIR`, { source: SOURCE });
   const existing = await readRecord(dir);
   if (existing?.identity === identity && (await verifyQemu(existing.pid, existing.pid_start_time, identity)).verdict === 'ours') {
     return { identity, external_id: dir, details: { pid: existing.pid, state_dir: dir, accel: existing.accel } };

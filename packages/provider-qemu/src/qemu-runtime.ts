@@ -33,18 +33,18 @@ export interface QemuRuntime {
 }
 
 export function createRuntime(options: QemuProviderOptions, context: ProviderContext): QemuRuntime {
-  const binary = options.qemuBinary ?? process.env.VMHUB_QEMU_BINARY ?? 'qemu-system-x86_64';
-  const qmpTimeoutMs = options.qmpTimeoutMs ?? 10_000;
+  const binary = options.qemu_binary ?? process.env.VMHUB_QEMU_BINARY ?? 'qemu-system-x86_64';
+  const qmpTimeoutMs = options.qmp_timeout_ms ?? 10_000;
   let version: Promise<string> | undefined;
   return {
-    stateDir: resolve(options.stateDir ?? process.env.VMHUB_QEMU_STATE_DIR ?? defaultStateDir()),
+    stateDir: resolve(options.state_dir ?? process.env.VMHUB_QEMU_STATE_DIR ?? defaultStateDir()),
     binary,
-    qemuImg: options.qemuImg ?? process.env.VMHUB_QEMU_IMG ?? 'qemu-img',
+    qemuImg: options.qemu_img ?? process.env.VMHUB_QEMU_IMG ?? 'qemu-img',
     wantedAccel: options.accel ?? (process.env.VMHUB_QEMU_ACCEL as 'auto' | 'kvm' | 'tcg' | undefined) ?? 'auto',
     machine: options.machine ?? 'q35',
-    defaultMemoryMb: options.defaultMemoryMb ?? 512,
+    defaultMemoryMb: options.default_memory_mb ?? 512,
     qmpTimeoutMs,
-    stopTimeoutMs: options.stopTimeoutMs ?? 5_000,
+    stopTimeoutMs: options.stop_timeout_ms ?? 5_000,
     pool: new QmpPool(qmpTimeoutMs),
     channels: new Map(),
     context,

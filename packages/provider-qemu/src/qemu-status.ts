@@ -12,7 +12,7 @@ export async function status(rt: QemuRuntime): Promise<ProviderStatus> {
     const accel = await chooseAccel(rt.wantedAccel);
     return { ok: true, details: { version: v, accel: accel.accel, accel_reason: accel.reason, state_dir: rt.stateDir } };
   } catch (err) {
-    return { ok: false, reason: `[vmhub] [${SOURCE}] ${rt.binary} not runnable (${(err as Error).message}): apt-get install -y qemu-system-x86 qemu-utils, or set qemuBinary / VMHUB_QEMU_BINARY` };
+    return { ok: false, reason: `[vmhub] [${SOURCE}] ${rt.binary} not runnable (${(err as Error).message}): apt-get install -y qemu-system-x86 qemu-utils, or set provider option qemu_binary / VMHUB_QEMU_BINARY` };
   }
 }
 
@@ -20,7 +20,7 @@ export async function availability(rt: QemuRuntime, template: TemplateConfig): P
   try {
     await rt.qemuVersion();
   } catch {
-    return { availability: 'unavailable', reason: `${rt.binary} not found: apt-get install -y qemu-system-x86 qemu-utils, or set qemuBinary / VMHUB_QEMU_BINARY` };
+    return { availability: 'unavailable', reason: `${rt.binary} not found: apt-get install -y qemu-system-x86 qemu-utils, or set provider option qemu_binary / VMHUB_QEMU_BINARY` };
   }
   const accel = await chooseAccel(rt.wantedAccel);
   if (rt.wantedAccel === 'kvm' && accel.reason) return { availability: 'unavailable', reason: `accel "kvm" requested but ${accel.reason}: use accel "auto" or "tcg"` };

@@ -1,5 +1,5 @@
 /**
- * The per-lease state directory: `<stateDir>/<identity>/` holding identity.json (the record
+ * The per-lease state directory: `<state_dir>/<identity>/` holding identity.json (the record
  * destroy verifies), the qcow2 overlay, qmp.sock, serial.log, qemu.log and optionally qga.sock.
  * The directory name is the identity, so list() needs nothing but readdir.
  */

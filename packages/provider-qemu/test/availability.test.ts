@@ -9,7 +9,7 @@ import plugin, { tinyConsoleTemplate } from '../src/index.ts';
 import { testContext, testPrefix } from './helpers.ts';
 
 test('qemu: a missing golden is unavailable with the exact build command', async () => {
-  const p = plugin.create({ stateDir: '/tmp/vmhub-none' }, testContext(testPrefix()));
+  const p = plugin.create({ state_dir: '/tmp/vmhub-none' }, testContext(testPrefix()));
   const r = await p.availability(tinyConsoleTemplate('/nonexistent/golden'));
   assert.equal(r.availability, 'unavailable');
   assert.match(r.reason!, /vmhub-server golden build tiny-console/);
@@ -34,7 +34,7 @@ test('qemu: a create that fails before qemu runs leaves no state directory behin
     const kernel = join(root, 'vmlinuz');
     await writeFile(kernel, 'not a kernel\n');
     const stateDir = join(root, 'state');
-    const p = plugin.create({ stateDir, qemuBinary: join(root, 'no-such-qemu'), accel: 'tcg' }, testContext(testPrefix()));
+    const p = plugin.create({ state_dir: stateDir, qemu_binary: join(root, 'no-such-qemu'), accel: 'tcg' }, testContext(testPrefix()));
     const identity = `vmhub-a-${randomUUID()}`;
     const template = { ...tinyConsoleTemplate(root), golden: kernel, provider_options: {} };
     await assert.rejects(p.create({ lease_id: 'x', identity, template, signal: AbortSignal.timeout(5000) }), (e: { code?: string; message: string }) => e.code === 'PROVISION_FAILED' && /cannot start/.test(e.message));

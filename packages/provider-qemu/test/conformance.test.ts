@@ -15,7 +15,7 @@ await buildGolden('tiny-console-agent', { dir: join(root, 'golden') });
 
 runProviderConformance({
   plugin,
-  options: { stateDir: join(root, 'state') },
+  options: { state_dir: join(root, 'state') },
   template: tinyConsoleAgentTemplate(join(root, 'golden')),
   timeoutMs: 240_000,
   channelPath: '/root/vmhub-conformance.bin',

@@ -23,7 +23,7 @@ describe('qemu: failures', { timeout: 120_000 }, () => {
     const setup = await tinyConsoleSetup();
     root = setup.root;
     template = setup.template;
-    provider = plugin.create({ stateDir: join(root, 'state') }, testContext(prefix));
+    provider = plugin.create({ state_dir: join(root, 'state') }, testContext(prefix));
   });
   after(async () => {
     for (const m of await provider.list()) await provider.destroy(m);

@@ -35,7 +35,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     template = setup.diskTemplate;
     goldenDisk = setup.goldenDisk;
     stateDir = join(root, 'state');
-    provider = plugin.create({ stateDir }, testContext(prefix, logs));
+    provider = plugin.create({ state_dir: stateDir }, testContext(prefix, logs));
   });
 
   after(async () => {
@@ -134,7 +134,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     const rec = JSON.parse(await readFile(join(stateDir, identity, 'identity.json'), 'utf8'));
     // The first provider (the "server") still holds the single-client QMP monitor from the
     // console test, so the reaper's quit cannot get through: it must fall back to SIGTERM.
-    const reaper = plugin.create({ stateDir }, testContext(prefix, logs));
+    const reaper = plugin.create({ state_dir: stateDir }, testContext(prefix, logs));
     const started = Date.now();
     assert.equal(await reaper.destroy(machine), 'destroyed');
     t.diagnostic(`reaper destroy with the monitor busy: ${Date.now() - started} ms`);

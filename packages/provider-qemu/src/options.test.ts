@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import plugin from './index.ts';
+import { createRuntime } from './qemu-runtime.ts';
+
+const ctx = { identityPrefix: 'vmhub-opt-', log: () => {} };
+
+test('qemu options: snake_case keys reach the runtime; unset ones fall back to env, then defaults', () => {
+  const rt = createRuntime({ state_dir: '/srv/q', qemu_binary: '/opt/qemu', qemu_img: '/opt/qemu-img', accel: 'tcg', machine: 'pc', default_memory_mb: 256, qmp_timeout_ms: 700, stop_timeout_ms: 900 }, ctx);
+  assert.deepEqual(
+    { stateDir: rt.stateDir, binary: rt.binary, qemuImg: rt.qemuImg, accel: rt.wantedAccel, machine: rt.machine, mem: rt.defaultMemoryMb, qmp: rt.qmpTimeoutMs, stop: rt.stopTimeoutMs },
+    { stateDir: '/srv/q', binary: '/opt/qemu', qemuImg: '/opt/qemu-img', accel: 'tcg', machine: 'pc', mem: 256, qmp: 700, stop: 900 },
+  );
+  const saved = process.env.VMHUB_QEMU_STATE_DIR;
+  process.env.VMHUB_QEMU_STATE_DIR = '/srv/from-env';
+  try {
+    assert.equal(createRuntime({}, ctx).stateDir, '/srv/from-env');
+    assert.equal(createRuntime({ state_dir: '/srv/explicit' }, ctx).stateDir, '/srv/explicit', 'an explicit option beats the env var');
+  } finally {
+    if (saved === undefined) delete process.env.VMHUB_QEMU_STATE_DIR; else process.env.VMHUB_QEMU_STATE_DIR = saved;
+  }
+  const d = createRuntime({}, ctx);
+  assert.deepEqual([d.defaultMemoryMb, d.qmpTimeoutMs, d.stopTimeoutMs, d.machine], [512, 10_000, 5_000, 'q35']);
+});
+
+test('qemu options: a pre-0.1 camelCase key is refused, naming it', () => {
+  for (const old of ['stateDir', 'qemuBinary', 'qemuImg', 'defaultMemoryMb', 'qmpTimeoutMs', 'stopTimeoutMs']) {
+    assert.throws(() => plugin.create({ [old]: old.endsWith('Ms') || old.endsWith('Mb') ? 1000 : '/x' } as never, ctx),
+      (e: { code?: string; message: string }) => e.code === 'INVALID_REQUEST' && e.message.includes(`unknown field "${old}"`), old);
+  }
+  assert.doesNotThrow(() => plugin.create({ state_dir: '/tmp/vmhub-none', qmp_timeout_ms: 1000 }, ctx));
+});
