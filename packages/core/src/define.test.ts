@@ -33,6 +33,8 @@ describe('core: defineAdapter', () => {
       create: (o) => ({ key: async () => { throw new Error(`boom on ${o.display}`); } }),
     });
     assert.throws(() => plugin.create({ display: 5 as never }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
+    assert.throws(() => plugin.create({ displayName: ':1' } as never), (e: unknown) => VmhubError.is(e) && e.source === 'adapter-demo'
+      && /\[adapter-demo\] options: unknown field "displayName"/.test(e.message) && /Fix adapters\.demo \(or a template's adapter_options\) in the vmhub config file/.test(e.hint));
     const a = plugin.create();
     await assert.rejects(a.key!({} as never, { keys: 'a' }), (e: unknown) => VmhubError.is(e) && e.code === 'INTERNAL' && e.source === 'adapter-demo' && /boom on :0/.test(e.message));
   });
@@ -44,6 +46,11 @@ describe('core: defineAdapter', () => {
 
 describe('core: defineProvider', () => {
   const methods = { status: async () => ({ ok: true }), availability: async () => ({ availability: 'available' as const }), create: async () => ({ identity: 'i', external_id: 'e' }), ready: async () => {}, destroy: async () => 'destroyed' as const, list: async () => [] };
+  it('invalid options name the config key to fix', () => {
+    const p = defineProvider({ ...base, options: Type.Object({ dir: Type.Optional(Type.String()) }, { additionalProperties: false }), create: () => methods });
+    assert.throws(() => p.create({ dri: '/x' } as never, { identityPrefix: 'vmhub-x-', log: () => {} }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST'
+      && /unknown field "dri"/.test(e.message) && /Fix providers\.demo in the vmhub config file/.test(e.hint));
+  });
   it('requires the lifecycle methods', () => {
     const p = defineProvider({ ...base, create: () => ({ ...methods, list: undefined as never }) });
     assert.throws(() => p.create(undefined, { identityPrefix: 'vmhub-x-', log: () => {} }), /required method list\(\)/);

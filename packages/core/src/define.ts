@@ -72,6 +72,17 @@ function checkHeader(kind: string, spec: { id: string; version: string; contract
   }
 }
 
+/** Validate a plugin's options; a failure names the config key to fix, not "the arguments". */
+function validOptions<O>(schema: TSchema | undefined, raw: unknown, source: string, configKey: string): O {
+  if (!schema) return (raw ?? {}) as O;
+  try {
+    return assertValid<O>(schema, structuredClone(raw ?? {}), `[vmhub] [${source}] options`, source);
+  } catch (err) {
+    if (!VmhubError.is(err)) throw err;
+    throw new VmhubError('INVALID_REQUEST', err.message, { source, hint: `Fix ${configKey} in the vmhub config file as the message says; the plugin's README lists its options.` });
+  }
+}
+
 function wrap<F extends (...args: any[]) => Promise<any>>(fn: F, self: object, source: string): F {
   return (async (...args: unknown[]) => {
     try {
@@ -102,7 +113,7 @@ export function defineAdapter<O = Record<string, never>>(spec: AdapterSpec<O>): 
     capabilities: Object.freeze([...spec.capabilities]),
     verbs: Object.freeze(verbList),
     create(raw?: Partial<O>): Adapter {
-      const options = spec.options ? assertValid<O>(spec.options, structuredClone(raw ?? {}), `[vmhub] [${source}] options`, source) : ((raw ?? {}) as O);
+      const options = validOptions<O>(spec.options, raw, source, `adapters.${spec.id} (or a template's adapter_options)`);
       const methods = spec.create(options);
       for (const cap of CAPABILITIES) {
         if (cap === 'dispatch') continue;
@@ -144,7 +155,7 @@ export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>)
     contractVersion: spec.contractVersion,
     templates: Object.freeze([...(spec.templates ?? [])]),
     create(raw: Partial<O> | undefined, context: ProviderContext): Provider {
-      const options = spec.options ? assertValid<O>(spec.options, structuredClone(raw ?? {}), `[vmhub] [${source}] options`, source) : ((raw ?? {}) as O);
+      const options = validOptions<O>(spec.options, raw, source, `providers.${spec.id}`);
       const methods = spec.create(options, context);
       const provider: Record<string, unknown> = { kind: 'provider', id: spec.id, version: spec.version, contractVersion: spec.contractVersion };
       for (const name of REQUIRED_PROVIDER_METHODS) {
