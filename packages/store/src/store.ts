@@ -50,9 +50,10 @@ export class Store {
     this.path = options.path;
     if (options.path !== ':memory:') ensureDir(dirname(options.path));
     this.sqlite = new BetterSqlite3(options.path, { readonly: options.readonly ?? false });
-    this.sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+    this.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
     if (!options.readonly) {
-      this.sqlite.pragma('journal_mode = WAL');
+      enableWal(this.sqlite, busyTimeoutMs);
       this.sqlite.pragma('synchronous = NORMAL');
       this.sqlite.pragma('foreign_keys = ON');
       migrate(this.sqlite);
@@ -180,6 +181,30 @@ export class Store {
  * `mkdir -p`, one level at a time: Node's recursive mkdirSync spins forever on some special file
  * systems (seen: a path under /proc hangs at 100 % CPU); this fails at once with the errno.
  */
+/**
+ * Switch the file to WAL (persistent: once one process has done it, the rest only read the mode).
+ * Switching upgrades a read lock to an exclusive one, and SQLite answers SQLITE_BUSY at once —
+ * without waiting on busy_timeout — when that upgrade could deadlock with another process's
+ * writer; so several processes opening a fresh file together retry here until the deadline.
+ */
+function enableWal(db: BetterSqlite3.Database, timeoutMs: number): void {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      sleepSync(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+    }
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 function ensureDir(dir: string): void {
   let path = '';
   for (const part of resolve(dir).split(sep)) {
