@@ -103,8 +103,11 @@ export class DockerChannel implements GuestChannel {
       stdin,
       timeoutMs: options.timeoutMs ?? 30_000,
       maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
+      signal: options.signal,
     };
     const helper = await this.#liveHelper();
+    // Cancelled before it started: the command never runs.
+    if (options.signal?.aborted) return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
     if (helper) return helper.exec(req);
     // The helper starts in the user's home; a docker exec starts in the image's WORKDIR.
     const home = req.user === this.#settings.desktopUser ? this.home : req.user === 'root' ? '/root' : undefined;

@@ -3,6 +3,7 @@
  * exec each time, so the channel only uses it when the persistent helper cannot start (no perl in
  * the image) and to start the helper itself.
  */
+import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { ExecResult } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
@@ -16,6 +17,24 @@ export interface RawExecRequest {
   stdin?: Buffer;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Aborting kills the command as the timeout does. */
+  signal?: AbortSignal;
+}
+
+// The Engine API cannot kill an exec, and the exec's Pid is a host pid the guest cannot map. So
+// every plain exec carries a random token in its environment (inherited by its children), and a
+// kill is a second exec, as the same user (only it may read those processes' environ), that kills
+// every process carrying the token.
+const TOKEN_VAR = 'VMHUB_EXEC_TOKEN';
+const KILL_SCRIPT = 'p=; for d in /proc/[0-9]*; do grep -qsF "$1" "$d/environ" && p="$p ${d#/proc/}"; done; [ -z "$p" ] || kill -KILL $p 2>/dev/null; exit 0';
+
+async function killByToken(docker: DockerClient, containerId: string, user: string, token: string): Promise<string> {
+  try {
+    const r = await rawExec(docker, containerId, { argv: ['sh', '-c', KILL_SCRIPT, 'sh', `${TOKEN_VAR}=${token}`], user, timeoutMs: 10_000, maxOutputBytes: 4096 });
+    return r.exit_code === 0 ? '' : `\n[vmhub] killing the exec failed (exit ${r.exit_code}): ${r.stderr.toString('utf8').trim()}\n`;
+  } catch (err) {
+    return `\n[vmhub] killing the exec failed: ${(err as Error).message}\n`;
+  }
 }
 
 /** Create an exec and hijack its start; the caller owns the returned socket. */
@@ -37,20 +56,32 @@ export async function startExec(docker: DockerClient, containerId: string, req: 
 }
 
 export async function rawExec(docker: DockerClient, containerId: string, req: RawExecRequest): Promise<ExecResult> {
-  const { execId, socket, head } = await startExec(docker, containerId, { ...req, stdin: true });
+  const token = randomUUID();
+  const { execId, socket, head } = await startExec(docker, containerId, { ...req, env: { ...req.env, [TOKEN_VAR]: token }, stdin: true });
   const stdout = new CappedBuffer(req.maxOutputBytes);
   const stderr = new CappedBuffer(req.maxOutputBytes);
   const demux = new DockerDemuxer((stream, data) => (stream === 2 ? stderr : stdout).push(data));
   let timedOut = false;
+  let killed: Promise<string> | undefined;
   await new Promise<void>((resolve) => {
-    // The Engine API cannot kill an exec: on timeout we drop the connection and report it.
-    const timer = setTimeout(() => { timedOut = true; socket.destroy(); }, req.timeoutMs);
+    // Timeout and abort: drop the connection (exec resolves) and kill the processes in the guest.
+    const kill = (): void => {
+      if (timedOut || socket.destroyed) return;
+      timedOut = true;
+      socket.destroy();
+      killed = killByToken(docker, containerId, req.user, token);
+    };
+    const timer = setTimeout(kill, req.timeoutMs);
+    req.signal?.addEventListener('abort', kill, { once: true });
     socket.on('data', (d: Buffer) => demux.push(d));
-    socket.on('close', () => { clearTimeout(timer); resolve(); });
+    socket.on('close', () => { clearTimeout(timer); req.signal?.removeEventListener('abort', kill); resolve(); });
     socket.on('error', () => {});
     if (head.length) demux.push(head);
+    if (req.signal?.aborted) return kill();
     socket.end(req.stdin ?? Buffer.alloc(0));
   });
+  const note = killed && (await killed);
+  if (note) stderr.push(Buffer.from(note));
   let exitCode: number | null = null;
   if (!timedOut) {
     const info = await docker.json<{ ExitCode: number | null; Running: boolean }>('GET', `/exec/${execId}/json`);

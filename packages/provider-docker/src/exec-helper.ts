@@ -18,9 +18,10 @@ const STDIN_CHUNK = 64 * 1024;
 interface Job {
   stdout: CappedBuffer;
   stderr: CappedBuffer;
-  timer?: NodeJS.Timeout;
   timedOut: boolean;
   resolve: (r: ExecResult) => void;
+  /** Clears the timer and the abort listener. */
+  done: () => void;
 }
 
 /** The helper serves the same requests as a plain Engine-API exec. */
@@ -109,7 +110,7 @@ export class ExecHelper {
     else if (type === 'R') job.stderr.push(payload);
     else if (type === 'X') {
       this.#jobs.delete(id);
-      clearTimeout(job.timer);
+      job.done();
       const signaled = payload[0] === 1;
       job.resolve({
         exit_code: signaled || job.timedOut ? null : payload[1]!,
@@ -126,7 +127,7 @@ export class ExecHelper {
     this.#closed = err;
     for (const [id, job] of this.#jobs) {
       this.#jobs.delete(id);
-      clearTimeout(job.timer);
+      job.done();
       job.resolve({ exit_code: null, stdout: job.stdout.toBuffer(), stderr: Buffer.concat([job.stderr.toBuffer(), Buffer.from(`\n[vmhub] exec helper lost: ${err.message}\n`)]), timed_out: job.timedOut, truncated: job.stdout.truncated || job.stderr.truncated });
     }
   }
@@ -140,12 +141,17 @@ export class ExecHelper {
     head.writeUInt32BE(env.length, 0);
     head.writeUInt32BE(req.argv.length, 4);
     return new Promise<ExecResult>((resolve) => {
-      const job: Job = { stdout: new CappedBuffer(req.maxOutputBytes), stderr: new CappedBuffer(req.maxOutputBytes), timedOut: false, resolve };
-      this.#jobs.set(id, job);
-      job.timer = setTimeout(() => {
+      // Timeout and abort both kill the job's process group; its exit frame then resolves.
+      const kill = (): void => {
+        if (job.timedOut || !this.#jobs.has(id)) return;
         job.timedOut = true;
         this.#socket.write(frame('K', id));
-      }, req.timeoutMs);
+      };
+      const timer = setTimeout(kill, req.timeoutMs);
+      const done = (): void => { clearTimeout(timer); req.signal?.removeEventListener('abort', kill); };
+      const job: Job = { stdout: new CappedBuffer(req.maxOutputBytes), stderr: new CappedBuffer(req.maxOutputBytes), timedOut: false, resolve, done };
+      this.#jobs.set(id, job);
+      req.signal?.addEventListener('abort', kill, { once: true });
       const parts = [frame('S', id, Buffer.concat([head, strings([req.user, req.cwd ?? '', ...env, ...req.argv])]))];
       const stdin = req.stdin ?? Buffer.alloc(0);
       for (let off = 0; off < stdin.length; off += STDIN_CHUNK) parts.push(frame('I', id, stdin.subarray(off, off + STDIN_CHUNK)));

@@ -1,9 +1,11 @@
 /**
  * docker: readiness timeout, screen size from the template, and exec without the helper (one
- * Engine API exec per call). Measures per-exec latency of `true` both ways.
+ * Engine API exec per call). Measures per-exec latency of `true` both ways, and how fast an
+ * aborted exec resolves (the process gone from the guest) both ways.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { MachineRef, TemplateConfig } from '@vmhub/core';
 import { DockerChannel } from '../src/index.ts';
@@ -73,6 +75,45 @@ describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
     assert.ok(helper.p50 < engine.p50, 'the helper is faster than a docker exec per call');
     await slow.close();
     await fast.close();
+  });
+
+  it('an aborted signal kills the command in the guest and resolves promptly, helper and plain docker exec alike', async () => {
+    for (const [mode, p] of [['helper', provider], ['engine', plain]] as const) {
+      const ch = await p.channel!(machine, small) as DockerChannel;
+      assert.equal(ch.mode, mode);
+      const tag = `/tmp/abort-${randomUUID().slice(0, 8)}`;
+      const t0 = performance.now();
+      const r = await ch.exec(['sh', '-c', `echo $$ > ${tag}.pid; exec sleep 300`], { timeoutMs: 60_000, signal: AbortSignal.timeout(500) });
+      const afterAbort = performance.now() - t0 - 500;
+      assert.equal(r.exit_code, null);
+      assert.equal(r.timed_out, true);
+      assert.ok(afterAbort < 3000, `${mode}: resolved ${afterAbort.toFixed(0)} ms after the abort`);
+      const pid = (await ch.exec(['cat', `${tag}.pid`])).stdout.toString().trim();
+      assert.match(pid, /^\d+$/, `${mode}: the command started and wrote its pid`);
+      const alive = await ch.exec(['kill', '-0', pid]);
+      assert.notEqual(alive.exit_code, 0, `${mode}: the aborted process ${pid} is gone from the guest`);
+
+      const pre = new AbortController();
+      pre.abort();
+      const t1 = performance.now();
+      const never = await ch.exec(['touch', `${tag}.ran`], { signal: pre.signal });
+      const atOnce = performance.now() - t1;
+      assert.equal(never.exit_code, null);
+      assert.equal(never.timed_out, true);
+      assert.ok(atOnce < 500, `${mode}: an already-aborted exec resolved in ${atOnce.toFixed(0)} ms`);
+
+      // One long-lived signal across many execs keeps no listener once each exec has ended.
+      const shared = new AbortController();
+      for (let i = 0; i < 5; i++) await ch.exec(['true'], { signal: shared.signal });
+      await ch.exec(['sleep', '5'], { signal: shared.signal, timeoutMs: 200 });
+      assert.equal(getEventListeners(shared.signal, 'abort').length, 0, `${mode}: abort listeners removed when the exec ends`);
+
+      const ran = await ch.exec(['test', '-e', `${tag}.ran`]);
+      assert.equal(ran.exit_code, 1, `${mode}: the command with an already-aborted signal never ran`);
+      await ch.exec(['rm', '-f', `${tag}.pid`]);
+      process.stderr.write(`[abort] ${mode}: resolved ${afterAbort.toFixed(0)} ms after the abort; already aborted: ${atOnce.toFixed(1)} ms\n`);
+      await ch.close();
+    }
   });
 
   it('a guest without perl gets a working channel through plain docker exec, with a warning', async () => {
