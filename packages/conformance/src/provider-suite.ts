@@ -166,6 +166,25 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
       }
     });
 
+    it('channel(): exec honours an abort signal (a cancelled call stops in the guest)', async (t) => {
+      if (!need(t, 'machine')) return;
+      if (!provider!.channel) { t.skip('provider has no channel() (console-only)'); return; }
+      const channel: GuestChannel = await provider!.channel(machine!, template);
+      try {
+        const pre = new AbortController();
+        pre.abort(new Error('cancelled before start'));
+        const before = await withTimeout(() => channel.exec(['sleep', '30'], { timeoutMs: 60_000, signal: pre.signal }), 5_000, 'exec with an aborted signal', 'an already-aborted signal must not start the command');
+        check(before.exit_code === null && before.timed_out === true, `exec with an already-aborted signal gave exit ${before.exit_code}, timed_out ${before.timed_out}`, 'resolve at once with exit_code null and timed_out true when options.signal is already aborted');
+        const started = Date.now();
+        const r = await withTimeout(() => channel.exec(['sleep', '30'], { timeoutMs: 60_000, signal: AbortSignal.timeout(500) }), 10_000, 'exec aborted after 500 ms', 'kill the process when options.signal aborts, as on timeout, and resolve promptly');
+        check(r.exit_code === null && r.timed_out === true, `exec(["sleep", "30"]) aborted after 500 ms gave exit ${r.exit_code}, timed_out ${r.timed_out} after ${Date.now() - started} ms`, 'on abort, kill the process as on timeout and resolve with exit_code null and timed_out true');
+        const after = await channel.exec(['echo', 'still-serving'], { timeoutMs: 30_000 });
+        check(after.exit_code === 0 && after.stdout.toString().trim() === 'still-serving', `exec after a cancelled one gave exit ${after.exit_code}`, 'a cancelled exec must leave the channel usable');
+      } finally {
+        await channel.close();
+      }
+    });
+
     it('destroy() with a forged identity answers "identity_mismatch" and leaves the machine', async (t) => {
       if (!need(t, 'machine')) return;
       const forged = { ...machine!, identity: machineIdentity(instance, randomUUID()) };

@@ -21,7 +21,10 @@ export interface AdapterContext {
   channel(): Promise<GuestChannel>;
   /** The lease's console handle. Throws CAPABILITY_UNAVAILABLE if the provider has none. */
   console(): Promise<ConsoleHandle>;
-  /** Aborted when the call's deadline passes or the client cancels. */
+  /**
+   * Aborted when the call's deadline passes or the client cancels. Pass it to every
+   * `GuestChannel.exec` (ExecOptions.signal) so a cancelled call stops in the guest too.
+   */
   signal: AbortSignal;
 }
 

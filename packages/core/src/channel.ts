@@ -24,6 +24,14 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Cap for each of stdout and stderr; the rest is dropped and `truncated` set. Default 1 MiB. */
   maxOutputBytes?: number;
+  /**
+   * Cancels the command: when it aborts (the agent cancelled the tool call, or the call's deadline
+   * passed — adapters pass `AdapterContext.signal`), the process is killed exactly as on timeout
+   * and exec resolves promptly with `exit_code: null` and `timed_out: true`. Already aborted: the
+   * command does not start. Channels must honour it: a cancelled call must not keep running in
+   * the guest.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {

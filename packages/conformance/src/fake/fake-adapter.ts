@@ -135,7 +135,7 @@ function desktopMethods(): AdapterMethods {
     },
     async exec(ctx, input) {
       const channel = await ctx.channel();
-      return channel.exec(input.argv, { timeoutMs: input.timeout_ms, maxOutputBytes: input.max_output_bytes, ...(input.cwd ? { cwd: input.cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
+      return channel.exec(input.argv, { timeoutMs: input.timeout_ms, maxOutputBytes: input.max_output_bytes, signal: ctx.signal, ...(input.cwd ? { cwd: input.cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}) });
     },
   };
 }

@@ -37,6 +37,7 @@ export class FakeChannel implements GuestChannel {
     return fakeExec(argv, {
       root: this.root, cwd: options.cwd ?? GUEST_HOME, stdin, env: fakeEnv(options.env),
       timeoutMs: options.timeoutMs ?? 30_000, maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   }
 

@@ -18,6 +18,8 @@ export interface FakeExecOptions {
   env: Record<string, string>;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Aborting it "kills" the command: like a timeout (exit_code null, timed_out true). */
+  signal?: AbortSignal;
 }
 
 interface Out { stdout: Buffer[]; stderr: Buffer[] }
@@ -42,13 +44,13 @@ const COMMANDS: Record<string, Step> = {
   },
   async true() { return 0; },
   async false() { return 1; },
-  async sleep(args, _o, out, deadline) {
+  async sleep(args, o, out, deadline) {
     const seconds = Number(args[0]);
     if (!Number.isFinite(seconds) || seconds < 0) { say(out.stderr, `sleep: invalid time interval '${args[0] ?? ''}'\n`); return 1; }
     const until = Date.now() + seconds * 1000;
-    if (until > deadline) { await delay(Math.max(0, deadline - Date.now())); return 'timeout'; }
-    await delay(seconds * 1000);
-    return 0;
+    if (until > deadline) { await delay(Math.max(0, deadline - Date.now()), o.signal); return 'timeout'; }
+    await delay(seconds * 1000, o.signal);
+    return o.signal?.aborted ? 'timeout' : 0;
   },
   async ls(args, o, out) {
     const target = args.find((a) => !a.startsWith('-')) ?? o.cwd;
@@ -79,11 +81,18 @@ const COMMANDS: Record<string, Step> = {
   async exit(args) { const code = Number(args[0] ?? 0); return Number.isInteger(code) ? code & 255 : 2; },
 };
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Sleep `ms`, ending early (without error) when `signal` aborts. */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 async function runOne(argv: string[], o: FakeExecOptions, out: Out, deadline: number): Promise<number | 'timeout'> {
+  if (o.signal?.aborted) return 'timeout';
   const name = posix.basename(argv[0] ?? '');
   if (name === 'sh' || name === 'bash') {
     if (argv[1] !== '-c' || argv[2] === undefined) { say(out.stderr, 'fake sh: only "sh -c <script>" is supported\n'); return 2; }
