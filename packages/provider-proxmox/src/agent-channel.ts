@@ -1,7 +1,8 @@
 /**
  * GuestChannel through the QEMU guest agent's Proxmox endpoints, for guests without SSH or when a
  * template asks for it. exec: argv (never a shell string) + input-data, then exec-status polled
- * until exit; a timeout kills the guest pid. Files move within the agent's limits: file-write
+ * until exit; a timeout or a cancelled call (options.signal) kills the guest pid with a second
+ * exec of `kill -KILL <pid>`. Files move within the agent's limits: file-write
  * takes ≤ 61,440 chars per call (so ≤ 45 KiB of binary as base64 with encode=0; bigger files are
  * written in parts and joined in the guest); file-read returns per-MiB base64 segments with
  * decode=0 on PVE ≥ 9.1, and on older versions files are read as `base64` output of an exec.
@@ -29,6 +30,8 @@ export const INPUT_DATA_MAX_CHARS = 65_536;
 /** One full 1 MiB file-read chunk as base64. */
 const READ_SEGMENT_CHARS = 1_398_104;
 const READ_MAX = 16 * 1024 * 1024;
+/** SIGKILLs every descendant of pid $1, deepest first (pgrep from procps or busybox). */
+export const KILL_DESCENDANTS = 'k() { for c in $(pgrep -P "$1"); do k "$c"; done; kill -KILL "$1"; }; for c in $(pgrep -P "$1"); do k "$c"; done';
 
 interface ExecStatus {
   exited: number | boolean;
@@ -70,6 +73,8 @@ export class AgentChannel implements GuestChannel {
     if (env.length) command = ['env', ...env.map(([k, v]) => `${k}=${v}`), ...command];
     if (options.user) command = ['runuser', '-u', options.user, '--', ...command];
     if (options.cwd) command = ['sh', '-c', 'cd -- "$1" || exit 126; shift; exec "$@"', 'sh', options.cwd, ...command];
+    // runuser and the base64 pipe fork: the command is then not the pid the agent reports.
+    let forks = Boolean(options.user);
     let input: string | undefined;
     if (options.stdin !== undefined) {
       const buf = typeof options.stdin === 'string' ? Buffer.from(options.stdin) : options.stdin;
@@ -79,40 +84,66 @@ export class AgentChannel implements GuestChannel {
         // Binary-safe: the agent passes text, so send base64 and decode in the guest.
         input = buf.toString('base64');
         command = ['sh', '-c', 'base64 -d | "$@"', 'sh', ...command];
+        forks = true;
       }
       if (input.length > INPUT_DATA_MAX_CHARS) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] stdin of ${buf.length} bytes is over the guest agent's ${INPUT_DATA_MAX_CHARS}-char input-data limit: put the data in a file with putFile instead`, { source: SOURCE });
     }
     const timeoutMs = options.timeoutMs ?? 30_000;
     const max = options.maxOutputBytes ?? 1024 * 1024;
+    const signal = options.signal;
+    // Already cancelled: the command never starts.
+    if (signal?.aborted) return cancelled();
     let started: { pid: number };
     try {
-      // Running a command twice is not harmless, so only readiness probes retry.
+      // Running a command twice is not harmless, so only readiness probes retry. Not cancellable in
+      // flight: the agent may start the process, and its pid is needed to kill it.
       started = await this.#t.client.post<{ pid: number }>(`${this.#base}/exec`, { command, 'input-data': input }, { retry: probe ? 'transient' : 'none' });
     } catch (err) {
       throw toVmhubError(err, `guest-agent exec on VM ${this.#t.vmid}`);
     }
-    const deadline = Date.now() + timeoutMs;
-    let wait = 50;
-    for (;;) {
-      let st: ExecStatus;
-      try {
-        st = await this.#t.client.get<ExecStatus>(`${this.#base}/exec-status`, { pid: started.pid });
-      } catch (err) {
-        throw toVmhubError(err, `guest-agent exec-status of pid ${started.pid} on VM ${this.#t.vmid}`);
+    // One listener on the caller's signal, removed when this exec ends, however many polls it takes.
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) stop.abort();
+    const kill = (): Promise<ExecResult> => this.#kill(started.pid, forks);
+    try {
+      const deadline = Date.now() + timeoutMs;
+      let wait = 50;
+      for (;;) {
+        if (stop.signal.aborted) return await kill();
+        let st: ExecStatus;
+        try {
+          st = await this.#t.client.get<ExecStatus>(`${this.#base}/exec-status`, { pid: started.pid }, { signal: stop.signal });
+        } catch (err) {
+          if (stop.signal.aborted) return await kill();
+          throw toVmhubError(err, `guest-agent exec-status of pid ${started.pid} on VM ${this.#t.vmid}`);
+        }
+        if (st.exited === 1 || st.exited === true) {
+          const out = Buffer.from(st['out-data'] ?? '', 'utf8');
+          const errb = Buffer.from(st['err-data'] ?? '', 'utf8');
+          const truncated = Boolean(st['out-truncated']) || Boolean(st['err-truncated']) || out.length > max || errb.length > max;
+          return { exit_code: typeof st.exitcode === 'number' ? st.exitcode : null, stdout: out.subarray(0, max), stderr: errb.subarray(0, max), timed_out: false, truncated };
+        }
+        if (Date.now() >= deadline) return await kill();
+        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), stop.signal).catch(() => undefined);
+        wait = Math.min(wait * 2, 1000);
       }
-      if (st.exited === 1 || st.exited === true) {
-        const out = Buffer.from(st['out-data'] ?? '', 'utf8');
-        const errb = Buffer.from(st['err-data'] ?? '', 'utf8');
-        const truncated = Boolean(st['out-truncated']) || Boolean(st['err-truncated']) || out.length > max || errb.length > max;
-        return { exit_code: typeof st.exitcode === 'number' ? st.exitcode : null, stdout: out.subarray(0, max), stderr: errb.subarray(0, max), timed_out: false, truncated };
-      }
-      if (Date.now() >= deadline) {
-        await this.#t.client.post(`${this.#base}/exec`, { command: ['kill', '-KILL', String(started.pid)] }, { retry: 'none' }).catch(() => undefined);
-        return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
-      }
-      await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
-      wait = Math.min(wait * 2, 1000);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Timeout or cancellation: the agent has no kill command, so another exec kills the pid it gave.
+   * When our wrapper forks (runuser, the base64 pipe) the command is a descendant that SIGKILL of
+   * the wrapper would orphan, so the descendants go first (fixed script; the pid is its argument).
+   */
+  async #kill(pid: number, forks: boolean): Promise<ExecResult> {
+    const run = (command: string[]): Promise<unknown> => this.#t.client.post(`${this.#base}/exec`, { command }, { retry: 'none' }).catch(() => undefined);
+    if (forks) await run(['sh', '-c', KILL_DESCENDANTS, 'sh', String(pid)]);
+    await run(['kill', '-KILL', String(pid)]);
+    return cancelled();
   }
 
   async #must(argv: string[], what: string): Promise<ExecResult> {
@@ -181,6 +212,11 @@ export class AgentChannel implements GuestChannel {
   async close(): Promise<void> {
     this.#closed = true;
   }
+}
+
+/** What a timed-out or cancelled exec resolves with: no exit code. */
+function cancelled(): ExecResult {
+  return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
 }
 
 /** file-read with decode=0 concatenates each 1 MiB chunk's own base64: decode per segment. */

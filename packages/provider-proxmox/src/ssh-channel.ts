@@ -29,6 +29,25 @@ export interface SshTarget {
 
 const DEFAULT_TIMEOUT = 30_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+/**
+ * Every remote command first writes its shell's pid as one line on stderr (stripped again here).
+ * sshd made that shell a session and process-group leader and the command keeps its pid (exec), so
+ * a cancelled or timed-out command can be killed with its whole group.
+ */
+const PID_LINE = `printf '%s\\n' "$$" >&2; `;
+/** How long a kill waits for the pid line of a command that has only just started. */
+const PID_WAIT_MS = 2000;
+/** Bound for the second exec that kills a cancelled command. */
+const KILL_WAIT_MS = 3000;
+
+interface RunOptions {
+  stdin?: Buffer | string | Readable;
+  timeoutMs: number;
+  maxOutput: number;
+  signal?: AbortSignal;
+  /** The command runs through sudo as another user. */
+  sudo: boolean;
+}
 
 function connect(config: ConnectConfig): Promise<SshClient> {
   return new Promise((resolve, reject) => {
@@ -120,8 +139,10 @@ export class SshChannel implements GuestChannel {
     return client;
   }
 
-  async #openExec(command: string): Promise<ClientChannel> {
+  /** Opens an exec channel; undefined when `signal` aborted first (the command never started). */
+  async #openExec(command: string, signal?: AbortSignal): Promise<ClientChannel | undefined> {
     let client = await this.#conn();
+    if (signal?.aborted) return undefined;
     try {
       return await new Promise<ClientChannel>((resolve, reject) => client.exec(command, (err, stream) => (err ? reject(err) : resolve(stream))));
     } catch {
@@ -129,6 +150,7 @@ export class SshChannel implements GuestChannel {
       client.end();
       this.#client = undefined;
       client = await this.#conn();
+      if (signal?.aborted) return undefined;
       return new Promise<ClientChannel>((resolve, reject) => client.exec(command, (err, stream) => (err ? reject(err) : resolve(stream))));
     }
   }
@@ -138,11 +160,15 @@ export class SshChannel implements GuestChannel {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT;
     // The guest kills the process a second after we stop waiting for it.
     const command = buildRemoteCommand(argv, { cwd: options.cwd, env: options.env, sudoUser, killAfterSeconds: timeoutMs / 1000 + 1 });
-    return this.#run(command, options.stdin, timeoutMs, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT);
+    return this.#run(command, { stdin: options.stdin, timeoutMs, maxOutput: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT, signal: options.signal, sudo: sudoUser !== undefined });
   }
 
-  async #run(command: string, stdin: Buffer | string | Readable | undefined, timeoutMs: number, maxOutput: number): Promise<ExecResult> {
-    const stream = await this.#openExec(command);
+  async #run(command: string, o: RunOptions): Promise<ExecResult> {
+    const { stdin, timeoutMs, maxOutput, signal } = o;
+    // Already cancelled: the command never starts.
+    if (signal?.aborted) return cancelled();
+    const stream = await this.#openExec(PID_LINE + command, signal);
+    if (!stream) return cancelled();
     return new Promise<ExecResult>((resolve) => {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
@@ -151,6 +177,10 @@ export class SshChannel implements GuestChannel {
       let truncated = false;
       let timedOut = false;
       let settled = false;
+      let pgid: number | undefined;
+      /** stderr until the pid line is parsed; undefined afterwards. */
+      let head: Buffer | undefined = Buffer.alloc(0);
+      let onPid: (() => void) | undefined;
       const take = (chunks: Buffer[], len: number, data: Buffer): number => {
         const room = maxOutput - len;
         if (room <= 0) { truncated = true; return len; }
@@ -158,28 +188,83 @@ export class SshChannel implements GuestChannel {
         chunks.push(data);
         return len + data.length;
       };
+      const flushHead = (): void => {
+        if (head !== undefined && head.length > 0) errLen = take(err, errLen, head);
+        head = undefined;
+      };
       stream.on('data', (d: Buffer) => { outLen = take(out, outLen, d); });
-      stream.stderr.on('data', (d: Buffer) => { errLen = take(err, errLen, d); });
+      stream.stderr.on('data', (d: Buffer) => {
+        if (head === undefined) { errLen = take(err, errLen, d); return; }
+        head = Buffer.concat([head, d]);
+        const nl = head.indexOf(10);
+        if (nl < 0 && head.length < 32) return;
+        const line = nl < 0 ? '' : head.subarray(0, nl).toString('latin1');
+        if (/^[0-9]{1,10}$/.test(line)) {
+          pgid = Number(line);
+          head = head.subarray(nl + 1);
+        }
+        flushHead();
+        onPid?.();
+      });
       const finish = (code: number | null): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', kill);
+        flushHead();
+        onPid?.();
         resolve({ exit_code: timedOut ? null : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timed_out: timedOut, truncated });
       };
       stream.on('exit', (code: number | null) => { if (typeof code === 'number') exitCode = code; });
       let exitCode: number | null = null;
       stream.on('close', (code?: number | null) => finish(typeof code === 'number' ? code : exitCode));
-      const timer = setTimeout(() => {
+      // Timeout and cancellation end the same way. OpenSSH honours the signal request only for
+      // non-root logins, and closing the channel does not stop a process that neither reads nor
+      // writes, so a second exec also kills the command's process group.
+      const kill = (): void => {
+        if (settled || timedOut) return;
         timedOut = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', kill);
         try { stream.signal('KILL'); } catch { /* not every sshd honours signals */ }
-        stream.close();
-        setTimeout(() => finish(null), 500).unref();
-      }, timeoutMs);
+        void (async () => {
+          if (pgid === undefined && head !== undefined) {
+            await new Promise<void>((res) => { onPid = res; setTimeout(res, PID_WAIT_MS).unref(); });
+          }
+          if (pgid !== undefined && !settled) await this.#killGroup(pgid, o.sudo);
+          stream.close();
+          setTimeout(() => finish(null), 500).unref();
+        })();
+      };
+      const timer = setTimeout(kill, timeoutMs);
+      signal?.addEventListener('abort', kill, { once: true });
+      if (signal?.aborted) kill();
       stream.on('error', () => finish(null));
       if (stdin === undefined) stream.end();
       else if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) stream.end(stdin);
       else stdin.pipe(stream);
     });
+  }
+
+  /** SIGKILL the process group a cancelled command leads (its pid if it leads none). Best effort, bounded. */
+  async #killGroup(pgid: number, sudo: boolean): Promise<void> {
+    // 0 and 1 would mean "my group" and "every process I may signal": never send those.
+    if (!Number.isSafeInteger(pgid) || pgid < 2) return;
+    const plain = `kill -KILL -${pgid} 2>/dev/null || kill -KILL ${pgid}`;
+    // A command run through sudo belongs to another user: signal it as root when sudo allows.
+    const command = sudo ? `sudo -n kill -KILL -${pgid} 2>/dev/null || ${plain}` : plain;
+    try {
+      const stream = await this.#openExec(command);
+      if (!stream) return;
+      await new Promise<void>((res) => {
+        const timer = setTimeout(() => { stream.close(); res(); }, KILL_WAIT_MS);
+        stream.on('close', () => { clearTimeout(timer); res(); });
+        stream.on('error', () => { clearTimeout(timer); res(); });
+        stream.resume();
+        stream.stderr.resume();
+        stream.end();
+      });
+    } catch { /* the connection is gone: so is the session, and with it the command's pipes */ }
   }
 
   #sftpSession(): Promise<SFTPWrapper> {
@@ -224,7 +309,7 @@ export class SshChannel implements GuestChannel {
   async putArchive(dir: string, tar: Readable, options: { user?: string } = {}): Promise<void> {
     const sudo = options.user && options.user !== this.#target.user ? ['sudo', '-n', '-u', options.user, '--'] : [];
     const command = `${quoteArgv([...sudo, 'mkdir', '-p', '--', dir])} && exec ${quoteArgv([...sudo, 'tar', '-x', '-C', dir])}`;
-    const r = await this.#run(command, tar, 10 * 60_000, 64 * 1024);
+    const r = await this.#run(command, { stdin: tar, timeoutMs: 10 * 60_000, maxOutput: 64 * 1024, sudo: sudo.length > 0 });
     if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] unpacking the archive into ${dir} failed (exit ${r.exit_code}${r.timed_out ? ', timed out' : ''}): ${r.stderr.toString().trim().slice(0, 500)}`, { source: SOURCE });
   }
 
@@ -236,6 +321,11 @@ export class SshChannel implements GuestChannel {
     this.#jump = undefined;
     this.#sftp = undefined;
   }
+}
+
+/** What a cancelled exec resolves with: as on timeout, no exit code. */
+function cancelled(): ExecResult {
+  return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
 }
 
 function sftpError(err: Error & { code?: number | string }, path: string, op: string): VmhubError {

@@ -2,16 +2,22 @@
  * The guest-agent channel against the simulator's agent endpoints (exec/exec-status, file-write
  * within 61,440 chars, file-read with decode=0 segments on 9.1, base64-over-exec on 8.4). The
  * guest's programs are emulated by a small exec handler that keeps files in the simulator's
- * per-VM file map, so byte-exactness is checked end to end through the API.
+ * per-VM file map, so byte-exactness is checked end to end through the API. Cancellation is
+ * checked on the simulator's process model: the kill exec ends the simulated process.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
 import type { ExecHandler, PveSimulator } from '@vmhub/pve-simulator';
 import { lease, providerFor, startSim, template } from './helpers/setup.ts';
 
+/** Every argv the guest was asked to run, in order. */
+const ran: string[][] = [];
+
 const guest: ExecHandler = ({ argv, input, files }) => {
+  ran.push(argv);
   let a = argv;
   let stdin: Buffer | undefined = input === undefined ? undefined : Buffer.from(input);
   if (a[0] === 'sh' && a[2] === 'base64 -d | "$@"') {
@@ -19,6 +25,7 @@ const guest: ExecHandler = ({ argv, input, files }) => {
     a = a.slice(4);
   }
   if (a[0] === 'sh' && a[2]?.startsWith('cd -- "$1"')) a = a.slice(5);
+  if (a[0] === 'runuser') a = a.slice(4);
   const file = (p: string) => files.get(p);
   const missing = (p: string) => ({ exitcode: 1, stderr: `${a[0]}: cannot open '${p}': No such file or directory\n` });
   switch (a[0]) {
@@ -70,6 +77,54 @@ for (const mode of ['9', '8'] as const) {
       const t = await ch.exec(['sleep', '30'], { timeoutMs: 300 });
       assert.deepEqual([t.timed_out, t.exit_code], [true, null]);
       await assert.rejects(ch.exec(['cat'], { stdin: 'x'.repeat(70_000) }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
+    });
+
+    it('an abort signal stops polling at once and kills the guest pid; an aborted one never starts', async (t) => {
+      const ch = await provider.channel!(machine, tpl);
+      const vmid = Number(machine.external_id);
+      const statusPolls = (): number => sim.state.requests.log.filter((r) => r.path.endsWith('/agent/exec-status')).length;
+      const from = ran.length;
+      const ctl = new AbortController();
+      let abortedAt = 0;
+      const timer = setTimeout(() => { abortedAt = Date.now(); ctl.abort(new Error('tool call cancelled')); }, 500);
+      const r = await ch.exec(['sleep', '300'], { timeoutMs: 60_000, signal: ctl.signal });
+      const resolvedMs = Date.now() - abortedAt;
+      clearTimeout(timer);
+      assert.ok(abortedAt > 0, 'exec resolved before the abort');
+      assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
+      assert.ok(resolvedMs < 500, `resolved ${resolvedMs} ms after the abort`);
+      assert.equal(getEventListeners(ctl.signal, 'abort').length, 0, 'the abort listener is removed');
+      const started = ran.slice(from);
+      assert.deepEqual(started.map((a) => a[0]), ['sleep', 'kill'], 'one exec of the command, then one kill');
+      const pid = Number(started[1]!.at(-1));
+      assert.deepEqual(started[1], ['kill', '-KILL', String(pid)]);
+      const proc = sim.state.raw(vmid)!.guest.execs.get(pid);
+      assert.ok(proc?.killed && proc.result?.signal === 9, 'the simulated sleep 300 ended by SIGKILL');
+      const polls = statusPolls();
+      await new Promise((res) => setTimeout(res, 1200));
+      assert.equal(statusPolls(), polls, 'no exec-status poll after exec resolved');
+      t.diagnostic(`PVE ${mode}: abort → exec resolved in ${resolvedMs} ms`);
+
+      // runuser forks: the command's own process is killed first (descendants of the pid), then the pid.
+      const fromUser = ran.length;
+      const u = await ch.exec(['sleep', '300'], { user: 'vmhub', timeoutMs: 60_000, signal: AbortSignal.timeout(300) });
+      assert.equal(u.timed_out, true);
+      const userRun = ran.slice(fromUser);
+      assert.deepEqual(userRun.map((a) => a[0]), ['runuser', 'sh', 'kill']);
+      assert.equal(userRun[1]!.at(-1), userRun[2]!.at(-1), 'the descendants of the same pid, then the pid');
+
+      const before = ran.length;
+      const pre = new AbortController();
+      pre.abort(new Error('cancelled before start'));
+      const t0 = Date.now();
+      const p = await ch.exec(['sleep', '300'], { signal: pre.signal });
+      assert.deepEqual([p.exit_code, p.timed_out], [null, true]);
+      assert.ok(Date.now() - t0 < 50, `an already-aborted exec took ${Date.now() - t0} ms`);
+      assert.equal(ran.length, before, 'the command never reached the guest');
+
+      const idle = new AbortController();
+      assert.equal((await ch.exec(['printf', '%s\\0', 'ok'], { signal: idle.signal })).stdout.toString(), 'ok\0');
+      assert.equal(getEventListeners(idle.signal, 'abort').length, 0);
     });
 
     it('a provider that knows no SSH key for the lease (restart without state_dir) falls back to the agent', async () => {

@@ -1,11 +1,13 @@
 /**
  * The SSH channel against a real sshd on loopback: argv with shell metacharacters round-trips,
- * stdin/stdout/stderr/exit codes, timeouts, caps, SFTP byte-exactness and NOT_FOUND, tar unpack.
+ * stdin/stdout/stderr/exit codes, timeouts, cancellation (the remote process dies), caps, SFTP
+ * byte-exactness and NOT_FOUND, tar unpack.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -60,6 +62,48 @@ describe('proxmox: ssh channel', () => {
     const big = await ch.exec(['head', '-c', '100000', '/dev/zero'], { maxOutputBytes: 1000 });
     assert.equal(big.stdout.length, 1000);
     assert.equal(big.truncated, true);
+  });
+
+  it('an abort signal kills the remote process and resolves promptly; an aborted one never starts it', async (t) => {
+    // The sshd runs on this host, so the guest's process is a local pid the test can look at.
+    const pidFile = join(work, `abort-${randomBytes(4).toString('hex')}.pid`);
+    const ctl = new AbortController();
+    let abortedAt = 0;
+    const timer = setTimeout(() => { abortedAt = Date.now(); ctl.abort(new Error('tool call cancelled')); }, 500);
+    const r = await ch.exec(['sh', '-c', 'echo $$ > "$1"; exec sleep 300', 'sh', pidFile], { timeoutMs: 60_000, signal: ctl.signal });
+    const resolvedMs = Date.now() - abortedAt;
+    clearTimeout(timer);
+    assert.ok(abortedAt > 0, 'exec resolved before the abort');
+    assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
+    assert.ok(resolvedMs < 2000, `resolved ${resolvedMs} ms after the abort`);
+    assert.equal(getEventListeners(ctl.signal, 'abort').length, 0, 'the abort listener is removed');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(pid > 1, `pid file holds ${pid}`);
+    // Killed by the time exec resolves: gone, or a zombie waiting for init to reap the orphan.
+    const state = (): string => { try { return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] ?? '?'; } catch { return 'gone'; } };
+    const atResolve = state();
+    assert.ok(atResolve === 'gone' || atResolve === 'Z', `sleep 300 (pid ${pid}) is still running (state ${atResolve}) after the exec was cancelled`);
+    const gone = (): boolean => { try { process.kill(pid, 0); return false; } catch (e) { return (e as NodeJS.ErrnoException).code === 'ESRCH'; } };
+    const until = Date.now() + 5000;
+    while (!gone() && Date.now() < until) await new Promise((res) => setTimeout(res, 20));
+    t.diagnostic(`abort → exec resolved: ${resolvedMs} ms (process state then: ${atResolve}); abort → pid ${pid} reaped (ESRCH): ${Date.now() - abortedAt} ms`);
+    assert.ok(gone(), `pid ${pid} still exists 5 s after the exec was cancelled`);
+
+    const marker = join(work, `never-${randomBytes(4).toString('hex')}`);
+    const pre = new AbortController();
+    pre.abort(new Error('cancelled before start'));
+    const t0 = Date.now();
+    const r2 = await ch.exec(['sh', '-c', 'echo ran > "$1"', 'sh', marker], { signal: pre.signal });
+    assert.deepEqual([r2.exit_code, r2.timed_out], [null, true]);
+    assert.ok(Date.now() - t0 < 100, `an already-aborted exec took ${Date.now() - t0} ms`);
+    await new Promise((res) => setTimeout(res, 300));
+    assert.equal(existsSync(marker), false, 'the command never ran');
+
+    // A signal that never fires leaves no listener behind, and the channel still serves.
+    const idle = new AbortController();
+    const ok = await ch.exec(['echo', 'after'], { signal: idle.signal });
+    assert.equal(ok.stdout.toString(), 'after\n');
+    assert.equal(getEventListeners(idle.signal, 'abort').length, 0);
   });
 
   it('putFile/getFile are byte-exact for 1 MB; missing file is NOT_FOUND; over-cap is INVALID_REQUEST', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import { createQgaChannel } from './qga-channel.ts';
@@ -82,4 +83,79 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
   await assert.rejects(ch.exec(['id'], { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /root/.test(e.message));
   await assert.rejects(ch.putFile('/x', Buffer.from('x'), { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
   assert.equal(calls.length, before, 'nothing sent for a refused user');
+});
+
+test('qemu: guest-agent channel exec honours an abort signal: polling stops, the pid is killed', async (t) => {
+  // A fake agent whose processes run until a guest-exec of /bin/kill names their pid.
+  const running = new Map<number, boolean>();
+  const calls: { execute: string; arguments?: Record<string, unknown>; at: number }[] = [];
+  let next = 500;
+  const fake = await fakeSocketServer('qga', (msg) => {
+    calls.push({ ...msg, at: Date.now() });
+    const a = msg.arguments ?? {};
+    switch (msg.execute) {
+      case 'guest-sync': return { return: a.id };
+      case 'guest-exec': {
+        if (a.path === '/bin/kill') running.set(Number((a.arg as string[]).at(-1)), false);
+        const pid = next++;
+        running.set(pid, a.path !== '/bin/kill');
+        return { return: { pid } };
+      }
+      case 'guest-exec-status': return { return: running.get(a.pid as number) ? { exited: false } : { exited: true, signal: 9 } };
+      default: return { error: { class: 'CommandNotFound', desc: msg.execute } };
+    }
+  });
+  t.after(() => fake.close());
+  const ch = createQgaChannel({ socketPath: fake.path, label: 'test', timeoutMs: 2000 });
+  t.after(() => ch.close());
+
+  const ctl = new AbortController();
+  let abortedAt = 0;
+  setTimeout(() => { abortedAt = Date.now(); ctl.abort(new Error('cancelled')); }, 300);
+  const r = await ch.exec(['/bin/sleep', '300'], { timeoutMs: 60_000, signal: ctl.signal });
+  const resolvedMs = Date.now() - abortedAt;
+  assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
+  assert.ok(abortedAt > 0 && resolvedMs < 200, `resolved ${resolvedMs} ms after the abort`);
+  const sleepPid = 500;
+  assert.equal(running.get(sleepPid), false, 'the command\'s pid was killed');
+  const kill = calls.find((c) => c.execute === 'guest-exec' && c.arguments!.path === '/bin/kill')!;
+  assert.deepEqual(kill.arguments!.arg, ['-KILL', String(sleepPid)]);
+  assert.equal(getEventListeners(ctl.signal, 'abort').length, 0, 'the abort listener is removed');
+  const polls = calls.filter((c) => c.execute === 'guest-exec-status').length;
+  await new Promise((res) => setTimeout(res, 600));
+  assert.equal(calls.filter((c) => c.execute === 'guest-exec-status').length, polls, 'no poll after exec resolved');
+
+  // The timeout path kills the same way.
+  const timedOut = await ch.exec(['/bin/sleep', '300'], { timeoutMs: 200 });
+  assert.equal(timedOut.timed_out, true);
+  assert.deepEqual(calls.filter((c) => c.arguments?.path === '/bin/kill').at(-1)!.arguments!.arg, ['-KILL', String(next - 2)]);
+
+  const sent = calls.length;
+  const pre = new AbortController();
+  pre.abort();
+  const p = await ch.exec(['/bin/sleep', '300'], { signal: pre.signal });
+  assert.deepEqual([p.exit_code, p.timed_out], [null, true]);
+  assert.equal(calls.length, sent, 'an already-aborted exec sends nothing to the agent');
+});
+
+test('qemu: concurrent first calls share one agent connection (the socket serves one client)', async (t) => {
+  let next = 900;
+  const fake = await fakeSocketServer('qga', (msg) => {
+    const a = msg.arguments ?? {};
+    if (msg.execute === 'guest-sync') return { return: a.id };
+    if (msg.execute === 'guest-exec') return { return: { pid: next++ } };
+    if (msg.execute === 'guest-exec-status') return { return: { exited: true, exitcode: 0 } };
+    return { error: { class: 'CommandNotFound', desc: msg.execute } };
+  });
+  t.after(() => fake.close());
+  let connections = 0;
+  fake.server.on('connection', () => { connections++; });
+  const ch = createQgaChannel({ socketPath: fake.path, label: 'test', timeoutMs: 2000 });
+  t.after(() => ch.close());
+  const rs = await Promise.all([ch.exec(['/bin/true']), ch.exec(['/bin/true']), ch.exec(['/bin/true'])]);
+  assert.deepEqual(rs.map((r) => r.exit_code), [0, 0, 0]);
+  assert.equal(connections, 1);
+  await ch.close();
+  await Promise.all([ch.exec(['/bin/true']), ch.exec(['/bin/true'])]);
+  assert.equal(connections, 2, 'one reconnect after close, shared too');
 });

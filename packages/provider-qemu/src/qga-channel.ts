@@ -1,8 +1,10 @@
 /**
  * A GuestChannel through the QEMU guest agent (virtio-serial port `org.qemu.guest_agent.0`,
  * host side `qga.sock`). exec is guest-exec + guest-exec-status polling (stdin as base64 input
- * data); files go through guest-file-open/read/write/close in 1 MiB chunks, well under the
- * agent's ~64 MiB message limit. One connection per machine, resynced on every reconnect.
+ * data); a timeout or a cancelled call (options.signal) kills the pid with a second guest-exec of
+ * `/bin/kill -KILL <pid>`, as the agent has no kill command. Files go through
+ * guest-file-open/read/write/close in 1 MiB chunks, well under the agent's ~64 MiB message limit.
+ * One connection per machine, resynced on every reconnect.
  */
 import { posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,6 +32,11 @@ interface ExecStatus {
   'err-truncated'?: boolean;
 }
 
+/** What a timed-out or cancelled exec resolves with: no exit code. */
+function cancelled(): ExecResult {
+  return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
+}
+
 export interface QgaChannelOptions {
   socketPath: string;
   label: string;
@@ -40,9 +47,14 @@ export interface QgaChannelOptions {
 export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
   let client: Promise<QmpClient> | undefined;
 
+  // The agent's socket serves one client: concurrent callers share one connection attempt.
   const conn = async (): Promise<QmpClient> => {
-    const current = await client?.catch(() => undefined);
-    if (current && !current.closed) return current;
+    const pending = client;
+    if (pending) {
+      const current = await pending.catch(() => undefined);
+      if (current && !current.closed) return current;
+      if (client !== pending) return conn();
+    }
     client = QmpClient.connect(options.socketPath, { protocol: 'qga', timeoutMs: options.timeoutMs, label: options.label });
     return client;
   };
@@ -70,28 +82,45 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
     // The agent replaces the whole environment when env is given: keep a PATH so bare names resolve.
     if (opts.env) args.env = Object.entries({ PATH: DEFAULT_PATH, ...opts.env }).map(([k, v]) => `${k}=${v}`);
     if (opts.stdin !== undefined) args['input-data'] = Buffer.from(opts.stdin).toString('base64');
+    const signal = opts.signal;
+    // Already cancelled: the command never starts.
+    if (signal?.aborted) return cancelled();
+    // Not raced with the signal: once the agent has started the process, its pid is needed to kill it.
     const { pid } = await call<{ pid: number }>('guest-exec', args);
-    const deadline = Date.now() + timeoutMs;
-    let wait = 20;
-    for (;;) {
-      const st = await call<ExecStatus>('guest-exec-status', { pid });
-      if (st.exited) {
-        const out = Buffer.from(st['out-data'] ?? '', 'base64');
-        const errb = Buffer.from(st['err-data'] ?? '', 'base64');
-        return {
-          exit_code: st.exitcode ?? null,
-          stdout: out.subarray(0, cap),
-          stderr: errb.subarray(0, cap),
-          timed_out: false,
-          truncated: out.length > cap || errb.length > cap || !!st['out-truncated'] || !!st['err-truncated'],
-        };
+    // One listener on the caller's signal, removed when this exec ends, however many polls it takes.
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) stop.abort();
+    // Timeout or cancellation: guest-exec-status has no kill, so another guest-exec kills the pid.
+    const kill = async (): Promise<ExecResult> => {
+      await call('guest-exec', { path: '/bin/kill', arg: ['-KILL', String(pid)] }).catch(() => undefined);
+      return cancelled();
+    };
+    try {
+      const deadline = Date.now() + timeoutMs;
+      let wait = 20;
+      for (;;) {
+        if (stop.signal.aborted) return await kill();
+        // A status call in flight is not abandoned (the connection answers in order); it is quick.
+        const st = await call<ExecStatus>('guest-exec-status', { pid });
+        if (st.exited) {
+          const out = Buffer.from(st['out-data'] ?? '', 'base64');
+          const errb = Buffer.from(st['err-data'] ?? '', 'base64');
+          return {
+            exit_code: st.exitcode ?? null,
+            stdout: out.subarray(0, cap),
+            stderr: errb.subarray(0, cap),
+            timed_out: false,
+            truncated: out.length > cap || errb.length > cap || !!st['out-truncated'] || !!st['err-truncated'],
+          };
+        }
+        if (stop.signal.aborted || Date.now() >= deadline) return await kill();
+        await sleep(Math.min(wait, Math.max(1, deadline - Date.now())), undefined, { signal: stop.signal }).catch(() => undefined);
+        wait = Math.min(wait * 2, 500);
       }
-      if (Date.now() >= deadline) {
-        await call('guest-exec', { path: '/bin/kill', arg: ['-KILL', String(pid)] }).catch(() => undefined);
-        return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
-      }
-      await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
-      wait = Math.min(wait * 2, 500);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
   };
 
