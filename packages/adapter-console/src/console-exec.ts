@@ -1,4 +1,7 @@
-/** exec through the guest channel: argv (no shell), optional cwd and stdin, bounded. */
+/**
+ * exec through the guest channel: argv (no shell), optional cwd and stdin, bounded. The call's
+ * signal goes along: a cancelled vm_exec is killed in the guest and resolves `timed_out`.
+ */
 import type { AdapterContext, ExecResult } from '@vmhub/core';
 import { guestChannel, guestPath } from './guest.ts';
 
@@ -9,5 +12,6 @@ export async function exec(ctx: AdapterContext, input: { argv: string[]; cwd?: s
     ...(input.stdin === undefined ? {} : { stdin: input.stdin }),
     timeoutMs: input.timeout_ms,
     maxOutputBytes: input.max_output_bytes,
+    signal: ctx.signal,
   });
 }

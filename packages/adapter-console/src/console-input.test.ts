@@ -4,10 +4,11 @@ import { VmhubError, type AdapterContext, type ConsoleHandle } from '@vmhub/core
 import { click } from './console-click.ts';
 import { drag } from './console-drag.ts';
 import { sendStrokes, toAbs } from './console-input.ts';
+import { type } from './console-type.ts';
 import { createRuntime } from './console-runtime.ts';
 import { scroll } from './console-scroll.ts';
 
-function fakeTarget(width: number, height: number): { ctx: AdapterContext; events: any[]; shots: () => number } {
+function fakeTarget(width: number, height: number, signal: AbortSignal = new AbortController().signal): { ctx: AdapterContext; events: any[]; shots: () => number } {
   const events: any[] = [];
   let shots = 0;
   const con: ConsoleHandle = {
@@ -18,7 +19,7 @@ function fakeTarget(width: number, height: number): { ctx: AdapterContext; event
   };
   const ctx = {
     lease_id: 'l1', machine: { identity: 'vmhub-x-l1', external_id: 'x' }, template: { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g' },
-    signal: new AbortController().signal, console: async () => con, channel: async () => { throw new Error('none'); },
+    signal, console: async () => con, channel: async () => { throw new Error('none'); },
   } as AdapterContext;
   return { ctx, events, shots: () => shots };
 }
@@ -68,3 +69,47 @@ test('console: chords press modifiers first and release them last', async () => 
   await sendStrokes(await ctx.console(), [{ modifiers: ['ctrl', 'alt'], key: 'delete' }], 0);
   assert.deepEqual(events.map((e) => `${e.data.key.data}:${e.data.down}`), ['ctrl:true', 'alt:true', 'delete:true', 'delete:false', 'alt:false', 'ctrl:false']);
 });
+
+/** Every key pressed was released again, in the same event stream. */
+function nothingHeld(events: any[]): void {
+  const held = new Set<string>();
+  for (const e of events.filter((x) => x.type === 'key')) (e.data.down ? held.add(e.data.key.data) : held.delete(e.data.key.data));
+  assert.deepEqual([...held], [], 'no key left held');
+}
+
+test('console: a cancelled vm_type stops within one stroke and leaves no key or modifier held', async () => {
+  const ac = new AbortController();
+  const { ctx, events } = fakeTarget(10, 10, ac.signal);
+  const rt = createRuntime({ key_delay_ms: 10 });
+  const call = type(rt, ctx, { text: 'Hello World! '.repeat(40) });
+  await new Promise((r) => setTimeout(r, 200));
+  ac.abort();
+  const abortedAt = Date.now();
+  const sentAtAbort = events.length;
+  await assert.rejects(call, (e: unknown) => VmhubError.is(e) && e.code === 'TIMEOUT' && /keyboard input stopped after \d+ of 520 key strokes/.test(e.message));
+  assert.ok(Date.now() - abortedAt < 100, `ended ${Date.now() - abortedAt} ms after the abort`);
+  assert.ok(events.length <= sentAtAbort + 2, 'at most the release of the stroke in flight after the abort');
+  assert.ok(events.length > 0 && events.length < 520 * 2);
+  nothingHeld(events);
+});
+
+test('console: an already-cancelled call sends nothing', async () => {
+  const ac = new AbortController();
+  ac.abort();
+  const { ctx, events } = fakeTarget(10, 10, ac.signal);
+  await assert.rejects(type(createRuntime({ key_delay_ms: 0 }), ctx, { text: 'x' }), (e: unknown) => VmhubError.is(e) && e.code === 'TIMEOUT' && /not started/.test(e.message));
+  await assert.rejects(scroll(createRuntime({ pointer_delay_ms: 0 }), ctx, { x: 1, y: 1, direction: 'down', amount: 3 }), (e: unknown) => VmhubError.is(e) && e.code === 'TIMEOUT');
+  assert.equal(events.filter((e) => e.type === 'key' || e.type === 'btn').length, 0);
+});
+
+test('console: a cancelled drag releases the button', async () => {
+  const ac = new AbortController();
+  const { ctx, events } = fakeTarget(1000, 1000, ac.signal);
+  const call = drag(createRuntime({ pointer_delay_ms: 20, drag_steps: 50 }), ctx, { from: { x: 0, y: 0 }, to: { x: 999, y: 999 }, button: 'left' });
+  await new Promise((r) => setTimeout(r, 150));
+  ac.abort();
+  await assert.rejects(call, (e: unknown) => VmhubError.is(e) && e.code === 'TIMEOUT' && /button released/.test(e.message));
+  const buttons = events.filter((e) => e.type === 'btn').map((e) => e.data.down);
+  assert.deepEqual(buttons, [true, false]);
+});
+

@@ -2,10 +2,12 @@
  * QMP `input-send-event` building blocks shared by the keyboard and pointer capabilities. Each
  * key stroke is a press (modifiers, then the key) and a release in reverse order, with a short
  * hold in between: a USB keyboard reports one change per guest poll, so keys sent back-to-back
- * without pacing overflow QEMU's 16-entry HID queue and are dropped.
+ * without pacing overflow QEMU's 16-entry HID queue and are dropped. A cancelled call stops
+ * between strokes, never between a press and its release: nothing is left held.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsoleHandle, Point } from '@vmhub/core';
+import { cancelled } from './cancel.ts';
 import type { KeyStroke } from './console-keymap.ts';
 import type { Screen } from './console-runtime.ts';
 
@@ -16,10 +18,12 @@ export function keyEvent(qcode: string, down: boolean): Record<string, unknown> 
 }
 
 export async function sendStrokes(con: ConsoleHandle, strokes: KeyStroke[], delayMs: number, signal?: AbortSignal): Promise<void> {
-  for (const s of strokes) {
-    signal?.throwIfAborted();
+  for (const [i, s] of strokes.entries()) {
+    if (signal?.aborted) throw cancelled('keyboard input', i === 0 ? 'not started' : `stopped after ${i} of ${strokes.length} key strokes (none left held)`);
     const downs = [...s.modifiers, s.key];
     await con.execute('input-send-event', { events: downs.map((q) => keyEvent(q, true)) });
+    // No abort check until the release went out: a held key auto-repeats, a held modifier
+    // changes every later key.
     await sleep(delayMs);
     await con.execute('input-send-event', { events: downs.reverse().map((q) => keyEvent(q, false)) });
     await sleep(delayMs);

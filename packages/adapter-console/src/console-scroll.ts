@@ -1,6 +1,10 @@
-/** scroll: move the tablet to the point, then `amount` wheel-button presses in the direction. */
+/**
+ * scroll: move the tablet to the point, then `amount` wheel-button presses in the direction; a
+ * cancelled call stops between presses.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, Point } from '@vmhub/core';
+import { cancelled } from './cancel.ts';
 import { buttonEvent, moveEvents } from './console-input.ts';
 import { onScreen } from './console-screen-size.ts';
 import type { ConsoleRuntime } from './console-runtime.ts';
@@ -13,6 +17,7 @@ export async function scroll(rt: ConsoleRuntime, ctx: AdapterContext, input: Poi
   await con.execute('input-send-event', { events: moveEvents(point, screen) });
   for (let i = 0; i < input.amount; i++) {
     await sleep(rt.pointerDelayMs);
+    if (ctx.signal.aborted) throw cancelled('scroll', `stopped after ${i} of ${input.amount} wheel steps`);
     await con.execute('input-send-event', { events: [buttonEvent(WHEEL[input.direction], true)] });
     await sleep(rt.pointerDelayMs);
     await con.execute('input-send-event', { events: [buttonEvent(WHEEL[input.direction], false)] });

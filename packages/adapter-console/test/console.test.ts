@@ -175,6 +175,26 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     await assert.rejects(adapter.scroll!(ctx, { x: 1, y: height + 1, direction: 'down', amount: 1 }), isCode('INVALID_REQUEST'));
   });
 
+  test('a cancelled vm_type stops between keys, promptly, and leaves no modifier held', async (t) => {
+    const r = rand();
+    const ac = new AbortController();
+    // Capitals are shift chords: a cancel must never leave shift down.
+    const call = adapter.type!({ ...ctx, signal: ac.signal }, { text: `echo NEVER-${r} ${'AbC'.repeat(200)}` });
+    call.catch(() => undefined);
+    await new Promise((res) => setTimeout(res, 600));
+    const abortedAt = Date.now();
+    ac.abort();
+    await assert.rejects(call, isCode('TIMEOUT', /keyboard input stopped after \d+ of \d+ key strokes/));
+    const endedMs = Date.now() - abortedAt;
+    assert.ok(endedMs < 500, `vm_type ended ${endedMs} ms after the abort`);
+    await adapter.key!(ctx, { keys: 'ctrl+c' });
+    const marker = `after-cancel-${r.toLowerCase()}`;
+    await run(`echo ${marker} > /dev/ttyS0`);
+    const log = await waitSerial(`${marker}\r\n`);
+    assert.ok(!log.includes(`NEVER-${r}`), 'the cancelled line was never run');
+    t.diagnostic(`abort → vm_type rejected in ${endedMs} ms`);
+  });
+
   test('files, exec and clone without a guest agent: CAPABILITY_UNAVAILABLE with the reason', async () => {
     const reason = /this template has no guest agent channel/;
     await assert.rejects(adapter.exec!(ctx, { argv: ['/bin/true'], timeout_ms: 5000, max_output_bytes: 1000 }), isCode('CAPABILITY_UNAVAILABLE', reason));

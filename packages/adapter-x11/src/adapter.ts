@@ -18,6 +18,7 @@ import { launch } from './x11-launch.ts';
 import { listWindows } from './x11-list-windows.ts';
 import { paste } from './x11-paste.ts';
 import { probe } from './x11-probe.ts';
+import { releasingInput } from './x11-release-input.ts';
 import { putFile } from './x11-put-file.ts';
 import { screenSize } from './x11-screen-size.ts';
 import { screenshot } from './x11-screenshot.ts';
@@ -69,9 +70,10 @@ function methods(options: X11Options): AdapterMethods {
     leaseRuntimes.set(ctx.lease_id, rt);
     return fn(rt, ctx, input);
   };
-  // Keyboard, pointer and clipboard actions of one lease run one at a time, in call order.
+  // Keyboard, pointer and clipboard actions of one lease run one at a time, in call order; one
+  // whose command was killed (cancelled, timed out) releases the keys and buttons it left down.
   const input = <I>(fn: (rt: X11Runtime, ctx: AdapterContext, input: I) => Promise<void>) => (ctx: AdapterContext, args: I) =>
-    base.cache.serial(ctx.lease_id, () => bind(fn)(ctx, args));
+    base.cache.serial(ctx.lease_id, () => releasingInput(runtime(ctx), ctx, () => bind(fn)(ctx, args)));
   return {
     screenshot: (ctx) => bind(screenshot)(ctx, undefined),
     inspect: bind(inspect),

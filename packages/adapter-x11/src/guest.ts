@@ -1,25 +1,39 @@
 /**
  * Every guest command goes through here: argv only (agent input is never spliced into a shell
  * string; fixed scripts get it as positional parameters), the X environment set, bounded in time
- * and output, and failures mapped to typed errors.
+ * and output, cancelled with the call, and failures mapped to typed errors.
+ *
+ * A Guest is made per call (`runtime.guest(ctx)`) over the lease's shared channel: it carries that
+ * call's `ctx.signal` and passes it to every exec, so when the agent cancels the call or its
+ * deadline passes the running command is killed in the guest and no further command starts.
  */
 import type { AdapterContext, ExecResult, GuestChannel } from '@vmhub/core';
-import { missingTool, x11Error } from './errors.ts';
+import { cancelled, killed, missingTool, throwIfCancelled, x11Error } from './errors.ts';
 import type { X11Options } from './options.ts';
 
 export interface RunOptions {
   stdin?: Buffer | string;
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** What errors call the command. Default argv[0] ("guest script" for sh). */
+  label?: string;
   /** Exit codes that are not failures (the caller reads them). Default [0]. */
   okCodes?: number[];
   /** sh only: guest programs the script needs; a missing one fails as "<tool>: not found" (127). */
   needs?: readonly string[];
+  /**
+   * Undo what a cancelled call left half done (e.g. restore the clipboard): runs although the
+   * call's signal has aborted, bounded only by its timeout. Keep such commands short.
+   */
+  cleanup?: boolean;
 }
 
 export interface Guest {
   channel: GuestChannel;
-  /** Run and return the result; throws on a missing tool, a timeout or an exit code outside okCodes. */
+  /**
+   * Run and return the result; throws on a missing tool, a timeout, an exit code outside okCodes,
+   * or (TIMEOUT) when the call was cancelled — before the command or while it ran.
+   */
   run(argv: string[], options?: RunOptions): Promise<ExecResult>;
   /** Run a fixed sh script with positional args ($1...). */
   sh(script: string, args: string[], options?: RunOptions): Promise<ExecResult>;
@@ -34,16 +48,21 @@ export function xEnv(options: X11Options): Record<string, string> {
 export async function openGuest(ctx: AdapterContext, options: X11Options): Promise<Guest> {
   const channel = await ctx.channel();
   const env = xEnv(options);
+  const { signal } = ctx;
   const run = async (argv: string[], o: RunOptions = {}): Promise<ExecResult> => {
-    if (ctx.signal.aborted) throw x11Error('TIMEOUT', `${argv[0]} not started: the call was cancelled or ran out of time`);
+    const what = o.label ?? commandName(argv);
+    if (!o.cleanup) throwIfCancelled(signal, what);
     const res = await channel.exec(argv, {
       env,
       stdin: o.stdin,
       user: options.user,
       timeoutMs: o.timeoutMs ?? options.command_timeout_ms,
       maxOutputBytes: o.maxOutputBytes ?? 1024 * 1024,
+      ...(o.cleanup ? {} : { signal }),
     });
-    checkResult(argv, res, o.okCodes ?? [0], options.display);
+    // Killed because the call ended, not because the guest was slow.
+    if (res.timed_out && !o.cleanup && signal.aborted) throw killed(cancelled(what));
+    checkResult(argv, what, res, o.okCodes ?? [0], options.display);
     return res;
   };
   return {
@@ -59,10 +78,13 @@ function needsPreamble(needs: readonly string[] | undefined): string {
   return `for t in ${needs.join(' ')}; do command -v "$t" >/dev/null 2>&1 || { echo "$t: not found" >&2; exit 127; }; done\n`;
 }
 
-function checkResult(argv: string[], res: ExecResult, okCodes: number[], display: string): void {
-  const what = argv[0] === 'sh' ? 'guest script' : argv[0];
+function commandName(argv: string[]): string {
+  return argv[0] === 'sh' ? 'guest script' : argv[0]!;
+}
+
+function checkResult(argv: string[], what: string, res: ExecResult, okCodes: number[], display: string): void {
   const stderr = res.stderr.toString('utf8').trim();
-  if (res.timed_out) throw x11Error('TIMEOUT', `${what} did not finish in time${stderr ? `: ${clip(stderr)}` : ''}`);
+  if (res.timed_out) throw killed(x11Error('TIMEOUT', `${what} did not finish in time${stderr ? `: ${clip(stderr)}` : ''}`));
   if (res.exit_code !== null && okCodes.includes(res.exit_code)) return;
   const missing = missingToolName(argv, res, stderr);
   if (missing) throw missingTool(missing);

@@ -4,7 +4,7 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Readable } from 'node:stream';
-import { x11Error } from './errors.ts';
+import { throwIfCancelled, x11Error } from './errors.ts';
 import { guestPath } from './guest-path.ts';
 import type { X11Runtime } from './runtime.ts';
 
@@ -14,12 +14,15 @@ export async function cloneRepo(rt: X11Runtime, ctx: AdapterContext, input: { de
   const channel = await ctx.channel();
   const dest = guestPath(channel, input.dest, 'dest');
   if (channel.putArchive) {
+    // putArchive takes no signal: a cancelled call only stops before it starts.
+    throwIfCancelled(ctx.signal, 'clone_repo');
     await channel.putArchive(dest, input.archive, { user: rt.options.user });
     return;
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of input.archive) {
+    throwIfCancelled(ctx.signal, 'clone_repo'); // leaving the loop destroys the stream
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     size += buf.length;
     if (size > rt.options.max_archive_bytes) {

@@ -1,4 +1,8 @@
-/** Exec: argv through the channel with the agent's cwd, stdin, timeout and output cap. */
+/**
+ * Exec: argv through the channel with the agent's cwd, stdin, timeout and output cap. The call's
+ * signal goes along: a cancelled vm_exec is killed in the guest and resolves `timed_out`, like a
+ * timeout.
+ */
 import type { AdapterContext, ExecResult } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import { guestPath } from './guest-path.ts';
@@ -13,6 +17,7 @@ export async function exec(rt: X11Runtime, ctx: AdapterContext, input: { argv: s
     timeoutMs: input.timeout_ms,
     maxOutputBytes: input.max_output_bytes,
     user: rt.options.user,
+    signal: ctx.signal,
     // Programs started by vm_exec land on the desktop, like the agent expects.
     env: { DISPLAY: rt.options.display, ...(rt.options.xauthority ? { XAUTHORITY: rt.options.xauthority } : {}) },
   });

@@ -7,6 +7,9 @@
  *
  *   perl -e KEYMAP_PL dump            → "keycode N = 0x61 0x41 ..." per keycode (free ones empty)
  *   perl -e KEYMAP_PL bind N:HEX ...  → binds keysym HEX to keycode N (all levels), then syncs
+ *   perl -e KEYMAP_PL release         → releases (XTEST) every key and pointer button the server
+ *                                       holds down (QueryKeymap, QueryPointer), then syncs; prints
+ *                                       "released keys N... buttons N..."
  */
 
 /** X keysym of a character: Latin-1 keysyms equal their code point; others are 0x01000000 + cp. */
@@ -58,5 +61,22 @@ if ($cmd eq 'dump') {
   wr(pack('C x S', 43, 1));
   reply();
   print "ok\n";
-} else { die "usage: dump | bind N:HEX...\n"; }
+} elsif ($cmd eq 'release') {
+  my ($vlen, $nfmt) = unpack('x16 S x3 C', $data);
+  my $root = unpack('L', substr($data, 32 + (($vlen + 3) & ~3) + 8 * $nfmt, 4));
+  wr(pack('C x S S x2 a8', 98, 4, 5, 'XTEST'));
+  my ($present, $major) = unpack('x8 C C', reply());
+  die "the X server has no XTEST extension\n" unless $present;
+  wr(pack('C x S', 44, 1));
+  my $keys = substr(reply(), 8, 32);
+  wr(pack('C x S L', 38, 2, $root));
+  my $mask = unpack('x24 S', reply());
+  my @down = grep { vec($keys, $_, 1) } $min .. $max;
+  my @buttons = grep { $mask & (1 << (7 + $_)) } 1 .. 5;
+  wr(pack('C C S C C x2 L L x8 s s x4 x3 C', $major, 2, 9, 3, $_, 0, 0, 0, 0, 0)) for @down;
+  wr(pack('C C S C C x2 L L x8 s s x4 x3 C', $major, 2, 9, 5, $_, 0, 0, 0, 0, 0)) for @buttons;
+  wr(pack('C x S', 43, 1));
+  reply();
+  print "released keys @down buttons @buttons\n";
+} else { die "usage: dump | bind N:HEX... | release\n"; }
 `;

@@ -8,18 +8,25 @@
  * - `xclip -loops 1` serves exactly one transfer (TARGETS queries do not count) and exits, which
  *   tells us the paste happened; restoring earlier would race the app and paste the old text.
  * - Everything runs in ONE guest command: a fixed script, the text on stdin, classes as $2/$3.
+ * - A cancelled call (ctx.signal) kills that command wherever it is; a short cleanup command then
+ *   puts the saved content back. So the script keeps its work in a directory named by the host
+ *   ($4, random hex) and saves the previous content (and which selection) there before it takes
+ *   the selection.
  * Limits: the previous content is restored as text (UTF8_STRING); an image on the clipboard is not
  * preserved. An empty clipboard is restored as an empty string. The restore is synchronous: when
  * the call returns, the previous content is back (see selection-sh.ts).
  */
-import type { AdapterContext } from '@vmhub/core';
-import { x11Error } from './errors.ts';
+import { randomBytes } from 'node:crypto';
+import type { AdapterContext, ExecResult } from '@vmhub/core';
+import { cancelled, isCancellation, killed, throwIfCancelled, x11Error } from './errors.ts';
+import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 import { OWN_FN } from './selection-sh.ts';
 
 export const PASTE_SCRIPT = OWN_FN + String.raw`
+tmp=$TMPDIR; [ -n "$tmp" ] || tmp=/tmp; tmp="$tmp/vmhub-paste-$4"
 set -uf
-tmp=$(mktemp -d) || exit 70
+mkdir -m 700 "$tmp" || exit 70
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/new"
 cls=''
@@ -27,8 +34,10 @@ win=$(xdotool getactivewindow 2>/dev/null) && cls=$(xprop -id "$win" -notype WM_
 sel=clipboard; keys=ctrl+v
 for c in $2; do case "$cls" in *"\"$c\""*) sel=primary; keys=shift+Insert;; esac; done
 for c in $3; do case "$cls" in *"\"$c\""*) sel=clipboard; keys=ctrl+shift+v;; esac; done
+printf '%s' "$sel" > "$tmp/sel"
 had=0
-if timeout 2 xclip -selection "$sel" -o > "$tmp/old" 2>/dev/null; then had=1; else : > "$tmp/old"; fi
+if timeout 2 xclip -selection "$sel" -o > "$tmp/old.part" 2>/dev/null; then had=1; else : > "$tmp/old.part"; fi
+mv "$tmp/old.part" "$tmp/old"
 own "$sel" "$tmp/new" 1 || exit 71
 xc=$own_pid
 xdotool key --clearmodifiers "$keys" || exit 72
@@ -41,18 +50,61 @@ own "$sel" "$tmp/old" || exit 71
 printf '%s %s %s %s\n' "$sel" "$keys" "$served" "$had"
 `;
 
+/**
+ * After a cancelled paste: put back the content PASTE_SCRIPT saved and remove its directory.
+ * Prints "restored" when it owned the selection again, "untouched" when the paste was stopped
+ * before it saved the old content (so before it took the selection).
+ */
+export const RESTORE_SCRIPT = OWN_FN + String.raw`
+d=$TMPDIR; [ -n "$d" ] || d=/tmp; d="$d/vmhub-paste-$1"
+[ -d "$d" ] || { echo untouched; exit 0; }
+rc=0
+if [ -f "$d/old" ] && [ -f "$d/sel" ]; then
+  rm -f "$d/old.log"
+  if own "$(cat "$d/sel")" "$d/old"; then echo restored; else rc=71; fi
+else
+  echo untouched
+fi
+rm -rf "$d"
+exit "$rc"
+`;
+
 export async function paste(rt: X11Runtime, ctx: AdapterContext, input: { text: string }): Promise<void> {
   const guest = await rt.guest(ctx);
   const o = rt.options;
-  const res = await guest.sh(PASTE_SCRIPT, [String(o.paste_timeout_ms), o.primary_paste_classes.join(' '), o.terminal_classes.join(' ')], {
-    needs: ['xdotool', 'xclip', 'xprop', 'mktemp', 'timeout', 'grep'],
-    stdin: input.text,
-    timeoutMs: o.paste_timeout_ms + 10_000,
-  });
+  const work = randomBytes(8).toString('hex');
+  // Checked here, synchronously before the script starts: a cancellation caught below then always
+  // means the script was running, and only then is there something to restore.
+  throwIfCancelled(ctx.signal, 'vm_paste');
+  let res: ExecResult;
+  try {
+    res = await guest.sh(PASTE_SCRIPT, [String(o.paste_timeout_ms), o.primary_paste_classes.join(' '), o.terminal_classes.join(' '), work], {
+      needs: ['xdotool', 'xclip', 'xprop', 'timeout', 'grep'],
+      stdin: input.text,
+      timeoutMs: o.paste_timeout_ms + 10_000,
+      label: 'vm_paste',
+    });
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    const outcome = await restoreAfterCancel(guest, work);
+    throw killed(cancelled('vm_paste', 'stopped', outcome === 'restored' ? 'the previous selection content was put back'
+      : outcome === 'untouched' ? 'the selection was not changed' : 'the selection may still hold the pasted text'));
+  }
   const [selection, keys, served] = res.stdout.toString('utf8').trim().split(' ');
   if (served !== '1') {
     throw x11Error('TIMEOUT', `pressed ${keys} but no application fetched the ${selection} selection within ${o.paste_timeout_ms} ms: focus a window that accepts text (vm_focus), then paste again; the previous clipboard was restored`, {
       details: { selection, keys },
     });
+  }
+}
+
+/** Cleanup of a cancelled paste: runs although the call's signal aborted (bounded, best effort). */
+async function restoreAfterCancel(guest: Guest, work: string): Promise<'restored' | 'untouched' | 'failed'> {
+  try {
+    const res = await guest.sh(RESTORE_SCRIPT, [work], { needs: ['xclip', 'grep'], cleanup: true, timeoutMs: 6000 });
+    const said = res.stdout.toString('utf8').trim();
+    return said === 'restored' || said === 'untouched' ? said : 'failed';
+  } catch {
+    return 'failed';
   }
 }

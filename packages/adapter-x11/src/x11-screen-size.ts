@@ -1,7 +1,7 @@
 /** Screen size from `xwininfo -root`, cached per lease (bounds checks before every pointer action). */
 import { assertOnScreen, type AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
-import { x11Error } from './errors.ts';
+import { isCancellation, x11Error } from './errors.ts';
 import type { X11Runtime } from './runtime.ts';
 
 export interface Size { width: number; height: number }
@@ -19,7 +19,15 @@ export function parseXwininfoSize(text: string): Size {
 }
 
 export async function screenSize(rt: X11Runtime, ctx: AdapterContext): Promise<Size> {
-  return rt.cache.remember(ctx.lease_id, 'screen', async () => readScreenSize(await rt.guest(ctx)));
+  const load = () => rt.cache.remember(ctx.lease_id, 'screen', async () => readScreenSize(await rt.guest(ctx)));
+  try {
+    return await load();
+  } catch (err) {
+    // The lookup is shared by concurrent calls of the lease: if the call that started it was
+    // cancelled, this one was not — the failed lookup is already forgotten, so look again.
+    if (isCancellation(err) && !ctx.signal.aborted) return load();
+    throw err;
+  }
 }
 
 /** Reject (never clamp) a point off the screen, naming the field. */

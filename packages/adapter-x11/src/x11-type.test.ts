@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseKeymap, planTyping, typeRuns, type Bindings } from './x11-type.ts';
+import { batchOps, parseKeymap, planTyping, typeRuns, type Bindings } from './x11-type.ts';
 
 const keymap = (free: number[], bound: Record<number, string> = {}) => parseKeymap([
   'keycode  38 = a A a A',
@@ -47,5 +47,18 @@ describe('x11: type (planning)', () => {
   it('fallback runs split keymap and remapped characters', () => {
     assert.deepEqual(typeRuns('ab✓✓c', 10), [{ text: 'ab', slow: false }, { text: '✓✓', slow: true }, { text: 'c', slow: false }]);
     assert.deepEqual(typeRuns('abcde', 2).map((r) => r.text), ['ab', 'cd', 'e']);
+  });
+
+  it('long text becomes one guest command per chunk, order and bindings kept', () => {
+    assert.deepEqual(batchOps(['type', '12', 'hello'], 256), [{ ops: ['type', '12', 'hello'], typingMs: 110 }]);
+    const ops = ['map', '200:e9', 'type', '5', 'abcdé', 'sleep', '0.3', 'map', '200:fc', 'type', '5', 'üxy'];
+    assert.deepEqual(batchOps(ops, 3).map((b) => b.ops), [
+      ['map', '200:e9', 'type', '5', 'abc'],
+      ['type', '5', 'dé', 'sleep', '0.3', 'map', '200:fc', 'type', '5', 'ü'],
+      ['type', '5', 'xy'],
+    ]);
+    const pieces = batchOps(['type', '12', 'x'.repeat(2000)], 256);
+    assert.equal(pieces.length, 8);
+    assert.equal(pieces.map((b) => b.ops[2]).join(''), 'x'.repeat(2000));
   });
 });

@@ -11,6 +11,11 @@
  * the golden has perl-base but no xmodmap) and leaves it bound until a later call needs the
  * keycode again: no race, 0 lost in the same test. When that is impossible (no perl, a server
  * demanding a cookie) it falls back to xdotool's own remapping at remap_delay_ms.
+ *
+ * Long text goes out as one guest command per type_chunk_chars characters, in order. A cancelled
+ * call (ctx.signal) kills the running piece in the guest (the channel's exec gets the signal) and
+ * starts no further one — even over a channel that could not kill the piece, at most one chunk
+ * more is typed.
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
@@ -22,7 +27,7 @@ const IN_KEYMAP = /^[\x20-\x7e\n\t]$/u;
 /** Wait before re-binding a keycode used earlier in the same call (clients may still be reading). */
 const REBIND_SETTLE = '0.3';
 
-// One guest command runs a list of ops in order: map "N:HEX ..." | type DELAY TEXT | sleep SECONDS.
+// A guest command runs a list of ops in order: map "N:HEX ..." | type DELAY TEXT | sleep SECONDS.
 // $1 is the keymap program; map's bindings are digits, ":" and hex made here, split on purpose.
 const TYPE_SCRIPT = String.raw`
 pl=$1; shift
@@ -107,8 +112,9 @@ export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: s
   if (ops.length === 0) {
     for (const run of typeRuns(text, chunk)) ops.push('type', String(run.slow ? slow : fast), run.text);
   }
-  const chars = [...text].length;
-  await guest.sh(TYPE_SCRIPT, [KEYMAP_PL, ...splitLongTypes(ops, chunk)], { needs: ['xdotool'], timeoutMs: Math.max(chars * (slow + 10) * 2 + 10_000, rt.options.command_timeout_ms) });
+  for (const batch of batchOps(ops, chunk)) {
+    await guest.sh(TYPE_SCRIPT, [KEYMAP_PL, ...batch.ops], { needs: ['xdotool'], label: 'vm_type', timeoutMs: Math.max(batch.typingMs * 2 + 10_000, rt.options.command_timeout_ms) });
+  }
   if (needsKeymap) await recordBindings(rt, ctx, guest);
 }
 
@@ -135,21 +141,50 @@ async function recordBindings(rt: X11Runtime, ctx: AdapterContext, guest: Guest)
   for (const b of bindings.byChar.values()) b.line = keymap.lines.get(b.code) ?? '';
 }
 
-/** Keep every xdotool call short: split long type ops into `size`-character pieces. */
-function splitLongTypes(ops: string[], size: number): string[] {
-  const out: string[] = [];
+export interface OpBatch {
+  /** Ops for one run of TYPE_SCRIPT. */
+  ops: string[];
+  /** Typed characters × (their delay + 10 ms): what the batch's timeout is based on. */
+  typingMs: number;
+}
+
+/**
+ * Cut the ops into guest commands of at most `size` typed characters each (a long type op is
+ * split, so every xdotool call stays short too), order kept: between two commands a cancelled
+ * call stops.
+ */
+export function batchOps(ops: string[], size: number): OpBatch[] {
+  const batches: OpBatch[] = [];
+  let cur: OpBatch = { ops: [], typingMs: 0 };
+  let chars = 0;
+  const room = () => {
+    if (chars < size) return;
+    batches.push(cur);
+    cur = { ops: [], typingMs: 0 };
+    chars = 0;
+  };
   for (let i = 0; i < ops.length;) {
     const op = ops[i]!;
-    if (op === 'type') {
-      const points = [...ops[i + 2]!];
-      for (let k = 0; k < points.length; k += size) out.push('type', ops[i + 1]!, points.slice(k, k + size).join(''));
-      i += 3;
-    } else {
-      out.push(op, ops[i + 1]!);
+    if (op !== 'type') {
+      room();
+      cur.ops.push(op, ops[i + 1]!);
       i += 2;
+      continue;
     }
+    const delay = ops[i + 1]!;
+    let points = [...ops[i + 2]!];
+    while (points.length > 0) {
+      room();
+      const piece = points.slice(0, size - chars);
+      points = points.slice(piece.length);
+      cur.ops.push('type', delay, piece.join(''));
+      cur.typingMs += piece.length * (Number(delay) + 10);
+      chars += piece.length;
+    }
+    i += 3;
   }
-  return out;
+  if (cur.ops.length > 0) batches.push(cur);
+  return batches;
 }
 
 export interface TypeRun { text: string; slow: boolean }

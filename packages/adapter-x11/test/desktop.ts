@@ -31,6 +31,20 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined> | 
   }
 }
 
+/** A value once it has stopped changing for `quietMs` (bounded by `ms`). */
+export async function settled<T>(read: () => Promise<T> | T, quietMs = 500, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last = await read();
+  let since = Date.now();
+  for (;;) {
+    await sleep(50);
+    const now = await read();
+    if (now !== last) { last = now; since = Date.now(); }
+    if (Date.now() - since >= quietMs) return last;
+    if (Date.now() > deadline) throw new Error(`still changing after ${ms} ms (last ${String(last)})`);
+  }
+}
+
 /** The text of `path` once it exists. Writers must rename the file into place (never write it in situ). */
 export async function fileText(path: string, ms = 5000): Promise<string> {
   return until(`file ${path}`, () => (existsSync(path) ? readFileSync(path, 'utf8') : undefined), ms);
@@ -40,7 +54,8 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
   const x = await startXSession();
   const channel = createHostChannel({ home: x.home, env: { HOME: x.home }, withArchive: options.withArchive });
   const adapter = createX11Adapter({ display: x.display });
-  const ctx = testContext(channel, { display: x.display });
+  // One context serves the whole suite: its deadline is the suite's, not one call's.
+  const ctx = testContext(channel, { display: x.display }, 10 * 60_000);
   const window = (title: string, ms = 8000) => until(`window "${title}"`, async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
   return {
     x, channel, adapter, ctx, window,

@@ -12,7 +12,7 @@ import type { AdapterContext, GuestChannel, MachineRef, Provider } from '@vmhub/
 import { shapeScreenshot, VmhubError } from '@vmhub/core';
 import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
 import { createX11Adapter } from '../src/index.ts';
-import { until } from './desktop.ts';
+import { settled, until } from './desktop.ts';
 
 const instance = `x11t${randomBytes(3).toString('hex')}`;
 const lease = randomUUID();
@@ -112,6 +112,48 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     assert.deepEqual([w1.x - w0.x, w1.y - w0.y], [120, 80]);
     await adapter.close!(ctx, { window: w0.id });
     await until('closed', async () => ((await adapter.listWindows!(ctx)).some((w) => w.id === w0.id) ? undefined : true), 5000, 100);
+  });
+
+  it('a cancelled call stops in the container: long vm_type stops typing, vm_exec is killed', async (t) => {
+    const sink = `/tmp/sink-${rand()}.txt`;
+    const title = `sink-${rand()}`;
+    const r = await adapter.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `stty -icanon -echo; exec cat > ${sink}`], wait_seconds: 15 });
+    await until('focused', async () => ((await adapter.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
+    const sh = async (script: string) => (await adapter.exec!(ctx, { argv: ['sh', '-c', script], timeout_ms: 5000, max_output_bytes: 10_000 })).stdout.toString().trim();
+    const size = async () => Number(await sh(`stat -c %s ${sink} 2>/dev/null || echo 0`));
+    const procs = (name: string) => sh(`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = ${name} ] && echo \${p#/proc/}; done; true`);
+    const ac = new AbortController();
+    const call = adapter.type!({ ...ctx, signal: ac.signal }, { text: 'abcdefghij'.repeat(200) });
+    call.catch(() => undefined);
+    await until('typing started', async () => ((await size()) > 0 ? true : undefined), 10_000, 50);
+    await new Promise((res) => setTimeout(res, 700));
+    const abortedAt = Date.now();
+    ac.abort();
+    await assert.rejects(call, (e: VmhubError) => e.code === 'TIMEOUT' && /vm_type stopped/.test(e.message));
+    const typeMs = Date.now() - abortedAt;
+    assert.ok(typeMs < 3000, `vm_type ended ${typeMs} ms after the abort`);
+    assert.equal(await procs('xdotool'), '', 'no xdotool left in the container');
+    // Key events the X server already had may still reach a busy xterm: wait until it is quiet.
+    const typed = await settled(size);
+    assert.ok(typed > 0 && typed < 1000, `${typed} of 2000 characters typed`);
+    await new Promise((res) => setTimeout(res, 2000));
+    assert.equal(await size(), typed, 'nothing more typed after the cancel');
+
+    const arg = `300.${Number.parseInt(rand(), 16)}`;
+    const ex = new AbortController();
+    const pending = adapter.exec!({ ...ctx, signal: ex.signal }, { argv: ['sleep', arg], timeout_ms: 600_000, max_output_bytes: 100 });
+    const sleeping = () => sh(`for p in /proc/[0-9]*; do [ "$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)" = "sleep ${arg} " ] && echo \${p#/proc/}; done; true`);
+    await until('sleep running', async () => ((await sleeping()) !== '' ? true : undefined), 5000, 100);
+    await new Promise((res) => setTimeout(res, 300));
+    const execAbortedAt = Date.now();
+    ex.abort();
+    const res = await pending;
+    const execMs = Date.now() - execAbortedAt;
+    assert.deepEqual([res.exit_code, res.timed_out], [null, true]);
+    assert.ok(execMs < 3000, `vm_exec resolved ${execMs} ms after the abort`);
+    await until('sleep gone', async () => ((await sleeping()) === '' ? true : undefined), 3000, 100);
+    await adapter.close!(ctx, { window: r.window!.id });
+    t.diagnostic(`docker channel: abort → vm_type rejected in ${typeMs} ms (${typed} of 2000 typed); abort → vm_exec resolved in ${execMs} ms`);
   });
 
   it('errors are typed: bad keysym, off-screen, missing file', async () => {

@@ -1,7 +1,9 @@
 /**
  * A GuestChannel that runs argv on THIS host (child_process.spawn, never a shell): lets the
  * adapter be tested against a real Xvfb without any provider. It keeps the channel rules: argv
- * only, timeouts, output caps, NOT_FOUND for a missing file, INVALID_REQUEST over a size cap.
+ * only, timeouts, output caps, NOT_FOUND for a missing file, INVALID_REQUEST over a size cap, and
+ * `signal`: an abort kills the command's whole process tree as a timeout does and resolves at
+ * once with exit_code null, timed_out true; an already-aborted signal starts nothing.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile, chmod } from 'node:fs/promises';
@@ -64,9 +66,14 @@ export function createHostChannel(options: HostChannelOptions): HostChannel {
   return channel;
 }
 
+/** How long a killed command may take to close its output before exec resolves anyway. */
+const KILL_GRACE_MS = 1000;
+
 function run(argv: string[], o: ExecOptions, options: HostChannelOptions): Promise<ExecResult> {
   const timeoutMs = o.timeoutMs ?? 30_000;
   const cap = o.maxOutputBytes ?? 1024 * 1024;
+  const signal = o.signal;
+  if (signal?.aborted) return Promise.resolve({ exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false });
   return new Promise((resolve) => {
     // Own process group, so a timeout kills the whole tree (sh and what it started).
     const child = spawn(argv[0]!, argv.slice(1), {
@@ -86,14 +93,22 @@ function run(argv: string[], o: ExecOptions, options: HostChannelOptions): Promi
     };
     child.stdout.on('data', (c: Buffer) => { outLen = collect(out, outLen, c); });
     child.stderr.on('data', (c: Buffer) => { errLen = collect(err, errLen, c); });
-    const timer = setTimeout(() => {
+    let grace: NodeJS.Timeout | undefined;
+    const kill = () => {
+      if (settled || timedOut) return;
       timedOut = true;
       try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
-    }, timeoutMs);
+      // A process that left the group (setsid) may still hold stdout: do not wait for it.
+      grace = setTimeout(() => finish(null), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(kill, timeoutMs);
+    signal?.addEventListener('abort', kill, { once: true });
     const finish = (code: number | null, stderrExtra?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
+      signal?.removeEventListener('abort', kill);
       if (stderrExtra) err.push(Buffer.from(stderrExtra));
       resolve({ exit_code: timedOut ? null : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timed_out: timedOut, truncated });
     };
