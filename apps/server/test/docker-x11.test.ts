@@ -242,6 +242,26 @@ describe('docker + x11: an agent drives a real Linux desktop', () => {
     assert.ok(Date.now() - started < 10_000);
   });
 
+  it('a vm_exec the client cancels is killed in the guest, and the lease keeps serving', async () => {
+    const pidFile = `/tmp/cancel-${randomBytes(4).toString("hex")}.pid`;
+    const ctl = new AbortController();
+    const call = s.client.callTool({ name: 'vm_exec', arguments: { lease_id: lease, command: ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], timeout_seconds: 600 } }, undefined, { signal: ctl.signal });
+    const pid = await readGuest(pidFile, (t) => /^\d+\n$/.test(t));
+    assert.match(pid, /^\d+\n$/, 'the command started');
+    ctl.abort();
+    await assert.rejects(call, 'the SDK client rejects the cancelled call (and tells the server)');
+    // The server kills it: the pid disappears from the guest within seconds, not after 300 s.
+    let alive = true;
+    for (const deadline = Date.now() + 10_000; alive && Date.now() < deadline;) {
+      const probe = await s.call('vm_exec', { lease_id: lease, command: ['kill', '-0', pid.trim()] });
+      alive = probe.structuredContent.exit_code === 0;
+      if (alive) await sleep(200);
+    }
+    assert.equal(alive, false, `sleep 300 (pid ${pid.trim()}) still runs in the guest after the call was cancelled`);
+    const after = await s.call('vm_exec', { lease_id: lease, command: ['echo', 'still serving'] });
+    assert.equal(after.structuredContent.stdout, 'still serving\n');
+  });
+
   it('clones a repository served on loopback, by branch and by tag, with .git', async () => {
     const url = `git://127.0.0.1:${gitPort}/repo.git`;
     const branch = await s.call('vm_clone_repo', { lease_id: lease, url, ref: 'feature', dest: 'src/feature' });
