@@ -12,12 +12,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VmhubError } from '@vmhub/core';
 import { createX11Adapter } from '../src/index.ts';
 import { KEYMAP_PL } from '../src/x11-keymap.ts';
 import { withSignal } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
-import { settled, startDesktop, until, type Desktop } from './desktop.ts';
+import { rejectsWith, settled, startDesktop, until, type Desktop } from './desktop.ts';
 
 const rand = () => randomBytes(4).toString('hex');
 /** A `sleep` argument no other process on the host uses: `sleep 300.<digits>` is still 300 s. */
@@ -40,15 +39,6 @@ function processes(argv: string[], options: { exact?: boolean; display?: string 
     } catch { /* exited meanwhile */ }
   }
   return pids;
-}
-
-async function rejectsWith(p: Promise<unknown>, code: string, text: RegExp): Promise<void> {
-  await assert.rejects(p, (err: unknown) => {
-    assert.ok(VmhubError.is(err), `expected a VmhubError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    assert.match(err.message, text);
-    return true;
-  });
 }
 
 describe('host channel: exec honours signal', () => {

@@ -8,9 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { VmhubError } from '@vmhub/core';
 import { createX11Adapter } from '../src/index.ts';
-import { fileText, startDesktop, until, type Desktop } from './desktop.ts';
+import { fileText, rejectsWith, startDesktop, until, type Desktop } from './desktop.ts';
 
 let d: Desktop;
 before(async () => { d = await startDesktop(); });
@@ -21,15 +20,6 @@ const readLineTo = (file: string) => `IFS= read -r line; printf %s "$line" > '${
 const rand = () => randomBytes(4).toString('hex');
 const xclipOut = (selection: string) => execFileSync('xclip', ['-selection', selection, '-o'], { env: { ...process.env, ...d.x.env }, timeout: 3000 }).toString('utf8');
 const xclipIn = (selection: string, text: string) => execFileSync('sh', ['-c', 'xclip -selection "$1" -i >/dev/null 2>&1', 'sh', selection], { input: text, env: { ...process.env, ...d.x.env }, timeout: 3000 });
-
-async function rejects(p: Promise<unknown>, code: string, text: RegExp) {
-  await assert.rejects(p, (err: unknown) => {
-    assert.ok(VmhubError.is(err), `expected a VmhubError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    assert.match(err.message, text);
-    return true;
-  });
-}
 
 describe('x11: type', () => {
   it('types Unicode and shell metacharacters byte-exact, and executes nothing', async () => {
@@ -89,8 +79,8 @@ describe('x11: key', () => {
 
   it('bad keysyms are INVALID_REQUEST naming the key, before anything runs', async () => {
     const before = d.channel.calls.length;
-    await rejects(d.adapter.key!(d.ctx, { keys: 'ctrl+shift+tee' }), 'INVALID_REQUEST', /unknown key "tee"/);
-    await rejects(d.adapter.key!(d.ctx, { keys: 'Return Retrun' }), 'INVALID_REQUEST', /unknown key "Retrun"/);
+    await rejectsWith(d.adapter.key!(d.ctx, { keys: 'ctrl+shift+tee' }), 'INVALID_REQUEST', /unknown key "tee"/);
+    await rejectsWith(d.adapter.key!(d.ctx, { keys: 'Return Retrun' }), 'INVALID_REQUEST', /unknown key "Retrun"/);
     assert.equal(d.channel.calls.length, before, 'no guest command for an invalid chord');
   });
 });
@@ -116,7 +106,7 @@ describe('x11: paste', () => {
     await d.adapter.focus!(d.ctx, { window: w.id });
     xclipIn('clipboard', 'old clipboard');
     const quick = createX11Adapter({ display: d.x.display, paste_timeout_ms: 300 });
-    await rejects(quick.paste!(d.ctx, { text: 'never read' }), 'TIMEOUT', /no application fetched the clipboard/);
+    await rejectsWith(quick.paste!(d.ctx, { text: 'never read' }), 'TIMEOUT', /no application fetched the clipboard/);
     assert.equal(xclipOut('clipboard'), 'old clipboard');
     await d.adapter.close!(d.ctx, { window: w.id });
   });
@@ -155,8 +145,8 @@ describe('x11: click and scroll', () => {
   });
 
   it('off-screen coordinates are INVALID_REQUEST, not clamped', async () => {
-    await rejects(d.adapter.click!(d.ctx, { x: 1280, y: 10, button: 'left', count: 1, modifiers: [] }), 'INVALID_REQUEST', /off the 1280x800 screen/);
-    await rejects(d.adapter.scroll!(d.ctx, { x: 5, y: 9000, direction: 'up', amount: 1 }), 'INVALID_REQUEST', /off the 1280x800 screen/);
-    await rejects(d.adapter.drag!(d.ctx, { from: { x: 1, y: 1 }, to: { x: -3, y: 5 }, button: 'left' }), 'INVALID_REQUEST', /drag to/);
+    await rejectsWith(d.adapter.click!(d.ctx, { x: 1280, y: 10, button: 'left', count: 1, modifiers: [] }), 'INVALID_REQUEST', /off the 1280x800 screen/);
+    await rejectsWith(d.adapter.scroll!(d.ctx, { x: 5, y: 9000, direction: 'up', amount: 1 }), 'INVALID_REQUEST', /off the 1280x800 screen/);
+    await rejectsWith(d.adapter.drag!(d.ctx, { from: { x: 1, y: 1 }, to: { x: -3, y: 5 }, button: 'left' }), 'INVALID_REQUEST', /drag to/);
   });
 });

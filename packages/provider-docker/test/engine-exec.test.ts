@@ -90,7 +90,12 @@ describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
       assert.ok(afterAbort < 3000, `${mode}: resolved ${afterAbort.toFixed(0)} ms after the abort`);
       const pid = (await ch.exec(['cat', `${tag}.pid`])).stdout.toString().trim();
       assert.match(pid, /^\d+$/, `${mode}: the command started and wrote its pid`);
-      const alive = await ch.exec(['kill', '-0', pid]);
+      // SIGKILL lands asynchronously and a killed process lingers until reaped: allow a moment.
+      let alive = await ch.exec(['kill', '-0', pid]);
+      for (let i = 0; i < 25 && alive.exit_code === 0; i++) {
+        await new Promise((res) => setTimeout(res, 200));
+        alive = await ch.exec(['kill', '-0', pid]);
+      }
       assert.notEqual(alive.exit_code, 0, `${mode}: the aborted process ${pid} is gone from the guest`);
 
       const pre = new AbortController();

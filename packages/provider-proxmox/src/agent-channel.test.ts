@@ -33,7 +33,13 @@ it('proxmox: the guest-agent kill script SIGKILLs every descendant of a wrapper 
   assert.equal(tree.length, 3, `the wrapper runs a sleep and a subshell with another: ${tree.join(' ')}`);
   t.after(() => { for (const p of tree) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
   execFileSync('sh', ['-c', KILL_DESCENDANTS, 'sh', String(wrapper.pid)], { timeout: 5000 });
-  assert.deepEqual(tree.filter(running), [], 'no descendant still runs');
+  // SIGKILL is delivered asynchronously: a loaded machine may show a victim alive for a moment.
+  let alive = tree.filter(running);
+  for (let i = 0; i < 150 && alive.length > 0; i++) {
+    await new Promise((res) => setTimeout(res, 20));
+    alive = tree.filter(running);
+  }
+  assert.deepEqual(alive, [], 'no descendant still runs');
   // With its children gone the wrapper's `wait` returns: nothing is left.
   await Promise.race([once(wrapper, 'exit'), new Promise((res) => setTimeout(res, 3000))]);
   assert.notEqual(wrapper.exitCode ?? wrapper.signalCode, null, 'the wrapper ended too');
