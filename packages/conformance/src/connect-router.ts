@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { VmhubError, type Adapter, type AdapterContext } from '@vmhub/core';
+import { VmhubError, type Adapter, type AdapterContext, type ExecOptions, type GuestChannel } from '@vmhub/core';
 import { createRouter, type HostClone, type Router, type RouterHost, type RouterSettings } from '@vmhub/core/router';
 
 export interface ConnectRouterOptions {
@@ -25,9 +25,20 @@ export interface ConnectRouterOptions {
   cloneOnHost?: RouterHost['cloneOnHost'];
 }
 
+/** One GuestChannel.exec the adapter made, as the channel saw it. */
+export interface ExecSeen {
+  argv: string[];
+  /** The options.signal the adapter passed (undefined: none). */
+  signal?: AbortSignal;
+  /** Set when the channel's exec settled. */
+  settledAt?: number;
+}
+
 export interface RouterConnection {
   client: Client;
   router: Router;
+  /** Every GuestChannel.exec the adapter made through this connection, in order. */
+  execs: ExecSeen[];
   /** The lease id every VM-bound call should pass (the context's). */
   leaseId: string;
   /** Call a tool; `lease_id` is added unless given. Never throws for tool errors (isError results). */
@@ -46,8 +57,30 @@ const notServed = async (): Promise<never> => {
   throw new VmhubError('INTERNAL', '[vmhub] [conformance] catalog and lease tools are not served by the conformance host');
 };
 
+/**
+ * The context's channel, observed: exec calls (argv, the signal passed, when they settled) are
+ * recorded; everything else goes straight to the channel.
+ */
+function observed(channel: GuestChannel, execs: ExecSeen[]): GuestChannel {
+  return new Proxy(channel, {
+    get(target, prop) {
+      if (prop === 'exec') {
+        return async (argv: string[], o?: ExecOptions) => {
+          const seen: ExecSeen = { argv: [...argv], ...(o?.signal ? { signal: o.signal } : {}) };
+          execs.push(seen);
+          try { return await target.exec(argv, o); } finally { seen.settledAt = Date.now(); }
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 export async function connectRouter(options: ConnectRouterOptions): Promise<RouterConnection> {
-  const { adapter, context } = options;
+  const { adapter } = options;
+  const execs: ExecSeen[] = [];
+  const context: AdapterContext = { ...options.context, channel: async () => observed(await options.context.channel(), execs) };
   const host: RouterHost = {
     listTemplates: notServed, capabilities: notServed, health: notServed,
     leaseCreate: notServed, leaseStatus: notServed, leaseRenew: notServed, leaseRelease: notServed,
@@ -74,7 +107,7 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
   // Listing once makes the Client validate every later result against the tool's outputSchema.
   await client.listTools();
   return {
-    client, router, leaseId: context.lease_id,
+    client, router, execs, leaseId: context.lease_id,
     async call(name, args = {}) {
       return await client.callTool({ name, arguments: { lease_id: context.lease_id, ...args } }) as CallToolResult;
     },

@@ -11,7 +11,7 @@
  */
 export { runProviderConformance, type ProviderConformanceOptions } from './provider-suite.ts';
 export { runAdapterConformance, type AdapterConformanceOptions } from './adapter-suite.ts';
-export { connectRouter, hostCloneOf, DEFAULT_ROUTER_SETTINGS, type ConnectRouterOptions, type RouterConnection } from './connect-router.ts';
+export { connectRouter, hostCloneOf, DEFAULT_ROUTER_SETTINGS, type ConnectRouterOptions, type ExecSeen, type RouterConnection } from './connect-router.ts';
 export { makeTar, type TarEntry } from './tar.ts';
 export { expectOk, expectError, imageOf, type ToolError } from './expect.ts';
 export { SAMPLE_ARGS, toolFor } from './checks/gating.ts';

@@ -2,6 +2,10 @@
 import { check, expectError, expectOk } from '../expect.ts';
 import type { CheckTable } from './env.ts';
 
+async function waitFor(done: () => boolean, ms: number): Promise<void> {
+  for (const deadline = Date.now() + ms; !done() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 25));
+}
+
 export const EXEC_CHECKS: CheckTable = {
   exec: [
     {
@@ -28,6 +32,26 @@ export const EXEC_CHECKS: CheckTable = {
         const s = expectOk(await env.conn.call('vm_exec', { command: env.exec.sleep, timeout_seconds: 1 }), `vm_exec ${JSON.stringify(env.exec.sleep)} with timeout_seconds 1`, 'kill the command when timeout_ms passes and return {timed_out: true, exit_code: null}');
         check(s.timed_out === true && s.exit_code === null, `timed_out ${String(s.timed_out)}, exit_code ${String(s.exit_code)}`, 'when timeout_ms passes, kill the process and return timed_out: true with exit_code: null');
         check(Date.now() - started < 4500, `vm_exec took ${Date.now() - started} ms with a 1 s timeout`, 'stop waiting at timeout_ms');
+      },
+    },
+    {
+      name: 'a cancelled vm_exec reaches the channel: the call\'s signal is passed and aborts',
+      async run(env, t) {
+        if (!env.exec.sleep) { t.skip('exec.sleep is null: no long-running command given for this target'); return; }
+        const from = env.conn.execs.length;
+        const reached = () => env.conn.execs.slice(from).find((e) => e.argv.join(' ') === env.exec.sleep!.join(' '));
+        const ctl = new AbortController();
+        const call = env.conn.client.callTool({ name: 'vm_exec', arguments: { lease_id: env.conn.leaseId, command: env.exec.sleep, timeout_seconds: 30 } }, undefined, { signal: ctl.signal });
+        call.catch(() => undefined);
+        await waitFor(() => reached() !== undefined, 10_000);
+        const seen = reached();
+        check(seen, `vm_exec ${JSON.stringify(env.exec.sleep)} never reached GuestChannel.exec`, 'run vm_exec through ctx.channel().exec');
+        ctl.abort();
+        await call.then(() => undefined, () => undefined);
+        check(seen.signal, 'vm_exec called GuestChannel.exec without options.signal', 'pass signal: ctx.signal to every GuestChannel.exec, so a cancelled call stops in the guest');
+        await waitFor(() => seen.signal!.aborted && seen.settledAt !== undefined, 10_000);
+        check(seen.signal.aborted, 'the signal passed to GuestChannel.exec did not abort when the client cancelled the call', 'pass ctx.signal itself (the router aborts it on cancellation and at the deadline), not a signal of your own');
+        check(seen.settledAt !== undefined, 'GuestChannel.exec did not settle within 10 s of the cancellation', 'a channel must kill the command when options.signal aborts and resolve promptly');
       },
     },
     {
