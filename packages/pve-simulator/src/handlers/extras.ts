@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { HandlerContext } from '../handler.ts';
-import { bool } from '../handler.ts';
+import { bool, lockCheck, vmTask } from '../handler.ts';
 import { fail, permError } from '../pve-error.ts';
 import { hasPrivs } from '../auth.ts';
 import { tagSet } from '../tags.ts';
@@ -85,7 +85,8 @@ export function cloudinitDump({ cluster, params }: HandlerContext): string {
   return `${user.join('\n')}\n`;
 }
 
-export function resizeDisk({ cluster, caller, params }: HandlerContext): string {
+export function resizeDisk(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   cluster.assertUnlocked(vm);
   const disk: string = params.disk;
@@ -98,11 +99,8 @@ export function resizeDisk({ cluster, caller, params }: HandlerContext): string 
   if (!m) throw fail(`invalid size '${params.size}'`);
   const newBytes = m[1] ? curBytes + toBytes(m[2]!, m[3]!) : toBytes(m[2]!, m[3]!);
   if (newBytes < curBytes) throw fail(`shrinking disks is not supported`);
-  return cluster.startTask({
-    node: vm.node,
+  return vmTask(ctx, vm, {
     type: 'qmresize',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.configMs,
     finish: () => {
       const gib = newBytes / 2 ** 30;
@@ -122,25 +120,25 @@ export function poolById({ cluster, caller, params }: HandlerContext): unknown {
   return { ...(p.comment !== undefined ? { comment: p.comment } : {}), members };
 }
 
-export function suspendVm({ cluster, caller, params }: HandlerContext): string {
+export function suspendVm(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   if (vm.status !== 'running') throw fail(`VM ${vm.vmid} not running`);
-  return cluster.startTask({
-    node: vm.node, type: 'qmpause', id: String(vm.vmid), user: caller.tokenId, durationMs: cluster.timing.stopMs,
-    precheck: () => {
-      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
-    },
+  return vmTask(ctx, vm, {
+    type: 'qmpause', durationMs: cluster.timing.stopMs,
+    precheck: () => lockCheck(ctx, vm),
     finish: () => {
       vm.paused = true;
     },
   }).upid;
 }
 
-export function resumeVm({ cluster, caller, params }: HandlerContext): string {
+export function resumeVm(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   if (vm.status !== 'running') throw fail(`VM ${vm.vmid} not running`);
-  return cluster.startTask({
-    node: vm.node, type: 'qmresume', id: String(vm.vmid), user: caller.tokenId, durationMs: cluster.timing.stopMs,
+  return vmTask(ctx, vm, {
+    type: 'qmresume', durationMs: cluster.timing.stopMs,
     finish: () => {
       vm.paused = false;
     },

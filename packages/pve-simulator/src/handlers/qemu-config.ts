@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { HandlerContext } from '../handler.ts';
-import { bool, sleep } from '../handler.ts';
+import { bool, lockCheck, sleep, vmTask } from '../handler.ts';
 import { fail, paramError, permError } from '../pve-error.ts';
 import { hasPrivs, requirePrivs, type Caller } from '../auth.ts';
 import type { Cluster } from '../cluster.ts';
@@ -50,13 +50,10 @@ export function putConfig(ctx: HandlerContext): null {
 }
 
 export async function postConfig(ctx: HandlerContext): Promise<string | null> {
-  const { cluster, caller, params } = ctx;
+  const { cluster, params } = ctx;
   const { vm, apply } = prepareUpdate(ctx);
-  const task = cluster.startTask({
-    node: vm.node,
+  const task = vmTask(ctx, vm, {
     type: 'qmconfig',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.configMs,
     finish: () => apply(vm),
   });
@@ -72,11 +69,12 @@ export async function postConfig(ctx: HandlerContext): Promise<string | null> {
   return null;
 }
 
-function prepareUpdate({ cluster, caller, params, template }: HandlerContext): { vm: SimVm; apply: (vm: SimVm) => void } {
+function prepareUpdate(ctx: HandlerContext): { vm: SimVm; apply: (vm: SimVm) => void } {
+  const { cluster, caller, params, template } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   if (bool(params.skiplock) && caller.user !== 'root@pam') throw paramError({ skiplock: 'Only root may use this option.' });
   if (params.digest !== undefined && params.digest !== configDigest(vm)) throw fail('checksum mismatch (file change by other user?)');
-  if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
+  lockCheck(ctx, vm);
 
   const props = cluster.schemaProps(template);
   const sets: Record<string, ConfigValue> = {};

@@ -4,21 +4,19 @@
  * qemu-server. Destroy refuses running or protected VMs up front and checks the lock in the task.
  */
 import type { HandlerContext } from '../handler.ts';
-import { bool } from '../handler.ts';
+import { bool, lockCheck, vmTask } from '../handler.ts';
 import { fail } from '../pve-error.ts';
 import { tagSet } from '../tags.ts';
 
-export function startVm({ cluster, caller, params }: HandlerContext): string {
+export function startVm(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
-  return cluster.startTask({
-    node: vm.node,
+  return vmTask(ctx, vm, {
     type: 'qmstart',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.startMs,
     precheck: () => {
       if (bool(vm.config.template)) throw new Error("you can't start a vm if it's a template");
-      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
+      lockCheck(ctx, vm);
       if (vm.status === 'running') throw new Error(`VM ${vm.vmid} already running`);
     },
     finish: () => {
@@ -28,47 +26,37 @@ export function startVm({ cluster, caller, params }: HandlerContext): string {
   }).upid;
 }
 
-export function stopVm({ cluster, caller, params }: HandlerContext): string {
+export function stopVm(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
-  return cluster.startTask({
-    node: vm.node,
+  return vmTask(ctx, vm, {
     type: 'qmstop',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.stopMs,
-    precheck: () => {
-      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
-    },
+    precheck: () => lockCheck(ctx, vm),
     finish: () => cluster.markStopped(vm),
   }).upid;
 }
 
-export function shutdownVm({ cluster, caller, params }: HandlerContext): string {
+export function shutdownVm(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   if (vm.paused && !bool(params.forceStop)) throw fail('VM is paused - cannot shutdown');
-  return cluster.startTask({
-    node: vm.node,
+  return vmTask(ctx, vm, {
     type: 'qmshutdown',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.shutdownMs,
-    precheck: () => {
-      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
-    },
+    precheck: () => lockCheck(ctx, vm),
     finish: () => cluster.markStopped(vm),
   }).upid;
 }
 
 export function rebootVm(type: 'qmreboot' | 'qmreset') {
-  return ({ cluster, caller, params }: HandlerContext): string => {
+  return (ctx: HandlerContext): string => {
+    const { cluster, params } = ctx;
     const vm = cluster.vmOn(params.node, params.vmid);
     if (vm.status !== 'running') throw fail(`VM ${vm.vmid} not running`);
     if (type === 'qmreboot' && vm.paused) throw fail('VM is paused - cannot shutdown');
-    return cluster.startTask({
-      node: vm.node,
+    return vmTask(ctx, vm, {
       type,
-      id: String(vm.vmid),
-      user: caller.tokenId,
       durationMs: type === 'qmreboot' ? cluster.timing.shutdownMs : cluster.timing.stopMs,
       precheck: () => {
         cluster.assertUnlocked(vm);
@@ -78,19 +66,17 @@ export function rebootVm(type: 'qmreboot' | 'qmreset') {
   };
 }
 
-export function destroyVm({ cluster, caller, params }: HandlerContext): string {
+export function destroyVm(ctx: HandlerContext): string {
+  const { cluster, caller, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   if (bool(params.skiplock) && caller.user !== 'root@pam') throw fail('Only root may use this option.');
   if (bool(vm.config.protection)) throw fail(`can't remove VM ${vm.vmid} - protection mode enabled`);
   if (vm.status === 'running') throw fail(`VM ${vm.vmid} is running - destroy failed`);
-  return cluster.startTask({
-    node: vm.node,
+  return vmTask(ctx, vm, {
     type: 'qmdestroy',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.destroyMs,
     precheck: () => {
-      if (!bool(params.skiplock)) cluster.assertUnlocked(vm);
+      lockCheck(ctx, vm);
       if (bool(vm.config.template)) {
         for (const [k, v] of Object.entries(vm.config)) {
           const base = /^[^,]*base-\d+-disk-\d+/.exec(String(v))?.[0];
@@ -119,16 +105,14 @@ export function destroyVm({ cluster, caller, params }: HandlerContext): string {
   }).upid;
 }
 
-export function templateVm({ cluster, caller, params }: HandlerContext): string {
+export function templateVm(ctx: HandlerContext): string {
+  const { cluster, params } = ctx;
   const vm = cluster.vmOn(params.node, params.vmid);
   cluster.assertUnlocked(vm);
   if (bool(vm.config.template)) throw fail("you can't convert a template to a template");
   if (vm.status === 'running') throw fail("you can't convert a VM to template if VM is running");
-  return cluster.startTask({
-    node: vm.node,
+  return vmTask(ctx, vm, {
     type: 'qmtemplate',
-    id: String(vm.vmid),
-    user: caller.tokenId,
     durationMs: cluster.timing.templateMs,
     finish: () => {
       for (const [k, v] of Object.entries(vm.config)) {
