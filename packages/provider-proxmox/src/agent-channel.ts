@@ -9,6 +9,7 @@
  */
 import { posix } from 'node:path';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { killedResult } from './exec-result.ts';
 import { sleep, type PveClient } from './pve-client.ts';
 import { SOURCE, toVmhubError } from './pve-errors.ts';
 
@@ -92,7 +93,7 @@ export class AgentChannel implements GuestChannel {
     const max = options.maxOutputBytes ?? 1024 * 1024;
     const signal = options.signal;
     // Already cancelled: the command never starts.
-    if (signal?.aborted) return cancelled();
+    if (signal?.aborted) return killedResult();
     let started: { pid: number };
     try {
       // Running a command twice is not harmless, so only readiness probes retry. Not cancellable in
@@ -101,36 +102,27 @@ export class AgentChannel implements GuestChannel {
     } catch (err) {
       throw toVmhubError(err, `guest-agent exec on VM ${this.#t.vmid}`);
     }
-    // One listener on the caller's signal, removed when this exec ends, however many polls it takes.
-    const stop = new AbortController();
-    const onAbort = (): void => stop.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) stop.abort();
-    const kill = (): Promise<ExecResult> => this.#kill(started.pid, forks);
-    try {
-      const deadline = Date.now() + timeoutMs;
-      let wait = 50;
-      for (;;) {
-        if (stop.signal.aborted) return await kill();
-        let st: ExecStatus;
-        try {
-          st = await this.#t.client.get<ExecStatus>(`${this.#base}/exec-status`, { pid: started.pid }, { signal: stop.signal });
-        } catch (err) {
-          if (stop.signal.aborted) return await kill();
-          throw toVmhubError(err, `guest-agent exec-status of pid ${started.pid} on VM ${this.#t.vmid}`);
-        }
-        if (st.exited === 1 || st.exited === true) {
-          const out = Buffer.from(st['out-data'] ?? '', 'utf8');
-          const errb = Buffer.from(st['err-data'] ?? '', 'utf8');
-          const truncated = Boolean(st['out-truncated']) || Boolean(st['err-truncated']) || out.length > max || errb.length > max;
-          return { exit_code: typeof st.exitcode === 'number' ? st.exitcode : null, stdout: out.subarray(0, max), stderr: errb.subarray(0, max), timed_out: false, truncated };
-        }
-        if (Date.now() >= deadline) return await kill();
-        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), stop.signal).catch(() => undefined);
-        wait = Math.min(wait * 2, 1000);
+    const deadline = Date.now() + timeoutMs;
+    let wait = 50;
+    for (;;) {
+      if (signal?.aborted) return this.#kill(started.pid, forks);
+      let st: ExecStatus;
+      try {
+        st = await this.#t.client.get<ExecStatus>(`${this.#base}/exec-status`, { pid: started.pid }, { signal });
+      } catch (err) {
+        if (signal?.aborted) return this.#kill(started.pid, forks);
+        throw toVmhubError(err, `guest-agent exec-status of pid ${started.pid} on VM ${this.#t.vmid}`);
       }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
+      if (st.exited === 1 || st.exited === true) {
+        const out = Buffer.from(st['out-data'] ?? '', 'utf8');
+        const errb = Buffer.from(st['err-data'] ?? '', 'utf8');
+        const truncated = Boolean(st['out-truncated']) || Boolean(st['err-truncated']) || out.length > max || errb.length > max;
+        return { exit_code: typeof st.exitcode === 'number' ? st.exitcode : null, stdout: out.subarray(0, max), stderr: errb.subarray(0, max), timed_out: false, truncated };
+      }
+      if (Date.now() >= deadline) return this.#kill(started.pid, forks);
+      // Ends early (rejecting) on abort; the loop's first line then kills.
+      await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), signal).catch(() => undefined);
+      wait = Math.min(wait * 2, 1000);
     }
   }
 
@@ -143,7 +135,7 @@ export class AgentChannel implements GuestChannel {
     const run = (command: string[]): Promise<unknown> => this.#t.client.post(`${this.#base}/exec`, { command }, { retry: 'none' }).catch(() => undefined);
     if (forks) await run(['sh', '-c', KILL_DESCENDANTS, 'sh', String(pid)]);
     await run(['kill', '-KILL', String(pid)]);
-    return cancelled();
+    return killedResult();
   }
 
   async #must(argv: string[], what: string): Promise<ExecResult> {
@@ -212,11 +204,6 @@ export class AgentChannel implements GuestChannel {
   async close(): Promise<void> {
     this.#closed = true;
   }
-}
-
-/** What a timed-out or cancelled exec resolves with: no exit code. */
-function cancelled(): ExecResult {
-  return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
 }
 
 /** file-read with decode=0 concatenates each 1 MiB chunk's own base64: decode per segment. */

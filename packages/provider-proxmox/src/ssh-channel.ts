@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import ssh2, { type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
+import { killedResult } from './exec-result.ts';
 import { buildRemoteCommand, quoteArgv } from './shell-quote.ts';
 
 const { Client } = ssh2;
@@ -166,9 +167,9 @@ export class SshChannel implements GuestChannel {
   async #run(command: string, o: RunOptions): Promise<ExecResult> {
     const { stdin, timeoutMs, maxOutput, signal } = o;
     // Already cancelled: the command never starts.
-    if (signal?.aborted) return cancelled();
+    if (signal?.aborted) return killedResult();
     const stream = await this.#openExec(PID_LINE + command, signal);
-    if (!stream) return cancelled();
+    if (!stream) return killedResult();
     return new Promise<ExecResult>((resolve) => {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
@@ -323,10 +324,6 @@ export class SshChannel implements GuestChannel {
   }
 }
 
-/** What a cancelled exec resolves with: as on timeout, no exit code. */
-function cancelled(): ExecResult {
-  return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
-}
 
 function sftpError(err: Error & { code?: number | string }, path: string, op: string): VmhubError {
   if (err.code === 2 || err.code === 'ENOENT') return new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${path} does not exist in the guest`, { source: SOURCE });

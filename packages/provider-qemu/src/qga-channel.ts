@@ -87,40 +87,32 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
     if (signal?.aborted) return cancelled();
     // Not raced with the signal: once the agent has started the process, its pid is needed to kill it.
     const { pid } = await call<{ pid: number }>('guest-exec', args);
-    // One listener on the caller's signal, removed when this exec ends, however many polls it takes.
-    const stop = new AbortController();
-    const onAbort = (): void => stop.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) stop.abort();
     // Timeout or cancellation: guest-exec-status has no kill, so another guest-exec kills the pid.
     const kill = async (): Promise<ExecResult> => {
       await call('guest-exec', { path: '/bin/kill', arg: ['-KILL', String(pid)] }).catch(() => undefined);
       return cancelled();
     };
-    try {
-      const deadline = Date.now() + timeoutMs;
-      let wait = 20;
-      for (;;) {
-        if (stop.signal.aborted) return await kill();
-        // A status call in flight is not abandoned (the connection answers in order); it is quick.
-        const st = await call<ExecStatus>('guest-exec-status', { pid });
-        if (st.exited) {
-          const out = Buffer.from(st['out-data'] ?? '', 'base64');
-          const errb = Buffer.from(st['err-data'] ?? '', 'base64');
-          return {
-            exit_code: st.exitcode ?? null,
-            stdout: out.subarray(0, cap),
-            stderr: errb.subarray(0, cap),
-            timed_out: false,
-            truncated: out.length > cap || errb.length > cap || !!st['out-truncated'] || !!st['err-truncated'],
-          };
-        }
-        if (stop.signal.aborted || Date.now() >= deadline) return await kill();
-        await sleep(Math.min(wait, Math.max(1, deadline - Date.now())), undefined, { signal: stop.signal }).catch(() => undefined);
-        wait = Math.min(wait * 2, 500);
+    const deadline = Date.now() + timeoutMs;
+    let wait = 20;
+    for (;;) {
+      if (signal?.aborted) return kill();
+      // A status call in flight is not abandoned (the connection answers in order); it is quick.
+      const st = await call<ExecStatus>('guest-exec-status', { pid });
+      if (st.exited) {
+        const out = Buffer.from(st['out-data'] ?? '', 'base64');
+        const errb = Buffer.from(st['err-data'] ?? '', 'base64');
+        return {
+          exit_code: st.exitcode ?? null,
+          stdout: out.subarray(0, cap),
+          stderr: errb.subarray(0, cap),
+          timed_out: false,
+          truncated: out.length > cap || errb.length > cap || !!st['out-truncated'] || !!st['err-truncated'],
+        };
       }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted || Date.now() >= deadline) return kill();
+      // Ends early (rejecting) on abort; the loop's first line then kills.
+      await sleep(Math.min(wait, Math.max(1, deadline - Date.now())), undefined, signal ? { signal } : {}).catch(() => undefined);
+      wait = Math.min(wait * 2, 500);
     }
   };
 
