@@ -24,7 +24,7 @@ export interface XSession {
 }
 
 /** Whether a live X server holds display :n (its abstract socket, or a lock naming a live pid). */
-function displayInUse(n: number): boolean {
+export function displayInUse(n: number): boolean {
   try {
     if (readFileSync('/proc/net/unix', 'utf8').includes(`@/tmp/.X11-unix/X${n}\n`)) return true;
   } catch { /* no procfs: fall back to the lock file */ }
