@@ -6,7 +6,7 @@
  * leave a stale example behind.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,8 @@ function markdownFiles(): string[] {
   };
   walk(join(ROOT, 'docs'));
   for (const pkg of readdirSync(join(ROOT, 'packages'))) {
-    try { readFileSync(join(ROOT, 'packages', pkg, 'README.md')); out.push(join(ROOT, 'packages', pkg, 'README.md')); } catch { /* none */ }
+    const readme = join(ROOT, 'packages', pkg, 'README.md');
+    if (existsSync(readme)) out.push(readme);
   }
   return out;
 }
