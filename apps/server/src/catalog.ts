@@ -1,23 +1,24 @@
 /** vm_list_templates, vm_capabilities and vm_health: what exists, what works, and why not. */
-import { CAPABILITIES, VmhubError, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
+import { CAPABILITIES, readPackageVersion, VmhubError, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
 import type { Store } from '@vmhub/store';
 import type { LeaseManager } from './leases/manager.ts';
 import type { Registry } from './registry.ts';
-import type { Bindings } from './bindings.ts';
+import type { LeaseSessions } from './sessions/lease-sessions.ts';
 
-export const VERSION = '0.1.0';
+/** @vmhub/server's version, from its package.json. */
+export const VERSION = readPackageVersion(import.meta.url);
 
 export class Catalog {
   readonly #registry: Registry;
   readonly #store: Store;
   readonly #leases: LeaseManager;
-  readonly #bindings: Bindings;
+  readonly #sessions: LeaseSessions;
 
-  constructor(registry: Registry, store: Store, leases: LeaseManager, bindings: Bindings) {
+  constructor(registry: Registry, store: Store, leases: LeaseManager, sessions: LeaseSessions) {
     this.#registry = registry;
     this.#store = store;
     this.#leases = leases;
-    this.#bindings = bindings;
+    this.#sessions = sessions;
   }
 
   async templateInfo(t: TemplateConfig): Promise<TemplateInfo> {
@@ -43,10 +44,10 @@ export class Catalog {
     let lease: { lease_id: string; expires_at: string } | undefined;
     let probe: Partial<Record<string, string>> = {};
     if (input.lease_id) {
-      const binding = await this.#bindings.bind(input.lease_id, AbortSignal.timeout(20_000));
+      const binding = await this.#sessions.bind(input.lease_id, AbortSignal.timeout(20_000));
       template = binding.template;
       lease = { lease_id: binding.lease_id, expires_at: binding.expires_at };
-      if (binding.adapter?.probe) probe = await binding.adapter.probe(binding.context).catch(() => ({}));
+      if (binding.session?.probe) probe = await binding.session.probe(binding.context).catch(() => ({}));
     } else {
       template = this.#leases.template(input.template!);
     }
@@ -75,6 +76,6 @@ export class Catalog {
     }));
     const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: p.reason } : {}) }));
     const ok = storeOk && providers.every((p) => p.ok) && plugins.every((p) => p.ok);
-    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, path: this.#store.path }, plugins, providers };
+    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, path: this.#store.path }, plugins, providers, sessions: this.#sessions.counts() };
   }
 }

@@ -9,7 +9,8 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VmhubError, type ToolInput, type VmhubConfig } from '@vmhub/core';
+import { VmhubError, type ToolInput } from '@vmhub/core';
+import type { VmhubConfig } from '@vmhub/core/config';
 import type { HostClone } from '@vmhub/core/router';
 
 type CloneConfig = VmhubConfig['clone'];

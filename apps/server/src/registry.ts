@@ -3,7 +3,8 @@
  * providers, and the merged template list (plugin defaults overridden by config). Broken
  * plugins are kept with their reason so vm_health and vm_list_templates can say what is wrong.
  */
-import { discoverPlugins, identityPrefix, type Adapter, type AdapterPlugin, type DiscoveredPackage, type Provider, type ProviderPlugin, type TemplateConfig, type VmhubConfig } from '@vmhub/core';
+import { identityPrefix, type Adapter, type AdapterPlugin, type Provider, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
+import { discoverPlugins, type DiscoveredPackage, type VmhubConfig } from '@vmhub/core/config';
 import { log } from './log.ts';
 
 export interface PluginState {
@@ -36,6 +37,7 @@ export class Registry {
   #install(packages: DiscoveredPackage[], config: VmhubConfig): void {
     const defaults: TemplateConfig[] = [];
     const adapterPlugins = new Map<string, AdapterPlugin>();
+    const providerPlugins = new Map<string, ProviderPlugin>();
     for (const pkg of packages) {
       const state = (id: string, kind: PluginState['kind'], reason?: string): PluginState =>
         ({ id, kind, package: pkg.package, version: pkg.version, ok: reason === undefined, ...(reason === undefined ? {} : { reason }) });
@@ -52,6 +54,7 @@ export class Registry {
             const p = plugin as ProviderPlugin;
             // Its templates are listed even if it cannot start: they then say why (unavailable + reason).
             defaults.push(...p.templates);
+            providerPlugins.set(p.id, p);
             this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
           }
           this.#record(state(plugin.id, plugin.kind));
@@ -65,6 +68,16 @@ export class Registry {
     for (const t of config.templates) this.templates.set(t.id, t);
     for (const id of config.disabled_templates) this.templates.delete(id);
     for (const t of this.templates.values()) {
+      // provider_options are checked against the provider's schema now, not at the first create.
+      const providerPlugin = providerPlugins.get(t.provider);
+      try {
+        providerPlugin?.checkTemplate(t);
+      } catch (err) {
+        const reason = `template "${t.id}": provider_options are invalid for provider "${t.provider}": ${(err as Error).message}`;
+        this.#templateProblems.set(t.id, reason);
+        log('warn', 'template unusable', { template: t.id, reason });
+        continue;
+      }
       const plugin = adapterPlugins.get(t.adapter);
       if (!plugin || !t.adapter_options || Object.keys(t.adapter_options).length === 0) continue;
       try {

@@ -3,38 +3,39 @@
  * the MCP handshake is answered (an MCP client pays for the server's cold start before it can do
  * anything, and `initialize` and `tools/list` need none of this); tool calls wait for it.
  */
-import type { VmhubConfig } from '@vmhub/core';
+import type { VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
-import { Bindings } from './bindings.ts';
 import { Catalog } from './catalog.ts';
 import { LeaseManager } from './leases/manager.ts';
 import { Registry } from './registry.ts';
+import { LeaseSessions } from './sessions/lease-sessions.ts';
 
 export interface Runtime {
   store: Store;
   registry: Registry;
-  bindings: Bindings;
+  sessions: LeaseSessions;
   leases: LeaseManager;
   catalog: Catalog;
   close(): Promise<void>;
 }
 
-export async function startRuntime(config: VmhubConfig, from: string, onRelease: (leaseId: string) => void): Promise<Runtime> {
+export async function startRuntime(config: VmhubConfig, from: string): Promise<Runtime> {
   // Loaded here, not at module load: better-sqlite3 and kysely are not needed to answer `initialize`.
   const { defaultStatePath, openStore } = await import('@vmhub/store');
   const [store, registry] = await Promise.all([
     Promise.resolve().then(() => openStore({ path: config.db ?? defaultStatePath() })),
     Registry.load(config, from),
   ]);
-  const bindings = new Bindings(store, registry);
-  const leases = new LeaseManager(store, registry, config, async (leaseId) => { onRelease(leaseId); await bindings.release(leaseId); });
-  bindings.attach(leases);
-  const catalog = new Catalog(registry, store, leases, bindings);
+  const sessions = new LeaseSessions(store, registry);
+  // Every terminal state the manager reaches ends the lease's session here.
+  const leases = new LeaseManager(store, registry, config, (leaseId, reason) => sessions.end(leaseId, reason));
+  sessions.attach(leases);
+  const catalog = new Catalog(registry, store, leases, sessions);
   return {
-    store, registry, bindings, leases, catalog,
+    store, registry, sessions, leases, catalog,
     async close() {
       leases.abortAll();
-      await bindings.closeAll();
+      await sessions.closeAll();
       await registry.close();
       await store.close();
     },

@@ -6,7 +6,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { loadConfig, type VmhubConfig } from '@vmhub/core';
+import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
 import { cloneOnHost } from './clone.ts';
@@ -47,11 +47,10 @@ export interface VmhubServer extends VmhubSession {
 
 export function createVmhubHub(options: { config?: VmhubConfig; from?: string } = {}): VmhubHub {
   const config = options.config ?? loadConfig();
-  const routers = new Set<Router>();
   let runtime: Promise<Runtime> | undefined;
   const rt = (): Promise<Runtime> => {
     if (!runtime) {
-      runtime = startRuntime(config, options.from ?? import.meta.url, (leaseId) => { for (const r of routers) r.forget(leaseId); });
+      runtime = startRuntime(config, options.from ?? import.meta.url);
       runtime.then(
         (r) => log('info', 'vmhub server ready', { version: VERSION, db: r.store.path, instance: config.instance, templates: [...r.registry.templates.keys()], plugins: r.registry.plugins.map((p) => `${p.kind}:${p.id}${p.ok ? '' : ' (broken)'}`) }),
         (err: Error) => log('error', 'vmhub runtime failed to start; every tool call will report it', { error: err.message }),
@@ -69,9 +68,8 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
     const router = createRouter(hostFor(config, rt, owner));
     router.register(mcp);
-    routers.add(router);
     sessions.add(mcp);
-    mcp.server.onclose = () => { routers.delete(router); sessions.delete(mcp); };
+    mcp.server.onclose = () => { sessions.delete(mcp); };
     return { mcp, router };
   }
 
@@ -105,7 +103,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra),
     leaseRenew: async (input) => (await rt()).leases.renew(input),
     leaseRelease: async (input) => (await rt()).leases.release(input),
-    bind: async (leaseId, signal) => (await rt()).bindings.bind(leaseId, signal),
+    bind: async (leaseId, signal) => (await rt()).sessions.bind(leaseId, signal),
     cloneOnHost: async (input) => {
       const { leases } = await rt();
       const lease = await leases.get(input.lease_id);

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CAPABILITIES, CONTRACT_VERSION, isCapability, type Adapter, type AdapterPlugin, type Capability } from '@vmhub/core';
 import { connectRouter, hostCloneOf, type RouterConnection } from './connect-router.ts';
+import { callContext, checkSessionEnd } from './checks/session.ts';
 import { check } from './expect.ts';
 import { makeTar } from './tar.ts';
 import type { AdapterTarget } from './types.ts';
@@ -69,7 +70,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
           ]), 2),
         });
         env = {
-          plugin, adapter, target, conn,
+          plugin, adapter, target, conn, session: conn.session,
           launchApp: spec.launchApp,
           exec: {
             echo: spec.exec?.echo ?? ['echo', 'vmhub-conformance'],
@@ -84,7 +85,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
           declared: (c) => declared.has(c),
         };
         // The screenshot check refines this; screenSize() covers adapters without screenshots.
-        if (adapter.screenSize) env.screen = await adapter.screenSize(target.context).catch(() => undefined);
+        if (conn.session.screenSize) env.screen = await conn.session.screenSize(callContext(conn.lease)).catch(() => undefined);
       } catch (err) {
         setupError = err;
       }
@@ -92,27 +93,32 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
 
     after(async () => {
       await conn?.close().catch(() => undefined);
-      if (adapter && target) await adapter.release?.(target.context.lease_id).catch(() => undefined);
       await target?.dispose();
     });
 
     it(`${id}: plugin shape and contract version`, () => {
       check(plugin && plugin.kind === 'adapter', 'default export is not an adapter plugin', 'export default defineAdapter({...}) from @vmhub/core');
-      check(plugin.contractVersion === CONTRACT_VERSION, `adapter speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, 'set contractVersion: CONTRACT_VERSION and rebuild against this @vmhub/core');
+      check(plugin.contractVersion === CONTRACT_VERSION, `adapter speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, `port the adapter to contract ${CONTRACT_VERSION} (docs/conformance.md) and write contractVersion: ${CONTRACT_VERSION} as a literal`);
+      check(typeof plugin.version === 'string' && /^\d+\.\d+\.\d+/.test(plugin.version), `version "${plugin.version}" is not a package version`, 'set version: readPackageVersion(import.meta.url) (from @vmhub/core), not a hand-written string');
       for (const c of plugin.capabilities) check(isCapability(c), `unknown capability "${c}"`, `declare only: ${CAPABILITIES.join(', ')}`);
       check(!setupError, `setting up the target failed: ${(setupError as Error)?.message}`, 'plugin.create(options) must not throw, and target() must return {context, dispose}');
     });
 
     it(`${id}: probe() maps only declared capabilities to reasons`, async (t) => {
       if (!env) { t.skip(`target setup failed: ${(setupError as Error)?.message ?? 'unknown'}`); return; }
-      if (!env.adapter.probe) { t.skip('the adapter has no probe() (optional)'); return; }
-      const found = await env.adapter.probe(env.target.context);
+      if (!env.session.probe) { t.skip('the adapter has no probe() (optional)'); return; }
+      const found = await env.session.probe(callContext(env.conn.lease));
       check(found && typeof found === 'object', `probe() returned ${JSON.stringify(found)}`, 'return an object {capability: reason} ({} when everything declared works)');
       for (const [cap, reason] of Object.entries(found)) {
         check(declared.has(cap as Capability), `probe() reports "${cap}", which the adapter does not declare`, 'report only declared capabilities that this machine cannot serve now');
         check(typeof reason === 'string' && reason.length > 0, `probe() gives no reason for "${cap}"`, 'say what is missing and how to get it');
       }
       if (Object.keys(found).length) t.diagnostic(`unavailable on this target: ${JSON.stringify(found)}`);
+    });
+
+    it(`${id}: a session ends cleanly: dispose() settles, stops what it started, and the session refuses later calls`, { timeout }, async (t) => {
+      if (!env) { t.skip(`target setup failed: ${(setupError as Error)?.message ?? 'unknown'}`); return; }
+      await checkSessionEnd(env, declared, timeout);
     });
 
     for (const cap of ORDER) {

@@ -1,21 +1,23 @@
 /**
  * connectRouter(): the real tool router from @vmhub/core/router on an in-process McpServer,
- * reached by the SDK's Client over an in-memory transport. The host behind it binds every lease
- * id to one adapter and context, so a suite drives an adapter exactly as an agent would — schema
- * validation, capability gating, coordinate mapping and error conversion included. Catalog and
- * lease tools are not served (they answer an error result).
+ * reached by the SDK's Client over an in-memory transport. The host behind it opens ONE session
+ * of the adapter on the given lease (as the server does on a lease's first call) and binds every
+ * call to it, so a suite drives an adapter exactly as an agent would — schema validation,
+ * capability gating, coordinate mapping and error conversion included. close() disposes the
+ * session. Catalog and lease tools are not served (they answer an error result).
  */
 import { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { VmhubError, type Adapter, type AdapterContext, type ExecOptions, type GuestChannel } from '@vmhub/core';
-import { createRouter, type HostClone, type Router, type RouterHost, type RouterSettings } from '@vmhub/core/router';
+import { VmhubError, type Adapter, type ExecOptions, type GuestChannel, type LeaseContext, type OpenSession } from '@vmhub/core';
+import { createRouter, type HostClone, type Router, type RouterHost, type RouterSettings, type ScreenState } from '@vmhub/core/router';
 
 export interface ConnectRouterOptions {
   adapter: Adapter;
-  context: AdapterContext;
+  /** The lease to open the session on. */
+  context: LeaseContext;
   /** Override router settings (screenshot budget, file cap, call timeout). */
   settings?: Partial<RouterSettings>;
   /**
@@ -37,6 +39,10 @@ export interface ExecSeen {
 export interface RouterConnection {
   client: Client;
   router: Router;
+  /** The session the router's calls run on (opened by connectRouter, disposed by close()). */
+  session: OpenSession;
+  /** The lease as the session sees it (its channel() is observed). */
+  lease: LeaseContext;
   /** Every GuestChannel.exec the adapter made through this connection, in order. */
   execs: ExecSeen[];
   /** The lease id every VM-bound call should pass (the context's). */
@@ -80,7 +86,9 @@ function observed(channel: GuestChannel, execs: ExecSeen[]): GuestChannel {
 export async function connectRouter(options: ConnectRouterOptions): Promise<RouterConnection> {
   const { adapter } = options;
   const execs: ExecSeen[] = [];
-  const context: AdapterContext = { ...options.context, channel: async () => observed(await options.context.channel(), execs) };
+  const context: LeaseContext = { ...options.context, channel: async () => observed(await options.context.channel(), execs) };
+  const session = await adapter.open(context);
+  const screen: ScreenState = {};
   const host: RouterHost = {
     listTemplates: notServed, capabilities: notServed, health: notServed,
     leaseCreate: notServed, leaseStatus: notServed, leaseRenew: notServed, leaseRelease: notServed,
@@ -91,7 +99,9 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
         expires_at: new Date(Date.now() + 3600_000).toISOString(),
         template: context.template,
         adapter,
-        context: { ...context, signal: AbortSignal.any([signal, context.signal]) },
+        session,
+        screen,
+        context: { ...context, signal },
       };
     },
     ...(options.cloneOnHost ? { cloneOnHost: options.cloneOnHost } : {}),
@@ -107,13 +117,14 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
   // Listing once makes the Client validate every later result against the tool's outputSchema.
   await client.listTools();
   return {
-    client, router, execs, leaseId: context.lease_id,
+    client, router, execs, session, lease: context, leaseId: context.lease_id,
     async call(name, args = {}) {
       return await client.callTool({ name, arguments: { lease_id: context.lease_id, ...args } }) as CallToolResult;
     },
     async close() {
       await client.close();
       await server.close();
+      await session.dispose();
     },
   };
 }

@@ -1,5 +1,5 @@
 /** Shapes shared by the suites and the fake target. */
-import type { AdapterContext } from '@vmhub/core';
+import type { LeaseContext } from '@vmhub/core';
 
 /**
  * Optional probes that read what an action really did inside the target, so the suite checks
@@ -20,8 +20,11 @@ export interface TargetEffects {
 
 /** A running machine an adapter can drive, made by the test (and torn down by dispose). */
 export interface AdapterTarget {
-  /** The context the router hands the adapter: lease id, machine, template, channel(), console(). */
-  context: AdapterContext;
+  /**
+   * The lease the suite opens a session on: lease id, machine, template, channel(), console().
+   * channel()/console() should open once and be closed by dispose() (as the server's session does).
+   */
+  context: LeaseContext;
   dispose(): Promise<void>;
   effects?: TargetEffects;
 }

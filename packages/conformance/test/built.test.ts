@@ -1,7 +1,7 @@
 // The built entries, as a server and third parties load them (run `npm run build` first).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { discoverPlugins } from '@vmhub/core';
+import { discoverPlugins } from '@vmhub/core/config';
 
 it('@vmhub/conformance and ./fake resolve to dist with the documented exports', async () => {
   const kit = await import('@vmhub/conformance');

@@ -101,8 +101,9 @@ describe('fake: desktop behaviour', () => {
   });
 
   it('the state lives in the guest: another adapter instance sees it', async () => {
-    const other = fakeAdapter.create();
-    const windows = await other.listWindows!(target.context);
+    const other = await fakeAdapter.create().open(target.context);
+    const windows = await other.listWindows!({ ...target.context, signal: new AbortController().signal });
+    await other.dispose();
     assert.deepEqual(windows.map((w) => w.id).sort(), (await state()).windows.map((w) => w.id).sort());
     const raw = await (await target.context.channel()).getFile(DESKTOP_FILE);
     assert.ok(JSON.parse(raw.toString()).windows);
@@ -116,20 +117,46 @@ describe('fake: desktop behaviour', () => {
 });
 
 describe('defineAdapter rejects bad plugins', () => {
-  it('a declared capability without its method', () => {
-    const bad = defineAdapter({ id: 'bad', version: '0.0.0', contractVersion: CONTRACT_VERSION, capabilities: ['screenshot', 'click'], create: () => ({ screenshot: async () => ({ data: Buffer.alloc(4), format: 'rgba' as const, width: 1, height: 1 }) }) });
-    assert.throws(() => bad.create(), (e) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /declares "click" but does not implement click\(\)/.test(e.message));
+  const lease = () => fakeTarget();
+  it('a declared capability without its method (refused when the session opens)', async () => {
+    const bad = defineAdapter({ id: 'bad', version: '0.0.0', contractVersion: 2, capabilities: ['screenshot', 'click'], create: () => ({ open: () => ({ screenshot: async () => ({ data: Buffer.alloc(4), format: 'rgba' as const, width: 1, height: 1 }) }) }) });
+    const t = await lease();
+    try {
+      await assert.rejects(bad.create().open(t.context), (e) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /declares "click" but its session does not implement click\(\)/.test(e.message));
+    } finally { await t.dispose(); }
   });
 
-  it('a method without its declared capability', () => {
-    const sneaky = defineAdapter({ id: 'sneaky', version: '0.0.0', contractVersion: CONTRACT_VERSION, capabilities: [], create: () => ({ exec: async () => ({ exit_code: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: false, truncated: false }) }) });
-    assert.throws(() => sneaky.create(), /implements exec\(\) but does not declare "exec"/);
+  it('a method without its declared capability', async () => {
+    const sneaky = defineAdapter({ id: 'sneaky', version: '0.0.0', contractVersion: 2, capabilities: [], create: () => ({ open: () => ({ exec: async () => ({ exit_code: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: false, truncated: false }) }) }) });
+    const t = await lease();
+    try {
+      await assert.rejects(sneaky.create().open(t.context), /implements exec\(\) but the adapter does not declare "exec"/);
+    } finally { await t.dispose(); }
   });
 
-  it('another contract version, an unknown capability, verbs without dispatch', () => {
-    assert.throws(() => defineAdapter({ id: 'old', version: '0.0.0', contractVersion: CONTRACT_VERSION + 1, capabilities: [], create: () => ({}) }), /contract version/);
-    assert.throws(() => defineAdapter({ id: 'odd', version: '0.0.0', contractVersion: CONTRACT_VERSION, capabilities: ['teleport' as never], create: () => ({}) }), /unknown capability "teleport"/);
-    assert.throws(() => defineAdapter({ id: 'verby', version: '0.0.0', contractVersion: CONTRACT_VERSION, capabilities: [], verbs: { x: { description: 'x', args: {} as never, run: async () => 1 } }, create: () => ({}) }), /dispatch/);
+  it('another contract version (contract 1 included), an unknown capability, verbs without dispatch, create() without open()', () => {
+    assert.throws(() => defineAdapter({ id: 'old', version: '0.0.0', contractVersion: 1, capabilities: [], create: () => ({ open: () => ({}) }) }), /built for contract version 1, this vmhub speaks 2/);
+    assert.throws(() => defineAdapter({ id: 'new', version: '0.0.0', contractVersion: CONTRACT_VERSION + 1, capabilities: [], create: () => ({ open: () => ({}) }) }), /contract version/);
+    assert.throws(() => defineAdapter({ id: 'odd', version: '0.0.0', contractVersion: 2, capabilities: ['teleport' as never], create: () => ({ open: () => ({}) }) }), /unknown capability "teleport"/);
+    assert.throws(() => defineAdapter({ id: 'verby', version: '0.0.0', contractVersion: 2, capabilities: [], verbs: { x: { description: 'x', args: {} as never, run: async () => 1 } }, create: () => ({ open: () => ({}) }) }), /dispatch/);
+    const flat = defineAdapter({ id: 'flat', version: '0.0.0', contractVersion: 2, capabilities: [], create: () => ({}) as never });
+    assert.throws(() => flat.create(), /create\(\) must return \{open\(lease\)\}/);
+  });
+
+  it('a disposed session refuses calls with LEASE_EXPIRED, and dispose runs the adapter\'s dispose once', async () => {
+    let disposals = 0;
+    const counted = defineAdapter({ id: 'counted', version: '0.0.0', contractVersion: 2, capabilities: ['type'], create: () => ({ open: () => ({ type: async () => undefined, dispose: () => { disposals++; } }) }) });
+    const t = await lease();
+    try {
+      const s = await counted.create().open(t.context);
+      const ctx = { ...t.context, signal: new AbortController().signal };
+      await s.type!(ctx, { text: 'a' });
+      await Promise.all([s.dispose(), s.dispose()]);
+      await s.dispose();
+      assert.equal(disposals, 1);
+      assert.equal(s.disposed, true);
+      await assert.rejects(s.type!(ctx, { text: 'b' }), (e) => VmhubError.is(e) && e.code === 'LEASE_EXPIRED');
+    } finally { await t.dispose(); }
   });
 
   it('the fake adapter declares every capability; the stub none', () => {

@@ -27,6 +27,16 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
       /not ok \d+ - destroy\(\) with a forged identity answers "identity_mismatch"/,
       /provider\.destroy returned 'destroyed' for a forged identity/,
       /fix: destroy must re-read the machine by external_id and compare the identity/,
+      // a session that is never really disposed (its watcher keeps running in the guest)
+      /not ok \d+ - sloppy: a session ends cleanly/,
+      /the session left 1 guest command\(s\) running 3 s after dispose\(\): \[\\?"sleep\\?",\\?"30\\?"\]/,
+      /fix: dispose\(\) must stop every command the session started/,
+      // a plugin built for another contract
+      /not ok \d+ - outdated: plugin shape and contract version/,
+      /adapter speaks contract 1, this @vmhub\/core speaks 2/,
+      // a declared capability that is missing
+      /not ok \d+ - boastful: plugin shape and contract version/,
+      /declares \\?"screenshot\\?" but its session does not implement screenshot\(\)/,
     ]) assert.match(stdout, expected);
     // What the broken adapter does right still passes, and undeclared capabilities are still gated.
     // Anchored: an unanchored /ok N - …/ would also match "not ok N - …".

@@ -2,8 +2,23 @@
  * Adapter: drives what runs inside a machine (screen, input, windows, files, exec) through the
  * GuestChannel or console handle its provider gives it. It never knows the transport.
  *
- * Coordinates reaching an adapter are always screen pixels: core maps image coordinates from
- * the lease's latest screenshot back to the screen and rejects points off the screen.
+ * Shape (contract 2): an adapter instance opens one **session per lease** —
+ * `adapter.open(lease) → AdapterSession` — and every capability method and verb runs on that
+ * session. Whatever an adapter learns about one machine (screen size, which tools the golden has,
+ * keys bound for typing, an input queue) lives on its session object, so no map keyed by lease
+ * id exists anywhere. The server opens the session on the lease's first VM-bound call and
+ * disposes it exactly once in every terminal state (release, expiry, reap, failure, machine lost,
+ * server shutdown); core then closes the lease's channel and console itself.
+ *
+ * What core guarantees before a method runs, so adapters never re-check:
+ * - input was validated whole against the tool's schema (no unknown fields, bounds, enums);
+ * - coordinates are screen pixels inside the screen (mapped from the lease's latest screenshot,
+ *   off-screen points refused, never clamped);
+ * - guest paths are absolute and normalised, resolved against the channel's home, with no ".."
+ *   segment and no NUL (see paths.ts);
+ * - `ctx.signal` aborts when the call's deadline passes or the client cancels;
+ * - the method is one the adapter declared (else CAPABILITY_UNAVAILABLE was answered);
+ * - nothing runs on a disposed session (LEASE_EXPIRED is answered instead).
  */
 import type { Readable } from 'node:stream';
 import type { TSchema } from '@sinclair/typebox';
@@ -12,15 +27,23 @@ import type { ConsoleHandle, ExecResult, GuestChannel, RawScreen } from './chann
 import type { ElementNode, MachineRef, WindowInfo } from './shapes.ts';
 import type { TemplateConfig } from './template.ts';
 
-export interface AdapterContext {
+/** One lease, as `open()` sees it for the life of the session. */
+export interface LeaseContext {
   lease_id: string;
   machine: MachineRef;
   /** The lease's template; per-template adapter settings are in `template.adapter_options`. */
   template: TemplateConfig;
-  /** The lease's pooled GuestChannel (opened once). Throws CAPABILITY_UNAVAILABLE if the provider has none. */
+  /**
+   * The lease's GuestChannel, opened once by core on first use and closed by core when the
+   * session ends: never close it yourself. Throws CAPABILITY_UNAVAILABLE if the provider has none.
+   */
   channel(): Promise<GuestChannel>;
-  /** The lease's console handle. Throws CAPABILITY_UNAVAILABLE if the provider has none. */
+  /** The lease's console handle (opened once, closed by core). CAPABILITY_UNAVAILABLE if none. */
   console(): Promise<ConsoleHandle>;
+}
+
+/** One call on a session: the lease plus the call's cancellation signal. */
+export interface AdapterContext extends LeaseContext {
   /**
    * Aborted when the call's deadline passes or the client cancels. Pass it to every
    * `GuestChannel.exec` (ExecOptions.signal) so a cancelled call stops in the guest too.
@@ -32,8 +55,12 @@ export type MouseButton = 'left' | 'right' | 'middle';
 export type Modifier = 'ctrl' | 'shift' | 'alt' | 'super';
 export interface Point { x: number; y: number }
 
-/** One method per capability (see CAPABILITY_METHOD). Declare exactly what you implement. */
-export interface AdapterMethods {
+/**
+ * One method per capability (see CAPABILITY_METHOD in capabilities.ts). A session implements
+ * exactly the capabilities its adapter declares; `defineAdapter` refuses a session that lacks a
+ * declared method or has an undeclared one.
+ */
+export interface AdapterSession {
   /** Capture the whole screen; core crops, scales and encodes. */
   screenshot?(ctx: AdapterContext): Promise<RawScreen>;
   inspect?(ctx: AdapterContext, input: { max_depth: number }): Promise<{ source: string; tree: ElementNode }>;
@@ -41,16 +68,19 @@ export interface AdapterMethods {
   focus?(ctx: AdapterContext, input: { window: string }): Promise<WindowInfo>;
   close?(ctx: AdapterContext, input: { window: string }): Promise<{ window_id: string }>;
   launch?(ctx: AdapterContext, input: { app: string; args: string[]; wait_seconds: number }): Promise<{ pid?: number; window?: WindowInfo }>;
+  /** Screen pixels, inside the screen (core checked). */
   click?(ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void>;
   type?(ctx: AdapterContext, input: { text: string }): Promise<void>;
   key?(ctx: AdapterContext, input: { keys: string }): Promise<void>;
   paste?(ctx: AdapterContext, input: { text: string }): Promise<void>;
   drag?(ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void>;
   scroll?(ctx: AdapterContext, input: Point & { direction: 'up' | 'down' | 'left' | 'right'; amount: number }): Promise<void>;
+  /** `path` is absolute and normalised (core resolved it). */
   putFile?(ctx: AdapterContext, input: { path: string; data: Buffer; mode?: number }): Promise<void>;
   getFile?(ctx: AdapterContext, input: { path: string; max_bytes: number }): Promise<Buffer>;
-  /** Unpack a host-made clone (tar of the working tree with .git) at dest. */
+  /** Unpack a host-made clone (tar of the working tree with .git) at dest (absolute). */
   cloneRepo?(ctx: AdapterContext, input: { dest: string; archive: Readable }): Promise<void>;
+  /** `cwd`, when given, is absolute (core resolved it). */
   exec?(ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult>;
   /** Screen size in pixels, for bounds checks before any screenshot was taken. Optional. */
   screenSize?(ctx: AdapterContext): Promise<{ width: number; height: number }>;
@@ -59,23 +89,46 @@ export interface AdapterMethods {
    * golden), with reasons. Used by vm_capabilities. Optional; never throws.
    */
   probe?(ctx: AdapterContext): Promise<Partial<Record<Capability, string>>>;
-  /** Forget per-lease state (caches). Called on release. */
-  release?(lease_id: string): Promise<void>;
+  /**
+   * End of the lease: drop what the session holds (timers, helper processes it started).
+   * Called exactly once, in every terminal state; the channel and console are closed by core
+   * afterwards. Must not throw (a throw is logged and ignored).
+   */
+  dispose?(): Promise<void> | void;
 }
+
+/** @deprecated contract 1 name; a session is what carries the methods now. */
+export type AdapterMethods = AdapterSession;
 
 /** A verb served by vm_dispatch: its args are validated against `args` before `run`. */
-export interface VerbSpec {
+export interface VerbSpec<S extends AdapterSession = AdapterSession> {
   description: string;
   args: TSchema;
-  run(ctx: AdapterContext, args: Record<string, unknown>): Promise<unknown>;
+  /** Runs on the lease's session (the same object `open()` returned). */
+  run(ctx: AdapterContext, args: Record<string, unknown>, session: S): Promise<unknown>;
 }
 
-export interface Adapter extends AdapterMethods {
+/**
+ * A session as core hands it out (made by `Adapter.open`): the adapter's methods wrapped so
+ * anything thrown is a VmhubError tagged with the adapter, `dispatch` routed to the declared
+ * verbs, and `dispose()` idempotent. After dispose every method answers LEASE_EXPIRED.
+ */
+export interface OpenSession extends Omit<AdapterSession, 'dispose'> {
+  readonly lease_id: string;
+  dispatch?(ctx: AdapterContext, input: { verb: string; args: Record<string, unknown> }): Promise<unknown>;
+  /** Dispose once; later calls resolve at once. */
+  dispose(): Promise<void>;
+  readonly disposed: boolean;
+}
+
+/** An adapter instance (from `plugin.create(options)`): what it declares, and `open()`. */
+export interface Adapter {
   readonly kind: 'adapter';
   readonly id: string;
   readonly version: string;
   readonly contractVersion: number;
   readonly capabilities: readonly Capability[];
   readonly verbs: readonly { verb: string; description: string }[];
-  dispatch?(ctx: AdapterContext, input: { verb: string; args: Record<string, unknown> }): Promise<unknown>;
+  /** Open this lease's session. No I/O is required here; connections open lazily. */
+  open(lease: LeaseContext): Promise<OpenSession>;
 }

@@ -1,7 +1,12 @@
 /**
- * @vmhub/core — the contract every vmhub part agrees on: capability ids, tool schemas, errors,
- * the Adapter / Provider / GuestChannel interfaces, defineAdapter / defineProvider, and the
- * screenshot contract. The MCP tool router lives at the subpath `@vmhub/core/router`.
+ * @vmhub/core — the contract every vmhub part agrees on, and nothing else: capability ids, tool
+ * schemas, errors, the Adapter / AdapterSession / Provider / GuestChannel interfaces,
+ * defineAdapter / defineProvider, guest-path and coordinate rules. Its only runtime
+ * dependencies are TypeBox and Ajv, so a plugin that peers on it installs no MCP SDK, no sharp
+ * (libvips) and no zod. The rest lives under subpaths, whose needs are optional peers:
+ *   @vmhub/core/router      the MCP tool router (needs @modelcontextprotocol/sdk, zod, sharp)
+ *   @vmhub/core/screenshot  screenshot shaping (needs sharp)
+ *   @vmhub/core/config      configuration and plugin discovery (Node only)
  */
 export * from './errors.ts';
 export * from './capabilities.ts';
@@ -13,9 +18,8 @@ export type * from './channel.ts';
 export type * from './provider.ts';
 export type * from './adapter.ts';
 export * from './define.ts';
-export * from './screenshot.ts';
+export * from './screen-mapping.ts';
 export * from './paths.ts';
-export * from './config.ts';
-export * from './plugins.ts';
+export { readPackageVersion } from './package-version.ts';
 /** TypeBox, re-exported so a plugin can declare its options and verb schemas without its own copy. */
 export { Type, type TSchema, type Static } from '@sinclair/typebox';

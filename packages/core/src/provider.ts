@@ -56,9 +56,12 @@ export interface ProviderMethods {
   destroy(machine: MachineRef): Promise<DestroyOutcome>;
   /** Machines carrying this instance's identity prefix (for the reaper's orphan sweep). */
   list(): Promise<OwnedMachine[]>;
-  /** Open a channel into a ready machine. */
+  /**
+   * Open a new channel into a ready machine. Core calls it once per lease session and closes
+   * the channel when the session ends: providers do not pool or cache channels themselves.
+   */
   channel?(machine: MachineRef, template: TemplateConfig): Promise<GuestChannel>;
-  /** Hypervisor-level console, where the provider has one. */
+  /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */
   close?(): Promise<void>;
@@ -69,4 +72,35 @@ export interface Provider extends ProviderMethods {
   readonly id: string;
   readonly version: string;
   readonly contractVersion: number;
+}
+
+/** One golden image a provider can build, as `vmhub-server golden status` shows it. */
+export interface GoldenState {
+  name: string;
+  /** Built and current (its recipe has not changed since). */
+  built: boolean;
+  /** Where it is: an image tag, a directory, a template id. */
+  ref: string;
+  /** Why it is not built or not current, when it is not. */
+  detail?: string;
+}
+
+export interface GoldenBuildOptions {
+  /** Progress lines (stderr in the CLI). */
+  progress?: (line: string) => void;
+  /** Rebuild even when up to date. */
+  force?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Golden images a provider builds itself (Docker images from a manifest, a QEMU kernel +
+ * initramfs). `vmhub-server golden …` reaches them through this, naming no provider package.
+ * Builds are content-addressed: an up-to-date golden is not rebuilt unless `force`.
+ */
+export interface GoldenImages {
+  /** The golden names this provider can build. */
+  readonly names: readonly string[];
+  status(name: string): Promise<GoldenState>;
+  build(name: string, options?: GoldenBuildOptions): Promise<GoldenState & { rebuilt: boolean }>;
 }

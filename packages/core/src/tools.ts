@@ -79,6 +79,8 @@ export const TOOLS = {
       store: Type.Object({ ok: Type.Boolean(), path: Type.String() }),
       plugins: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
       providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
+      /** This process's lease sessions: open sessions and the channels/consoles they hold open. */
+      sessions: Type.Object({ open: Type.Integer(), channels: Type.Integer() }),
     }),
     annotations: { ...RO },
   }),

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput, type VmhubConfig } from '@vmhub/core';
+import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
+import type { VmhubConfig } from '@vmhub/core/config';
 import type { CallExtra } from '@vmhub/core/router';
 import type { LeaseRow, Store } from '@vmhub/store';
 import { log } from '../log.ts';
@@ -25,14 +26,15 @@ export class LeaseManager {
   readonly #config: VmhubConfig;
   readonly #actor: string;
   readonly #provisioning = new Map<string, AbortController>();
-  readonly #onRelease: (leaseId: string) => Promise<void>;
+  /** Ends the lease's session in this process (release, expiry, failure): see sessions/. */
+  readonly #onEnd: (leaseId: string, reason: string) => Promise<void>;
 
-  constructor(store: Store, registry: Registry, config: VmhubConfig, onRelease: (leaseId: string) => Promise<void>) {
+  constructor(store: Store, registry: Registry, config: VmhubConfig, onEnd: (leaseId: string, reason: string) => Promise<void>) {
     this.#store = store;
     this.#registry = registry;
     this.#config = config;
     this.#actor = `server:${hostname()}:${process.pid}`;
-    this.#onRelease = onRelease;
+    this.#onEnd = onEnd;
   }
 
   template(id: string): TemplateConfig {
@@ -127,6 +129,7 @@ export class LeaseManager {
       const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null });
       log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
+      await this.#onEnd(lease.id, 'failed').catch(() => undefined);
       if (!failed) return void this.#cleanupAfterRelease(lease.id, provider);
       await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
     } finally {
@@ -157,6 +160,7 @@ export class LeaseManager {
       const expired = await this.#store.transition(row.id, [row.status], 'expired');
       if (expired) {
         this.#provisioning.get(row.id)?.abort();
+        await this.#onEnd(row.id, 'expired').catch(() => undefined);
         await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.expired' });
         void this.#reapExpired(row.id);
         return expired;
@@ -218,7 +222,7 @@ export class LeaseManager {
     if (!releasing) return leaseView((await this.#store.getLease(row.id))!);
     this.#provisioning.get(row.id)?.abort();
     await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.releasing' });
-    await this.#onRelease(row.id).catch(() => undefined);
+    await this.#onEnd(row.id, 'released').catch(() => undefined);
     const machine = await this.#store.getMachine(row.id);
     const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
     if (machine && machine.state === 'creating' && !machine.external_id && this.#provisioning.has(row.id)) {
@@ -229,6 +233,11 @@ export class LeaseManager {
     const done = await this.#store.transition(row.id, ['releasing'], 'released', { claimed_by: null, claim_expires_at: null, error_code: outcome === 'identity_mismatch' ? 'IDENTITY_MISMATCH' : null, error_message: outcome === 'identity_mismatch' ? 'the machine no longer carried this lease identity; left untouched' : null });
     await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.released', data: { outcome } });
     return leaseView(done ?? (await this.#store.getLease(row.id))!);
+  }
+
+  /** Leases this process is provisioning right now (leak tests: none left once they settle). */
+  inFlight(): number {
+    return this.#provisioning.size;
   }
 
   /** Abort in-flight provisioning on shutdown; their leases stay for the reaper's deadline sweep. */

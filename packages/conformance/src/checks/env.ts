@@ -1,6 +1,6 @@
 /** What every capability check gets: the adapter, its target, the router connection, and what earlier checks learned. */
 import type { TestContext } from 'node:test';
-import type { Adapter, AdapterPlugin, Capability, WindowInfo } from '@vmhub/core';
+import type { Adapter, AdapterPlugin, Capability, OpenSession, WindowInfo } from '@vmhub/core';
 import type { RouterConnection } from '../connect-router.ts';
 import type { AdapterTarget } from '../types.ts';
 
@@ -22,6 +22,8 @@ export interface ExecCommands {
 export interface SuiteEnv {
   plugin: AdapterPlugin<any>;
   adapter: Adapter;
+  /** The session the router drives (conn.session). */
+  session: OpenSession;
   target: AdapterTarget;
   conn: RouterConnection;
   /** Screen size, once known (from a screenshot or screenSize()). */

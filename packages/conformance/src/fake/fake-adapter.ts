@@ -2,9 +2,11 @@
  * The fake adapter: declares every capability and serves them on the fake desktop, whose state
  * it reaches only through ctx.channel() (see fake-desktop.ts). Files, exec and clone go through
  * the same channel. Used by the server's tests and as the conformance kit's reference plugin.
+ * Its sessions keep nothing but a counter of live sessions in this process (fakeSessions()), so
+ * tests can see that every session the server opened was disposed.
  */
 import { posix } from 'node:path';
-import { CAPABILITIES, CAPABILITY_METHOD, CONTRACT_VERSION, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterMethods, type Capability, type ElementNode } from '@vmhub/core';
+import { CAPABILITIES, CAPABILITY_METHOD, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterSession, type Capability, type ElementNode } from '@vmhub/core';
 import { findWindow, PALETTE, raise, TITLE_BAR, toInfo, viewDesktop, windowAt, withDesktop, type FakeWindow } from './fake-desktop.ts';
 import { parseKeys } from './fake-keys.ts';
 import { FakeAdapterOptionsSchema, type FakeAdapterOptions } from './fake-options.ts';
@@ -19,8 +21,20 @@ function inspectTree(win: FakeWindow, focused: boolean, depth: number): ElementN
   return node;
 }
 
-function methods(options: FakeAdapterOptions): AdapterMethods {
+let live = 0;
+let opened = 0;
+
+/** Fake adapter sessions opened and still open in this process (leak tests). */
+export function fakeSessions(): { opened: number; open: number } {
+  return { opened, open: live };
+}
+
+function openSession(options: FakeAdapterOptions): AdapterSession {
   const m = desktopMethods();
+  opened++;
+  live++;
+  let disposed = false;
+  m.dispose = () => { if (!disposed) { disposed = true; live--; } };
   const missing = Object.entries(options.missing ?? {}) as [Capability, string][];
   for (const [cap, reason] of missing) {
     (m as Record<string, unknown>)[CAPABILITY_METHOD[cap]] = async () => {
@@ -31,7 +45,7 @@ function methods(options: FakeAdapterOptions): AdapterMethods {
   return m;
 }
 
-function desktopMethods(): AdapterMethods {
+function desktopMethods(): AdapterSession {
   return {
     async screenshot(ctx) {
       return renderDesktop(await viewDesktop(ctx));
@@ -140,10 +154,10 @@ function desktopMethods(): AdapterMethods {
   };
 }
 
-export const fakeAdapter = defineAdapter({
+export const fakeAdapter = defineAdapter<FakeAdapterOptions>({
   id: 'fake',
   version: VERSION,
-  contractVersion: CONTRACT_VERSION,
+  contractVersion: 2,
   capabilities: CAPABILITIES,
   options: FakeAdapterOptionsSchema,
   verbs: {
@@ -158,7 +172,7 @@ export const fakeAdapter = defineAdapter({
       run: async (ctx: AdapterContext) => viewDesktop(ctx),
     },
   },
-  create: methods,
+  create: (options) => ({ open: () => openSession(options) }),
 });
 
 /** Named factory (no I/O). */

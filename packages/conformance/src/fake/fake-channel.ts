@@ -17,6 +17,13 @@ const SOURCE = 'provider-fake';
 /** Largest file or archive the fake channel accepts (64 MiB). */
 export const FAKE_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
+let openChannels = 0;
+
+/** FakeChannels made and not yet closed in this process (leak tests count them). */
+export function openFakeChannels(): number {
+  return openChannels;
+}
+
 export class FakeChannel implements GuestChannel {
   readonly home = GUEST_HOME;
   readonly root: string;
@@ -24,6 +31,7 @@ export class FakeChannel implements GuestChannel {
 
   constructor(root: string) {
     this.root = root;
+    openChannels++;
   }
 
   #open(): void {
@@ -69,6 +77,7 @@ export class FakeChannel implements GuestChannel {
   }
 
   async close(): Promise<void> {
+    if (!this.#closed) openChannels--;
     this.#closed = true;
   }
 }

@@ -14,6 +14,16 @@ export const FakeProviderOptionsSchema = Type.Object({
 
 export type FakeProviderOptions = Static<typeof FakeProviderOptionsSchema>;
 
+/** A fake template's `provider_options` (checked by core when templates load). */
+export const FakeTemplateOptionsSchema = Type.Object({
+  /** Milliseconds ready() takes (split between a boot and an agent stage). Default 100. */
+  ready_delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  /** Fail on purpose at this step. */
+  fail_at: Type.Optional(Type.Union([Type.Literal('create'), Type.Literal('ready')])),
+  /** availability() answers unavailable with this reason. */
+  unavailable_reason: Type.Optional(Type.String({ minLength: 1 })),
+}, { additionalProperties: false });
+
 /** Capabilities the fake adapter can be told it lacks (every declared one but dispatch, whose verbs core serves). */
 const MISSABLE = CAPABILITIES.filter((c) => c !== 'dispatch');
 

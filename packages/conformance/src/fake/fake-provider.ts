@@ -4,13 +4,14 @@
  * counts exactly what was created and destroyed across all of them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONTRACT_VERSION, defineProvider, VmhubError, type MachineRef, type OwnedMachine, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
+import { defineProvider, readPackageVersion, VmhubError, type MachineRef, type OwnedMachine, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
 import { FakeChannel } from './fake-channel.ts';
-import { FakeProviderOptionsSchema, type FakeProviderOptions } from './fake-options.ts';
+import { FakeProviderOptionsSchema, FakeTemplateOptionsSchema, type FakeProviderOptions } from './fake-options.ts';
 import { defaultFakeDir, FakeStore, SOURCE } from './fake-store.ts';
 import { fakeTemplate, stubTemplate } from './fake-templates.ts';
 
-export const VERSION = '0.1.0';
+/** @vmhub/conformance's version (its fake plugins ship with it). */
+export const VERSION = readPackageVersion(import.meta.url);
 
 function providerOption<T>(template: TemplateConfig, key: string): T | undefined {
   return template.provider_options?.[key] as T | undefined;
@@ -90,8 +91,9 @@ function createMethods(options: FakeProviderOptions, context: ProviderContext): 
 export const fakeProvider = defineProvider<FakeProviderOptions>({
   id: 'fake',
   version: VERSION,
-  contractVersion: CONTRACT_VERSION,
+  contractVersion: 2,
   options: FakeProviderOptionsSchema,
+  templateOptions: FakeTemplateOptionsSchema,
   templates: [fakeTemplate(), stubTemplate()],
   create: createMethods,
 });

@@ -1,5 +1,5 @@
 /**
- * fakeTarget(): a ready fake machine and the AdapterContext to drive it, for
+ * fakeTarget(): a ready fake machine and the LeaseContext to open a session on it, for
  * runAdapterConformance and for adapters that only need a GuestChannel (see
  * examples/adapter-template). dispose() destroys the machine and removes a dir it made.
  */
@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { identityPrefix, machineIdentity, VmhubError, type AdapterContext, type GuestChannel, type TemplateConfig } from '@vmhub/core';
+import { identityPrefix, machineIdentity, VmhubError, type GuestChannel, type LeaseContext, type TemplateConfig } from '@vmhub/core';
 import type { AdapterTarget } from '../types.ts';
 import { viewDesktop } from './fake-desktop.ts';
 import { fakeProvider } from './fake-provider.ts';
@@ -29,19 +29,21 @@ export async function fakeTarget(options: FakeTargetOptions = {}): Promise<Adapt
   const machine = await provider.create({ lease_id: leaseId, identity: machineIdentity(instance, leaseId), template, signal: lifetime.signal });
   await provider.ready(machine, { signal: lifetime.signal, stage: () => undefined, template });
   let channel: Promise<GuestChannel> | undefined;
-  const context: AdapterContext = {
-    lease_id: leaseId, machine, template, signal: lifetime.signal,
+  const context: LeaseContext = {
+    lease_id: leaseId, machine, template,
     channel: () => (channel ??= provider.channel!(machine, template)),
     console: async () => { throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [provider-fake] the fake provider has no console', { source: 'provider-fake' }); },
   };
+  // The fake desktop is read through the channel; effects probes use their own call context.
+  const view = () => viewDesktop({ ...context, signal: lifetime.signal });
   return {
     context,
     effects: {
-      typedText: async () => (await viewDesktop(context)).typed,
-      clipboard: async () => (await viewDesktop(context)).clipboard,
-      pointer: async () => (await viewDesktop(context)).pointer,
-      keys: async () => (await viewDesktop(context)).keys,
-      scrolls: async () => (await viewDesktop(context)).scrolls,
+      typedText: async () => (await view()).typed,
+      clipboard: async () => (await view()).clipboard,
+      pointer: async () => (await view()).pointer,
+      keys: async () => (await view()).keys,
+      scrolls: async () => (await view()).scrolls,
     },
     async dispose() {
       lifetime.abort();

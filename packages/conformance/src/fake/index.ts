@@ -10,13 +10,13 @@ import { fakeProvider } from './fake-provider.ts';
 import { stubAdapter } from './stub-adapter.ts';
 
 export { fakeProvider, createFakeProvider } from './fake-provider.ts';
-export { fakeAdapter, createFakeAdapter } from './fake-adapter.ts';
+export { fakeAdapter, createFakeAdapter, fakeSessions } from './fake-adapter.ts';
 export { stubAdapter, createStubAdapter } from './stub-adapter.ts';
 export { fakeTemplate, stubTemplate } from './fake-templates.ts';
 export { fakeTarget, type FakeTargetOptions } from './fake-target.ts';
 export { FakeAdapterOptionsSchema, FakeProviderOptionsSchema, type FakeAdapterOptions, type FakeProviderOptions } from './fake-options.ts';
 export { readFakeLedger, defaultFakeDir, type LedgerEntry, type MachineRecord } from './fake-store.ts';
-export { FakeChannel, FAKE_MAX_FILE_BYTES } from './fake-channel.ts';
+export { FakeChannel, FAKE_MAX_FILE_BYTES, openFakeChannels } from './fake-channel.ts';
 export { DESKTOP_FILE, PALETTE, BACKGROUND, TITLE_BAR, readDesktop, type DesktopState, type FakeWindow } from './fake-desktop.ts';
 
 export default [fakeProvider, fakeAdapter, stubAdapter];

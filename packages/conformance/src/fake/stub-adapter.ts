@@ -1,13 +1,13 @@
 /** An adapter that declares nothing: every VM-bound tool answers CAPABILITY_UNAVAILABLE through the router. */
-import { CONTRACT_VERSION, defineAdapter } from '@vmhub/core';
+import { defineAdapter } from '@vmhub/core';
 import { VERSION } from './fake-provider.ts';
 
 export const stubAdapter = defineAdapter({
   id: 'stub',
   version: VERSION,
-  contractVersion: CONTRACT_VERSION,
+  contractVersion: 2,
   capabilities: [],
-  create: () => ({}),
+  create: () => ({ open: () => ({}) }),
 });
 
 export function createStubAdapter() {

@@ -12,14 +12,13 @@ import { z } from 'zod';
 import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName } from '../tools.ts';
 import { assertValid } from '../validate.ts';
-import { CoordinateMapper } from './coordinates.ts';
 import { errorResult, okResult } from './results.ts';
 import type { CallExtra, RouterHost } from './types.ts';
 import { VM_HANDLERS } from './vm-tools.ts';
 
 export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
-export { CoordinateMapper } from './coordinates.ts';
+export { toScreen } from './coordinates.ts';
 
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
@@ -28,12 +27,9 @@ export interface Router {
   call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult>;
   /** The tools/list payload. */
   listTools(): Tool[];
-  /** Drop per-lease state (latest screenshot mapping). */
-  forget(leaseId: string): void;
 }
 
 export function createRouter(host: RouterHost): Router {
-  const coords = new CoordinateMapper();
   const tools: Tool[] = TOOL_NAMES.map((name) => {
     const t = TOOLS[name];
     return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: wireOutput(t.output) as Tool['outputSchema'], annotations: t.annotations };
@@ -52,22 +48,18 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_lease_create': return okResult(await host.leaseCreate(input as never, extra));
       case 'vm_lease_status': return okResult(await host.leaseStatus(input as never, extra));
       case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never));
-      case 'vm_lease_release': {
-        const lease = await host.leaseRelease(input as never);
-        coords.forget(lease.lease_id);
-        return okResult(lease);
-      }
+      case 'vm_lease_release': return okResult(await host.leaseRelease(input as never));
     }
     const capability = def.capability!;
     const deadline = AbortSignal.any([extra.signal, AbortSignal.timeout(Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000)]);
     const binding = await host.bind(input.lease_id as string, deadline);
-    const adapter = binding.adapter;
-    if (!adapter) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
+    const { adapter, session } = binding;
+    if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
     if (!adapter.capabilities.includes(capability)) {
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
     }
     const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
-    const out = await abortable(handler(binding, input, { host, coords }), deadline, name);
+    const out = await abortable(handler({ ...binding, session }, input, { host }), deadline, name);
     return okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []);
   }
 
@@ -89,7 +81,6 @@ export function createRouter(host: RouterHost): Router {
 
   return {
     listTools: () => wireTools,
-    forget: (leaseId) => coords.forget(leaseId),
     call,
     register(server: McpServer) {
       // Registered on the McpServer for its bookkeeping (titles, annotations, enable/disable) with

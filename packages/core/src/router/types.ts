@@ -6,13 +6,19 @@
 import type { Readable } from 'node:stream';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Adapter, AdapterContext } from '../adapter.ts';
+import type { Adapter, AdapterContext, OpenSession } from '../adapter.ts';
+import type { ScreenMapping } from '../screen-mapping.ts';
 import type { ShapedScreenshot } from '../screenshot.ts';
 import type { LeaseInfo } from '../shapes.ts';
 import type { TemplateConfig } from '../template.ts';
 import type { ToolInput, ToolName, ToolOutput } from '../tools.ts';
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Per-lease screen state, owned by the lease's session: the latest screenshot's mapping. */
+export interface ScreenState {
+  latest?: ScreenMapping;
+}
 
 export interface LeaseBinding {
   lease_id: string;
@@ -21,6 +27,10 @@ export interface LeaseBinding {
   /** Undefined when the template's adapter plugin is not loaded; `adapterProblem` says why. */
   adapter: Adapter | undefined;
   adapterProblem?: string;
+  /** The lease's adapter session (opened once per lease by the host); undefined with no adapter. */
+  session: OpenSession | undefined;
+  /** Where image coordinates of the lease's latest screenshot are mapped from. */
+  screen: ScreenState;
   context: AdapterContext;
 }
 
@@ -49,7 +59,10 @@ export interface RouterHost {
   leaseStatus(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo>;
   leaseRenew(input: ToolInput<'vm_lease_renew'>): Promise<LeaseInfo>;
   leaseRelease(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo>;
-  /** Resolve a lease to its adapter; throws NOT_FOUND, LEASE_EXPIRED or LEASE_NOT_READY. */
+  /**
+   * Resolve a lease to its session (opened on first use, kept until the lease ends); throws
+   * NOT_FOUND, LEASE_EXPIRED or LEASE_NOT_READY.
+   */
   bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding>;
   /** Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree. */
   cloneOnHost?(input: ToolInput<'vm_clone_repo'>): Promise<HostClone>;

@@ -8,17 +8,19 @@ import { VmhubError } from '../errors.ts';
 import { resolveGuestPath } from '../paths.ts';
 import { shapeScreenshot } from '../screenshot.ts';
 import type { ToolInput, ToolName } from '../tools.ts';
-import type { CoordinateMapper } from './coordinates.ts';
+import { toScreen } from './coordinates.ts';
 import type { LeaseBinding, RouterHost } from './types.ts';
-import type { Adapter } from '../adapter.ts';
+import type { OpenSession } from '../adapter.ts';
 
 export interface VmToolOutput {
   structured: Record<string, unknown>;
   content?: CallToolResult['content'];
 }
 
-type BoundLease = Omit<LeaseBinding, 'adapter'> & { adapter: Adapter };
-type Handler<N extends ToolName> = (b: BoundLease, input: ToolInput<N>, env: { host: RouterHost; coords: CoordinateMapper }) => Promise<VmToolOutput>;
+export type BoundLease = Omit<LeaseBinding, 'session'> & { session: OpenSession };
+type Handler<N extends ToolName> = (b: BoundLease, input: ToolInput<N>, env: { host: RouterHost }) => Promise<VmToolOutput>;
+
+const at = (b: BoundLease, point: { x: number; y: number }, space: 'image' | 'screen' | undefined, field: string) => toScreen(b.screen, b.session, b.context, point, space, field);
 
 const HOME_FALLBACK = '/root';
 async function guestPath(b: BoundLease, path: string, field = 'path'): Promise<string> {
@@ -31,66 +33,66 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 const utf8Exact = (data: Buffer) => { const s = data.toString('utf8'); return Buffer.from(s, 'utf8').equals(data) && !s.includes('\0') ? s : undefined; };
 
 export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
-  async vm_screenshot(b, input, { host, coords }) {
-    const raw = await b.adapter.screenshot!(b.context);
+  async vm_screenshot(b, input, { host }) {
+    const raw = await b.session.screenshot!(b.context);
     const s = host.settings.screenshot;
     const shot = await shapeScreenshot(raw, { format: input.format ?? s.format, maxWidth: input.max_width ?? s.maxWidth, maxHeight: input.max_height ?? s.maxHeight, maxBytes: s.maxBytes, region: input.region });
-    coords.remember(b.lease_id, shot);
+    b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
     const file = await host.saveScreenshot?.(b.lease_id, shot);
     const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };
     if (file) structured.file = file;
     return { structured, content: [{ type: 'image', data: shot.data.toString('base64'), mimeType: shot.mime }] };
   },
   async vm_inspect(b, input) {
-    const r = await b.adapter.inspect!(b.context, { max_depth: input.max_depth ?? 12 });
+    const r = await b.session.inspect!(b.context, { max_depth: input.max_depth ?? 12 });
     return { structured: { source: r.source, tree: r.tree } };
   },
   async vm_list_windows(b, input) {
-    let windows = await b.adapter.listWindows!(b.context);
+    let windows = await b.session.listWindows!(b.context);
     if (input.filter) { const f = input.filter.toLowerCase(); windows = windows.filter((w) => w.title.toLowerCase().includes(f) || w.class.toLowerCase().includes(f)); }
     return { structured: { windows } };
   },
   async vm_focus(b, input) {
-    return { structured: { window: await b.adapter.focus!(b.context, { window: input.window }) } };
+    return { structured: { window: await b.session.focus!(b.context, { window: input.window }) } };
   },
   async vm_close(b, input) {
-    const r = await b.adapter.close!(b.context, { window: input.window });
+    const r = await b.session.close!(b.context, { window: input.window });
     return { structured: { closed: true, window_id: r.window_id } };
   },
   async vm_launch(b, input) {
-    const r = await b.adapter.launch!(b.context, { app: input.app, args: input.args ?? [], wait_seconds: input.wait_seconds ?? 5 });
+    const r = await b.session.launch!(b.context, { app: input.app, args: input.args ?? [], wait_seconds: input.wait_seconds ?? 5 });
     return { structured: { ...(r.pid !== undefined ? { pid: r.pid } : {}), ...(r.window ? { window: r.window } : {}) } };
   },
-  async vm_click(b, input, { coords }) {
-    const p = await coords.toScreen(b.adapter, b.context, input, input.coordinate_space, 'click point');
-    await b.adapter.click!(b.context, { ...p, button: input.button ?? 'left', count: input.count ?? 1, modifiers: (input.modifiers ?? []) as ('ctrl' | 'shift' | 'alt' | 'super')[] });
+  async vm_click(b, input) {
+    const p = await at(b, input, input.coordinate_space, 'click point');
+    await b.session.click!(b.context, { ...p, button: input.button ?? 'left', count: input.count ?? 1, modifiers: (input.modifiers ?? []) as ('ctrl' | 'shift' | 'alt' | 'super')[] });
     return { structured: { screen_x: p.x, screen_y: p.y } };
   },
   async vm_type(b, input) {
-    await b.adapter.type!(b.context, { text: input.text });
+    await b.session.type!(b.context, { text: input.text });
     return { structured: { typed: [...input.text].length } };
   },
   async vm_key(b, input) {
-    await b.adapter.key!(b.context, { keys: input.keys });
+    await b.session.key!(b.context, { keys: input.keys });
     return { structured: { keys: input.keys } };
   },
   async vm_paste(b, input) {
-    await b.adapter.paste!(b.context, { text: input.text });
+    await b.session.paste!(b.context, { text: input.text });
     return { structured: { pasted: [...input.text].length } };
   },
-  async vm_drag(b, input, { coords }) {
-    const from = await coords.toScreen(b.adapter, b.context, input.from, input.coordinate_space, 'from');
-    const to = await coords.toScreen(b.adapter, b.context, input.to, input.coordinate_space, 'to');
-    await b.adapter.drag!(b.context, { from, to, button: input.button ?? 'left' });
+  async vm_drag(b, input) {
+    const from = await at(b, input.from, input.coordinate_space, 'from');
+    const to = await at(b, input.to, input.coordinate_space, 'to');
+    await b.session.drag!(b.context, { from, to, button: input.button ?? 'left' });
     return { structured: {} };
   },
-  async vm_scroll(b, input, { coords }) {
-    const p = await coords.toScreen(b.adapter, b.context, input, input.coordinate_space, 'scroll point');
-    await b.adapter.scroll!(b.context, { ...p, direction: input.direction as 'up' | 'down' | 'left' | 'right', amount: input.amount ?? 3 });
+  async vm_scroll(b, input) {
+    const p = await at(b, input, input.coordinate_space, 'scroll point');
+    await b.session.scroll!(b.context, { ...p, direction: input.direction as 'up' | 'down' | 'left' | 'right', amount: input.amount ?? 3 });
     return { structured: {} };
   },
   async vm_dispatch(b, input) {
-    const result = await b.adapter.dispatch!(b.context, { verb: input.verb, args: input.args ?? {} });
+    const result = await b.session.dispatch!(b.context, { verb: input.verb, args: input.args ?? {} });
     return { structured: { verb: input.verb, result: result ?? null } };
   },
   async vm_put_file(b, input, { host }) {
@@ -103,13 +105,13 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     }
     if (data.length > host.settings.maxFileBytes) throw new VmhubError('INVALID_REQUEST', `file is ${data.length} bytes, over the ${host.settings.maxFileBytes}-byte limit (files.max_bytes)`);
     const path = await guestPath(b, input.path);
-    await b.adapter.putFile!(b.context, { path, data, ...(input.mode ? { mode: parseInt(input.mode, 8) } : {}) });
+    await b.session.putFile!(b.context, { path, data, ...(input.mode ? { mode: parseInt(input.mode, 8) } : {}) });
     return { structured: { path, size: data.length, sha256: sha256(data) } };
   },
   async vm_get_file(b, input, { host }) {
     const path = await guestPath(b, input.path);
     const max = Math.min(input.max_bytes ?? host.settings.maxFileBytes, host.settings.maxFileBytes);
-    const data = await b.adapter.getFile!(b.context, { path, max_bytes: max });
+    const data = await b.session.getFile!(b.context, { path, max_bytes: max });
     if (data.length > max) throw new VmhubError('INVALID_REQUEST', `${path} is ${data.length} bytes, over max_bytes ${max}`);
     const text = utf8Exact(data);
     return { structured: { path, size: data.length, sha256: sha256(data), ...(text !== undefined ? { content: text } : { content_base64: data.toString('base64') }) } };
@@ -120,7 +122,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     const dest = await guestPath(b, input.dest ?? name, 'dest');
     const clone = await host.cloneOnHost(input);
     try {
-      await b.adapter.cloneRepo!(b.context, { dest, archive: clone.archive });
+      await b.session.cloneRepo!(b.context, { dest, archive: clone.archive });
     } finally {
       await clone.cleanup();
     }
@@ -130,7 +132,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     if ((input.command === undefined) === (input.shell === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of command (argv array) or shell (a string run by /bin/sh -c)');
     const argv = input.command ?? ['/bin/sh', '-c', input.shell!];
     const cwd = input.cwd !== undefined ? await guestPath(b, input.cwd, 'cwd') : undefined;
-    const r = await b.adapter.exec!(b.context, { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 });
+    const r = await b.session.exec!(b.context, { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 });
     return { structured: { exit_code: r.exit_code, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), timed_out: r.timed_out, truncated: r.truncated } };
   },
 };

@@ -1,0 +1,104 @@
+/**
+ * One lease's session in this process: everything per-lease lives here and nowhere else — the
+ * provider's channel and console (opened once, on first use), the screen mapping of the latest
+ * screenshot, and the adapter's own session (`adapter.open(lease)`). `dispose()` runs exactly
+ * once: the adapter session first (it may still need the channel to clean up), then the channel
+ * and the console. After it, nothing opens again.
+ */
+import { VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
+import type { ScreenState } from '@vmhub/core/router';
+import { log } from '../log.ts';
+
+export class LeaseSession {
+  readonly lease_id: string;
+  readonly template: TemplateConfig;
+  readonly screen: ScreenState = {};
+  readonly lease: LeaseContext;
+  readonly #provider: Provider | undefined;
+  readonly #adapter: Adapter | undefined;
+  #channel: Promise<GuestChannel> | undefined;
+  #console: Promise<ConsoleHandle> | undefined;
+  #session: Promise<OpenSession> | undefined;
+  #opened = 0;
+  #disposing: Promise<void> | undefined;
+
+  constructor(leaseId: string, machine: MachineRef, template: TemplateConfig, provider: Provider | undefined, adapter: Adapter | undefined) {
+    this.lease_id = leaseId;
+    this.template = template;
+    this.#provider = provider;
+    this.#adapter = adapter;
+    this.lease = { lease_id: leaseId, machine, template, channel: () => this.#openChannel(machine), console: () => this.#openConsole(machine) };
+  }
+
+  get disposed(): boolean {
+    return this.#disposing !== undefined;
+  }
+
+  /** Channels and consoles this session holds open (opened and not failed). */
+  get channels(): number {
+    return this.#opened;
+  }
+
+  /** The adapter's session for this lease, opened on first use; undefined when no adapter is loaded. */
+  adapterSession(): Promise<OpenSession> | undefined {
+    if (!this.#adapter) return undefined;
+    this.#alive();
+    if (!this.#session) {
+      const opening = this.#adapter.open(this.lease);
+      opening.catch(() => { if (this.#session === opening) this.#session = undefined; });
+      this.#session = opening;
+    }
+    return this.#session;
+  }
+
+  #alive(): void {
+    if (this.#disposing) throw new VmhubError('LEASE_EXPIRED', `lease ${this.lease_id} has ended`, { hint: 'Create a new lease (vm_lease_create).' });
+  }
+
+  #openChannel(machine: MachineRef): Promise<GuestChannel> {
+    this.#alive();
+    if (!this.#channel) {
+      if (!this.#provider?.channel) return Promise.reject(new VmhubError('CAPABILITY_UNAVAILABLE', `provider "${this.template.provider}" offers no guest channel for template ${this.template.id}`));
+      this.#channel = this.#track(this.#provider.channel(machine, this.template), () => { this.#channel = undefined; });
+    }
+    return this.#channel;
+  }
+
+  #openConsole(machine: MachineRef): Promise<ConsoleHandle> {
+    this.#alive();
+    if (!this.#console) {
+      if (!this.#provider?.console) return Promise.reject(new VmhubError('CAPABILITY_UNAVAILABLE', `provider "${this.template.provider}" offers no console for template ${this.template.id}`));
+      this.#console = this.#track(this.#provider.console(machine), () => { this.#console = undefined; });
+    }
+    return this.#console;
+  }
+
+  /** Count an opening connection once it is open; a failed one is forgotten so the next use retries. */
+  #track<T extends { close(): Promise<void> }>(opening: Promise<T>, forget: () => void): Promise<T> {
+    const counted = opening.then((c) => {
+      this.#opened++;
+      // Opened after dispose began (a call raced the end of the lease): close it at once.
+      if (this.#disposing) void c.close().catch(() => undefined).then(() => { this.#opened--; });
+      return c;
+    });
+    counted.catch(forget);
+    return counted;
+  }
+
+  /** End the session: adapter state, then channel and console. Idempotent; never throws. */
+  dispose(reason: string): Promise<void> {
+    this.#disposing ??= (async () => {
+      const session = await this.#session?.catch(() => undefined);
+      await session?.dispose();
+      const closing = [this.#channel, this.#console].map(async (p) => {
+        const c = await p?.catch(() => undefined);
+        if (!c) return;
+        try { await c.close(); } catch (err) { log('warn', 'closing a lease connection failed', { lease: this.lease_id, error: (err as Error).message }); }
+        this.#opened--;
+      });
+      await Promise.all(closing);
+      log('debug', 'lease session disposed', { lease: this.lease_id, reason });
+    })();
+    return this.#disposing;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The lease sessions of this process, one per live lease that a tool call has touched. Binding a
+ * call to its lease goes through here: a ready lease gets (or reuses) its session; any other
+ * state disposes the session it may still have and answers the typed error.
+ *
+ * A session is disposed exactly once in every terminal state: the lease manager ends it on
+ * release, expiry and failure; a sweep ends sessions whose lease another process moved on (the
+ * reaper reaped it, another server released it) or whose machine row is gone; shutdown ends all.
+ */
+import { VmhubError } from '@vmhub/core';
+import type { LeaseBinding } from '@vmhub/core/router';
+import type { Store } from '@vmhub/store';
+import type { LeaseManager } from '../leases/manager.ts';
+import { machineRef } from '../leases/teardown.ts';
+import { log } from '../log.ts';
+import type { Registry } from '../registry.ts';
+import { LeaseSession } from './lease-session.ts';
+
+/** How often open sessions are checked against the store. */
+const SWEEP_MS = 5_000;
+
+export class LeaseSessions {
+  readonly #open = new Map<string, LeaseSession>();
+  readonly #store: Store;
+  readonly #registry: Registry;
+  #leases!: LeaseManager;
+  #sweeper: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(store: Store, registry: Registry) {
+    this.#store = store;
+    this.#registry = registry;
+  }
+
+  attach(leases: LeaseManager): void {
+    this.#leases = leases;
+  }
+
+  /** Open sessions and the channels/consoles they hold (vm_health, leak tests). */
+  counts(): { open: number; channels: number } {
+    let channels = 0;
+    for (const s of this.#open.values()) channels += s.channels;
+    return { open: this.#open.size, channels };
+  }
+
+  async bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding> {
+    const lease = await this.#leases.get(leaseId);
+    if (lease.status !== 'ready') {
+      await this.end(leaseId, lease.status);
+      switch (lease.status) {
+        case 'provisioning':
+        case 'starting':
+          throw new VmhubError('LEASE_NOT_READY', `lease ${leaseId} is ${lease.status}; wait with vm_lease_status {wait_seconds: 20}`);
+        case 'failed':
+          throw new VmhubError('PROVISION_FAILED', `lease ${leaseId} failed: ${lease.error_message ?? lease.error_code ?? 'unknown'}`, { hint: 'Create a new lease (vm_lease_create).' });
+        default:
+          throw new VmhubError('LEASE_EXPIRED', `lease ${leaseId} is ${lease.status}`);
+      }
+    }
+    const session = this.#open.get(leaseId) ?? await this.#openSession(leaseId, lease.template);
+    const adapter = this.#registry.adapterFor(session.template);
+    const missing = adapter ? undefined : this.#registry.missing(session.template);
+    return {
+      lease_id: lease.id,
+      expires_at: new Date(lease.expires_at).toISOString(),
+      template: session.template,
+      adapter,
+      ...(missing ? { adapterProblem: missing } : {}),
+      session: await session.adapterSession(),
+      screen: session.screen,
+      context: { ...session.lease, signal },
+    };
+  }
+
+  async #openSession(leaseId: string, templateId: string): Promise<LeaseSession> {
+    const template = this.#leases.template(templateId);
+    const row = await this.#store.getMachine(leaseId);
+    const machine = row ? machineRef(row) : undefined;
+    if (!machine) throw new VmhubError('INTERNAL', `lease ${leaseId} is ready but has no machine record`);
+    // Another call may have opened it while we read the store.
+    const raced = this.#open.get(leaseId);
+    if (raced) return raced;
+    const session = new LeaseSession(leaseId, machine, template, this.#registry.providers.get(template.provider), this.#registry.adapterFor(template));
+    this.#open.set(leaseId, session);
+    this.#startSweep();
+    return session;
+  }
+
+  /** End a lease's session, if it has one (idempotent). */
+  async end(leaseId: string, reason: string): Promise<void> {
+    const session = this.#open.get(leaseId);
+    if (!session) return;
+    this.#open.delete(leaseId);
+    if (this.#open.size === 0) this.#stopSweep();
+    await session.dispose(reason);
+  }
+
+  /** Dispose sessions whose lease is no longer ready in the store (moved on by another process). */
+  sweep(): Promise<void> {
+    this.#sweeping ??= (async () => {
+      try {
+        for (const id of [...this.#open.keys()]) {
+          const row = await this.#leases.get(id).catch(() => undefined);
+          if (!row || row.status !== 'ready') await this.end(id, row?.status ?? 'gone');
+        }
+      } catch (err) {
+        log('warn', 'session sweep failed; retried on the next one', { error: (err as Error).message });
+      } finally {
+        this.#sweeping = undefined;
+      }
+    })();
+    return this.#sweeping;
+  }
+
+  #startSweep(): void {
+    if (this.#sweeper) return;
+    this.#sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.#sweeper.unref();
+  }
+
+  #stopSweep(): void {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  async closeAll(): Promise<void> {
+    this.#stopSweep();
+    await Promise.allSettled([...this.#open.keys()].map((id) => this.end(id, 'shutdown')));
+  }
+}
