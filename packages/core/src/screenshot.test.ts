@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { VmhubError } from './errors.ts';
-import { assertOnScreen, imageToScreen, shapeScreenshot } from './screenshot.ts';
+import { assertOnScreen, imageToScreen } from './screen-mapping.ts';
+import { shapeScreenshot } from './screenshot.ts';
 
 async function frame(width: number, height: number) {
   // left half red, right half blue, with noise so PNG does not compress to nothing

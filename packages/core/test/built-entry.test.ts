@@ -2,13 +2,20 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import * as core from '@vmhub/core';
+import * as config from '@vmhub/core/config';
 import * as router from '@vmhub/core/router';
+import * as screenshot from '@vmhub/core/screenshot';
 
-it('core: the built entry exports the contract and the router subpath', () => {
-  for (const name of ['defineAdapter', 'defineProvider', 'VmhubError', 'shapeScreenshot', 'loadConfig', 'discoverPlugins', 'CAPABILITIES', 'TOOLS', 'CONTRACT_VERSION']) {
+it('core: the root entry is the contract; router, screenshot and config are subpaths', () => {
+  for (const name of ['defineAdapter', 'defineProvider', 'VmhubError', 'CAPABILITIES', 'CAPABILITY_METHOD', 'TOOLS', 'CONTRACT_VERSION', 'resolveGuestPath', 'imageToScreen', 'readPackageVersion', 'Type']) {
     assert.ok(name in core, `@vmhub/core exports ${name}`);
   }
+  for (const name of ['shapeScreenshot', 'loadConfig', 'discoverPlugins', 'createRouter']) assert.ok(!(name in core), `${name} is not in the root entry`);
+  assert.equal(typeof screenshot.shapeScreenshot, 'function');
+  assert.equal(typeof config.loadConfig, 'function');
+  assert.equal(typeof config.discoverPlugins, 'function');
   assert.equal(typeof router.createRouter, 'function');
+  assert.equal(core.CONTRACT_VERSION, 2);
   assert.equal(Object.keys(core.TOOLS).length, 24);
   const list = router.createRouter({ settings: { denyTools: [], screenshot: { format: 'png', maxWidth: 1, maxHeight: 1, maxBytes: 1 }, maxFileBytes: 1, callTimeoutSeconds: 1 } } as never).listTools();
   assert.equal(list.length, 24);
