@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   ALREADY_EXISTS: { retryable: false, hint: 'That request_id already names a lease: use vm_lease_status on it, or pick a new request_id.' },
   POLICY_DENIED: { retryable: false, hint: 'The operator\'s policy forbids this: use another tool or ask the operator.' },
   TIMEOUT: { retryable: true, hint: 'The operation ran out of time: retry, or raise the timeout if the tool has one.' },
+  RESULT_TOO_LARGE: { retryable: false, hint: 'The answer would not fit one message: ask for less (vm_get_file {offset, length}, a smaller screenshot, less output).' },
   INTERNAL: { retryable: true, hint: 'Retry once; if it fails again, report the message to the operator.' },
 } as const satisfies Record<string, { retryable: boolean; hint: string }>;
 

@@ -125,7 +125,7 @@ export const TOOLS = {
       format: Type.Optional(StrEnum(['png', 'jpeg', 'webp'])),
       max_width: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
       max_height: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
-      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, { description: 'screen pixels' })),
+      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, { description: 'screen pixels', ...Strict })),
     }, Strict),
     output: bound({
       width: Type.Integer(), height: Type.Integer(), scale: Type.Number(),
@@ -213,8 +213,8 @@ export const TOOLS = {
     description: 'Press at from, move to to, release.',
     input: Type.Object({
       lease_id: LeaseId,
-      from: Type.Object({ x: Coord, y: Coord }),
-      to: Type.Object({ x: Coord, y: Coord }),
+      from: Type.Object({ x: Coord, y: Coord }, Strict),
+      to: Type.Object({ x: Coord, y: Coord }, Strict),
       button: Button, coordinate_space: Space,
     }, Strict),
     output: bound({}),
@@ -253,9 +253,17 @@ export const TOOLS = {
   }),
   vm_get_file: tool({
     name: 'vm_get_file', title: 'Get file', capability: 'get_file',
-    description: 'Read a file from the VM (UTF-8 text as content, otherwise content_base64).',
-    input: Type.Object({ lease_id: LeaseId, path: GuestPath, max_bytes: Type.Optional(Type.Integer({ minimum: 1 })) }, Strict),
-    output: bound({ path: Type.String(), size: Type.Integer(), sha256: Type.String(), content: Type.Optional(Type.String()), content_base64: Type.Optional(Type.String()) }),
+    description: 'Read a file from the VM (UTF-8 text as content, otherwise content_base64); large files in parts with offset and length.',
+    input: Type.Object({
+      lease_id: LeaseId, path: GuestPath, max_bytes: Type.Optional(Type.Integer({ minimum: 1 })),
+      offset: Type.Optional(Type.Integer({ minimum: 0 })),
+      length: Type.Optional(Type.Integer({ minimum: 1 })),
+    }, Strict),
+    output: bound({
+      path: Type.String(), size: Type.Integer(), sha256: Type.String(),
+      offset: Type.Integer(), length: Type.Integer(), eof: Type.Boolean(),
+      content: Type.Optional(Type.String()), content_base64: Type.Optional(Type.String()),
+    }),
     annotations: RO,
   }),
   vm_clone_repo: tool({

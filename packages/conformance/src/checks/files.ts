@@ -39,6 +39,18 @@ export const FILE_CHECKS: CheckTable = {
         expectError(await env.conn.call('vm_put_file', { path: `${env.scratch}/../../etc/vmhub-escape`, content: 'x' }), 'INVALID_REQUEST', 'vm_put_file with ".."', 'paths are resolved by the router (resolveGuestPath); do not resolve ".." yourself');
       },
     },
+    {
+      name: 'a relative path lands under the channel\'s home (core resolves it; the adapter gets it absolute)',
+      async run(env, t) {
+        const home = await env.conn.lease.channel().then((c) => c.home, () => undefined);
+        if (!home) { t.skip('the lease has no channel with a home: relative paths resolve against "/root"'); return; }
+        const rel = `${env.scratch}/rel/where.txt`;
+        const s = expectOk(await env.conn.call('vm_put_file', { path: rel, content: 'here' }), `vm_put_file ${rel}`, 'putFile() must write at the absolute path it is given');
+        check(s.path === `${home}/${rel}`, `vm_put_file reports ${String(s.path)}, not ${home}/${rel}`, 'the router resolves relative paths against GuestChannel.home: report the real home from the channel');
+        const back = await readBack(env, `${home}/${rel}`);
+        if (back) check(back.toString('utf8') === 'here', `${home}/${rel} reads back ${JSON.stringify(back.toString('utf8').slice(0, 40))}`, 'write at exactly the path given (it is absolute and normalised): do not resolve it again against another directory');
+      },
+    },
   ],
   get_file: [
     {

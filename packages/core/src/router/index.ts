@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName } from '../tools.ts';
 import { assertValid } from '../validate.ts';
+import { assertWithinBudget, DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
+import { assertDeliverable } from './deliverable.ts';
 import { errorResult, okResult } from './results.ts';
 import type { CallExtra, RouterHost } from './types.ts';
 import { VM_HANDLERS } from './vm-tools.ts';
@@ -19,6 +21,7 @@ import { VM_HANDLERS } from './vm-tools.ts';
 export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
+export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
@@ -40,6 +43,7 @@ export function createRouter(host: RouterHost): Router {
   async function run(name: ToolName, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     const def = TOOLS[name];
     const input = assertValid<Record<string, unknown>>(def.input, args ?? {}, `${name} arguments`);
+    assertDeliverable(name, input);
     if (host.settings.denyTools.includes(name)) throw new VmhubError('POLICY_DENIED', `${name} is disabled by this server's policy (policy.deny_tools)`);
     switch (name) {
       case 'vm_list_templates': return okResult(await host.listTemplates());
@@ -60,7 +64,7 @@ export function createRouter(host: RouterHost): Router {
     }
     const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
     const out = await abortable(handler({ ...binding, session }, input, { host }), deadline, name);
-    return okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []);
+    return assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
   }
 
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {

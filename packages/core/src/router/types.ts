@@ -80,4 +80,10 @@ export interface RouterSettings {
   maxFileBytes: number;
   /** Deadline for one VM-bound call, seconds (exec may ask for more, up to its own cap). */
   callTimeoutSeconds: number;
+  /**
+   * Largest serialized tool result, bytes. Clients cap one message (the official SDK's stdio
+   * reader: 10 MiB per line); a larger answer would drop the session, so it is refused with
+   * RESULT_TOO_LARGE naming how to ask for less. Default 4 MiB.
+   */
+  maxResultBytes?: number;
 }

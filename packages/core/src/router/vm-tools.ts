@@ -9,6 +9,7 @@ import { resolveGuestPath } from '../paths.ts';
 import { shapeScreenshot } from '../screenshot.ts';
 import type { ToolInput, ToolName } from '../tools.ts';
 import { toScreen } from './coordinates.ts';
+import { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import type { LeaseBinding, RouterHost } from './types.ts';
 import type { OpenSession } from '../adapter.ts';
 
@@ -30,6 +31,10 @@ async function guestPath(b: BoundLease, path: string, field = 'path'): Promise<s
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+/** Bytes a string takes inside a JSON message (escapes included). */
+const jsonLength = (text: string) => Buffer.byteLength(JSON.stringify(text));
+/** File content gets the result budget less room for the envelope and the text twin's summary. */
+const fileBudget = (maxResultBytes: number) => Math.max(1024, maxResultBytes - 64 * 1024);
 const utf8Exact = (data: Buffer) => { const s = data.toString('utf8'); return Buffer.from(s, 'utf8').equals(data) && !s.includes('\0') ? s : undefined; };
 
 export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
@@ -113,8 +118,16 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     const max = Math.min(input.max_bytes ?? host.settings.maxFileBytes, host.settings.maxFileBytes);
     const data = await b.session.getFile!(b.context, { path, max_bytes: max });
     if (data.length > max) throw new VmhubError('INVALID_REQUEST', `${path} is ${data.length} bytes, over max_bytes ${max}`);
-    const text = utf8Exact(data);
-    return { structured: { path, size: data.length, sha256: sha256(data), ...(text !== undefined ? { content: text } : { content_base64: data.toString('base64') }) } };
+    const offset = Math.min(input.offset ?? 0, data.length);
+    const part = data.subarray(offset, input.length === undefined ? data.length : Math.min(data.length, offset + input.length));
+    const text = utf8Exact(part);
+    const budget = fileBudget(host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+    const encoded = text !== undefined ? jsonLength(text) : Math.ceil(part.length / 3) * 4;
+    if (encoded > budget) {
+      const step = Math.floor(budget * 3 / 4 / 6) * 6;
+      throw new VmhubError('RESULT_TOO_LARGE', `${path}: ${part.length} bytes from offset ${offset} encode to ${encoded} bytes, over this server's ${budget}-byte budget for file content in one result`, { hint: `Read it in parts: vm_get_file {path, offset: ${offset}, length: ${step}}, then offset ${offset + step}, … until eof is true.`, details: { size: data.length, offset, budget, length: step } });
+    }
+    return { structured: { path, size: data.length, sha256: sha256(data), offset, length: part.length, eof: offset + part.length >= data.length, ...(text !== undefined ? { content: text } : { content_base64: part.toString('base64') }) } };
   },
   async vm_clone_repo(b, input, { host }) {
     if (!host.cloneOnHost) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server has no host-side git configured for vm_clone_repo');
