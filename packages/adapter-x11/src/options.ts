@@ -75,6 +75,17 @@ export function completeOptions(value: Static<typeof X11OptionsSchema>, env: Nod
   return { ...value, display: value.display ?? completeDisplay(env.VMHUB_X11_DISPLAY) };
 }
 
+/**
+ * The options one lease runs with: the instance's, refined by its template's adapter_options.
+ * The server already makes a per-template instance from those; the merge matters when the
+ * instance was made before the template existed (the conformance kit does that). Once per
+ * session, at open().
+ */
+export function leaseOptions(instance: X11Options, overrides: Record<string, unknown> | undefined): X11Options {
+  if (!overrides || Object.keys(overrides).length === 0) return instance;
+  return resolveOptions({ ...instance, ...overrides });
+}
+
 function completeDisplay(fromEnv: string | undefined): string {
   if (fromEnv === undefined || fromEnv === '') return DEFAULT_DISPLAY;
   if (!new RegExp(DISPLAY_PATTERN).test(fromEnv)) {

@@ -1,18 +1,20 @@
 /**
- * What every capability function gets: the validated options, the per-lease cache and a way to
- * reach the guest. One runtime per adapter instance (createX11Adapter).
+ * What every capability function gets: the lease's options (instance options refined by the
+ * template's adapter_options), what the session learned about the machine, and a way to reach
+ * the guest. One runtime per lease session (x11-session.ts); it ends with the session.
  */
 import type { AdapterContext } from '@vmhub/core';
 import { openGuest, type Guest } from './guest.ts';
-import { LeaseCache } from './lease-cache.ts';
 import type { X11Options } from './options.ts';
+import { SessionFacts } from './session-facts.ts';
 
 export interface X11Runtime {
-  options: X11Options;
-  cache: LeaseCache;
+  readonly options: X11Options;
+  readonly facts: SessionFacts;
+  /** A Guest for one call: the lease's channel with that call's signal. */
   guest(ctx: AdapterContext): Promise<Guest>;
 }
 
-export function createRuntime(options: X11Options, cache = new LeaseCache()): X11Runtime {
-  return { options, cache, guest: (ctx) => openGuest(ctx, options) };
+export function createRuntime(options: X11Options): X11Runtime {
+  return { options, facts: new SessionFacts(), guest: (ctx) => openGuest(ctx, options) };
 }

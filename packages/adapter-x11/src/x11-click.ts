@@ -6,7 +6,6 @@
  */
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
-import { onScreen } from './x11-screen-size.ts';
 
 export const BUTTONS: Readonly<Record<MouseButton, string>> = { left: '1', middle: '2', right: '3' };
 export const MODIFIER_KEYSYMS: Readonly<Record<Modifier, string>> = { ctrl: 'Control_L', shift: 'Shift_L', alt: 'Alt_L', super: 'Super_L' };
@@ -29,9 +28,8 @@ export function clickArgv(p: Point, button: MouseButton, count: number, modifier
   ];
 }
 
+/** The point is screen pixels inside the screen and count 1–3: core checked both. */
 export async function click(rt: X11Runtime, ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void> {
-  const p = await onScreen(rt, ctx, input, 'click point');
-  const count = Math.min(3, Math.max(1, Math.floor(input.count ?? 1)));
   const guest = await rt.guest(ctx);
-  await guest.run(clickArgv(p, input.button ?? 'left', count, input.modifiers ?? [], rt.options.click_delay_ms));
+  await guest.run(clickArgv(input, input.button, input.count, input.modifiers, rt.options.click_delay_ms));
 }

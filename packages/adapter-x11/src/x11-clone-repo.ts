@@ -1,18 +1,17 @@
 /**
  * Clone repo: the host made the clone (credentials never enter the guest); here its tar stream is
- * unpacked at dest — with the channel's archive API when it has one, else `tar -x` fed on stdin.
+ * unpacked at dest (absolute: core resolved it) — with the channel's archive API when it has one, else `tar -x` fed on stdin.
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Readable } from 'node:stream';
 import { throwIfCancelled, x11Error } from './errors.ts';
-import { guestPath } from './guest-path.ts';
 import type { X11Runtime } from './runtime.ts';
 
 const UNTAR_SCRIPT = 'mkdir -p -- "$1" && exec tar -x -C "$1" -f -';
 
 export async function cloneRepo(rt: X11Runtime, ctx: AdapterContext, input: { dest: string; archive: Readable }): Promise<void> {
   const channel = await ctx.channel();
-  const dest = guestPath(channel, input.dest, 'dest');
+  const { dest } = input;
   if (channel.putArchive) {
     // putArchive takes no signal: a cancelled call only stops before it starts.
     throwIfCancelled(ctx.signal, 'clone_repo');

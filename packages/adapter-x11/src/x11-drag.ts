@@ -5,7 +5,6 @@
 import type { AdapterContext, MouseButton, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
 import { BUTTONS } from './x11-click.ts';
-import { onScreen } from './x11-screen-size.ts';
 
 export function dragArgv(from: Point, to: Point, button: MouseButton, steps: number, stepDelayMs: number): string[] {
   const pause = (stepDelayMs / 1000).toFixed(3);
@@ -19,9 +18,8 @@ export function dragArgv(from: Point, to: Point, button: MouseButton, steps: num
   return argv;
 }
 
+/** Both points are screen pixels inside the screen: core checked them. */
 export async function drag(rt: X11Runtime, ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void> {
-  const from = await onScreen(rt, ctx, input.from, 'drag from');
-  const to = await onScreen(rt, ctx, input.to, 'drag to');
   const guest = await rt.guest(ctx);
-  await guest.run(dragArgv(from, to, input.button ?? 'left', rt.options.drag_steps, rt.options.drag_step_delay_ms));
+  await guest.run(dragArgv(input.from, input.to, input.button, rt.options.drag_steps, rt.options.drag_step_delay_ms));
 }

@@ -1,18 +1,15 @@
 /**
  * Exec: argv through the channel with the agent's cwd, stdin, timeout and output cap. The call's
  * signal goes along: a cancelled vm_exec is killed in the guest and resolves `timed_out`, like a
- * timeout.
+ * timeout. argv is not empty and `cwd` is absolute when given (core checked both).
  */
 import type { AdapterContext, ExecResult } from '@vmhub/core';
-import { x11Error } from './errors.ts';
-import { guestPath } from './guest-path.ts';
 import type { X11Runtime } from './runtime.ts';
 
 export async function exec(rt: X11Runtime, ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult> {
-  if (input.argv.length === 0) throw x11Error('INVALID_REQUEST', 'command is empty: give argv with the program first');
   const channel = await ctx.channel();
   return channel.exec(input.argv, {
-    cwd: input.cwd === undefined ? undefined : guestPath(channel, input.cwd, 'cwd'),
+    cwd: input.cwd,
     stdin: input.stdin,
     timeoutMs: input.timeout_ms,
     maxOutputBytes: input.max_output_bytes,

@@ -52,7 +52,7 @@ export async function inspect(rt: X11Runtime, ctx: AdapterContext, input: { max_
     });
   }
   const guest = await rt.guest(ctx);
-  const depth = Math.min(50, Math.max(1, Math.floor(input.max_depth ?? 12)));
+  const depth = input.max_depth; // 1–50, checked by core's schema
   let res;
   try {
     res = await guest.run(['python3', '-', String(depth), String(MAX_NODES)], { stdin: ATSPI_DUMP, timeoutMs: 30_000, maxOutputBytes: 8 * 1024 * 1024 });

@@ -7,6 +7,9 @@
  *
  *   perl -e KEYMAP_PL dump            → "keycode N = 0x61 0x41 ..." per keycode (free ones empty)
  *   perl -e KEYMAP_PL bind N:HEX ...  → binds keysym HEX to keycode N (all levels), then syncs
+ *   perl -e KEYMAP_PL unbind N:HEX ...→ unbinds keycode N only while it still carries keysym HEX
+ *                                       (a keycode someone re-bound since is left alone), then
+ *                                       syncs; prints "unbound N..."
  *   perl -e KEYMAP_PL release         → releases (XTEST) every key and pointer button the server
  *                                       holds down (QueryKeymap, QueryPointer), then syncs; prints
  *                                       "released keys N... buttons N..."
@@ -61,6 +64,17 @@ if ($cmd eq 'dump') {
   wr(pack('C x S', 43, 1));
   reply();
   print "ok\n";
+} elsif ($cmd eq 'unbind') {
+  my @done;
+  for my $a (@args) {
+    my ($code, $hex) = $a =~ /^(\d+):([0-9a-f]+)$/ or die "bad binding $a\n";
+    next if $code < $min || $code > $max || $ks[($code - $min) * $per] != hex $hex;
+    wr(pack('C C S C C x2 L*', 100, 1, 2 + $per, $code, $per, (0) x $per));
+    push @done, $code;
+  }
+  wr(pack('C x S', 43, 1));
+  reply();
+  print "unbound @done\n";
 } elsif ($cmd eq 'release') {
   my ($vlen, $nfmt) = unpack('x16 S x3 C', $data);
   my $root = unpack('L', substr($data, 32 + (($vlen + 3) & ~3) + 8 * $nfmt, 4));
@@ -78,5 +92,5 @@ if ($cmd eq 'dump') {
   wr(pack('C x S', 43, 1));
   reply();
   print "released keys @down buttons @buttons\n";
-} else { die "usage: dump | bind N:HEX... | release\n"; }
+} else { die "usage: dump | bind N:HEX... | unbind N:HEX... | release\n"; }
 `;

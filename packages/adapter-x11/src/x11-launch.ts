@@ -25,9 +25,9 @@ const POLL_MS = 150;
 export async function launch(rt: X11Runtime, ctx: AdapterContext, input: { app: string; args: string[]; wait_seconds: number }): Promise<{ pid?: number; window?: WindowInfo }> {
   if (input.app.startsWith('-') || input.app.includes('\0')) throw x11Error('INVALID_REQUEST', `app "${input.app}" must be a program name or path, not an option`);
   const guest = await rt.guest(ctx);
-  const wait = Math.max(0, Math.min(20, input.wait_seconds ?? 5));
+  const wait = input.wait_seconds; // 0–20, checked by core's schema
   const before = wait > 0 ? new Set((await listWindowsWith(guest)).map((w) => w.id)) : new Set<string>();
-  const res = await guest.sh(LAUNCH_SCRIPT, [input.app, ...(input.args ?? [])], { okCodes: [0, 44], needs: ['setsid'] });
+  const res = await guest.sh(LAUNCH_SCRIPT, [input.app, ...input.args], { okCodes: [0, 44], needs: ['setsid'] });
   if (res.exit_code === 44) {
     throw x11Error('NOT_FOUND', `"${input.app}" is not an executable on the guest's PATH nor an executable path: install it in the golden image or give the full path`);
   }

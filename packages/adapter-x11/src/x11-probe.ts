@@ -1,7 +1,7 @@
 /**
  * Probe: which declared capabilities cannot work on this machine now, and why. One guest command
  * checks every tool with `command -v`, whether the display answers and whether python3 can import
- * pyatspi; the answer is cached per lease once the display has answered.
+ * pyatspi; the answer is kept for the session once the display has answered.
  */
 import type { AdapterContext, Capability } from '@vmhub/core';
 import { DOCS } from './errors.ts';
@@ -42,7 +42,7 @@ export interface ProbeFacts {
 }
 
 export async function probeFacts(rt: X11Runtime, ctx: AdapterContext): Promise<ProbeFacts> {
-  const cached = rt.cache.get(ctx.lease_id).probe;
+  const cached = rt.facts.probe;
   if (cached) return cached;
   const guest = await rt.guest(ctx);
   const res = await guest.sh(PROBE_SCRIPT, TOOLS, { timeoutMs: 20_000 });
@@ -53,8 +53,8 @@ export async function probeFacts(rt: X11Runtime, ctx: AdapterContext): Promise<P
     wm: !lines.includes('nowm'),
     atspi: lines.includes('atspi yes'),
   };
-  // A display still starting may answer later: only a settled answer is kept for the lease.
-  if (facts.display) rt.cache.get(ctx.lease_id).probe = Promise.resolve(facts);
+  // A display still starting may answer later: only a settled answer is kept for the session.
+  if (facts.display) rt.facts.probe = Promise.resolve(facts);
   return facts;
 }
 

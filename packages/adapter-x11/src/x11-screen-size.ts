@@ -1,5 +1,9 @@
-/** Screen size from `xwininfo -root`, cached per lease (bounds checks before every pointer action). */
-import { assertOnScreen, type AdapterContext } from '@vmhub/core';
+/**
+ * Screen size from `xwininfo -root`, learned once per session: core checks coordinates against it
+ * before any screenshot was taken (session.screenSize()), and a screenshot sizes its output cap
+ * with it. A screenshot that finds the screen resized forgets it (x11-screenshot.ts).
+ */
+import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
 import { isCancellation, x11Error } from './errors.ts';
 import type { X11Runtime } from './runtime.ts';
@@ -19,24 +23,13 @@ export function parseXwininfoSize(text: string): Size {
 }
 
 export async function screenSize(rt: X11Runtime, ctx: AdapterContext): Promise<Size> {
-  const load = () => rt.cache.remember(ctx.lease_id, 'screen', async () => readScreenSize(await rt.guest(ctx)));
+  const load = () => rt.facts.remember('screen', async () => readScreenSize(await rt.guest(ctx)));
   try {
     return await load();
   } catch (err) {
-    // The lookup is shared by concurrent calls of the lease: if the call that started it was
+    // The lookup is shared by concurrent calls of the session: if the call that started it was
     // cancelled, this one was not — the failed lookup is already forgotten, so look again.
     if (isCancellation(err) && !ctx.signal.aborted) return load();
     throw err;
-  }
-}
-
-/** Reject (never clamp) a point off the screen, naming the field. */
-export async function onScreen(rt: X11Runtime, ctx: AdapterContext, point: { x: number; y: number }, field: string): Promise<{ x: number; y: number }> {
-  const size = await screenSize(rt, ctx);
-  if (!Number.isFinite(point.x) || !Number.isFinite(point.y)) throw x11Error('INVALID_REQUEST', `${field} must be finite numbers`);
-  try {
-    return assertOnScreen(point, size, field);
-  } catch (err) {
-    throw x11Error('INVALID_REQUEST', (err as Error).message, { details: { ...point, screen: size } });
   }
 }

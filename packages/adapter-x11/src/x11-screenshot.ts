@@ -28,7 +28,7 @@ export async function screenshot(rt: X11Runtime, ctx: AdapterContext): Promise<R
       dump = rt.options.screenshot_gzip ? gunzipSync(res.stdout, { maxOutputLength: limit }) : res.stdout;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw err;
-      rt.cache.forget(ctx.lease_id, 'screen');
+      rt.facts.forget('screen');
       continue;
     }
     if (dump.length === 0) {
@@ -37,11 +37,11 @@ export async function screenshot(rt: X11Runtime, ctx: AdapterContext): Promise<R
     }
     if (res.truncated || dump.length >= limit) {
       // The screen grew since we cached its size (xrandr): learn it again and retry once.
-      rt.cache.forget(ctx.lease_id, 'screen');
+      rt.facts.forget('screen');
       continue;
     }
     const header = parseXwdHeader(dump);
-    if (header.width !== size.width || header.height !== size.height) rt.cache.forget(ctx.lease_id, 'screen');
+    if (header.width !== size.width || header.height !== size.height) rt.facts.forget('screen');
     const frame = xwdToRgb(dump);
     return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
   }

@@ -9,8 +9,9 @@
  * host: 5–10 characters lost in 120, at 12 ms and at 40 ms delays alike. So the adapter binds
  * every such character to a free keycode BEFORE typing (x11-keymap.ts: a Perl X11 client, since
  * the golden has perl-base but no xmodmap) and leaves it bound until a later call needs the
- * keycode again: no race, 0 lost in the same test. When that is impossible (no perl, a server
- * demanding a cookie) it falls back to xdotool's own remapping at remap_delay_ms.
+ * keycode again, or the session ends (dispose unbinds what is still ours): no race, 0 lost in the
+ * same test. When that is impossible (no perl, a server demanding a cookie) it falls back to
+ * xdotool's own remapping at remap_delay_ms.
  *
  * Long text goes out as one guest command per type_chunk_chars characters, in order. A cancelled
  * call (ctx.signal) kills the running piece in the guest (the channel's exec gets the signal) and
@@ -61,7 +62,7 @@ export function parseKeymap(text: string): Keymap {
   return { free, lines };
 }
 
-/** Per lease: which character we left bound on which keycode, and its keymap line then. */
+/** Per session: which character we left bound on which keycode (keyed by the character), and its keymap line then. */
 export interface Bindings { byChar: Map<string, { code: number; line: string }> }
 
 /**
@@ -108,22 +109,20 @@ export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: s
   const { type_delay_ms: fast, remap_delay_ms: slow, type_chunk_chars: chunk } = rt.options;
   const needsKeymap = [...text].some((ch) => !IN_KEYMAP.test(ch));
   let ops: string[] = [];
-  if (needsKeymap) ops = await planWithKeymap(rt, ctx, guest, text, fast);
+  if (needsKeymap) ops = await planWithKeymap(rt, guest, text, fast);
   if (ops.length === 0) {
     for (const run of typeRuns(text, chunk)) ops.push('type', String(run.slow ? slow : fast), run.text);
   }
   for (const batch of batchOps(ops, chunk)) {
     await guest.sh(TYPE_SCRIPT, [KEYMAP_PL, ...batch.ops], { needs: ['xdotool'], label: 'vm_type', timeoutMs: Math.max(batch.typingMs * 2 + 10_000, rt.options.command_timeout_ms) });
   }
-  if (needsKeymap) await recordBindings(rt, ctx, guest);
+  if (needsKeymap) await recordBindings(rt, guest);
 }
 
-async function planWithKeymap(rt: X11Runtime, ctx: AdapterContext, guest: Guest, text: string, delay: number): Promise<string[]> {
+async function planWithKeymap(rt: X11Runtime, guest: Guest, text: string, delay: number): Promise<string[]> {
   const keymap = await dumpKeymap(guest);
   if (!keymap) return [];
-  const facts = rt.cache.get(ctx.lease_id);
-  facts.bindings ??= { byChar: new Map() };
-  return planTyping(text, keymap, facts.bindings, delay);
+  return planTyping(text, keymap, rt.facts.bindings, delay);
 }
 
 /** The guest's keymap, or undefined when perl is missing or the server refuses the connection. */
@@ -133,12 +132,29 @@ async function dumpKeymap(guest: Guest): Promise<Keymap | undefined> {
 }
 
 /** Remember the keymap lines of our keycodes now (to notice someone re-mapping them later). */
-async function recordBindings(rt: X11Runtime, ctx: AdapterContext, guest: Guest): Promise<void> {
-  const bindings = rt.cache.get(ctx.lease_id).bindings;
-  if (!bindings || bindings.byChar.size === 0) return;
+async function recordBindings(rt: X11Runtime, guest: Guest): Promise<void> {
+  const { bindings } = rt.facts;
+  if (bindings.byChar.size === 0) return;
   const keymap = await dumpKeymap(guest).catch(() => undefined);
   if (!keymap) return;
   for (const b of bindings.byChar.values()) b.line = keymap.lines.get(b.code) ?? '';
+}
+
+/**
+ * End of the session: give back the keycodes it bound, so a later session on the same desktop
+ * (the lease outlived a server restart) finds them free again. One guest command, only when
+ * something was bound; the Perl client unbinds a keycode only while it still carries our keysym.
+ * A cleanup: no call signal, bounded by its own timeout, errors swallowed (the machine may be gone).
+ */
+export async function unbindTyped(rt: X11Runtime, ctx: AdapterContext, timeoutMs: number): Promise<void> {
+  const pairs = [...rt.facts.bindings.byChar].map(([ch, b]) => `${b.code}:${keysymValue(ch).toString(16)}`);
+  if (pairs.length === 0) return;
+  try {
+    const guest = await rt.guest(ctx);
+    await guest.run(['perl', '-e', KEYMAP_PL, 'unbind', ...pairs], { cleanup: true, timeoutMs, label: 'keymap unbind' });
+  } catch {
+    // Best effort: a keycode left bound only shrinks the spare pool of a desktop that is going away.
+  }
 }
 
 export interface OpBatch {

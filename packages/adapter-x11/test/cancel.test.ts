@@ -12,9 +12,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createX11Adapter } from '../src/index.ts';
 import { KEYMAP_PL } from '../src/x11-keymap.ts';
-import { withSignal } from './context.ts';
+import { guestPath, withSignal } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
 import { rejectsWith, settled, startDesktop, until, type Desktop } from './desktop.ts';
 
@@ -90,7 +89,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const text = 'abcdefghij'.repeat(200); // 2000 characters: ~25 s at the default 12 ms delay
     const ac = new AbortController();
     const start = Date.now();
-    const call = d.adapter.type!(withSignal(d.ctx, ac.signal), { text });
+    const call = d.session.type!(withSignal(d.ctx, ac.signal), { text });
     call.catch(() => undefined);
     // Cancel ~1 s in, once typing has visibly begun (a loaded host may take a moment to start).
     await until('typing started', () => (length() > 0 ? true : undefined), 10_000, 20);
@@ -110,7 +109,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     await sleep(2000);
     assert.equal(length(), typed, 'nothing more is typed after the cancel');
     // The lease's input queue is free again: the next call types.
-    await d.adapter.type!(d.ctx, { text: 'Z' });
+    await d.session.type!(d.ctx, { text: 'Z' });
     await until('Z typed', () => (readFileSync(file, 'utf8').endsWith('Z') ? true : undefined), 5000, 50);
     assert.equal(length(), typed + 1);
     t.diagnostic(`abort → vm_type rejected in ${endedMs} ms; ${typed} of 2000 characters typed (${Date.now() - start} ms test)`);
@@ -120,7 +119,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const arg = uniqueSleep();
     const ac = new AbortController();
     const start = Date.now();
-    const call = d.adapter.exec!(withSignal(d.ctx, ac.signal), { argv: ['sleep', arg], timeout_ms: 600_000, max_output_bytes: 4096 });
+    const call = d.session.exec!(withSignal(d.ctx, ac.signal), { argv: ['sleep', arg], timeout_ms: 600_000, max_output_bytes: 4096 });
     await until('sleep running', () => (processes(['sleep', arg]).length ? true : undefined), 5000, 20);
     await sleep(Math.max(0, 500 - (Date.now() - start)));
     const abortedAt = Date.now();
@@ -134,7 +133,7 @@ describe('x11: a cancelled call stops in the guest', () => {
   });
 
   it('vm_drag cancelled mid-way: the call ends at once and the button is not left down', async () => {
-    const slow = createX11Adapter({ display: d.x.display, drag_steps: 200, drag_step_delay_ms: 20 }); // ~4 s
+    const slow = await d.open({ display: d.x.display, drag_steps: 200, drag_step_delay_ms: 20 }); // ~4 s
     const ac = new AbortController();
     const call = slow.drag!(withSignal(d.ctx, ac.signal), { from: { x: 600, y: 700 }, to: { x: 1000, y: 750 }, button: 'left' });
     call.catch(() => undefined);
@@ -152,13 +151,13 @@ describe('x11: a cancelled call stops in the guest', () => {
     ac.abort();
     const ctx = withSignal(d.ctx, ac.signal);
     const before = d.channel.calls.length;
-    await rejectsWith(d.adapter.type!(ctx, { text: 'never typed' }), 'TIMEOUT', /vm_type not started/);
-    await rejectsWith(d.adapter.key!(ctx, { keys: 'Return' }), 'TIMEOUT', /not started/);
-    await rejectsWith(d.adapter.paste!(ctx, { text: 'never pasted' }), 'TIMEOUT', /not started/);
-    await rejectsWith(d.adapter.putFile!(ctx, { path: `never-${rand()}`, data: Buffer.from('x') }), 'TIMEOUT', /put_file not started/);
+    await rejectsWith(d.session.type!(ctx, { text: 'never typed' }), 'TIMEOUT', /vm_type not started/);
+    await rejectsWith(d.session.key!(ctx, { keys: 'Return' }), 'TIMEOUT', /not started/);
+    await rejectsWith(d.session.paste!(ctx, { text: 'never pasted' }), 'TIMEOUT', /not started/);
+    await rejectsWith(d.session.putFile!(ctx, { path: guestPath(d.channel, `never-${rand()}`), data: Buffer.from('x') }), 'TIMEOUT', /put_file not started/);
     assert.equal(d.channel.calls.length, before, 'no guest command for a cancelled call');
     const marker = join(d.x.home, `never-${rand()}`);
-    const r = await d.adapter.exec!(ctx, { argv: ['touch', marker], timeout_ms: 10_000, max_output_bytes: 100 });
+    const r = await d.session.exec!(ctx, { argv: ['touch', marker], timeout_ms: 10_000, max_output_bytes: 100 });
     assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
     assert.equal(existsSync(marker), false);
   });
@@ -167,11 +166,11 @@ describe('x11: a cancelled call stops in the guest', () => {
     const title = `xev-cancel-${rand()}`;
     d.x.spawnX(['xev', '-name', title, '-event', 'keyboard']);
     const w = await d.window(title);
-    await d.adapter.focus!(d.ctx, { window: w.id });
+    await d.session.focus!(d.ctx, { window: w.id });
     const env = { ...process.env, ...d.x.env };
     execFileSync('sh', ['-c', 'xclip -selection clipboard -i >/dev/null 2>&1'], { input: 'old clipboard ✓', env, timeout: 3000 });
     // xev never fetches the clipboard: without the cancel the call would wait 8 s.
-    const slow = createX11Adapter({ display: d.x.display, paste_timeout_ms: 8000 });
+    const slow = await d.open({ display: d.x.display, paste_timeout_ms: 8000 });
     const ac = new AbortController();
     const call = slow.paste!(withSignal(d.ctx, ac.signal), { text: 'never read' });
     call.catch(() => undefined);
@@ -184,7 +183,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const endedMs = Date.now() - abortedAt;
     assert.ok(endedMs < 3000, `paste ended ${endedMs} ms after the abort`);
     assert.equal(execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env, timeout: 3000 }).toString('utf8'), 'old clipboard ✓');
-    await d.adapter.close!(d.ctx, { window: w.id });
+    await d.session.close!(d.ctx, { window: w.id });
     t.diagnostic(`abort → vm_paste rejected (clipboard restored) in ${endedMs} ms`);
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAdapterConformance } from '@vmhub/conformance';
 import x11 from '../src/index.ts';
-import { testContext } from './context.ts';
+import { leaseContext } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
 import { until } from './desktop.ts';
 import { startXSession } from './x-session.ts';
@@ -22,7 +22,8 @@ runAdapterConformance({
   async target() {
     const x = await startXSession();
     const channel = createHostChannel({ home: x.home, env: { HOME: x.home } });
-    const context = testContext(channel, { display: x.display }, 30 * 60_000);
+    // The lease the kit opens its session on (the kit makes each call's signal itself).
+    const context = leaseContext(channel, { display: x.display });
     const typed = join(x.home, 'typed.txt');
     const run = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { env: { ...process.env, ...x.env }, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
     x.spawnX(['xterm', '-T', 'conformance-sink', '-geometry', '210x60+0+0', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${typed}'`]);
@@ -31,7 +32,7 @@ runAdapterConformance({
     return {
       context,
       // The suite creates the adapter before the target exists: the display reaches it through
-      // the template's adapter_options, which the adapter applies per lease.
+      // the template's adapter_options, which the adapter applies when it opens the lease's session.
       dispose: async () => { await x.stop(); },
       effects: {
         typedText: async () => readFileSync(typed, 'utf8'),

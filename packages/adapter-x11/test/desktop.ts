@@ -1,21 +1,28 @@
 /**
  * Shared fixture for the integration suites: a real X session, the host channel, an adapter
- * instance bound to that display, and helpers that wait (bounded) for effects.
+ * instance bound to that display with one lease session open on it, and helpers that wait
+ * (bounded) for effects.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VmhubError, type Adapter, type AdapterContext, type WindowInfo } from '@vmhub/core';
-import { createX11Adapter } from '../src/index.ts';
+import { VmhubError, type Adapter, type AdapterContext, type LeaseContext, type OpenSession, type WindowInfo } from '@vmhub/core';
+import { createX11Adapter, type X11OptionsInput } from '../src/index.ts';
 import { createHostChannel, type HostChannel } from './host-channel.ts';
-import { testContext } from './context.ts';
+import { callContext, leaseContext } from './context.ts';
 import { startXSession, type XSession } from './x-session.ts';
 
 export interface Desktop {
   x: XSession;
   channel: HostChannel;
   adapter: Adapter;
+  /** The suite's lease, and the session `adapter.open(lease)` made for it. */
+  lease: LeaseContext;
+  session: OpenSession;
+  /** A call on that lease; its deadline is the suite's, not one call's. */
   ctx: AdapterContext;
+  /** A session of another adapter instance (made with `options`) on the same lease; disposed by stop(). */
+  open(options: X11OptionsInput): Promise<OpenSession>;
   /** Open an xterm titled `title` running `sh -c script`; resolves once its window is focused. */
   term(title: string, script: string): Promise<WindowInfo>;
   window(title: string, ms?: number): Promise<WindowInfo>;
@@ -65,18 +72,26 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
   const x = await startXSession();
   const channel = createHostChannel({ home: x.home, env: { HOME: x.home }, withArchive: options.withArchive });
   const adapter = createX11Adapter({ display: x.display });
+  const lease = leaseContext(channel, { display: x.display });
+  const session = await adapter.open(lease);
+  const others: OpenSession[] = [];
   // One context serves the whole suite: its deadline is the suite's, not one call's.
-  const ctx = testContext(channel, { display: x.display }, 10 * 60_000);
-  const window = (title: string, ms = 8000) => until(`window "${title}"`, async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
+  const ctx = callContext(lease, 10 * 60_000);
+  const window = (title: string, ms = 8000) => until(`window "${title}"`, async () => (await session.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
   return {
-    x, channel, adapter, ctx, window,
+    x, channel, adapter, lease, session, ctx, window,
+    async open(options) {
+      const other = await createX11Adapter(options).open(lease);
+      others.push(other);
+      return other;
+    },
     async term(title, script) {
       x.spawnX(['xterm', '-T', title, '-geometry', '80x10+40+40', '-e', 'sh', '-c', script]);
-      const w = await until(`"${title}" mapped`, async () => (await adapter.listWindows!(ctx)).find((v) => v.title === title && v.visible), 8000, 100);
-      return until(`"${title}" focused`, async () => { const f = await adapter.focus!(ctx, { window: w.id }); return f.focused ? f : undefined; }, 6000, 100);
+      const w = await until(`"${title}" mapped`, async () => (await session.listWindows!(ctx)).find((v) => v.title === title && v.visible), 8000, 100);
+      return until(`"${title}" focused`, async () => { const f = await session.focus!(ctx, { window: w.id }); return f.focused ? f : undefined; }, 6000, 100);
     },
     async stop() {
-      await adapter.release?.(ctx.lease_id);
+      for (const s of [session, ...others]) await s.dispose();
       await x.stop();
     },
   };

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElementNode } from '@vmhub/core';
 import { createX11Adapter } from '../src/index.ts';
-import { testContext } from './context.ts';
+import { openLease } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
 import { fileText, until } from './desktop.ts';
 import { startXSession, type XSession } from './x-session.ts';
@@ -66,9 +66,10 @@ function find(node: ElementNode, pred: (n: ElementNode) => boolean): ElementNode
 describe('x11: inspect (AT-SPI)', () => {
   it('before any accessible app runs there is no bus: CAPABILITY_UNAVAILABLE saying so', async () => {
     const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home, DBUS_SESSION_BUS_ADDRESS: 'disabled:' };
-    const ctx = testContext(createHostChannel({ home: x.home, env }), { display: x.display });
-    await assert.rejects(createX11Adapter({ display: x.display }).inspect!(ctx, { max_depth: 3 }), (err: { code?: string; message?: string }) =>
+    const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), createHostChannel({ home: x.home, env }), { display: x.display });
+    await assert.rejects(session.inspect!(ctx, { max_depth: 3 }), (err: { code?: string; message?: string }) =>
       err.code === 'CAPABILITY_UNAVAILABLE' && /no accessibility bus runs/.test(err.message ?? ''));
+    await session.dispose();
   });
 
   it('returns the accessibility tree of a GTK window with roles, names and screen extents', async () => {
@@ -79,13 +80,12 @@ describe('x11: inspect (AT-SPI)', () => {
     const title = `a11y-${randomBytes(3).toString('hex')}`;
     app = spawn('dbus-run-session', ['--', '/usr/bin/python3', script, title], { env: { ...process.env, ...x.env, ...env }, stdio: 'ignore', detached: true });
     const channel = createHostChannel({ home: x.home, env });
-    const ctx = testContext(channel, { display: x.display });
-    const adapter = createX11Adapter({ display: x.display });
-    const win = await until('GTK window', async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
-    const unavailable = await adapter.probe!(ctx);
+    const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), channel, { display: x.display });
+    const win = await until('GTK window', async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
+    const unavailable = await session.probe!(ctx);
     assert.equal(unavailable.inspect, undefined, `probe: ${JSON.stringify(unavailable)}`);
     const r = await until('button in the tree', async () => {
-      const t = await adapter.inspect!(ctx, { max_depth: 12 });
+      const t = await session.inspect!(ctx, { max_depth: 12 });
       return find(t.tree, (n) => n.role === 'push button') ? t : undefined;
     }, 15_000, 500);
     assert.equal(r.source, 'at-spi');
@@ -96,8 +96,9 @@ describe('x11: inspect (AT-SPI)', () => {
     assert.ok(button.states?.includes('showing'));
     // Extents are screen pixels inside the window's client area (as vm_list_windows reports it).
     assert.ok(button.x! >= win.x && button.y! >= win.y && button.x! + button.width! <= win.x + win.width && button.y! + button.height! <= win.y + win.height, `${JSON.stringify(button)} vs ${JSON.stringify(win)}`);
-    const shallow = await adapter.inspect!(ctx, { max_depth: 1 });
+    const shallow = await session.inspect!(ctx, { max_depth: 1 });
     assert.equal(find(shallow.tree, (n) => n.role === 'push button'), undefined, 'max_depth bounds the tree');
+    await session.dispose();
   });
 });
 
@@ -109,16 +110,16 @@ describe('x11: paste into a GTK app (CLIPBOARD + ctrl+v)', () => {
     writeFileSync(script, GTK_ENTRY);
     const title = `entry-${randomBytes(3).toString('hex')}`;
     x.spawnX(['/usr/bin/python3', script, title, out]);
-    const ctx = testContext(createHostChannel({ home: x.home, env }), { display: x.display });
-    const adapter = createX11Adapter({ display: x.display });
-    const win = await until('GTK entry window', async () => (await adapter.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
-    await until('focused', async () => ((await adapter.focus!(ctx, { window: win.id })).focused ? true : undefined), 5000, 100);
+    const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), createHostChannel({ home: x.home, env }), { display: x.display });
+    const win = await until('GTK entry window', async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
+    await until('focused', async () => ((await session.focus!(ctx, { window: win.id })).focused ? true : undefined), 5000, 100);
     execFileSync('sh', ['-c', 'printf %s "$1" | xclip -selection clipboard -i >/dev/null 2>&1', 'sh', 'old clipboard ✓'], { env: { ...process.env, ...x.env } });
     await until('clipboard set', () => (execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env: { ...process.env, ...x.env } }).toString() === 'old clipboard ✓' ? true : undefined), 3000);
     const text = `gtk paste ✓ Привет 粘贴 '$(id)'`;
-    await adapter.paste!(ctx, { text });
-    await adapter.key!(ctx, { keys: 'Return' });
+    await session.paste!(ctx, { text });
+    await session.key!(ctx, { keys: 'Return' });
     assert.equal(await fileText(out, 5000), text);
     assert.equal(execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env: { ...process.env, ...x.env } }).toString(), 'old clipboard ✓');
+    await session.dispose();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * x11: files, exec, clone, probe, inspect and dispatch through the host channel (with and without
- * the channel's archive API).
+ * the channel's archive API). Guest paths reach the session resolved by core (guestPath here is
+ * core's resolveGuestPath, as the router applies it); what core refuses goes through its router.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,9 +13,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { VmhubError } from '@vmhub/core';
 import { ATSPI_REASON, createX11Adapter } from '../src/index.ts';
-import { testContext } from './context.ts';
+import { guestPath, openLease } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
 import { startDesktop, until, type Desktop } from './desktop.ts';
+import { routerOn } from './router.ts';
 
 let d: Desktop;
 before(async () => { d = await startDesktop(); });
@@ -29,34 +31,37 @@ async function code(p: Promise<unknown>): Promise<string> {
 describe('x11: put_file, get_file', () => {
   it('round-trips a binary file byte-exact, relative to home', async () => {
     const data = randomBytes(300_000);
-    await d.adapter.putFile!(d.ctx, { path: 'sub/dir/blob.bin', data, mode: 0o600 });
+    await d.session.putFile!(d.ctx, { path: guestPath(d.channel, 'sub/dir/blob.bin'), data, mode: 0o600 });
     assert.ok(readFileSync(join(d.x.home, 'sub/dir/blob.bin')).equals(data));
-    const back = await d.adapter.getFile!(d.ctx, { path: join(d.x.home, 'sub/dir/blob.bin'), max_bytes: 1_000_000 });
+    const back = await d.session.getFile!(d.ctx, { path: join(d.x.home, 'sub/dir/blob.bin'), max_bytes: 1_000_000 });
     assert.ok(back.equals(data));
   });
 
   it('missing file → NOT_FOUND; over max_bytes → INVALID_REQUEST; traversal refused', async () => {
-    assert.match(await code(d.adapter.getFile!(d.ctx, { path: `/nonexistent-${rand()}/x`, max_bytes: 10 })), /^NOT_FOUND/);
+    assert.match(await code(d.session.getFile!(d.ctx, { path: `/nonexistent-${rand()}/x`, max_bytes: 10 })), /^NOT_FOUND/);
     writeFileSync(join(d.x.home, 'big.txt'), 'x'.repeat(100));
-    assert.match(await code(d.adapter.getFile!(d.ctx, { path: 'big.txt', max_bytes: 10 })), /^INVALID_REQUEST/);
-    assert.match(await code(d.adapter.putFile!(d.ctx, { path: '../escape.txt', data: Buffer.from('x') })), /^INVALID_REQUEST: .*"\.\."/);
+    assert.match(await code(d.session.getFile!(d.ctx, { path: guestPath(d.channel, 'big.txt'), max_bytes: 10 })), /^INVALID_REQUEST/);
+    // Traversal is refused by core before the session is called: through the router.
+    const call = routerOn(d.adapter, d.session, d.ctx);
+    assert.match(await code(call('vm_put_file', { path: '../escape.txt', content: 'x' })), /^INVALID_REQUEST: .*"\.\."/);
+    assert.equal(existsSync(join(d.x.home, '../escape.txt')), false, 'nothing written outside the home');
   });
 });
 
 describe('x11: exec', () => {
   it('runs argv with cwd and stdin; exit code and stderr separate; nothing through a shell', async () => {
-    const r = await d.adapter.exec!(d.ctx, { argv: ['sh', '-c', 'cat; echo "$PWD" >&2; exit 3'], cwd: '.', stdin: 'in ✓', timeout_ms: 10_000, max_output_bytes: 4096 });
+    const r = await d.session.exec!(d.ctx, { argv: ['sh', '-c', 'cat; echo "$PWD" >&2; exit 3'], cwd: guestPath(d.channel, '.', 'cwd'), stdin: 'in ✓', timeout_ms: 10_000, max_output_bytes: 4096 });
     assert.equal(r.exit_code, 3);
     assert.equal(r.stdout.toString(), 'in ✓');
     assert.equal(r.stderr.toString().trim(), d.x.home);
-    const lit = await d.adapter.exec!(d.ctx, { argv: ['printf', '%s', '$(id)'], timeout_ms: 10_000, max_output_bytes: 4096 });
+    const lit = await d.session.exec!(d.ctx, { argv: ['printf', '%s', '$(id)'], timeout_ms: 10_000, max_output_bytes: 4096 });
     assert.equal(lit.stdout.toString(), '$(id)');
   });
 
   it('timeout and output caps', async () => {
-    const t = await d.adapter.exec!(d.ctx, { argv: ['sleep', '5'], timeout_ms: 300, max_output_bytes: 4096 });
+    const t = await d.session.exec!(d.ctx, { argv: ['sleep', '5'], timeout_ms: 300, max_output_bytes: 4096 });
     assert.equal(t.timed_out, true);
-    const big = await d.adapter.exec!(d.ctx, { argv: ['head', '-c', '100000', '/dev/zero'], timeout_ms: 10_000, max_output_bytes: 1000 });
+    const big = await d.session.exec!(d.ctx, { argv: ['head', '-c', '100000', '/dev/zero'], timeout_ms: 10_000, max_output_bytes: 1000 });
     assert.equal(big.stdout.length, 1000);
     assert.equal(big.truncated, true);
   });
@@ -75,7 +80,7 @@ describe('x11: clone_repo', () => {
 
   it('unpacks the archive at dest with tar over exec when the channel has no archive API', async () => {
     assert.equal(d.channel.putArchive, undefined);
-    await d.adapter.cloneRepo!(d.ctx, { dest: 'work/repo', archive: Readable.from([makeTar()]) });
+    await d.session.cloneRepo!(d.ctx, { dest: guestPath(d.channel, 'work/repo', 'dest'), archive: Readable.from([makeTar()]) });
     assert.equal(readFileSync(join(d.x.home, 'work/repo/README.md'), 'utf8'), '# héllo\n');
     assert.ok(existsSync(join(d.x.home, 'work/repo/.git/HEAD')));
   });
@@ -84,10 +89,11 @@ describe('x11: clone_repo', () => {
     const home = mkdtempSync(join(tmpdir(), 'vmhub-x11-arch-'));
     try {
       const channel = createHostChannel({ home, withArchive: true });
-      const ctx = testContext(channel, { display: d.x.display });
-      await createX11Adapter({ display: d.x.display }).cloneRepo!(ctx, { dest: join(home, 'r'), archive: Readable.from([makeTar()]) });
+      const { session, ctx } = await openLease(createX11Adapter({ display: d.x.display }), channel, { display: d.x.display });
+      await session.cloneRepo!(ctx, { dest: join(home, 'r'), archive: Readable.from([makeTar()]) });
       assert.equal(readFileSync(join(home, 'r/README.md'), 'utf8'), '# héllo\n');
       assert.ok(!channel.calls.some((argv) => argv.includes('tar')), 'no tar exec when putArchive exists');
+      await session.dispose();
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -110,13 +116,13 @@ describe('x11: probe and inspect', () => {
   it('probe on a golden without AT-SPI (no python3): only inspect is unavailable, with the reason', async () => {
     const bin = pathWith(GOLDEN_TOOLS);
     try {
-      const ctx = testContext(createHostChannel({ home: d.x.home, env: { PATH: bin.path } }), { display: d.x.display });
-      const adapter = createX11Adapter({ display: d.x.display });
-      const unavailable = await adapter.probe!(ctx);
+      const { session, ctx } = await openLease(createX11Adapter({ display: d.x.display }), createHostChannel({ home: d.x.home, env: { PATH: bin.path } }), { display: d.x.display });
+      const unavailable = await session.probe!(ctx);
       assert.deepEqual(Object.keys(unavailable), ['inspect']);
       assert.equal(unavailable.inspect, ATSPI_REASON);
-      const msg = await code(adapter.inspect!(ctx, { max_depth: 3 }));
+      const msg = await code(session.inspect!(ctx, { max_depth: 3 }));
       assert.match(msg, /^CAPABILITY_UNAVAILABLE: .*no AT-SPI stack \(at-spi2-core \+ python3-pyatspi\)/);
+      await session.dispose();
     } finally {
       bin.dispose();
     }
@@ -125,15 +131,15 @@ describe('x11: probe and inspect', () => {
   it('a guest without the tools: probe names them; an action says to add them to the golden', async () => {
     const bin = pathWith(['sh', 'sed', 'grep', 'cat', 'tr', 'mktemp', 'rm', 'sleep']);
     try {
-      const ctx = testContext(createHostChannel({ home: d.x.home, env: { PATH: bin.path } }), { display: d.x.display });
-      const adapter = createX11Adapter({ display: d.x.display });
-      const unavailable = await adapter.probe!(ctx);
+      const { session, ctx } = await openLease(createX11Adapter({ display: d.x.display }), createHostChannel({ home: d.x.home, env: { PATH: bin.path } }), { display: d.x.display });
+      const unavailable = await session.probe!(ctx);
       assert.match(unavailable.click ?? '', /xdotool.* not found in the guest: add/);
       assert.match(unavailable.screenshot ?? '', /xwd/);
       assert.match(unavailable.paste ?? '', /xclip/);
-      assert.match(await code(adapter.key!(ctx, { keys: 'Return' })), /^CAPABILITY_UNAVAILABLE: .*xdotool not found in the guest: add it to the golden image/);
-      assert.match(await code(adapter.listWindows!(ctx)), /^CAPABILITY_UNAVAILABLE: .*xprop not found/);
-      assert.match(await code(adapter.screenshot!(ctx)), /^CAPABILITY_UNAVAILABLE: .*(xwd|xwininfo) not found/);
+      assert.match(await code(session.key!(ctx, { keys: 'Return' })), /^CAPABILITY_UNAVAILABLE: .*xdotool not found in the guest: add it to the golden image/);
+      assert.match(await code(session.listWindows!(ctx)), /^CAPABILITY_UNAVAILABLE: .*xprop not found/);
+      assert.match(await code(session.screenshot!(ctx)), /^CAPABILITY_UNAVAILABLE: .*(xwd|xwininfo) not found/);
+      await session.dispose();
     } finally {
       bin.dispose();
     }
@@ -143,36 +149,36 @@ describe('x11: probe and inspect', () => {
 describe('x11: dispatch', () => {
   it('declares its verbs; unknown verbs and bad args are INVALID_REQUEST', async () => {
     assert.deepEqual(d.adapter.verbs.map((v) => v.verb).sort(), ['get_clipboard', 'mouse_location', 'set_clipboard', 'window_geometry', 'xdotool_search']);
-    assert.match(await code(d.adapter.dispatch!(d.ctx, { verb: 'rm_rf', args: {} })), /^INVALID_REQUEST: .*unknown verb/);
-    assert.match(await code(d.adapter.dispatch!(d.ctx, { verb: 'set_clipboard', args: { text: 1 } })), /^INVALID_REQUEST/);
+    assert.match(await code(d.session.dispatch!(d.ctx, { verb: 'rm_rf', args: {} })), /^INVALID_REQUEST: .*unknown verb/);
+    assert.match(await code(d.session.dispatch!(d.ctx, { verb: 'set_clipboard', args: { text: 1 } })), /^INVALID_REQUEST/);
   });
 
   it('set_clipboard / get_clipboard round-trip Unicode; xdotool_search and window_geometry find a window', async () => {
     const text = `clip ✓ ${rand()} '$(x)'`;
-    await d.adapter.dispatch!(d.ctx, { verb: 'set_clipboard', args: { text } });
-    assert.deepEqual(await d.adapter.dispatch!(d.ctx, { verb: 'get_clipboard', args: {} }), { text, empty: false });
+    await d.session.dispatch!(d.ctx, { verb: 'set_clipboard', args: { text } });
+    assert.deepEqual(await d.session.dispatch!(d.ctx, { verb: 'get_clipboard', args: {} }), { text, empty: false });
     const title = `verb-${rand()}`;
     d.x.spawnX(['xterm', '-T', title, '-geometry', '40x5+200+150', '-e', 'sleep', '60']);
     const w = await d.window(title);
-    const found = await d.adapter.dispatch!(d.ctx, { verb: 'xdotool_search', args: { name: `^${title}$` } }) as { windows: string[] };
+    const found = await d.session.dispatch!(d.ctx, { verb: 'xdotool_search', args: { name: `^${title}$` } }) as { windows: string[] };
     assert.ok(found.windows.includes(w.id), JSON.stringify(found));
-    assert.deepEqual(await d.adapter.dispatch!(d.ctx, { verb: 'xdotool_search', args: { name: '-nomatch-' + rand() } }), { windows: [] });
-    const geo = await d.adapter.dispatch!(d.ctx, { verb: 'window_geometry', args: { window: title } });
+    assert.deepEqual(await d.session.dispatch!(d.ctx, { verb: 'xdotool_search', args: { name: '-nomatch-' + rand() } }), { windows: [] });
+    const geo = await d.session.dispatch!(d.ctx, { verb: 'window_geometry', args: { window: title } });
     assert.deepEqual(geo, { id: w.id, x: w.x, y: w.y, width: w.width, height: w.height });
-    await d.adapter.click!(d.ctx, { x: 33, y: 44, button: 'left', count: 1, modifiers: [] });
-    const loc = await d.adapter.dispatch!(d.ctx, { verb: 'mouse_location', args: {} }) as { x: number; y: number };
+    await d.session.click!(d.ctx, { x: 33, y: 44, button: 'left', count: 1, modifiers: [] });
+    const loc = await d.session.dispatch!(d.ctx, { verb: 'mouse_location', args: {} }) as { x: number; y: number };
     assert.deepEqual([loc.x, loc.y], [33, 44]);
   });
 });
 
 describe('x11: screenshot, raw vs gzip capture', () => {
   it('raw and gzip captures give the same frame', async () => {
-    const gz = createX11Adapter({ display: d.x.display, screenshot_gzip: false });
-    await d.adapter.click!(d.ctx, { x: 1, y: 1, button: 'left', count: 1, modifiers: [] });
-    const [a, b] = [await d.adapter.screenshot!(d.ctx), await gz.screenshot!(d.ctx)];
+    const gz = await d.open({ display: d.x.display, screenshot_gzip: false });
+    await d.session.click!(d.ctx, { x: 1, y: 1, button: 'left', count: 1, modifiers: [] });
+    const [a, b] = [await d.session.screenshot!(d.ctx), await gz.screenshot!(d.ctx)];
     assert.deepEqual([b.width, b.height, b.format], [a.width, a.height, a.format]);
     const differing = await until('stable frames', async () => {
-      const [x, y] = [await d.adapter.screenshot!(d.ctx), await gz.screenshot!(d.ctx)];
+      const [x, y] = [await d.session.screenshot!(d.ctx), await gz.screenshot!(d.ctx)];
       return x.data.equals(y.data) ? true : undefined;
     }, 5000, 200);
     assert.equal(differing, true);

@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createX11Adapter } from '../src/index.ts';
 import { fileText, rejectsWith, startDesktop, until, type Desktop } from './desktop.ts';
+import { routerOn } from './router.ts';
 
 let d: Desktop;
 before(async () => { d = await startDesktop(); });
@@ -27,7 +27,7 @@ describe('x11: type', () => {
     const pwned = `/tmp/pwned-${rand()}`;
     await d.term(`type-${rand()}`, readLineTo(file));
     const text = `héllo ✓ Привет 粘贴 '";|&$()\\\` %s $(touch ${pwned}) \`touch ${pwned}\``;
-    await d.adapter.type!(d.ctx, { text: `${text}\n` });
+    await d.session.type!(d.ctx, { text: `${text}\n` });
     assert.equal(await fileText(file), text);
     assert.equal(existsSync(pwned), false, 'the typed command substitution must not run');
     assert.ok(d.channel.calls.some((argv) => argv.includes('map')), 'non-ASCII characters were pre-bound through the keymap helper, not left to xdotool\'s racy remapping');
@@ -38,7 +38,7 @@ describe('x11: type', () => {
     await d.term(`long-${rand()}`, readLineTo(file));
     const text = Array.from({ length: 40 }, (_, i) => `${i}:ü✓`).join(' ');
     // Tiny runs at a fast ASCII delay: the text crosses many xdotool calls.
-    const small = createX11Adapter({ display: d.x.display, type_chunk_chars: 7, type_delay_ms: 4 });
+    const small = await d.open({ display: d.x.display, type_chunk_chars: 7, type_delay_ms: 4 });
     await small.type!(d.ctx, { text: `${text}\n` });
     assert.equal(await fileText(file), text);
   });
@@ -49,7 +49,7 @@ describe('x11: type (concurrent calls)', () => {
     const file = join(d.x.home, `conc-${rand()}.txt`);
     await d.term(`conc-${rand()}`, readLineTo(file));
     const a = 'first é✓ü part;', b = ' second Привет 粘贴 part';
-    await Promise.all([d.adapter.type!(d.ctx, { text: a }), d.adapter.type!(d.ctx, { text: `${b}\n` })]);
+    await Promise.all([d.session.type!(d.ctx, { text: a }), d.session.type!(d.ctx, { text: `${b}\n` })]);
     assert.equal(await fileText(file), a + b);
   });
 });
@@ -59,7 +59,7 @@ describe('x11: type (many distinct characters)', () => {
     const file = join(d.x.home, `cjk-${rand()}.txt`);
     await d.term(`cjk-${rand()}`, readLineTo(file));
     const text = Array.from({ length: 45 }, (_, i) => String.fromCodePoint(0x4e00 + i * 7)).join('') + ' done ✓';
-    await d.adapter.type!(d.ctx, { text: `${text}\n` });
+    await d.session.type!(d.ctx, { text: `${text}\n` });
     assert.equal(await fileText(file), text);
   });
 });
@@ -68,19 +68,19 @@ describe('x11: key', () => {
   it('a chord has its effect: BackSpace edits, ctrl+u kills the line', async () => {
     const file = join(d.x.home, `keys-${rand()}.txt`);
     await d.term(`keys-${rand()}`, readLineTo(file));
-    await d.adapter.type!(d.ctx, { text: 'discard me' });
-    await d.adapter.key!(d.ctx, { keys: 'ctrl+u' });
-    await d.adapter.type!(d.ctx, { text: 'abcd' });
-    await d.adapter.key!(d.ctx, { keys: 'BackSpace BackSpace' });
-    await d.adapter.type!(d.ctx, { text: 'Z' });
-    await d.adapter.key!(d.ctx, { keys: 'Return' });
+    await d.session.type!(d.ctx, { text: 'discard me' });
+    await d.session.key!(d.ctx, { keys: 'ctrl+u' });
+    await d.session.type!(d.ctx, { text: 'abcd' });
+    await d.session.key!(d.ctx, { keys: 'BackSpace BackSpace' });
+    await d.session.type!(d.ctx, { text: 'Z' });
+    await d.session.key!(d.ctx, { keys: 'Return' });
     assert.equal(await fileText(file), 'abZ');
   });
 
   it('bad keysyms are INVALID_REQUEST naming the key, before anything runs', async () => {
     const before = d.channel.calls.length;
-    await rejectsWith(d.adapter.key!(d.ctx, { keys: 'ctrl+shift+tee' }), 'INVALID_REQUEST', /unknown key "tee"/);
-    await rejectsWith(d.adapter.key!(d.ctx, { keys: 'Return Retrun' }), 'INVALID_REQUEST', /unknown key "Retrun"/);
+    await rejectsWith(d.session.key!(d.ctx, { keys: 'ctrl+shift+tee' }), 'INVALID_REQUEST', /unknown key "tee"/);
+    await rejectsWith(d.session.key!(d.ctx, { keys: 'Return Retrun' }), 'INVALID_REQUEST', /unknown key "Retrun"/);
     assert.equal(d.channel.calls.length, before, 'no guest command for an invalid chord');
   });
 });
@@ -92,8 +92,8 @@ describe('x11: paste', () => {
     await d.term(`paste-${rand()}`, readLineTo(file));
     xclipIn('primary', 'previous primary ✓');
     const text = `pasted ✓ Привет 粘贴 '"$(touch ${pwned})`;
-    await d.adapter.paste!(d.ctx, { text });
-    await d.adapter.key!(d.ctx, { keys: 'Return' });
+    await d.session.paste!(d.ctx, { text });
+    await d.session.key!(d.ctx, { keys: 'Return' });
     assert.equal(await fileText(file), text);
     assert.equal(existsSync(pwned), false);
     assert.equal(xclipOut('primary'), 'previous primary ✓', 'restored by the time vm_paste returns');
@@ -103,12 +103,12 @@ describe('x11: paste', () => {
     const title = `xev-paste-${rand()}`;
     d.x.spawnX(['xev', '-name', title, '-event', 'keyboard']);
     const w = await d.window(title);
-    await d.adapter.focus!(d.ctx, { window: w.id });
+    await d.session.focus!(d.ctx, { window: w.id });
     xclipIn('clipboard', 'old clipboard');
-    const quick = createX11Adapter({ display: d.x.display, paste_timeout_ms: 300 });
+    const quick = await d.open({ display: d.x.display, paste_timeout_ms: 300 });
     await rejectsWith(quick.paste!(d.ctx, { text: 'never read' }), 'TIMEOUT', /no application fetched the clipboard/);
     assert.equal(xclipOut('clipboard'), 'old clipboard');
-    await d.adapter.close!(d.ctx, { window: w.id });
+    await d.session.close!(d.ctx, { window: w.id });
   });
 });
 
@@ -120,15 +120,15 @@ describe('x11: click and scroll', () => {
     const title = `xev-click-${rand()}`;
     d.x.spawnX(['sh', '-c', `exec xev -name '${title}' -geometry 300x200+500+300 -event button > '${log}'`]);
     win = await d.window(title);
-    await d.adapter.focus!(d.ctx, { window: win.id });
+    await d.session.focus!(d.ctx, { window: win.id });
   });
   const presses = () => [...readFileSync(log, 'utf8').matchAll(/ButtonPress event[^\n]*\n[^\n]*root:\((-?\d+),(-?\d+)\)[^\n]*\n\s*state (0x[0-9a-f]+), button (\d+)/g)]
     .map((m) => ({ x: Number(m[1]), y: Number(m[2]), state: Number(m[3]), button: Number(m[4]) }));
 
   it('clicks land where asked, with the count, button and modifiers', async () => {
     const n0 = presses().length;
-    await d.adapter.click!(d.ctx, { x: win.x + 50, y: win.y + 40, button: 'left', count: 2, modifiers: ['ctrl'] });
-    await d.adapter.click!(d.ctx, { x: win.x + 120, y: win.y + 90, button: 'right', count: 1, modifiers: [] });
+    await d.session.click!(d.ctx, { x: win.x + 50, y: win.y + 40, button: 'left', count: 2, modifiers: ['ctrl'] });
+    await d.session.click!(d.ctx, { x: win.x + 120, y: win.y + 90, button: 'right', count: 1, modifiers: [] });
     const got = await until('3 presses', () => { const p = presses().slice(n0); return p.length >= 3 ? p : undefined; }, 3000);
     // xev prints root coordinates: they must be exactly the screen points asked for.
     assert.deepEqual(got.slice(0, 3).map((p) => [p.x, p.y, p.button, p.state & 0x4 ? 'ctrl' : '-']), [
@@ -138,15 +138,22 @@ describe('x11: click and scroll', () => {
 
   it('scroll sends amount wheel clicks in the direction', async () => {
     const n0 = presses().length;
-    await d.adapter.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'down', amount: 3 });
-    await d.adapter.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'up', amount: 2 });
+    await d.session.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'down', amount: 3 });
+    await d.session.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'up', amount: 2 });
     const got = await until('5 wheel presses', () => { const p = presses().slice(n0); return p.length >= 5 ? p : undefined; }, 3000);
     assert.deepEqual(got.map((p) => p.button), [5, 5, 5, 4, 4]);
   });
 
   it('off-screen coordinates are INVALID_REQUEST, not clamped', async () => {
-    await rejectsWith(d.adapter.click!(d.ctx, { x: 1280, y: 10, button: 'left', count: 1, modifiers: [] }), 'INVALID_REQUEST', /off the 1280x800 screen/);
-    await rejectsWith(d.adapter.scroll!(d.ctx, { x: 5, y: 9000, direction: 'up', amount: 1 }), 'INVALID_REQUEST', /off the 1280x800 screen/);
-    await rejectsWith(d.adapter.drag!(d.ctx, { from: { x: 1, y: 1 }, to: { x: -3, y: 5 }, button: 'left' }), 'INVALID_REQUEST', /drag to/);
+    // Core checks them now (the session trusts its caller): through the real router, in screen
+    // space before any screenshot, against the size the session reports (session.screenSize()).
+    const call = routerOn(d.adapter, d.session, d.ctx);
+    const before = d.channel.calls.length;
+    await rejectsWith(call('vm_click', { x: 1280, y: 10, coordinate_space: 'screen' }), 'INVALID_REQUEST', /off the 1280x800 screen/);
+    await rejectsWith(call('vm_scroll', { x: 5, y: 9000, direction: 'up', amount: 1, coordinate_space: 'screen' }), 'INVALID_REQUEST', /off the 1280x800 screen/);
+    await rejectsWith(call('vm_drag', { from: { x: 1, y: 1 }, to: { x: 1300, y: 5 }, coordinate_space: 'screen' }), 'INVALID_REQUEST', /to \(1300, 5\) is off the 1280x800 screen/);
+    await rejectsWith(call('vm_drag', { from: { x: 1, y: 1 }, to: { x: -3, y: 5 }, coordinate_space: 'screen' }), 'INVALID_REQUEST', /to\.x must be >= 0/);
+    const inputCommands = d.channel.calls.slice(before).filter((argv) => argv[0] === 'xdotool');
+    assert.deepEqual(inputCommands, [], 'nothing clamped and sent: no input command reached the guest');
   });
 });

@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { shapeScreenshot, VmhubError } from '@vmhub/core';
+import { VmhubError } from '@vmhub/core';
+import { shapeScreenshot } from '@vmhub/core/screenshot';
 import { startDesktop, until, type Desktop } from './desktop.ts';
 
 let d: Desktop;
@@ -13,7 +14,7 @@ before(async () => { d = await startDesktop(); });
 after(async () => { await d?.stop(); });
 
 const rand = () => randomBytes(4).toString('hex');
-const list = () => d.adapter.listWindows!(d.ctx);
+const list = () => d.session.listWindows!(d.ctx);
 
 async function code(p: Promise<unknown>): Promise<string> {
   try { await p; } catch (err) { assert.ok(VmhubError.is(err), String(err)); return `${err.code}: ${err.message}`; }
@@ -40,20 +41,20 @@ describe('x11: list_windows, focus, close', () => {
     const wa = await d.window(a);
     d.x.spawnX(['xterm', '-T', b, '-e', 'sleep', '60']);
     const wb = await d.window(b);
-    const fa = await d.adapter.focus!(d.ctx, { window: wa.id });
+    const fa = await d.session.focus!(d.ctx, { window: wa.id });
     assert.equal(fa.id, wa.id);
     assert.equal(fa.focused, true);
     assert.deepEqual((await list()).filter((w) => w.focused).map((w) => w.id), [wa.id]);
-    const fb = await d.adapter.focus!(d.ctx, { window: b });
+    const fb = await d.session.focus!(d.ctx, { window: b });
     assert.equal(fb.id, wb.id);
     assert.equal(fb.focused, true);
-    assert.match(await code(d.adapter.focus!(d.ctx, { window: `nope-${rand()}` })), /^NOT_FOUND: .*no window with id or exact title/);
-    assert.match(await code(d.adapter.focus!(d.ctx, { window: '0x7ffffff0' })), /^NOT_FOUND/);
+    assert.match(await code(d.session.focus!(d.ctx, { window: `nope-${rand()}` })), /^NOT_FOUND: .*no window with id or exact title/);
+    assert.match(await code(d.session.focus!(d.ctx, { window: '0x7ffffff0' })), /^NOT_FOUND/);
     const twin = `twin-${rand()}`;
     d.x.spawnX(['xterm', '-T', twin, '-e', 'sleep', '60']);
     d.x.spawnX(['xterm', '-T', twin, '-e', 'sleep', '60']);
     const twins = await until('two twins', async () => { const t = (await list()).filter((w) => w.title === twin); return t.length === 2 ? t : undefined; }, 8000, 100);
-    const msg = await code(d.adapter.focus!(d.ctx, { window: twin }));
+    const msg = await code(d.session.focus!(d.ctx, { window: twin }));
     assert.match(msg, /^INVALID_REQUEST: .*ambiguous/);
     for (const t of twins) assert.ok(msg.includes(t.id), `${msg} should list ${t.id}`);
   });
@@ -62,17 +63,17 @@ describe('x11: list_windows, focus, close', () => {
     const title = `close-${rand()}`;
     d.x.spawnX(['xterm', '-T', title, '-e', 'sleep', '60']);
     const w = await d.window(title);
-    const r = await d.adapter.close!(d.ctx, { window: title });
+    const r = await d.session.close!(d.ctx, { window: title });
     assert.equal(r.window_id, w.id);
     await until('window gone', async () => ((await list()).some((v) => v.id === w.id) ? undefined : true), 5000, 100);
-    assert.match(await code(d.adapter.close!(d.ctx, { window: title })), /^NOT_FOUND/);
+    assert.match(await code(d.session.close!(d.ctx, { window: title })), /^NOT_FOUND/);
   });
 });
 
 describe('x11: launch', () => {
   it('launches an app detached and reports its pid and new window', async () => {
     const title = `launch-${rand()}`;
-    const r = await d.adapter.launch!(d.ctx, { app: 'xterm', args: ['-T', title, '-e', 'sleep', '60'], wait_seconds: 10 });
+    const r = await d.session.launch!(d.ctx, { app: 'xterm', args: ['-T', title, '-e', 'sleep', '60'], wait_seconds: 10 });
     assert.ok(r.pid && r.pid > 1, JSON.stringify(r));
     d.x.adopt(r.pid!);
     assert.equal(r.window?.title, title);
@@ -82,14 +83,14 @@ describe('x11: launch', () => {
 
   it('args are argv, never shell words', async () => {
     const title = `argv-${rand()}; touch /tmp/pwned-${rand()}`;
-    const r = await d.adapter.launch!(d.ctx, { app: 'xterm', args: ['-T', title, '-e', 'sleep', '60'], wait_seconds: 10 });
+    const r = await d.session.launch!(d.ctx, { app: 'xterm', args: ['-T', title, '-e', 'sleep', '60'], wait_seconds: 10 });
     d.x.adopt(r.pid!);
     assert.equal(r.window?.title, title);
   });
 
   it('a missing app is NOT_FOUND; an option-looking app is INVALID_REQUEST', async () => {
-    assert.match(await code(d.adapter.launch!(d.ctx, { app: `no-such-app-${rand()}`, args: [], wait_seconds: 1 })), /^NOT_FOUND/);
-    assert.match(await code(d.adapter.launch!(d.ctx, { app: '--help', args: [], wait_seconds: 1 })), /^INVALID_REQUEST/);
+    assert.match(await code(d.session.launch!(d.ctx, { app: `no-such-app-${rand()}`, args: [], wait_seconds: 1 })), /^NOT_FOUND/);
+    assert.match(await code(d.session.launch!(d.ctx, { app: '--help', args: [], wait_seconds: 1 })), /^INVALID_REQUEST/);
   });
 });
 
@@ -98,10 +99,10 @@ describe('x11: drag', () => {
     const title = `drag-${rand()}`;
     d.x.spawnX(['xterm', '-T', title, '-geometry', '40x6+300+300', '-e', 'sleep', '60']);
     const w0 = await until('mapped', async () => (await list()).find((w) => w.title === title && w.visible), 8000, 100);
-    await d.adapter.focus!(d.ctx, { window: w0.id });
+    await d.session.focus!(d.ctx, { window: w0.id });
     // The title bar sits just above the client area.
     const from = { x: w0.x + Math.floor(w0.width / 2), y: w0.y - 8 };
-    await d.adapter.drag!(d.ctx, { from, to: { x: from.x + 150, y: from.y + 100 }, button: 'left' });
+    await d.session.drag!(d.ctx, { from, to: { x: from.x + 150, y: from.y + 100 }, button: 'left' });
     const w1 = await until('moved', async () => { const w = (await list()).find((v) => v.id === w0.id); return w && (w.x !== w0.x || w.y !== w0.y) ? w : undefined; }, 3000, 100);
     assert.ok(Math.abs(w1.x - w0.x - 150) <= 2 && Math.abs(w1.y - w0.y - 100) <= 2, `moved by (${w1.x - w0.x}, ${w1.y - w0.y}), expected (150, 100)`);
   });
@@ -112,8 +113,8 @@ describe('x11: screenshot', () => {
     const title = `shot-${rand()}`;
     d.x.spawnX(['xterm', '-T', title, '-geometry', '40x10+600+200', '-bg', 'white', '-fg', 'black', '-e', 'sleep', '60']);
     const w = await until('mapped', async () => (await list()).find((v) => v.title === title && v.visible), 8000, 100);
-    await d.adapter.focus!(d.ctx, { window: w.id });
-    const raw = await d.adapter.screenshot!(d.ctx);
+    await d.session.focus!(d.ctx, { window: w.id });
+    const raw = await d.session.screenshot!(d.ctx);
     assert.equal(raw.format, 'rgb');
     assert.deepEqual([raw.width, raw.height], [1280, 800]);
     assert.equal(raw.data.length, 1280 * 800 * 3);
@@ -128,14 +129,14 @@ describe('x11: screenshot', () => {
     // PNG IHDR: width and height at bytes 16..23.
     assert.equal(shaped.data.subarray(1, 4).toString('latin1'), 'PNG');
     assert.deepEqual([shaped.data.readUInt32BE(16), shaped.data.readUInt32BE(20), shaped.scale], [640, 400, 0.5]);
-    assert.deepEqual(await d.adapter.screenSize!(d.ctx), { width: 1280, height: 800 });
+    assert.deepEqual(await d.session.screenSize!(d.ctx), { width: 1280, height: 800 });
   });
 
   it('is fast: capture time measured', async () => {
     const times: number[] = [];
     for (let i = 0; i < 10; i++) {
       const t = performance.now();
-      await d.adapter.screenshot!(d.ctx);
+      await d.session.screenshot!(d.ctx);
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
@@ -143,7 +144,7 @@ describe('x11: screenshot', () => {
     const clicks: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t = performance.now();
-      await d.adapter.click!(d.ctx, { x: 5 + i, y: 790, button: 'left', count: 1, modifiers: [] });
+      await d.session.click!(d.ctx, { x: 5 + i, y: 790, button: 'left', count: 1, modifiers: [] });
       clicks.push(performance.now() - t);
     }
     clicks.sort((a, b) => a - b);
