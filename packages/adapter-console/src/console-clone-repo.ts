@@ -6,8 +6,8 @@
 import type { Readable } from 'node:stream';
 import { VmhubError, type AdapterContext } from '@vmhub/core';
 import { cancelled, throwIfCancelled } from './cancel.ts';
-import type { ConsoleRuntime } from './console-runtime.ts';
-import { guestChannel, guestPath, SOURCE } from './guest.ts';
+import type { ConsoleState } from './console-session.ts';
+import { guestChannel, SOURCE } from './guest.ts';
 
 async function collect(stream: Readable, cap: number, signal: AbortSignal): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -25,16 +25,17 @@ async function collect(stream: Readable, cap: number, signal: AbortSignal): Prom
   return Buffer.concat(parts);
 }
 
-export async function cloneRepo(rt: ConsoleRuntime, ctx: AdapterContext, input: { dest: string; archive: Readable }): Promise<void> {
+/** `dest` is absolute and normalised (core resolved it). */
+export async function cloneRepo(s: ConsoleState, ctx: AdapterContext, input: { dest: string; archive: Readable }): Promise<void> {
   const ch = await guestChannel(ctx);
-  const dest = guestPath(ch, input.dest, 'dest');
+  const { dest } = input;
   if (ch.putArchive) {
     // putArchive takes no signal: a cancelled call only stops before it starts.
     throwIfCancelled(ctx.signal, 'clone_repo');
     await ch.putArchive(dest, input.archive);
     return;
   }
-  const tar = await collect(input.archive, rt.maxArchiveBytes, ctx.signal);
+  const tar = await collect(input.archive, s.maxArchiveBytes, ctx.signal);
   for (const argv of [['mkdir', '-p', '--', dest], ['tar', '-x', '-f', '-', '-C', dest]]) {
     throwIfCancelled(ctx.signal, `clone_repo (${argv[0]})`);
     const r = await ch.exec(argv, { stdin: argv[0] === 'tar' ? tar : undefined, timeoutMs: 300_000, signal: ctx.signal });

@@ -6,24 +6,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, MouseButton, Point } from '@vmhub/core';
 import { cancelled } from './cancel.ts';
 import { buttonEvent, moveEvents } from './console-input.ts';
-import { onScreen } from './console-screen-size.ts';
-import type { ConsoleRuntime } from './console-runtime.ts';
+import { screenSize } from './console-screen-size.ts';
+import type { ConsoleState } from './console-session.ts';
 
-export async function drag(rt: ConsoleRuntime, ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void> {
-  const from = (await onScreen(rt, ctx, input.from, 'from')).point;
-  const { screen, point: to } = await onScreen(rt, ctx, input.to, 'to');
+/** `from` and `to` are in screen pixels inside the screen (core checked). */
+export async function drag(s: ConsoleState, ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void> {
+  const { from, to } = input;
+  const screen = await screenSize(s, ctx);
   const con = await ctx.console();
   await con.execute('input-send-event', { events: moveEvents(from, screen) });
-  await sleep(rt.pointerDelayMs);
+  await sleep(s.pointerDelayMs);
   await con.execute('input-send-event', { events: [buttonEvent(input.button, true)] });
   try {
-    for (let i = 1; i <= rt.dragSteps; i++) {
-      await sleep(rt.pointerDelayMs);
-      if (ctx.signal.aborted) throw cancelled('drag', `stopped after ${i - 1} of ${rt.dragSteps} steps (button released)`);
-      const p = { x: from.x + ((to.x - from.x) * i) / rt.dragSteps, y: from.y + ((to.y - from.y) * i) / rt.dragSteps };
+    for (let i = 1; i <= s.dragSteps; i++) {
+      await sleep(s.pointerDelayMs);
+      if (ctx.signal.aborted) throw cancelled('drag', `stopped after ${i - 1} of ${s.dragSteps} steps (button released)`);
+      const p = { x: from.x + ((to.x - from.x) * i) / s.dragSteps, y: from.y + ((to.y - from.y) * i) / s.dragSteps };
       await con.execute('input-send-event', { events: moveEvents(p, screen) });
     }
-    await sleep(rt.pointerDelayMs);
+    await sleep(s.pointerDelayMs);
   } finally {
     await con.execute('input-send-event', { events: [buttonEvent(input.button, false)] });
   }

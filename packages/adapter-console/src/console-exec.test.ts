@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { VmhubError, type AdapterContext, type ExecOptions, type GuestChannel } from '@vmhub/core';
-import { cloneRepo } from './console-clone-repo.ts';
-import { exec } from './console-exec.ts';
-import { createRuntime } from './console-runtime.ts';
+import plugin from './index.ts';
 
 /** A channel that records every exec's options and answers like a killed command once aborted. */
 function recordingTarget(signal: AbortSignal): { ctx: AdapterContext; seen: { argv: string[]; options: ExecOptions }[] } {
@@ -30,8 +28,9 @@ function recordingTarget(signal: AbortSignal): { ctx: AdapterContext; seen: { ar
 test('console: exec and the clone fallback pass the call\'s signal to the channel', async () => {
   const ac = new AbortController();
   const { ctx, seen } = recordingTarget(ac.signal);
-  await exec(ctx, { argv: ['true'], timeout_ms: 1000, max_output_bytes: 100 });
-  await cloneRepo(createRuntime({}), ctx, { dest: '/root/r', archive: Readable.from([Buffer.from('tar bytes')]) });
+  const session = await plugin.create({}).open(ctx);
+  await session.exec!(ctx, { argv: ['true'], timeout_ms: 1000, max_output_bytes: 100 });
+  await session.cloneRepo!(ctx, { dest: '/root/r', archive: Readable.from([Buffer.from('tar bytes')]) });
   assert.deepEqual(seen.map((s) => s.argv[0]), ['true', 'mkdir', 'tar']);
   for (const s of seen) assert.equal(s.options.signal, ac.signal, `${s.argv[0]} got the call's signal`);
 });
@@ -40,8 +39,9 @@ test('console: a cancelled exec resolves timed_out; a cancelled clone is TIMEOUT
   const ac = new AbortController();
   ac.abort();
   const { ctx, seen } = recordingTarget(ac.signal);
-  const r = await exec(ctx, { argv: ['sleep', '300'], timeout_ms: 600_000, max_output_bytes: 100 });
+  const session = await plugin.create({}).open(ctx);
+  const r = await session.exec!(ctx, { argv: ['sleep', '300'], timeout_ms: 600_000, max_output_bytes: 100 });
   assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
-  await assert.rejects(cloneRepo(createRuntime({}), ctx, { dest: '/root/r', archive: Readable.from([Buffer.from('x')]) }), (e: unknown) => VmhubError.is(e) && e.code === 'TIMEOUT');
+  await assert.rejects(session.cloneRepo!(ctx, { dest: '/root/r', archive: Readable.from([Buffer.from('x')]) }), (e: unknown) => VmhubError.is(e) && e.code === 'TIMEOUT');
   assert.deepEqual(seen.map((s) => s.argv[0]), ['sleep'], 'the clone ran nothing in the guest');
 });

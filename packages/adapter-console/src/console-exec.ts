@@ -3,12 +3,13 @@
  * signal goes along: a cancelled vm_exec is killed in the guest and resolves `timed_out`.
  */
 import type { AdapterContext, ExecResult } from '@vmhub/core';
-import { guestChannel, guestPath } from './guest.ts';
+import { guestChannel } from './guest.ts';
 
+/** `cwd`, when given, is absolute and normalised (core resolved it). */
 export async function exec(ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult> {
   const ch = await guestChannel(ctx);
   return ch.exec(input.argv, {
-    ...(input.cwd === undefined ? {} : { cwd: guestPath(ch, input.cwd, 'cwd') }),
+    ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
     ...(input.stdin === undefined ? {} : { stdin: input.stdin }),
     timeoutMs: input.timeout_ms,
     maxOutputBytes: input.max_output_bytes,

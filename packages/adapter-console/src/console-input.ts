@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsoleHandle, Point } from '@vmhub/core';
 import { cancelled } from './cancel.ts';
 import type { KeyStroke } from './console-keymap.ts';
-import type { Screen } from './console-runtime.ts';
+import type { Screen } from './console-session.ts';
 
 const ABS_MAX = 32767;
 

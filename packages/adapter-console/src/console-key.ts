@@ -2,9 +2,9 @@
 import type { AdapterContext } from '@vmhub/core';
 import { sendStrokes } from './console-input.ts';
 import { parseKeys } from './console-keymap.ts';
-import type { ConsoleRuntime } from './console-runtime.ts';
+import type { ConsoleState } from './console-session.ts';
 
-export async function key(rt: ConsoleRuntime, ctx: AdapterContext, input: { keys: string }): Promise<void> {
+export async function key(s: ConsoleState, ctx: AdapterContext, input: { keys: string }): Promise<void> {
   const strokes = parseKeys(input.keys);
-  await sendStrokes(await ctx.console(), strokes, rt.keyDelayMs, ctx.signal);
+  await sendStrokes(await ctx.console(), strokes, s.keyDelayMs, ctx.signal);
 }

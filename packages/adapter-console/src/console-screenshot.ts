@@ -1,9 +1,12 @@
-/** screenshot: the raw frame from the provider's console (QMP screendump, PNG); core shapes it. */
+/**
+ * screenshot: the raw frame from the provider's console (QMP screendump, PNG); core shapes it.
+ * Its size is remembered on the session: the pointer is scaled to the screen the lease last saw.
+ */
 import type { AdapterContext, RawScreen } from '@vmhub/core';
-import type { ConsoleRuntime } from './console-runtime.ts';
+import type { ConsoleState } from './console-session.ts';
 
-export async function screenshot(rt: ConsoleRuntime, ctx: AdapterContext): Promise<RawScreen> {
+export async function screenshot(s: ConsoleState, ctx: AdapterContext): Promise<RawScreen> {
   const raw = await (await ctx.console()).screendump();
-  rt.screens.set(ctx.lease_id, { width: raw.width, height: raw.height });
+  s.screen = { width: raw.width, height: raw.height };
   return raw;
 }

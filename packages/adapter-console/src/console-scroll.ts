@@ -6,20 +6,21 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, Point } from '@vmhub/core';
 import { cancelled } from './cancel.ts';
 import { buttonEvent, moveEvents } from './console-input.ts';
-import { onScreen } from './console-screen-size.ts';
-import type { ConsoleRuntime } from './console-runtime.ts';
+import { screenSize } from './console-screen-size.ts';
+import type { ConsoleState } from './console-session.ts';
 
 const WHEEL = { up: 'wheel-up', down: 'wheel-down', left: 'wheel-left', right: 'wheel-right' } as const;
 
-export async function scroll(rt: ConsoleRuntime, ctx: AdapterContext, input: Point & { direction: keyof typeof WHEEL; amount: number }): Promise<void> {
-  const { screen, point } = await onScreen(rt, ctx, input, 'point');
+/** `input` is in screen pixels inside the screen (core checked). */
+export async function scroll(s: ConsoleState, ctx: AdapterContext, input: Point & { direction: keyof typeof WHEEL; amount: number }): Promise<void> {
+  const screen = await screenSize(s, ctx);
   const con = await ctx.console();
-  await con.execute('input-send-event', { events: moveEvents(point, screen) });
+  await con.execute('input-send-event', { events: moveEvents(input, screen) });
   for (let i = 0; i < input.amount; i++) {
-    await sleep(rt.pointerDelayMs);
+    await sleep(s.pointerDelayMs);
     if (ctx.signal.aborted) throw cancelled('scroll', `stopped after ${i} of ${input.amount} wheel steps`);
     await con.execute('input-send-event', { events: [buttonEvent(WHEEL[input.direction], true)] });
-    await sleep(rt.pointerDelayMs);
+    await sleep(s.pointerDelayMs);
     await con.execute('input-send-event', { events: [buttonEvent(WHEEL[input.direction], false)] });
   }
 }

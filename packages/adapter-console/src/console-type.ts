@@ -2,9 +2,9 @@
 import type { AdapterContext } from '@vmhub/core';
 import { sendStrokes } from './console-input.ts';
 import { textStrokes } from './console-keymap.ts';
-import type { ConsoleRuntime } from './console-runtime.ts';
+import type { ConsoleState } from './console-session.ts';
 
-export async function type(rt: ConsoleRuntime, ctx: AdapterContext, input: { text: string }): Promise<void> {
+export async function type(s: ConsoleState, ctx: AdapterContext, input: { text: string }): Promise<void> {
   const strokes = textStrokes(input.text);
-  await sendStrokes(await ctx.console(), strokes, rt.keyDelayMs, ctx.signal);
+  await sendStrokes(await ctx.console(), strokes, s.keyDelayMs, ctx.signal);
 }

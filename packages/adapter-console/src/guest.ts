@@ -2,7 +2,7 @@
  * The provider's GuestChannel, for the capabilities the console cannot carry (files, exec,
  * clone). A template without one answers CAPABILITY_UNAVAILABLE with the reason, not a pretence.
  */
-import { resolveGuestPath, VmhubError, type AdapterContext, type GuestChannel } from '@vmhub/core';
+import { VmhubError, type AdapterContext, type GuestChannel } from '@vmhub/core';
 
 export const SOURCE = 'adapter-console';
 export const NO_CHANNEL_REASON = 'this template has no guest agent channel';
@@ -16,9 +16,4 @@ export async function guestChannel(ctx: AdapterContext): Promise<GuestChannel> {
     }
     throw err;
   }
-}
-
-/** Paths arrive resolved from the router; resolving again keeps direct callers to the same rules. */
-export function guestPath(ch: GuestChannel, path: string, field: string): string {
-  return resolveGuestPath(path, ch.home ?? '/root', field);
 }

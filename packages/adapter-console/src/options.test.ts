@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import plugin from './index.ts';
-import { createRuntime } from './console-runtime.ts';
+import { consoleSettings } from './options.ts';
 
-test('console options: snake_case keys reach the runtime; an explicit key delay beats the env var', () => {
-  const rt = createRuntime({ key_delay_ms: 3, pointer_delay_ms: 4, drag_steps: 5, max_archive_bytes: 6 });
+test('console options: snake_case keys reach the settings; an explicit key delay beats the env var', () => {
+  const rt = consoleSettings({ key_delay_ms: 3, pointer_delay_ms: 4, drag_steps: 5, max_archive_bytes: 6 });
   assert.deepEqual([rt.keyDelayMs, rt.pointerDelayMs, rt.dragSteps, rt.maxArchiveBytes], [3, 4, 5, 6]);
   const saved = process.env.VMHUB_CONSOLE_KEY_DELAY_MS;
   process.env.VMHUB_CONSOLE_KEY_DELAY_MS = '42';
   try {
-    assert.equal(createRuntime({}).keyDelayMs, 42);
-    assert.equal(createRuntime({ key_delay_ms: 7 }).keyDelayMs, 7);
+    assert.equal(consoleSettings({}).keyDelayMs, 42);
+    assert.equal(consoleSettings({ key_delay_ms: 7 }).keyDelayMs, 7);
   } finally {
     if (saved === undefined) delete process.env.VMHUB_CONSOLE_KEY_DELAY_MS; else process.env.VMHUB_CONSOLE_KEY_DELAY_MS = saved;
   }
-  const d = createRuntime({});
+  const d = consoleSettings({});
   assert.deepEqual([d.pointerDelayMs, d.dragSteps, d.maxArchiveBytes], [15, 10, 256 * 1024 * 1024]);
 });
 

@@ -1,7 +1,7 @@
 /**
  * Options of @vmhub/adapter-console, set under `adapters.console` in the server config or per
  * template under `adapter_options` (merged over the former). Keys are snake_case like every other
- * vmhub config key; unknown keys are rejected. Every field is optional: createRuntime fills the
+ * vmhub config key; unknown keys are rejected. Every field is optional: consoleSettings fills the
  * defaults (and reads VMHUB_CONSOLE_KEY_DELAY_MS), so an explicit option beats the environment.
  */
 import { Type, type Static } from '@vmhub/core';
@@ -18,3 +18,21 @@ export const ConsoleAdapterOptionsSchema = Type.Object({
 }, { additionalProperties: false });
 
 export type ConsoleAdapterOptions = Static<typeof ConsoleAdapterOptionsSchema>;
+
+/** The options with every default filled: what a lease's session works with. */
+export interface ConsoleSettings {
+  keyDelayMs: number;
+  pointerDelayMs: number;
+  dragSteps: number;
+  maxArchiveBytes: number;
+}
+
+export function consoleSettings(options: ConsoleAdapterOptions): ConsoleSettings {
+  const envDelay = Number(process.env.VMHUB_CONSOLE_KEY_DELAY_MS);
+  return {
+    keyDelayMs: options.key_delay_ms ?? (process.env.VMHUB_CONSOLE_KEY_DELAY_MS && Number.isFinite(envDelay) && envDelay >= 0 ? envDelay : 20),
+    pointerDelayMs: options.pointer_delay_ms ?? 15,
+    dragSteps: options.drag_steps ?? 10,
+    maxArchiveBytes: options.max_archive_bytes ?? 256 * 1024 * 1024,
+  };
+}

@@ -1,13 +1,23 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CONTRACT_VERSION } from '@vmhub/core';
+import type { LeaseContext } from '@vmhub/core';
 
 test('console: the built entry (dist) declares exactly what it implements', async () => {
   const mod = await import('../dist/index.js');
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   assert.equal(mod.default.kind, 'adapter');
   assert.equal(mod.default.id, 'console');
-  assert.equal(mod.default.contractVersion, CONTRACT_VERSION);
+  assert.equal(mod.default.contractVersion, 2, 'the contract version is the literal the plugin was written for');
+  assert.equal(mod.default.version, pkg.version, 'the version comes from package.json');
+  assert.equal(mod.VERSION, pkg.version);
   assert.deepEqual([...mod.default.capabilities].sort(), ['click', 'clone_repo', 'drag', 'exec', 'get_file', 'key', 'put_file', 'screenshot', 'scroll', 'type']);
   const adapter = mod.default.create({});
-  for (const m of ['inspect', 'listWindows', 'focus', 'close', 'launch', 'paste']) assert.equal(typeof (adapter as unknown as Record<string, unknown>)[m], 'undefined', m);
+  const lease = { lease_id: 'l1', machine: { identity: 'vmhub-x-l1', external_id: 'x' }, template: { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g' }, channel: async () => { throw new Error('none'); }, console: async () => { throw new Error('none'); } } as LeaseContext;
+  const session = await adapter.open(lease);
+  const methods = session as unknown as Record<string, unknown>;
+  for (const m of ['screenshot', 'screenSize', 'type', 'key', 'click', 'drag', 'scroll', 'putFile', 'getFile', 'exec', 'cloneRepo', 'probe']) assert.equal(typeof methods[m], 'function', m);
+  for (const m of ['inspect', 'listWindows', 'focus', 'close', 'launch', 'paste', 'dispatch']) assert.equal(typeof methods[m], 'undefined', m);
+  await session.dispose();
+  assert.equal(session.disposed, true);
 });

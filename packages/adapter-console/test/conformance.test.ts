@@ -2,13 +2,14 @@
  * @vmhub/conformance's adapter suite, through the real router and an MCP client, on a real qemu
  * booting tiny-console-agent: screen and input over QMP, files/exec/clone over the guest agent.
  * Typed text is observed in the guest: the shell runs `cat` in raw mode onto the serial port.
+ * The target plays core's part for the lease: console and channel opened once, closed at dispose.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import type { AdapterContext, ConsoleHandle } from '@vmhub/core';
+import type { ConsoleHandle, GuestChannel, LeaseContext } from '@vmhub/core';
 import { runAdapterConformance } from '@vmhub/conformance';
 import qemuPlugin, { buildGolden, tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
 import consolePlugin from '../src/index.ts';
@@ -38,15 +39,21 @@ runAdapterConformance({
     const machine = await provider.create({ lease_id: leaseId, identity: `${prefix}${leaseId}`, template, signal: AbortSignal.timeout(60_000) });
     await provider.ready(machine, { template, signal: AbortSignal.timeout(240_000), stage: () => {} });
     let con: Promise<ConsoleHandle> | undefined;
-    const context: AdapterContext = {
-      lease_id: leaseId, machine, template, signal: new AbortController().signal,
+    let ch: Promise<GuestChannel> | undefined;
+    const context: LeaseContext = {
+      lease_id: leaseId, machine, template,
       console: () => (con ??= provider.console!(machine)),
-      channel: () => provider.channel!(machine, template),
+      channel: () => (ch ??= provider.channel!(machine, template)),
     };
     const serial = join(root, 'state', machine.identity, 'serial.log');
     const start = `TYPED-${randomUUID().slice(0, 8)}`;
-    const setup = consolePlugin.create({});
-    await setup.type!(context, { text: `echo ${start} > /dev/ttyS0; stty raw -echo; cat > /dev/ttyS0\n` });
+    // A setup session of its own, disposed before the suite opens the one it drives.
+    const setup = await consolePlugin.create({}).open(context);
+    try {
+      await setup.type!({ ...context, signal: AbortSignal.timeout(60_000) }, { text: `echo ${start} > /dev/ttyS0; stty raw -echo; cat > /dev/ttyS0\n` });
+    } finally {
+      await setup.dispose();
+    }
     await waitFor(serial, `${start}\r\n`, 20_000);
     return {
       context,
@@ -57,8 +64,8 @@ runAdapterConformance({
         },
       },
       async dispose() {
+        for (const handle of [con, ch]) await (await handle?.catch(() => undefined))?.close();
         await provider.destroy(machine);
-        await provider.close?.();
       },
     };
   },

@@ -2,7 +2,8 @@
  * The console adapter on a real qemu (provider-qemu's built entry, tiny-console golden). One boot
  * for the whole file; every effect is checked in the guest: typed commands write to the serial
  * port (serial.log on the host), the tablet's evdev events are dumped there too, and the screen is
- * read back with tesseract.
+ * read back with tesseract. The test plays core's part: it opens the lease's console once, opens
+ * one adapter session on the lease, and disposes the session and closes the console at the end.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,9 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { shapeScreenshot, VmhubError, type Adapter, type AdapterContext, type ConsoleHandle, type MachineRef, type Provider, type TemplateConfig } from '@vmhub/core';
+import { VmhubError, type Adapter, type AdapterContext, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
+import { shapeScreenshot } from '@vmhub/core/screenshot';
+import { connectRouter, expectError } from '@vmhub/conformance';
 import qemuPlugin, { buildTinyConsoleGolden, tinyConsoleTemplate } from '@vmhub/provider-qemu';
 import consolePlugin from '../src/index.ts';
 
@@ -34,7 +37,10 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
   let template: TemplateConfig;
   let provider: Provider;
   let machine: MachineRef | undefined;
+  let lease: LeaseContext;
   let ctx: AdapterContext;
+  let session: OpenSession;
+  let con: Promise<ConsoleHandle> | undefined;
   let serialPath: string;
   const adapter: Adapter = consolePlugin.create({});
 
@@ -49,11 +55,11 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     }
   };
   const run = async (command: string) => {
-    await adapter.type!(ctx, { text: command });
-    await adapter.key!(ctx, { keys: 'Return' });
+    await session.type!(ctx, { text: command });
+    await session.key!(ctx, { keys: 'Return' });
   };
   const ocr = async (): Promise<string> => {
-    const shot = await shapeScreenshot(await adapter.screenshot!(ctx), { format: 'png' });
+    const shot = await shapeScreenshot(await session.screenshot!(ctx), { format: 'png' });
     const png = join(root, `ocr-${rand()}.png`);
     await writeFile(png, shot.data);
     await run$('convert', [png, '-resize', '300%', '-negate', png], { timeout: 30_000 });
@@ -73,19 +79,22 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     await provider.ready(machine, { template, signal: AbortSignal.timeout(240_000), stage: () => {} });
     console.log(`# boot → ready ${Date.now() - started} ms`);
     serialPath = join(root, 'state', identity, 'serial.log');
-    let con: Promise<ConsoleHandle> | undefined;
     const m = machine;
-    ctx = {
-      lease_id: leaseId, machine: m, template, signal: AbortSignal.timeout(450_000),
+    let ch: Promise<GuestChannel> | undefined;
+    // Opened once for the lease, as core does (this template has no agent: channel() refuses).
+    lease = {
+      lease_id: leaseId, machine: m, template,
       console: () => (con ??= provider.console!(m)),
-      channel: () => provider.channel!(m, template),
+      channel: () => (ch ??= provider.channel!(m, template)),
     };
+    session = await adapter.open(lease);
+    ctx = { ...lease, signal: AbortSignal.timeout(450_000) };
   });
 
   after(async () => {
+    await session?.dispose();
+    await (await con?.catch(() => undefined))?.close();
     if (machine) assert.equal(await provider.destroy(machine), 'destroyed');
-    await provider.close?.();
-    await adapter.release?.(leaseId);
     await rm(root, { recursive: true, force: true });
   });
 
@@ -103,18 +112,18 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
 
   test('named keys and chords: BackSpace, Home, ctrl+c', async () => {
     const r = rand();
-    await adapter.type!(ctx, { text: `echo KEYS-${r}-AB1` });
-    await adapter.key!(ctx, { keys: 'BackSpace' });
-    await adapter.type!(ctx, { text: 'C > /dev/ttyS0' });
-    await adapter.key!(ctx, { keys: 'Return' });
+    await session.type!(ctx, { text: `echo KEYS-${r}-AB1` });
+    await session.key!(ctx, { keys: 'BackSpace' });
+    await session.type!(ctx, { text: 'C > /dev/ttyS0' });
+    await session.key!(ctx, { keys: 'Return' });
     await waitSerial(`KEYS-${r}-ABC\r\n`);
-    await adapter.type!(ctx, { text: `cho HOME-${r} > /dev/ttyS0` });
-    await adapter.key!(ctx, { keys: 'Home' });
-    await adapter.type!(ctx, { text: 'e' });
-    await adapter.key!(ctx, { keys: 'End Return' });
+    await session.type!(ctx, { text: `cho HOME-${r} > /dev/ttyS0` });
+    await session.key!(ctx, { keys: 'Home' });
+    await session.type!(ctx, { text: 'e' });
+    await session.key!(ctx, { keys: 'End Return' });
     await waitSerial(`HOME-${r}\r\n`);
-    await adapter.type!(ctx, { text: `echo CANCELLED-${r} > /dev/ttyS0` });
-    await adapter.key!(ctx, { keys: 'ctrl+c' });
+    await session.type!(ctx, { text: `echo CANCELLED-${r} > /dev/ttyS0` });
+    await session.key!(ctx, { keys: 'ctrl+c' });
     await run(`echo AFTER-${r} > /dev/ttyS0`);
     const log = await waitSerial(`AFTER-${r}`);
     assert.ok(!log.includes(`CANCELLED-${r}`), 'ctrl+c discarded the line');
@@ -123,8 +132,8 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
   test('screenshot: the shaped image reads back (OCR) as the console text', async () => {
     const words = `hello vmhub console ${rand()}`;
     await run(`echo ${words}`);
-    const shot = await shapeScreenshot(await adapter.screenshot!(ctx), { format: 'png' });
-    assert.deepEqual(shot.screen, await adapter.screenSize!(ctx));
+    const shot = await shapeScreenshot(await session.screenshot!(ctx), { format: 'png' });
+    assert.deepEqual(shot.screen, await session.screenSize!(ctx));
     assert.equal(shot.scale, 1);
     let text = '';
     for (let i = 0; i < 3 && !/hello vmhub console/i.test(text); i++) text = await ocr();
@@ -135,26 +144,26 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
   test('text outside the keymap is refused before anything is sent', async () => {
     const r = rand();
     for (const text of [`echo LEAK-${r} > /dev/ttyS0\né`, '粘贴']) {
-      await assert.rejects(adapter.type!(ctx, { text }), isCode('INVALID_REQUEST', /vm_paste.*vm_exec/));
+      await assert.rejects(session.type!(ctx, { text }), isCode('INVALID_REQUEST', /vm_paste.*vm_exec/));
     }
-    await assert.rejects(adapter.type!(ctx, { text: 'é' }), isCode('INVALID_REQUEST', /"é" \(U\+00E9\)/));
-    await assert.rejects(adapter.type!(ctx, { text: '粘' }), isCode('INVALID_REQUEST', /"粘"/));
-    for (const keys of ['ctrl+é', 'hyper+x', 'F13']) await assert.rejects(adapter.key!(ctx, { keys }), isCode('INVALID_REQUEST'));
+    await assert.rejects(session.type!(ctx, { text: 'é' }), isCode('INVALID_REQUEST', /"é" \(U\+00E9\)/));
+    await assert.rejects(session.type!(ctx, { text: '粘' }), isCode('INVALID_REQUEST', /"粘"/));
+    for (const keys of ['ctrl+é', 'hyper+x', 'F13']) await assert.rejects(session.key!(ctx, { keys }), isCode('INVALID_REQUEST'));
     await run(`echo CLEAN-${r} > /dev/ttyS0`);
     const log = await waitSerial(`CLEAN-${r}\r\n`);
     assert.ok(!log.includes(`LEAK-${r}`), 'no part of a refused text was typed');
   });
 
   test('pointer: click, scroll and drag reach the guest tablet; off-screen points are refused', async () => {
-    const { width, height } = await adapter.screenSize!(ctx);
+    const { width, height } = await session.screenSize!(ctx);
     const r = rand();
     await run(`echo TABLET-${r} > /dev/ttyS0; od -An -tx1 -w24 -v /dev/tablet > /dev/ttyS0 &`);
     await waitSerial(`TABLET-${r}`);
     await new Promise((res) => setTimeout(res, 500));
     const from = (await serial()).length;
-    await adapter.click!(ctx, { x: 360, y: 200, button: 'left', count: 1, modifiers: [] });
-    await adapter.scroll!(ctx, { x: 100, y: 100, direction: 'up', amount: 2 });
-    await adapter.drag!(ctx, { from: { x: 10, y: 10 }, to: { x: width - 1, y: height - 1 }, button: 'left' });
+    await session.click!(ctx, { x: 360, y: 200, button: 'left', count: 1, modifiers: [] });
+    await session.scroll!(ctx, { x: 100, y: 100, direction: 'up', amount: 2 });
+    await session.drag!(ctx, { from: { x: 10, y: 10 }, to: { x: width - 1, y: height - 1 }, button: 'left' });
     const events = async () => (await serial()).slice(from).split(/\r?\n/).map((l) => l.trim().split(/\s+/).map((h) => parseInt(h, 16))).filter((b) => b.length === 24)
       .map((b) => ({ type: b[16]! | (b[17]! << 8), code: b[18]! | (b[19]! << 8), value: (b[20]! | (b[21]! << 8) | (b[22]! << 16) | (b[23]! << 24)) }));
     const has = (ev: { type: number; code: number; value: number }[], type: number, code: number, value: number) => ev.some((e) => e.type === type && e.code === code && e.value === value);
@@ -166,20 +175,30 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     assert.ok(has(ev, 1, 0x110, 1) && has(ev, 1, 0x110, 0), 'BTN_LEFT press and release');
     assert.ok(ev.filter((e) => e.type === 2 && e.code === 8 && e.value === 1).length >= 2, 'two REL_WHEEL up turns');
     assert.ok(has(ev, 3, 0, 32767) && has(ev, 3, 1, 32767), 'drag reached the bottom-right corner');
-    await adapter.key!(ctx, { keys: 'ctrl+c' });
+    await session.key!(ctx, { keys: 'ctrl+c' });
 
-    for (const p of [{ x: width, y: 0 }, { x: 0, y: height }, { x: -1, y: 5 }, { x: 5000, y: 5000 }]) {
-      await assert.rejects(adapter.click!(ctx, { ...p, button: 'left', count: 1, modifiers: [] }), isCode('INVALID_REQUEST', /off the/));
+
+    // Off-screen points are core's to refuse (the router checks them against the screen the
+    // session reports), so they are sent the way an agent sends them: through the router.
+    const conn = await connectRouter({ adapter, context: lease });
+    try {
+      for (const p of [{ x: width, y: 0 }, { x: 0, y: height }, { x: -1, y: 5 }, { x: 5000, y: 5000 }]) {
+        const e = expectError(await conn.call('vm_click', { ...p, coordinate_space: 'screen' }), 'INVALID_REQUEST', `vm_click ${JSON.stringify(p)}`, 'refuse off-screen points');
+        // A negative coordinate is refused by the tool's schema, before any bounds check.
+        if (p.x >= 0) assert.match(e.message, /off the/);
+      }
+      expectError(await conn.call('vm_drag', { from: { x: 1, y: 1 }, to: { x: width + 10, y: 1 }, coordinate_space: 'screen' }), 'INVALID_REQUEST', 'vm_drag off-screen', 'refuse off-screen points');
+      expectError(await conn.call('vm_scroll', { x: 1, y: height + 1, direction: 'down', amount: 1, coordinate_space: 'screen' }), 'INVALID_REQUEST', 'vm_scroll off-screen', 'refuse off-screen points');
+    } finally {
+      await conn.close();
     }
-    await assert.rejects(adapter.drag!(ctx, { from: { x: 1, y: 1 }, to: { x: width + 10, y: 1 }, button: 'left' }), isCode('INVALID_REQUEST'));
-    await assert.rejects(adapter.scroll!(ctx, { x: 1, y: height + 1, direction: 'down', amount: 1 }), isCode('INVALID_REQUEST'));
   });
 
   test('a cancelled vm_type stops between keys, promptly, and leaves no modifier held', async (t) => {
     const r = rand();
     const ac = new AbortController();
     // Capitals are shift chords: a cancel must never leave shift down.
-    const call = adapter.type!({ ...ctx, signal: ac.signal }, { text: `echo NEVER-${r} ${'AbC'.repeat(200)}` });
+    const call = session.type!({ ...ctx, signal: ac.signal }, { text: `echo NEVER-${r} ${'AbC'.repeat(200)}` });
     call.catch(() => undefined);
     await new Promise((res) => setTimeout(res, 600));
     const abortedAt = Date.now();
@@ -187,7 +206,7 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     await assert.rejects(call, isCode('TIMEOUT', /keyboard input stopped after \d+ of \d+ key strokes/));
     const endedMs = Date.now() - abortedAt;
     assert.ok(endedMs < 500, `vm_type ended ${endedMs} ms after the abort`);
-    await adapter.key!(ctx, { keys: 'ctrl+c' });
+    await session.key!(ctx, { keys: 'ctrl+c' });
     const marker = `after-cancel-${r.toLowerCase()}`;
     await run(`echo ${marker} > /dev/ttyS0`);
     const log = await waitSerial(`${marker}\r\n`);
@@ -197,11 +216,11 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
 
   test('files, exec and clone without a guest agent: CAPABILITY_UNAVAILABLE with the reason', async () => {
     const reason = /this template has no guest agent channel/;
-    await assert.rejects(adapter.exec!(ctx, { argv: ['/bin/true'], timeout_ms: 5000, max_output_bytes: 1000 }), isCode('CAPABILITY_UNAVAILABLE', reason));
-    await assert.rejects(adapter.putFile!(ctx, { path: '/tmp/x', data: Buffer.from('x') }), isCode('CAPABILITY_UNAVAILABLE', reason));
-    await assert.rejects(adapter.getFile!(ctx, { path: '/etc/shrc', max_bytes: 1000 }), isCode('CAPABILITY_UNAVAILABLE', reason));
-    await assert.rejects(adapter.cloneRepo!(ctx, { dest: '/root/r', archive: Readable.from([]) }), isCode('CAPABILITY_UNAVAILABLE', reason));
-    const probe = await adapter.probe!(ctx);
+    await assert.rejects(session.exec!(ctx, { argv: ['/bin/true'], timeout_ms: 5000, max_output_bytes: 1000 }), isCode('CAPABILITY_UNAVAILABLE', reason));
+    await assert.rejects(session.putFile!(ctx, { path: '/tmp/x', data: Buffer.from('x') }), isCode('CAPABILITY_UNAVAILABLE', reason));
+    await assert.rejects(session.getFile!(ctx, { path: '/etc/shrc', max_bytes: 1000 }), isCode('CAPABILITY_UNAVAILABLE', reason));
+    await assert.rejects(session.cloneRepo!(ctx, { dest: '/root/r', archive: Readable.from([]) }), isCode('CAPABILITY_UNAVAILABLE', reason));
+    const probe = await session.probe!(ctx);
     assert.deepEqual(Object.keys(probe).sort(), ['clone_repo', 'exec', 'get_file', 'put_file']);
     assert.match(probe.exec!, reason);
     for (const cap of ['inspect', 'list_windows', 'focus', 'close', 'launch', 'paste', 'dispatch']) assert.ok(!adapter.capabilities.includes(cap as never), `${cap} undeclared`);
@@ -212,7 +231,7 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     const shaped: number[] = [];
     for (let i = 0; i < 15; i++) {
       const t0 = performance.now();
-      const raw = await adapter.screenshot!(ctx);
+      const raw = await session.screenshot!(ctx);
       shots.push(performance.now() - t0);
       await shapeScreenshot(raw, { format: 'png' });
       shaped.push(performance.now() - t0);
@@ -220,7 +239,7 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     const keys: number[] = [];
     for (let i = 0; i < 15; i++) {
       const t0 = performance.now();
-      await adapter.key!(ctx, { keys: 'shift' });
+      await session.key!(ctx, { keys: 'shift' });
       keys.push(performance.now() - t0);
     }
     const line = `screendump p50 ${p50(shots).toFixed(1)} ms, screenshot incl. shaping p50 ${p50(shaped).toFixed(1)} ms, key p50 ${p50(keys).toFixed(1)} ms`;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import plugin from './index.ts';
+import { templateOptions } from './options.ts';
 import { createRuntime } from './qemu-runtime.ts';
 
 const ctx = { identityPrefix: 'vmhub-opt-', log: () => {} };
@@ -29,4 +30,16 @@ test('qemu options: a pre-0.1 camelCase key is refused, naming it', () => {
       (e: { code?: string; message: string }) => e.code === 'INVALID_REQUEST' && e.message.includes(`unknown field "${old}"`), old);
   }
   assert.doesNotThrow(() => plugin.create({ state_dir: '/tmp/vmhub-none', qmp_timeout_ms: 1000 }, ctx));
+});
+
+test('qemu template options: core checks provider_options against the schema, naming the key', () => {
+  const base = { id: 'tq', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g/vmlinuz' };
+  assert.doesNotThrow(() => plugin.checkTemplate({ ...base, provider_options: { kernel: '/k', initrd: '/i', append: 'quiet', ready_marker: 'UP', network: true, guest_agent: true, build_hint: 'make it' } }));
+  assert.doesNotThrow(() => plugin.checkTemplate(base), 'provider_options may be absent');
+  const refused = (provider_options: Record<string, unknown>, pattern: RegExp) => assert.throws(() => plugin.checkTemplate({ ...base, provider_options }),
+    (e: { code?: string; message: string; hint?: string }) => e.code === 'INVALID_REQUEST' && pattern.test(e.message) && /templates\["tq"\]\.provider_options/.test(e.hint ?? ''), JSON.stringify(provider_options));
+  refused({ guest_agnet: true }, /guest_agnet/);
+  refused({ network: 'yes' }, /network/);
+  refused({ kernel: '' }, /kernel/);
+  assert.deepEqual(templateOptions(undefined), { network: false, guest_agent: false }, 'booleans default to false');
 });

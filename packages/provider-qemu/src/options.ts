@@ -27,28 +27,35 @@ export const QemuProviderOptionsSchema = Type.Object({
 export type QemuProviderOptions = Static<typeof QemuProviderOptionsSchema>;
 
 /**
- * Per-template settings read from `template.provider_options` (documented in docs/providers/qemu.md).
+ * A template's `provider_options` (documented in docs/providers/qemu.md). Core checks every
+ * template against this schema when the server loads its templates, so a typo or a wrong type is
+ * refused at startup naming the key; unknown keys are rejected too.
  */
-export interface QemuTemplateOptions {
-  /** Kernel for direct boot; default: `golden` itself when golden is not a qcow2 disk. */
-  kernel?: string;
-  initrd?: string;
-  append?: string;
+export const QemuTemplateOptionsSchema = Type.Object({
+  /** Kernel for direct boot; default: `golden` itself when golden is not a qcow2 disk. Absolute path on the QEMU host. */
+  kernel: Type.Optional(Type.String({ minLength: 1 })),
+  /** Initrd for direct boot. Absolute path on the QEMU host. */
+  initrd: Type.Optional(Type.String({ minLength: 1 })),
+  /** Kernel command line for direct boot. */
+  append: Type.Optional(Type.String({ minLength: 1 })),
   /** Serial-log string that marks the guest ready. */
-  ready_marker?: string;
+  ready_marker: Type.Optional(Type.String({ minLength: 1 })),
   /** Give the guest user-mode networking (`-nic user`). Default false: `-nic none`. */
-  network?: boolean;
+  network: Type.Optional(Type.Boolean()),
   /** Wire a virtio-serial guest agent socket and offer a GuestChannel through it. Default false. */
-  guest_agent?: boolean;
+  guest_agent: Type.Optional(Type.Boolean()),
   /** Shown when the golden is missing. */
-  build_hint?: string;
-}
+  build_hint: Type.Optional(Type.String({ minLength: 1 })),
+}, { additionalProperties: false });
 
+export type QemuTemplateOptions = Static<typeof QemuTemplateOptionsSchema>;
+
+/**
+ * A template's provider_options as the provider reads them. Core validated them against
+ * QemuTemplateOptionsSchema when the templates loaded; this only types them and fills the
+ * boolean defaults.
+ */
 export function templateOptions(raw: Record<string, unknown> | undefined): QemuTemplateOptions {
-  const o = raw ?? {};
-  const str = (k: string): string | undefined => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
-  return {
-    kernel: str('kernel'), initrd: str('initrd'), append: str('append'), ready_marker: str('ready_marker'),
-    network: o.network === true, guest_agent: o.guest_agent === true, build_hint: str('build_hint'),
-  };
+  const o = (raw ?? {}) as QemuTemplateOptions;
+  return { ...o, network: o.network === true, guest_agent: o.guest_agent === true };
 }

@@ -15,7 +15,7 @@ test('qemu: argv carries the identity, devices, resources and no network by defa
   assert.equal(after('-display'), 'none');
   assert.equal(after('-vga'), 'std');
   assert.equal(after('-machine'), 'q35,accel=tcg');
-  assert.equal(after('-qmp'), 'unix:/s/vmhub-x-1/qmp.sock,server=on,wait=off');
+  assert.deepEqual(argv.filter((_, i) => argv[i - 1] === '-qmp'), ['unix:/s/vmhub-x-1/qmp.sock,server=on,wait=off', 'unix:/s/vmhub-x-1/console.sock,server=on,wait=off'], 'the provider\'s monitor and the console\'s');
   assert.equal(after('-serial'), 'file:/s/vmhub-x-1/serial.log');
   assert.deepEqual(argv.filter((_, i) => argv[i - 1] === '-device'), ['qemu-xhci', 'usb-tablet', 'usb-kbd']);
   assert.equal(after('-initrd'), '/g/initrd');

@@ -1,7 +1,9 @@
 /**
  * The qemu-system command line for one lease. Everything comes from the template and the state
  * directory; nothing from agent input. `-name <identity>` is what destroy later finds in
- * /proc/<pid>/cmdline.
+ * /proc/<pid>/cmdline. Two QMP monitors, because each serves one client at a time: `qmp.sock`
+ * is the provider's own (readiness, quit on destroy), `console.sock` the lease's console, so
+ * an open console never stands in the way of a clean teardown.
  */
 import { join } from 'node:path';
 import type { TemplateConfig } from '@vmhub/core';
@@ -37,6 +39,7 @@ export function qemuArgv(input: ArgvInput): string[] {
     '-device', 'usb-tablet',
     '-device', 'usb-kbd',
     '-qmp', `unix:${join(dir, FILES.qmp)},server=on,wait=off`,
+    '-qmp', `unix:${join(dir, FILES.console)},server=on,wait=off`,
     '-serial', `file:${join(dir, FILES.serial)}`,
     '-monitor', 'none',
     '-parallel', 'none',

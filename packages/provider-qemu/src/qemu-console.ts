@@ -1,51 +1,22 @@
 /**
- * The ConsoleHandle over QMP: one persistent monitor connection per machine, reopened when it
- * drops. screendump writes a PNG into the lease's state directory (the path QEMU itself sees),
- * which is read and deleted at once.
+ * console(): a ConsoleHandle over a NEW QMP connection per call, to the machine's console monitor
+ * (`console.sock`). Core opens one per lease session and closes it when the session ends; the
+ * provider keeps no handle. The provider's own monitor (`qmp.sock`: readiness, `quit` on destroy)
+ * is never handed out, so an open console cannot stand in the way of a clean teardown. Each
+ * monitor serves one client at a time: a second console opened while one is open waits for the
+ * greeting and fails after qmp_timeout_ms, saying another client holds the monitor.
+ *
+ * screendump writes a PNG into the lease's state directory (the path QEMU itself sees), which is
+ * read and deleted at once.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VmhubError, type ConsoleHandle, type RawScreen } from '@vmhub/core';
+import { VmhubError, type ConsoleHandle, type MachineRef, type RawScreen } from '@vmhub/core';
 import { QmpClient, QmpError } from './qmp-client.ts';
+import { requireLive, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { FILES } from './state-dir.ts';
-
-const SOURCE = 'provider-qemu';
-
-/** Pooled QMP connections, keyed by identity. */
-export class QmpPool {
-  #conns = new Map<string, Promise<QmpClient>>();
-  #timeoutMs: number;
-
-  constructor(timeoutMs: number) {
-    this.#timeoutMs = timeoutMs;
-  }
-
-  /** The pooled connection, opening one (bounded by `timeoutMs`, default the pool's) when none is open. */
-  async get(identity: string, dir: string, timeoutMs = this.#timeoutMs): Promise<QmpClient> {
-    const existing = this.#conns.get(identity);
-    if (existing) {
-      const client = await existing.catch(() => undefined);
-      if (client && !client.closed) return client;
-      this.#conns.delete(identity);
-    }
-    const pending = QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs, label: identity });
-    this.#conns.set(identity, pending);
-    pending.catch(() => { if (this.#conns.get(identity) === pending) this.#conns.delete(identity); });
-    return pending;
-  }
-
-  async drop(identity: string): Promise<void> {
-    const pending = this.#conns.get(identity);
-    this.#conns.delete(identity);
-    const client = await pending?.catch(() => undefined);
-    client?.close();
-  }
-
-  async closeAll(): Promise<void> {
-    await Promise.all([...this.#conns.keys()].map((id) => this.drop(id)));
-  }
-}
 
 /** Width and height from a PNG's IHDR chunk. */
 export function pngSize(data: Buffer): { width: number; height: number } {
@@ -55,18 +26,29 @@ export function pngSize(data: Buffer): { width: number; height: number } {
   return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
 }
 
-export function createQemuConsole(pool: QmpPool, identity: string, dir: string, timeoutMs: number): ConsoleHandle {
+export async function openConsole(rt: QemuRuntime, machine: MachineRef): Promise<ConsoleHandle> {
+  const { dir } = await requireLive(rt, machine, 'console');
+  // A machine started by a provider version without the console monitor has only qmp.sock.
+  const socket = existsSync(join(dir, FILES.console)) ? join(dir, FILES.console) : join(dir, FILES.qmp);
+  const connect = () => QmpClient.connect(socket, { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: machine.identity });
+  let client: Promise<QmpClient> = connect();
+  let closed = false;
+  await client;
+
   const execute = async (command: string, args?: Record<string, unknown>): Promise<unknown> => {
     for (let attempt = 0; ; attempt++) {
-      const client = await pool.get(identity, dir);
+      if (closed) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] the console of ${machine.identity} was closed: open a new one with console()`, { source: SOURCE });
+      const c = await client;
       try {
-        return await client.execute(command, args, timeoutMs);
+        return await c.execute(command, args, rt.qmpTimeoutMs);
       } catch (err) {
         if (err instanceof QmpError) {
           throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] QMP ${command} failed: ${err.message}`, { source: SOURCE, details: { qmp_class: err.errorClass }, cause: err });
         }
-        // The connection dropped under us (qemu restarted the monitor, or a timeout poisoned it): one retry.
-        if (attempt > 0 || !client.closed) throw err;
+        // The connection dropped under us (qemu restarted the monitor, or a timeout poisoned it): one retry on a fresh one.
+        if (attempt > 0 || !c.closed || closed) throw err;
+        client = connect();
+        client.catch(() => undefined); // awaited on the next turn, unless closed meanwhile
       }
     }
   };
@@ -85,7 +67,8 @@ export function createQemuConsole(pool: QmpPool, identity: string, dir: string, 
       }
     },
     async close(): Promise<void> {
-      await pool.drop(identity);
+      closed = true;
+      (await client.catch(() => undefined))?.close();
     },
   };
 }

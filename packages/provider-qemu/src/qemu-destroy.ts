@@ -1,16 +1,18 @@
 /**
  * destroy(): by identity, never by pid alone. The record must name the identity, the pid must be
  * alive with the recorded start time and carry `-name <identity>`; anything else is
- * identity_mismatch and left alone.
+ * identity_mismatch and left alone. Channels and consoles core still holds are not closed here:
+ * they die with qemu, and closing them afterwards resolves at once.
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type DestroyOutcome, type MachineRef } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
+import { QmpClient } from './qmp-client.ts';
 import { locate, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
-import { readRecord, type StateRecord } from './state-dir.ts';
+import { FILES, readRecord, type StateRecord } from './state-dir.ts';
 
 export async function destroy(rt: QemuRuntime, machine: MachineRef): Promise<DestroyOutcome> {
   const dir = locate(rt, machine);
@@ -25,10 +27,7 @@ export async function destroy(rt: QemuRuntime, machine: MachineRef): Promise<Des
     rt.context.log('warn', 'process named by the state record is not this machine; left alone', { identity: machine.identity, pid: record.pid, why: v.why });
     return 'identity_mismatch';
   }
-  await rt.channels.get(machine.identity)?.close().catch(() => undefined);
-  rt.channels.delete(machine.identity);
   if (v.verdict === 'ours') await stop(rt, record, dir);
-  else await rt.pool.drop(machine.identity);
   await rm(dir, { recursive: true, force: true });
   rt.context.log('info', 'qemu destroyed', { identity: machine.identity, pid: record.pid, was_running: v.verdict === 'ours' });
   return v.verdict === 'ours' ? 'destroyed' : 'already_gone';
@@ -46,15 +45,18 @@ async function stop(rt: QemuRuntime, record: StateRecord, dir: string): Promise<
   };
   let quitSent = false;
   try {
-    // Short bound: when another process (a live server, during a reaper pass) holds the
-    // single-client monitor, the greeting never comes and signals take over.
-    const client = await rt.pool.get(record.identity, dir, Math.min(rt.qmpTimeoutMs, 2_000));
-    await client.execute('quit', undefined, 3_000).catch(() => undefined);
-    quitSent = true;
+    // Short bound: when another process (a server's ready() during a reaper pass, an operator's
+    // qmp-shell) holds the single-client monitor, the greeting never comes and signals take over.
+    const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: Math.min(rt.qmpTimeoutMs, 2_000), label: record.identity });
+    try {
+      await client.execute('quit', undefined, 3_000).catch(() => undefined);
+      quitSent = true;
+    } finally {
+      client.close();
+    }
   } catch {
     // monitor unreachable (held by another process, or wedged): fall through to signals
   }
-  await rt.pool.drop(record.identity);
   if (quitSent && (await gone(rt.stopTimeoutMs))) return;
   for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
     // Re-verify right before each signal: the pid must still be this qemu.

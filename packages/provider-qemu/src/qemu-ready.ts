@@ -41,8 +41,11 @@ export async function ready(rt: QemuRuntime, machine: MachineRef, request: Ready
     signal.throwIfAborted();
     await failIfDead('qmp');
     try {
-      const client = await rt.pool.get(machine.identity, dir);
-      const st = (await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { status?: string };
+      // Connected for this check only: the monitor serves one client, and destroy (maybe from
+      // the reaper, another process) needs it for a clean quit.
+      const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: machine.identity });
+      let st: { status?: string };
+      try { st = (await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { status?: string }; } finally { client.close(); }
       stage('qmp', 'done', `vm ${st.status ?? 'unknown'}`);
       break;
     } catch {

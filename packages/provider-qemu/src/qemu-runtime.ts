@@ -1,16 +1,17 @@
 /**
- * What every provider method shares: resolved options, the QMP pool, open guest channels, and
- * the lookups that tie a MachineRef to its state directory and verified process.
+ * What every provider method shares: resolved options and the lookups that tie a MachineRef to
+ * its state directory and verified process. Nothing per machine lives here: QMP connections for
+ * readiness and teardown are opened and closed by the method that needs them, and channels and
+ * consoles belong to whoever opened them (core's lease session).
  */
 import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { execa } from 'execa';
-import { VmhubError, type GuestChannel, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
+import { VmhubError, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
 import { type QemuProviderOptions, templateOptions } from './options.ts';
 import { defaultStateDir } from './paths.ts';
 import { verifyQemu } from './proc.ts';
-import { QmpPool } from './qemu-console.ts';
 import { machineDir, readRecord, type StateRecord } from './state-dir.ts';
 
 export const SOURCE = 'provider-qemu';
@@ -24,9 +25,6 @@ export interface QemuRuntime {
   defaultMemoryMb: number;
   qmpTimeoutMs: number;
   stopTimeoutMs: number;
-  pool: QmpPool;
-  /** Guest-agent channels by identity (one per machine). */
-  channels: Map<string, GuestChannel>;
   context: ProviderContext;
   /** `qemu-system-x86_64 --version`, once (retried after a failure). */
   qemuVersion(): Promise<string>;
@@ -45,8 +43,6 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
     defaultMemoryMb: options.default_memory_mb ?? 512,
     qmpTimeoutMs,
     stopTimeoutMs: options.stop_timeout_ms ?? 5_000,
-    pool: new QmpPool(qmpTimeoutMs),
-    channels: new Map(),
     context,
     qemuVersion() {
       version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');

@@ -104,7 +104,7 @@ export class QmpClient {
   async #sync(timeoutMs: number): Promise<void> {
     const id = randomInt(1, 2 ** 31);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(this.#error('TIMEOUT', `guest agent did not answer guest-sync within ${timeoutMs} ms (is qemu-guest-agent running in the guest?)`)), timeoutMs);
+      const timer = setTimeout(() => reject(this.#error('TIMEOUT', `guest agent did not answer guest-sync within ${timeoutMs} ms: is qemu-guest-agent running in the guest, or is another channel of this machine still open (the agent's socket serves one client: close it first)?`)), timeoutMs);
       this.#lineHandler = (msg) => {
         if (msg.return === id) { clearTimeout(timer); resolve(); }
       };

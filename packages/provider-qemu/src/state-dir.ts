@@ -1,6 +1,8 @@
 /**
  * The per-lease state directory: `<state_dir>/<identity>/` holding identity.json (the record
- * destroy verifies), the qcow2 overlay, qmp.sock, serial.log, qemu.log and optionally qga.sock.
+ * destroy verifies), the qcow2 overlay, qmp.sock (the provider's own monitor: readiness and
+ * teardown), console.sock (a second monitor for the lease's console), serial.log, qemu.log and
+ * optionally qga.sock.
  * The directory name is the identity, so list() needs nothing but readdir.
  */
 import { randomUUID } from 'node:crypto';
@@ -28,6 +30,7 @@ export const FILES = {
   record: 'identity.json',
   overlay: 'disk.qcow2',
   qmp: 'qmp.sock',
+  console: 'console.sock',
   qga: 'qga.sock',
   serial: 'serial.log',
   log: 'qemu.log',

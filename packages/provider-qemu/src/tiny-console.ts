@@ -1,7 +1,8 @@
 /**
  * The templates for the offline test goldens `tiny-console` and `tiny-console-agent`, and what
- * they share with the builder (tiny-console-golden.ts): the names, the ready marker and the build
- * hint shown while a golden is missing. Paths only, no I/O: index.ts builds these at import time.
+ * they share with the builder (qemu-golden.ts, tiny-console-recipe.ts): the names, the ready
+ * marker and the build hint shown while a golden is missing. Paths only, no I/O: index.ts builds
+ * these at import time.
  */
 import { join } from 'node:path';
 import type { TemplateConfig } from '@vmhub/core';

@@ -1,7 +1,8 @@
 /**
  * The provider against a real qemu-system (TCG here; KVM where usable). One boot for the whole
  * file: create → ready (stages) → state dir → console → list → decoys → destroy from a second
- * provider instance (the reaper's position) → everything gone.
+ * provider instance (the reaper's position) while the monitor is held and a console is open →
+ * everything gone.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -11,8 +12,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
-import { parsePpm, type MachineRef, type Provider, type TemplateConfig } from '@vmhub/core';
-import plugin from '../src/index.ts';
+import { parsePpm, type ConsoleHandle, type MachineRef, type Provider, type TemplateConfig } from '@vmhub/core';
+import plugin, { QmpClient } from '../src/index.ts';
 import { procInfo, isAlive } from '../src/proc.ts';
 import { idleQemu, sleeper, testContext, testPrefix, tinyConsoleSetup } from './helpers.ts';
 
@@ -28,6 +29,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
   let machine: MachineRef;
   const stages: string[] = [];
   const decoys: ChildProcess[] = [];
+  let con: ConsoleHandle | undefined;
 
   before(async () => {
     const setup = await tinyConsoleSetup();
@@ -39,6 +41,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
   });
 
   after(async () => {
+    await con?.close();
     if (machine) await provider.destroy(machine).catch(() => undefined);
     await provider.close?.();
     for (const d of decoys) d.kill('SIGKILL');
@@ -67,12 +70,17 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     assert.equal(info.argv[info.argv.indexOf('-nic') + 1], 'none', 'no network unless the template asks');
     const img = JSON.parse((await execa('qemu-img', ['info', '--output=json', '-U', join(dir, 'disk.qcow2')])).stdout);
     assert.equal(img['backing-filename'], goldenDisk);
-    for (const f of ['qmp.sock', 'serial.log']) assert.ok(existsSync(join(dir, f)), f);
+    for (const f of ['qmp.sock', 'console.sock', 'serial.log']) assert.ok(existsSync(join(dir, f)), f);
     assert.match(await readFile(join(dir, 'serial.log'), 'latin1'), /VMHUB-TINY-CONSOLE-READY/);
   });
 
-  test('console: screendump is a frame with text on it, temp files removed', async () => {
-    const con = await provider.console!(machine);
+  test('console: screendump is a frame with text on it, temp files removed; a new console per call', async () => {
+    const first = await provider.console!(machine);
+    assert.equal((await first.screendump()).format, 'png');
+    await first.close();
+    await assert.rejects(first.screendump(), /was closed: open a new one with console\(\)/, 'a closed console stays closed');
+    con = await provider.console!(machine);
+    assert.notEqual(con, first, 'console() opens a new connection each call');
     const png = await con.screendump();
     assert.equal(png.format, 'png');
     assert.ok(png.width >= 640 && png.height >= 400, `${png.width}x${png.height}`);
@@ -86,6 +94,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     assert.ok(lit > 500, `console shows text (${lit} lit pixels)`);
     const leftovers = (await import('node:fs')).readdirSync(join(stateDir, identity)).filter((f) => f.startsWith('screen-'));
     assert.deepEqual(leftovers, []);
+    // The console stays open (as a lease session's would) through the tests below, destroy included.
   });
 
   test('a forged identity on the real state dir is refused; no channel without a guest agent', async () => {
@@ -132,16 +141,22 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
 
   test('destroy from a second provider instance (the reaper) while the server holds the monitor', async (t) => {
     const rec = JSON.parse(await readFile(join(stateDir, identity, 'identity.json'), 'utf8'));
-    // The first provider (the "server") still holds the single-client QMP monitor from the
-    // console test, so the reaper's quit cannot get through: it must fall back to SIGTERM.
+    // Another process holds the single-client lifecycle monitor (a server's ready() in progress,
+    // an operator's qmp-shell), so the reaper's quit cannot get through: it must fall back to
+    // SIGTERM. The lease's console (opened above, on its own monitor) is still open too.
+    const holder = await QmpClient.connect(join(stateDir, identity, 'qmp.sock'), { protocol: 'qmp', timeoutMs: 10_000, label: 'holder' });
     const reaper = plugin.create({ state_dir: stateDir }, testContext(prefix, logs));
     const started = Date.now();
     assert.equal(await reaper.destroy(machine), 'destroyed');
     t.diagnostic(`reaper destroy with the monitor busy: ${Date.now() - started} ms`);
-    await provider.close?.();
+    holder.close();
     const info = await procInfo(rec.pid);
     assert.ok(!isAlive(info), 'qemu process gone');
     assert.ok(!existsSync(join(stateDir, identity)), 'state dir and overlay deleted');
+    const closing = Date.now();
+    await con!.close();
+    assert.ok(Date.now() - closing < 3000, 'closing the dead machine\'s console resolves at once');
+    con = undefined;
     assert.equal(await reaper.destroy(machine), 'already_gone');
     assert.deepEqual(await reaper.list(), []);
     for (const d of decoys) assert.ok(isAlive(await procInfo(d.pid!)), 'decoys survive the teardown');

@@ -1,17 +1,25 @@
 /**
- * A GuestChannel through the QEMU guest agent (virtio-serial port `org.qemu.guest_agent.0`,
- * host side `qga.sock`). exec is guest-exec + guest-exec-status polling (stdin as base64 input
- * data); a timeout or a cancelled call (options.signal) kills the pid with a second guest-exec of
+ * channel(): a NEW GuestChannel through the QEMU guest agent per call (virtio-serial port
+ * `org.qemu.guest_agent.0`, host side `qga.sock`). Core opens one per lease session and closes
+ * it when the session ends; the provider keeps none, and destroy() need not close them: when
+ * qemu exits the socket closes, calls in flight reject, and close() resolves at once.
+ *
+ * exec is guest-exec + guest-exec-status polling (stdin as base64 input data); a timeout or a
+ * cancelled call (options.signal) kills the pid with a second guest-exec of
  * `/bin/kill -KILL <pid>`, as the agent has no kill command. Files go through
  * guest-file-open/read/write/close in 1 MiB chunks, well under the agent's ~64 MiB message limit.
- * One connection per machine, resynced on every reconnect.
+ * A channel connects on first use and resyncs after every reconnect. The agent's socket serves
+ * one client at a time, so a second channel of the same machine waits until the first is closed
+ * (or fails after qmp_timeout_ms, saying so). close() is final: later calls reject.
  */
-import { posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
+import { templateOptions } from './options.ts';
 import { QmpClient, QmpError } from './qmp-client.ts';
+import { requireLive, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
+import { FILES } from './state-dir.ts';
 
-const SOURCE = 'provider-qemu';
 const CHUNK = 1024 * 1024;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -37,6 +45,18 @@ function cancelled(): ExecResult {
   return { exit_code: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: true, truncated: false };
 }
 
+/** The provider's channel(): checks the template and the machine, then a new channel. */
+export async function openChannel(rt: QemuRuntime, machine: MachineRef, template: TemplateConfig): Promise<GuestChannel> {
+  if (!templateOptions(template.provider_options).guest_agent) {
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] this template has no guest agent channel: set provider_options.guest_agent: true and install qemu-guest-agent in the golden`, { source: SOURCE });
+  }
+  const { dir, record } = await requireLive(rt, machine, 'channel');
+  if (!record.guest_agent) {
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] ${machine.identity} was started without a guest agent socket: this template has no guest agent channel`, { source: SOURCE });
+  }
+  return createQgaChannel({ socketPath: join(dir, FILES.qga), label: machine.identity, timeoutMs: rt.qmpTimeoutMs });
+}
+
 export interface QgaChannelOptions {
   socketPath: string;
   label: string;
@@ -46,9 +66,11 @@ export interface QgaChannelOptions {
 
 export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
   let client: Promise<QmpClient> | undefined;
+  let closed = false;
 
   // The agent's socket serves one client: concurrent callers share one connection attempt.
   const conn = async (): Promise<QmpClient> => {
+    if (closed) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] the guest agent channel to ${options.label} was closed: open a new one with channel()`, { source: SOURCE });
     const pending = client;
     if (pending) {
       const current = await pending.catch(() => undefined);
@@ -160,6 +182,7 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
       });
     },
     async close(): Promise<void> {
+      closed = true;
       const c = await client?.catch(() => undefined);
       client = undefined;
       c?.close();

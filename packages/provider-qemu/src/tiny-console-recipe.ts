@@ -1,31 +1,28 @@
 /**
- * The `tiny-console` test golden, built offline from what Debian already has on the host:
- * the distribution kernel (/boot/vmlinuz-*), its USB/HID/virtio modules, and busybox-static.
- * The initramfs's init prints a ready marker on the serial port and runs an interactive shell on
- * the VGA console (tty1), so keys sent through QMP reach the shell and the shell's effects can be
- * checked from the host through serial.log (`echo X > /dev/ttyS0`).
+ * The recipe of the offline test goldens `tiny-console` and `tiny-console-agent`: what goes into
+ * the initramfs, and the hash over every input that names a build. Built from what Debian already
+ * has on the host: the distribution kernel (/boot/vmlinuz-*), its USB/HID/virtio modules, and
+ * busybox-static. The init prints a ready marker on the serial port and runs an interactive shell
+ * on the VGA console (tty1), so keys sent through QMP reach the shell and the shell's effects can
+ * be checked from the host through serial.log (`echo X > /dev/ttyS0`).
  *
  * The `tiny-console-agent` variant adds the host's qemu-ga (with the shared libraries ldd names)
  * and starts it on the virtio-serial port, so the guest-agent GuestChannel can be tested too.
- *
- * Output: `<dir>/<name>-<hash>/{vmlinuz,initrd.img,manifest.json}` plus a `<name>` symlink to
- * the newest build. The hash covers every input, so a rebuild happens only when the
- * kernel, busybox, the modules or this recipe change.
+ * qemu-golden.ts builds, reuses and reports on what this recipe describes.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { VmhubError } from '@vmhub/core';
-import { writeCpio, type CpioEntry } from './cpio.ts';
+import type { CpioEntry } from './cpio.ts';
 import { defaultGoldenDir } from './paths.ts';
-import { buildHint, GOLDEN_NAMES, TINY_CONSOLE_READY_MARKER, type GoldenName } from './tiny-console.ts';
+import type { GoldenName } from './tiny-console.ts';
 
 const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
-const RECIPE_VERSION = '1';
+export const RECIPE_VERSION = '1';
 
 /** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial. */
 const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console'];
@@ -69,7 +66,8 @@ M=VMHUB-TINY-CONSOLE
 echo "$M-READY" > /dev/ttyS0
 `;
 
-export interface GoldenBuildOptions {
+/** Where the inputs come from; every field has a default read from the host. */
+export interface RecipeOptions {
   /** Where builds go. Default `$XDG_CACHE_HOME/vmhub/golden` or `~/.cache/vmhub/golden`. */
   dir?: string;
   /** Kernel image. Default: the newest /boot/vmlinuz-*. */
@@ -78,25 +76,9 @@ export interface GoldenBuildOptions {
   busybox?: string;
   /** qemu-ga binary for the agent variant. Default /usr/sbin/qemu-ga. */
   qemuGa?: string;
-  /** Rebuild even when the output for these inputs exists. */
-  force?: boolean;
 }
 
-export interface GoldenStatus {
-  name: GoldenName;
-  /** True when the build for the current inputs exists. */
-  built: boolean;
-  /** Content-hashed output directory (exists when built). */
-  dir: string;
-  /** Stable paths through the `tiny-console` symlink (what the default template uses). */
-  kernel: string;
-  initrd: string;
-  hash: string;
-  /** Why it is not built, and how to build it. */
-  reason?: string;
-}
-
-interface Inputs {
+export interface Inputs {
   name: GoldenName;
   root: string;
   /** Extra guest files (qemu-ga and its libraries) at their guest paths. */
@@ -156,7 +138,7 @@ async function agentFiles(qemuGa: string): Promise<{ guest: string; host: string
   return [{ guest: 'bin/qemu-ga', host: qemuGa, mode: 0o755 }, ...[...libs].sort().map((l) => ({ guest: l.slice(1), host: l, mode: 0o755 }))];
 }
 
-async function resolveInputs(name: GoldenName, options: GoldenBuildOptions): Promise<Inputs> {
+export async function resolveInputs(name: GoldenName, options: RecipeOptions): Promise<Inputs> {
   const root = options.dir ?? defaultGoldenDir();
   const kernelPath = options.kernel ?? (await newestKernel());
   const kernelVersion = basename(kernelPath).replace(/^vmlinuz-/, '');
@@ -179,45 +161,13 @@ async function resolveInputs(name: GoldenName, options: GoldenBuildOptions): Pro
   return { name, root, extra, kernelPath, kernelVersion, busyboxPath, modules, hash: h.digest('hex').slice(0, 16) };
 }
 
-function statusFor(inputs: Inputs, built: boolean): GoldenStatus {
-  const dir = join(inputs.root, `${inputs.name}-${inputs.hash}`);
-  const current = join(inputs.root, inputs.name);
-  return {
-    name: inputs.name,
-    built,
-    dir,
-    kernel: join(current, 'vmlinuz'),
-    initrd: join(current, 'initrd.img'),
-    hash: inputs.hash,
-    ...(built ? {} : { reason: `${inputs.name} golden for these inputs is not built: ${buildHint(inputs.name)}` }),
-  };
-}
-
-/** Is the golden for the host's current kernel/busybox (/qemu-ga) built? Never builds. */
-export async function goldenStatus(options: GoldenBuildOptions & { name?: GoldenName } = {}): Promise<GoldenStatus> {
-  const inputs = await resolveInputs(options.name ?? 'tiny-console', options);
-  return statusFor(inputs, existsSync(join(inputs.root, `${inputs.name}-${inputs.hash}`, 'manifest.json')));
-}
-
 async function moduleData(abs: string): Promise<Buffer> {
   if (abs.endsWith('.ko')) return readFile(abs);
   throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] compressed kernel module ${abs} is not supported by the tiny-console builder`, { source: SOURCE });
 }
 
-/** Build (or reuse) the tiny-console golden; returns where it is. */
-export async function buildTinyConsoleGolden(options: GoldenBuildOptions = {}): Promise<GoldenStatus> {
-  return buildGolden('tiny-console', options);
-}
-
-/** Build (or reuse) a named test golden: `tiny-console` or `tiny-console-agent`. */
-export async function buildGolden(name: GoldenName, options: GoldenBuildOptions = {}): Promise<GoldenStatus> {
-  if (!GOLDEN_NAMES.includes(name)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] unknown golden "${name}"; known: ${GOLDEN_NAMES.join(', ')}`, { source: SOURCE });
-  const inputs = await resolveInputs(name, options);
-  const status = statusFor(inputs, true);
-  if (!options.force && existsSync(join(status.dir, 'manifest.json'))) {
-    await pointCurrent(inputs.root, status.dir, name);
-    return status;
-  }
+/** The initramfs's files, and the kernel modules in the order init loads them. */
+export async function initramfsEntries(inputs: Inputs): Promise<{ entries: CpioEntry[]; modules: string[] }> {
   const entries: CpioEntry[] = [];
   for (const d of ['bin', 'sbin', 'dev', 'proc', 'sys', 'etc', 'root', 'tmp', 'lib', 'lib/modules']) entries.push({ kind: 'dir', path: d });
   entries.push({ kind: 'chardev', path: 'dev/console', major: 5, minor: 1 });
@@ -241,33 +191,5 @@ export async function buildGolden(name: GoldenName, options: GoldenBuildOptions 
     }
     entries.push({ kind: 'file', path: e.guest, data: await readFile(e.host), mode: e.mode });
   }
-
-  const tmp = `${status.dir}.tmp-${process.pid}`;
-  await rm(tmp, { recursive: true, force: true });
-  await mkdir(tmp, { recursive: true });
-  await writeFile(join(tmp, 'initrd.img'), gzipSync(writeCpio(entries), { level: 6 }));
-  await copyFile(inputs.kernelPath, join(tmp, 'vmlinuz'));
-  const manifest = {
-    name: inputs.name, hash: inputs.hash, recipe: RECIPE_VERSION, guest_agent: inputs.extra.length > 0, kernel: inputs.kernelPath,
-    kernel_version: inputs.kernelVersion, busybox: inputs.busyboxPath, modules: order,
-    ready_marker: TINY_CONSOLE_READY_MARKER, built_at: new Date().toISOString(),
-  };
-  await writeFile(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-  await rm(status.dir, { recursive: true, force: true });
-  await rename(tmp, status.dir);
-  await pointCurrent(inputs.root, status.dir, name);
-  // QEMU reads kernel and initrd at start, so running leases do not need older builds.
-  const old = new RegExp(`^${name}-[0-9a-f]{16}$`);
-  for (const entry of await readdir(inputs.root)) {
-    if (old.test(entry) && join(inputs.root, entry) !== status.dir) await rm(join(inputs.root, entry), { recursive: true, force: true });
-  }
-  return status;
-}
-
-async function pointCurrent(root: string, dir: string, name: GoldenName): Promise<void> {
-  const link = join(root, name);
-  const tmp = `${link}.tmp-${process.pid}`;
-  await rm(tmp, { force: true });
-  await symlink(basename(dir), tmp);
-  await rename(tmp, link); // atomic swap: a running lease keeps its open files
+  return { entries, modules: order };
 }

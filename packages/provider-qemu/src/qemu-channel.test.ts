@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
+import type { Socket } from 'node:net';
 import { test } from 'node:test';
 import { VmhubError } from '@vmhub/core';
-import { createQgaChannel } from './qga-channel.ts';
+import { createQgaChannel } from './qemu-channel.ts';
 import { fakeSocketServer } from '../test/fake-qemu.ts';
 
 test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chunks', async (t) => {
@@ -149,13 +150,22 @@ test('qemu: concurrent first calls share one agent connection (the socket serves
   });
   t.after(() => fake.close());
   let connections = 0;
-  fake.server.on('connection', () => { connections++; });
+  const open = new Set<Socket>();
+  fake.server.on('connection', (sock) => { connections++; open.add(sock); sock.on('close', () => open.delete(sock)); });
   const ch = createQgaChannel({ socketPath: fake.path, label: 'test', timeoutMs: 2000 });
   t.after(() => ch.close());
   const rs = await Promise.all([ch.exec(['/bin/true']), ch.exec(['/bin/true']), ch.exec(['/bin/true'])]);
   assert.deepEqual(rs.map((r) => r.exit_code), [0, 0, 0]);
   assert.equal(connections, 1);
-  await ch.close();
+  // The agent side drops the connection (qemu restarted the chardev): the next calls share one reconnect.
+  for (const s of open) s.destroy();
+  await new Promise((res) => setTimeout(res, 50));
   await Promise.all([ch.exec(['/bin/true']), ch.exec(['/bin/true'])]);
-  assert.equal(connections, 2, 'one reconnect after close, shared too');
+  assert.equal(connections, 2, 'one reconnect after a drop, shared too');
+  // close() is final (core closes a lease's channel when its session ends): nothing reconnects.
+  await ch.close();
+  await assert.rejects(ch.exec(['/bin/true']), (e: unknown) => VmhubError.is(e) && /was closed: open a new one with channel\(\)/.test(e.message));
+  await new Promise((res) => setTimeout(res, 50));
+  assert.equal(connections, 2, 'no connection after close');
+  assert.equal(open.size, 0, 'the connection was closed');
 });
