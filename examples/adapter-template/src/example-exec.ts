@@ -1,21 +1,16 @@
 /**
- * exec: argv through the lease's GuestChannel — never a shell string built from agent input. The
- * call's signal goes along, so a cancelled call (or one past its deadline) is killed in the guest.
+ * exec: the agent's argv through the lease's channel — argv, never a shell string built from it.
+ * guest.run() passes the call's signal, so a cancelled call (or one past its deadline) is killed
+ * in the guest. A non-zero exit is a result, not an error. `cwd` arrives absolute and normalised:
+ * core resolved it against the guest home, so pass it on as it is.
  */
 import type { AdapterContext, ExecResult } from '@vmhub/core';
-import type { ExampleOptions } from './example-options.ts';
+import type { Guest } from './example-session.ts';
 
-export async function exampleExec(
-  options: ExampleOptions,
-  ctx: AdapterContext,
-  input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number },
-): Promise<ExecResult> {
-  const channel = await ctx.channel();
-  return channel.exec(input.argv, {
+export function exampleExec(guest: Guest, ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult> {
+  return guest.run(ctx, input.argv, {
     timeoutMs: input.timeout_ms,
-    maxOutputBytes: Math.min(input.max_output_bytes, options.max_output_bytes),
-    env: options.env,
-    signal: ctx.signal,
+    maxOutputBytes: input.max_output_bytes,
     ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
     ...(input.stdin !== undefined ? { stdin: input.stdin } : {}),
   });

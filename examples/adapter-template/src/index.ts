@@ -1,31 +1,18 @@
 /**
- * vmhub-adapter-example — a copy-me adapter. It serves exec, put_file and get_file through the
- * lease's GuestChannel, so it works on any provider that offers a channel (Docker, SSH, the QEMU
- * guest agent). Rename the id and package, add capabilities one file at a time
- * (`example-<capability>.ts`), declare each in `capabilities`, and keep
- * test/conformance.test.ts green: it runs @vmhub/conformance on this plugin.
+ * vmhub-adapter-example — a copy-me desktop adapter. It drives an X11 desktop (Xvfb + a window
+ * manager, as in the debian-x11 golden) reached only through the lease's GuestChannel: screenshots
+ * with xwd, input with xdotool, exec and files through the channel. It works on any provider that
+ * gives a channel into such a machine (Docker, SSH, a QEMU guest agent).
+ *
+ * The default export is what vmhub loads (a package named vmhub-adapter-* is discovered by name).
  */
-import { CONTRACT_VERSION, defineAdapter } from '@vmhub/core';
-import { exampleExec } from './example-exec.ts';
-import { exampleGetFile, examplePutFile } from './example-files.ts';
-import { ExampleOptionsSchema, type ExampleOptions } from './example-options.ts';
+import { exampleAdapter } from './example-adapter.ts';
+import type { ExampleOptions } from './options.ts';
 
-export { ExampleOptionsSchema, type ExampleOptions } from './example-options.ts';
+export { exampleAdapter } from './example-adapter.ts';
+export { ExampleOptionsSchema, type ExampleOptions } from './options.ts';
 
-const exampleAdapter = defineAdapter<ExampleOptions>({
-  id: 'example',
-  version: '0.1.0',
-  contractVersion: CONTRACT_VERSION,
-  capabilities: ['exec', 'put_file', 'get_file'],
-  options: ExampleOptionsSchema,
-  create: (options) => ({
-    exec: (ctx, input) => exampleExec(options, ctx, input),
-    putFile: examplePutFile,
-    getFile: exampleGetFile,
-  }),
-});
-
-/** Named factory: validates options, does no I/O (the channel opens on first use, per lease). */
+/** A ready instance with these options (validated, defaults filled); does no I/O. */
 export function createExampleAdapter(options: Partial<ExampleOptions> = {}) {
   return exampleAdapter.create(options);
 }

@@ -11,6 +11,7 @@
  */
 export { runProviderConformance, type ProviderConformanceOptions } from './provider-suite.ts';
 export { runAdapterConformance, type AdapterConformanceOptions } from './adapter-suite.ts';
+export { providerTarget, type ProviderTargetOptions } from './provider-target.ts';
 export { connectRouter, hostCloneOf, DEFAULT_ROUTER_SETTINGS, type ConnectRouterOptions, type ExecSeen, type RouterConnection } from './connect-router.ts';
 export { makeTar, type TarEntry } from './tar.ts';
 export { expectOk, expectError, imageOf, type ToolError } from './expect.ts';

@@ -185,6 +185,15 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
       }
     });
 
+    it('state(): "running" for the ready machine, "gone" for a forged identity', async (t) => {
+      if (!need(t, 'machine')) return;
+      if (!provider!.state) { t.skip('the provider has no state() (optional: core then treats a machine absent from list() as gone)'); return; }
+      const now = await provider!.state(machine!);
+      check(now === 'running', `state() of the ready machine answered '${now}'`, 'return "running" for a machine that is up, "stopped" for one that exists but is stopped, "gone" when nothing carries its identity');
+      const forged = await provider!.state({ ...machine!, identity: machineIdentity(instance, randomUUID()) });
+      check(forged === 'gone', `state() with a forged identity answered '${forged}'`, 'state() must re-read the machine and compare the identity it carries, like destroy()');
+    });
+
     it('destroy() with a forged identity answers "identity_mismatch" and leaves the machine', async (t) => {
       if (!need(t, 'machine')) return;
       const forged = { ...machine!, identity: machineIdentity(instance, randomUUID()) };
@@ -214,6 +223,10 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
       if (!destroyed) { t.skip('needs the machine destroyed: the previous test failed'); return; }
       const outcome = await provider!.destroy(machine);
       check(outcome === 'already_gone', `provider.destroy returned '${outcome}' for a machine already destroyed`, 'destroy must be idempotent: return "already_gone" when nothing carries that external_id any more');
+      if (provider!.state) {
+        const after = await provider!.state(machine);
+        check(after === 'gone', `state() of a destroyed machine answered '${after}'`, 'return "gone" (never throw) when the machine no longer exists');
+      }
     });
   });
 }

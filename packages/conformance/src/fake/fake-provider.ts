@@ -81,6 +81,12 @@ function createMethods(options: FakeProviderOptions, context: ProviderContext): 
         .map((r): OwnedMachine => ({ identity: r.identity, external_id: r.external_id, created_at: r.created_at, details: { state: r.state, lease_id: r.lease_id, template: r.template } }));
     },
 
+    async state(machine) {
+      const record = await store.read(machine.external_id);
+      if (!record || record.identity !== machine.identity) return 'gone';
+      return record.state === 'stopped' ? 'stopped' : 'running';
+    },
+
     async channel(machine) {
       await live(machine);
       return new FakeChannel(store.sandbox(machine.external_id));

@@ -21,7 +21,8 @@ const IDENTITY = /^[A-Za-z0-9._-]{1,200}$/;
 /** A claim with no machine recorded after this long was left by a process that died. */
 const STALE_MS = 5000;
 
-export type MachineState = 'created' | 'running';
+/** 'stopped': stopped behind vmhub's back (tests write it to the record, as `docker stop` would). */
+export type MachineState = 'created' | 'running' | 'stopped';
 
 export interface MachineRecord {
   identity: string;

@@ -1,0 +1,27 @@
+/**
+ * screenshot: `xwd -root -silent` in the guest (x11-apps; ~10 ms on Xvfb), decoded here to RGB.
+ * Return the whole screen at its real size: core crops, scales and encodes it for the agent, and
+ * maps the agent's coordinates back to screen pixels from this frame's size.
+ */
+import type { AdapterContext, RawScreen } from '@vmhub/core';
+import type { Guest } from './example-session.ts';
+import { xwdToRgb } from './xwd.ts';
+
+// A channel keeps 1 MiB of output unless told more: leave room for a 4K screen at 32 bpp.
+const MAX_FRAME_BYTES = 3840 * 2160 * 4 + 64 * 1024;
+
+export async function exampleScreenshot(guest: Guest, ctx: AdapterContext): Promise<RawScreen> {
+  const { stdout } = await guest.x(ctx, ['xwd', '-root', '-silent'], { maxOutputBytes: MAX_FRAME_BYTES });
+  const frame = xwdToRgb(stdout);
+  guest.screen = { width: frame.width, height: frame.height };
+  return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
+}
+
+/** For core's bounds checks before the lease's first screenshot; the latest screenshot wins. */
+export async function exampleScreenSize(guest: Guest, ctx: AdapterContext): Promise<{ width: number; height: number }> {
+  if (guest.screen) return guest.screen;
+  const { stdout } = await guest.x(ctx, ['xdotool', 'getdisplaygeometry']);
+  const [width = 0, height = 0] = stdout.toString('utf8').trim().split(/\s+/).map(Number);
+  guest.screen = { width, height };
+  return guest.screen;
+}
