@@ -101,7 +101,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
       check(plugin.contractVersion === CONTRACT_VERSION, `adapter speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, `port the adapter to contract ${CONTRACT_VERSION} (docs/conformance.md) and write contractVersion: ${CONTRACT_VERSION} as a literal`);
       check(typeof plugin.version === 'string' && /^\d+\.\d+\.\d+/.test(plugin.version), `version "${plugin.version}" is not a package version`, 'set version: readPackageVersion(import.meta.url) (from @vmhub/core), not a hand-written string');
       for (const c of plugin.capabilities) check(isCapability(c), `unknown capability "${c}"`, `declare only: ${CAPABILITIES.join(', ')}`);
-      check(!setupError, `setting up the target failed: ${(setupError as Error)?.message}`, 'plugin.create(options) must not throw, and target() must return {context, dispose}');
+      check(!setupError, `setting up the target failed: ${(setupError as Error)?.message}`, 'read the error: plugin.create(options) and adapter.open(lease) must not throw (a declared capability without its method is refused at open), and target() must return {context, dispose} (is its backend, e.g. Docker, running?)');
     });
 
     it(`${id}: probe() maps only declared capabilities to reasons`, async (t) => {

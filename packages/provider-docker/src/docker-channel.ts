@@ -1,14 +1,19 @@
 /**
  * GuestChannel into a container: exec through the persistent helper (falling back to one Engine
- * API exec per call when the helper cannot start), files through the archive API.
+ * API exec per call when the helper cannot start), files through the archive API. Every
+ * channel() call opens a new one (its own helper connection); core opens one per lease session
+ * and closes it when the session ends, so nothing here is pooled per machine.
  */
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
-import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
+import { inspectContainer } from './docker-create.ts';
 import { rawExec } from './docker-exec.ts';
 import { getFileArchive, putArchiveStream, putFileArchive, type Owner } from './docker-files.ts';
+import { carriesIdentity } from './docker-identity.ts';
 import { ExecHelper } from './exec-helper.ts';
+import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
 
 const SOURCE = 'provider-docker';
 
@@ -178,4 +183,20 @@ export class DockerChannel implements GuestChannel {
     this.#closed = true;
     this.#helper?.close();
   }
+}
+
+/** channel(): a new channel into the running container that carries the machine's identity. */
+export async function openDockerChannel(docker: DockerClient, machine: MachineRef, template: TemplateConfig, options: DockerProviderOptions, log: ProviderContext['log']): Promise<DockerChannel> {
+  const c = await inspectContainer(docker, machine.external_id || machine.identity);
+  if (!c || !carriesIdentity(c, machine.identity)) {
+    throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] no running container carries identity ${machine.identity}: the machine is gone; create a new lease`, { source: SOURCE });
+  }
+  if (!c.State.Running) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] container ${machine.identity} is ${c.State.Status}, not running`, { source: SOURCE });
+  return DockerChannel.open(docker, c.Id, {
+    desktopUser: dockerTemplateOptions(template).user ?? options.desktop_user,
+    maxFileBytes: options.max_file_bytes,
+    maxArchiveBytes: options.max_archive_bytes,
+    useHelper: options.exec_helper,
+    log,
+  });
 }

@@ -5,10 +5,10 @@
 import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
-import { goldenBuildCommand } from './golden.ts';
+import { goldenBuildCommand } from './golden-build.ts';
+import { dockerTemplateOptions } from './options.ts';
 
 const SOURCE = 'provider-docker';
-const SCREEN = /^\d{2,5}x\d{2,5}x(8|15|16|24|30)$/;
 
 interface Inspect extends ContainerSummary {
   Id: string;
@@ -22,17 +22,10 @@ export function missingImageReason(image: string): string {
   return `image ${image} is not present: docker pull ${image} (or build it) on the Docker host`;
 }
 
-export function screenOf(template: TemplateConfig): string {
-  const screen = String(template.provider_options?.screen ?? '1280x800x24');
-  if (!SCREEN.test(screen)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] template ${template.id}: provider_options.screen "${screen}" must look like 1280x800x24`, { source: SOURCE });
-  return screen;
-}
-
-function hostConfig(template: TemplateConfig): Record<string, unknown> {
-  const network = template.provider_options?.network;
+function hostConfig(template: TemplateConfig, network: string | undefined): Record<string, unknown> {
   const hc: Record<string, unknown> = {
     // Off unless the template opts in (provider_options.network: "bridge" or a network name).
-    NetworkMode: typeof network === 'string' && network !== '' ? network : 'none',
+    NetworkMode: network ?? 'none',
     PortBindings: {},
     PublishAllPorts: false,
     ShmSize: 256 * 1024 * 1024,
@@ -68,6 +61,7 @@ function ref(c: Inspect, identity: string, image: string): MachineRef {
 export async function createContainer(docker: DockerClient, request: CreateRequest, attempt = 0): Promise<MachineRef> {
   const { identity, template, signal } = request;
   const image = template.golden;
+  const opts = dockerTemplateOptions(template);
   const existing = await inspect(docker, identity, signal);
   if (existing) {
     if (!carriesIdentity(existing, identity)) {
@@ -79,7 +73,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   const body = {
     Image: image,
     Hostname: 'vmhub',
-    Env: [`VMHUB_SCREEN=${screenOf(template)}`],
+    Env: [`VMHUB_SCREEN=${opts.screen}`],
     Labels: {
       [LABEL_IDENTITY]: identity,
       [LABEL_LEASE]: request.lease_id,
@@ -88,7 +82,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
     },
     Tty: false,
     OpenStdin: false,
-    HostConfig: hostConfig(template),
+    HostConfig: hostConfig(template, opts.network),
   };
   const res = await docker.raw('POST', '/containers/create', { query: { name: identity }, body, signal });
   if (res.status === 404) {

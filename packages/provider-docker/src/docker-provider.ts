@@ -1,13 +1,13 @@
 /**
- * The docker provider's methods. One Engine API client per provider instance (keep-alive socket
- * pool); channels open their own hijacked exec connection to the in-guest helper.
+ * The docker provider's methods, wired from one file per role. One Engine API client per
+ * provider instance (keep-alive socket pool to the daemon, not to any guest); each channel()
+ * opens its own hijacked exec connection to the in-guest helper, which core closes.
  */
-import { VmhubError, type GuestChannel, type MachineRef, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
-import { DockerChannel } from './docker-channel.ts';
+import type { ProviderContext, ProviderMethods } from '@vmhub/core';
+import { openDockerChannel } from './docker-channel.ts';
 import { DockerClient } from './docker-client.ts';
-import { createContainer, inspectContainer } from './docker-create.ts';
+import { createContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
-import { carriesIdentity } from './docker-identity.ts';
 import { listOwned } from './docker-list.ts';
 import { waitReady } from './docker-ready.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
@@ -37,21 +37,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user),
     destroy: (machine) => destroyContainer(docker(), machine, context.log),
     list: () => listOwned(docker(), context.identityPrefix),
-    async channel(machine: MachineRef, template: TemplateConfig): Promise<GuestChannel> {
-      const c = await inspectContainer(docker(), machine.external_id || machine.identity);
-      if (!c || !carriesIdentity(c, machine.identity)) {
-        throw new VmhubError('NOT_FOUND', `[vmhub] [provider-docker] no running container carries identity ${machine.identity}: the machine is gone; create a new lease`, { source: 'provider-docker' });
-      }
-      if (!c.State.Running) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [provider-docker] container ${machine.identity} is ${c.State.Status}, not running`, { source: 'provider-docker' });
-      const user = template.provider_options?.user;
-      return DockerChannel.open(docker(), c.Id, {
-        desktopUser: typeof user === 'string' && user ? user : options.desktop_user,
-        maxFileBytes: options.max_file_bytes,
-        maxArchiveBytes: options.max_archive_bytes,
-        useHelper: options.exec_helper,
-        log: context.log,
-      });
-    },
+    channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
     async close() {
       client?.close();
       client = undefined;

@@ -9,13 +9,14 @@ import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { inspectContainer } from './docker-create.ts';
 import { rawExec } from './docker-exec.ts';
+import { dockerTemplateOptions } from './options.ts';
 
 const SOURCE = 'provider-docker';
 
 export async function waitReady(docker: DockerClient, machine: MachineRef, request: ReadyRequest, desktopUser: string): Promise<void> {
   const timeoutS = request.template.ready_timeout_seconds ?? 60;
   const deadline = Date.now() + timeoutS * 1000;
-  const display = String(request.template.provider_options?.display ?? ':0');
+  const { display } = dockerTemplateOptions(request.template);
   let stage = 'container';
   let detail = 'not checked yet';
 

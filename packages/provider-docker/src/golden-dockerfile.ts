@@ -34,12 +34,14 @@ export function buildContext(g: Golden): Buffer {
   ]);
 }
 
-export async function buildWithDockerfile(g: Golden, docker: DockerClient, log: (line: string) => void, network?: string): Promise<void> {
+export async function buildWithDockerfile(g: Golden, docker: DockerClient, log: (line: string) => void, network?: string, signal?: AbortSignal): Promise<void> {
+  // The daemon stops a build whose client connection closes, so aborting the request cancels it.
   const res = await docker.stream('POST', '/build', {
     query: { t: g.tag, rm: true, forcerm: true, pull: false, networkmode: network },
     body: buildContext(g),
     headers: { 'Content-Type': 'application/x-tar' },
     timeoutMs: 0,
+    signal,
   });
-  await readProgress(res, `docker build of ${g.tag} (FROM ${g.manifest.debian.base_image})`, log);
+  await readProgress(res, `docker build of ${g.tag} (FROM ${g.manifest.debian.base_image})`, log, signal);
 }

@@ -4,11 +4,15 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { VmhubError } from '@vmhub/core';
+import { buildCancelled } from './golden-lock.ts';
 
-export async function readProgress(res: IncomingMessage, what: string, log: (line: string) => void): Promise<void> {
+interface Progress {
+  error?: string;
+  tail: string[];
+}
+
+async function readLines(res: IncomingMessage, log: (line: string) => void, out: Progress): Promise<void> {
   let buf = '';
-  let error: string | undefined;
-  const tail: string[] = [];
   for await (const chunk of res) {
     buf += (chunk as Buffer).toString('utf8');
     let nl: number;
@@ -18,19 +22,36 @@ export async function readProgress(res: IncomingMessage, what: string, log: (lin
       if (!line) continue;
       try {
         const msg = JSON.parse(line) as { stream?: string; status?: string; error?: string };
-        if (msg.error) error = msg.error;
+        if (msg.error) out.error = msg.error;
         const text = (msg.stream ?? msg.status ?? '').trimEnd();
         if (text) {
           log(text);
-          tail.push(text);
-          if (tail.length > 10) tail.shift();
+          out.tail.push(text);
+          if (out.tail.length > 10) out.tail.shift();
         }
       } catch {
         log(line);
       }
     }
   }
-  if ((res.statusCode ?? 0) >= 400 || error) {
-    throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] ${what} failed: ${error ?? `HTTP ${res.statusCode}`}\n${tail.join('\n')}`, { source: 'provider-docker' });
+}
+
+export async function readProgress(res: IncomingMessage, what: string, log: (line: string) => void, signal?: AbortSignal): Promise<void> {
+  const progress: Progress = { tail: [] };
+  // Closing the response closes the connection, which is how the daemon learns to stop.
+  const onAbort = (): void => { res.destroy(); };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await readLines(res, log, progress);
+  } catch (err) {
+    if (signal?.aborted) throw buildCancelled(what, signal);
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (signal?.aborted) throw buildCancelled(what, signal);
+  if ((res.statusCode ?? 0) >= 400 || progress.error) {
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] ${what} failed: ${progress.error ?? `HTTP ${res.statusCode}`}\n${progress.tail.join('\n')}`, { source: 'provider-docker' });
   }
 }

@@ -3,21 +3,26 @@
  * (unix socket or DOCKER_HOST). Creates containers from golden images with identity labels,
  * reports readiness (container → X display → desktop), destroys only after verifying identity,
  * lists what this instance owns, and opens GuestChannels whose execs go through a persistent
- * in-guest helper. Also builds the `debian-x11` golden image (debootstrap or Dockerfile).
+ * in-guest helper. Also builds the `debian-x11` golden image (debootstrap or Dockerfile), reached
+ * through the provider spec's `goldens`.
  */
-import { CONTRACT_VERSION, defineProvider, type ProviderContext } from '@vmhub/core';
+import { defineProvider, readPackageVersion, type ProviderContext } from '@vmhub/core';
+import { dockerGoldens } from './docker-golden.ts';
 import { dockerProviderMethods } from './docker-provider.ts';
-import { DockerProviderOptionsSchema, type DockerProviderOptions } from './options.ts';
+import { DockerProviderOptionsSchema, DockerTemplateOptionsSchema, type DockerProviderOptions } from './options.ts';
 import { DOCKER_TEMPLATES } from './templates.ts';
 
-export const VERSION = '0.1.0';
+/** This package's version, from its package.json. */
+export const VERSION = readPackageVersion(import.meta.url);
 
 const dockerProvider = defineProvider<DockerProviderOptions>({
   id: 'docker',
   version: VERSION,
-  contractVersion: CONTRACT_VERSION,
+  contractVersion: 2,
   options: DockerProviderOptionsSchema,
+  templateOptions: DockerTemplateOptionsSchema,
   templates: DOCKER_TEMPLATES,
+  goldens: dockerGoldens,
   create: dockerProviderMethods,
 });
 
@@ -28,9 +33,10 @@ export function createDockerProvider(options: Partial<DockerProviderOptions> | u
   return dockerProvider.create(options, context);
 }
 
-export { DockerProviderOptionsSchema, type DockerProviderOptions } from './options.ts';
+export { DockerProviderOptionsSchema, DockerTemplateOptionsSchema, type DockerProviderOptions, type DockerTemplateOptions } from './options.ts';
 export { debianX11Template, DOCKER_TEMPLATES } from './templates.ts';
-export { buildGolden, goldenStatus, goldenImageTag, goldenBuildCommand, goldenDockerfile, type BuildGoldenOptions, type BuildGoldenResult, type GoldenBuildMethod, type GoldenStatus } from './golden.ts';
+export { dockerGoldens } from './docker-golden.ts';
+export { buildGolden, goldenStatus, goldenImageTag, goldenBuildCommand, goldenDockerfile, type BuildGoldenOptions, type BuildGoldenResult, type GoldenBuildMethod, type GoldenStatus } from './golden-build.ts';
 export { goldenNames } from './golden-manifest.ts';
 export { DockerClient } from './docker-client.ts';
 export { parseDockerHost } from './docker-host.ts';

@@ -1,11 +1,13 @@
 /**
  * Options are snake_case like every other vmhub config key; the pre-release camelCase names are
- * rejected with a message naming the key, never silently ignored.
+ * rejected with a message naming the key, never silently ignored. The same holds for a template's
+ * provider_options, which core checks against the schema when templates load.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDockerProvider } from './index.ts';
-import { DockerProviderOptionsSchema } from './options.ts';
+import { VmhubError } from '@vmhub/core';
+import dockerProvider, { createDockerProvider } from './index.ts';
+import { dockerTemplateOptions, DockerProviderOptionsSchema, DockerTemplateOptionsSchema } from './options.ts';
 
 const context = { identityPrefix: 'vmhub-opt-', log: () => {} };
 
@@ -28,4 +30,32 @@ describe('docker: options', () => {
         (e: any) => e.code === 'INVALID_REQUEST' && e.message.includes(`unknown field "${old}"`));
     });
   }
+});
+
+describe('docker: template provider_options', () => {
+  const tpl = (provider_options: Record<string, unknown>) => ({ ...dockerProvider.templates[0]!, id: 'docker-t', provider_options });
+
+  it('the built-in template and the documented options pass', () => {
+    for (const t of dockerProvider.templates) assert.doesNotThrow(() => dockerProvider.checkTemplate(t), t.id);
+    assert.doesNotThrow(() => dockerProvider.checkTemplate(tpl({ screen: '1920x1080x24', network: 'bridge', display: ':0', user: 'user' })));
+  });
+
+  it('every documented key is in the schema', () => {
+    assert.deepEqual(Object.keys(DockerTemplateOptionsSchema.properties).sort(), ['display', 'network', 'screen', 'user']);
+  });
+
+  for (const key of ['scren', 'ports', 'dockerHost']) {
+    it(`refuses the unknown key ${key}, naming it and the template`, () => {
+      assert.throws(() => dockerProvider.checkTemplate(tpl({ [key]: 'x' })), (e: unknown) =>
+        VmhubError.is(e) && e.code === 'INVALID_REQUEST' && e.message.includes(`unknown field "${key}"`) && e.message.includes('"docker-t"'));
+    });
+  }
+
+  it('refuses a malformed screen (checked at load now, not at the first create)', () => {
+    assert.throws(() => dockerProvider.checkTemplate(tpl({ screen: '1280x800' })), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && e.message.includes('screen'));
+  });
+
+  it('reads defaults for what a template leaves out', () => {
+    assert.deepEqual(dockerTemplateOptions(tpl({})), { screen: '1280x800x24', display: ':0' });
+  });
 });

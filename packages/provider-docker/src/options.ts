@@ -1,9 +1,10 @@
 /**
  * DockerProviderOptions: what an operator may set for the docker provider (config.json
- * `providers.docker`), validated (with defaults filled) by defineProvider. Keys are snake_case like
- * every other vmhub config key. TypeBox comes from @vmhub/core's re-export.
+ * `providers.docker`), validated (with defaults filled) by defineProvider; and
+ * DockerTemplateOptions, what a docker template's `provider_options` may say. Keys are snake_case
+ * like every other vmhub config key. TypeBox comes from @vmhub/core's re-export.
  */
-import { Type, type Static } from '@vmhub/core';
+import { assertValid, Type, type Static, type TemplateConfig } from '@vmhub/core';
 
 export const DockerProviderOptionsSchema = Type.Object({
   /** Daemon address: unix:///path or tcp://host:port. Default: env DOCKER_HOST, else unix:///var/run/docker.sock. */
@@ -21,3 +22,25 @@ export const DockerProviderOptionsSchema = Type.Object({
 }, { additionalProperties: false });
 
 export type DockerProviderOptions = Static<typeof DockerProviderOptionsSchema>;
+
+/**
+ * A docker template's `provider_options`, checked by core when the server loads its templates
+ * (an unknown key is refused, naming it), and read here with defaults filled.
+ */
+export const DockerTemplateOptionsSchema = Type.Object({
+  /** Xvfb screen `WIDTHxHEIGHTxDEPTH` (the container gets VMHUB_SCREEN). Default "1280x800x24". */
+  screen: Type.String({ pattern: '^[0-9]{2,5}x[0-9]{2,5}x(8|15|16|24|30)$', default: '1280x800x24', description: 'WIDTHxHEIGHTxDEPTH, e.g. 1280x800x24; default 1280x800x24' }),
+  /** Docker network: "bridge" or a network name. Default: none (only lo): a lease has no network unless its template says so. */
+  network: Type.Optional(Type.String({ minLength: 1, description: '"bridge" or a network name; default none (only lo)' })),
+  /** X display the readiness probes use. Default ":0" (the golden image's Xvfb). */
+  display: Type.String({ pattern: '^[A-Za-z0-9.-]*:[0-9]+(\\.[0-9]+)?$', default: ':0', description: 'X display for readiness probes; default ":0"' }),
+  /** Guest user for execs and files. Default: the provider's desktop_user ("user"). */
+  user: Type.Optional(Type.String({ minLength: 1, description: 'guest user for execs and files; default the provider option desktop_user' })),
+}, { additionalProperties: false });
+
+export type DockerTemplateOptions = Static<typeof DockerTemplateOptionsSchema>;
+
+/** The template's provider_options with defaults filled (already checked at load; checked again for direct callers). */
+export function dockerTemplateOptions(template: TemplateConfig): DockerTemplateOptions {
+  return assertValid<DockerTemplateOptions>(DockerTemplateOptionsSchema, structuredClone(template.provider_options ?? {}), `[vmhub] [provider-docker] template "${template.id}" provider_options`, 'provider-docker');
+}

@@ -3,7 +3,7 @@
  * shipped manifest, so a template always names the image this package version builds.
  */
 import type { TemplateConfig } from '@vmhub/core';
-import { goldenImageTag } from './golden.ts';
+import { goldenImageTag } from './golden-build.ts';
 
 export const debianX11Template: TemplateConfig = {
   id: 'debian-x11',

@@ -59,6 +59,24 @@ describe('docker: lifecycle', { timeout: 240_000 }, () => {
     assert.match(r.stdout.toString(), /dimensions:\s+1280x800 pixels/);
   });
 
+  it('each channel() call opens its own channel (its own helper); closing one leaves the other working', async () => {
+    const helpers = async (): Promise<number> => Number((await ch.exec(['pgrep', '-c', '-f', '^vmhub-exec-helper'])).stdout.toString().trim());
+    const before = await helpers();
+    const other = await provider.channel!(machine, template);
+    try {
+      assert.notEqual(other, ch, 'not pooled: a second call is a second channel');
+      assert.equal(await helpers(), before + 1, 'the second channel started its own helper in the guest');
+      assert.equal((await other.exec(['echo', 'other'])).stdout.toString(), 'other\n');
+    } finally {
+      await other.close();
+    }
+    const until = Date.now() + 5000;
+    while ((await helpers()) !== before && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await helpers(), before, 'closing the channel ended its helper');
+    await assert.rejects(other.exec(['true']), (e: any) => e.code === 'INVALID_REQUEST' && /closed/.test(e.message));
+    assert.equal((await ch.exec(['echo', 'first'])).stdout.toString(), 'first\n', 'the first channel still works');
+  });
+
   it('networking is off: only lo inside', async () => {
     const r = await ch.exec(['ls', '/sys/class/net']);
     assert.deepEqual(r.stdout.toString().trim().split(/\s+/), ['lo']);

@@ -1,16 +1,19 @@
 /**
  * @vmhub/provider-proxmox — Proxmox VE as a vmhub provider: linked (or full) clones of golden
  * templates over the REST API with an API token, tagged `vmhub-<instance>-<lease>`, a per-lease
- * SSH key through cloud-init, readiness through the QEMU guest agent, and guest channels over SSH
- * (ssh2) or the guest agent. Configuration is compatible with the vmhub seed's env names.
+ * SSH key through cloud-init, readiness through the QEMU guest agent, and a new guest channel per
+ * channel() call over SSH (ssh2) or the guest agent. Configuration is compatible with the vmhub
+ * seed's env names.
  */
-import { assertValid, CONTRACT_VERSION, defineProvider, type ProviderContext } from '@vmhub/core';
+import { assertValid, defineProvider, readPackageVersion, type ProviderContext } from '@vmhub/core';
 import { ProxmoxOptionsSchema, type ProxmoxOptions } from './options.ts';
-import { providerMethods } from './provider.ts';
+import { providerMethods } from './proxmox-provider.ts';
 import { SOURCE } from './pve-errors.ts';
 import { Runtime } from './runtime.ts';
+import { ProxmoxTemplateOptionsSchema } from './template-options.ts';
 
-export const VERSION = '0.1.0';
+/** This package's version, from its package.json. */
+export const VERSION = readPackageVersion(import.meta.url);
 
 /** Factory without I/O: clients, keys and connections are made on first use. */
 export function createProxmoxProvider(options: Partial<ProxmoxOptions>, context: ProviderContext, env: Record<string, string | undefined> = process.env): ReturnType<typeof providerMethods> {
@@ -21,8 +24,9 @@ export function createProxmoxProvider(options: Partial<ProxmoxOptions>, context:
 const proxmoxProvider = defineProvider<ProxmoxOptions>({
   id: 'proxmox',
   version: VERSION,
-  contractVersion: CONTRACT_VERSION,
+  contractVersion: 2,
   options: ProxmoxOptionsSchema,
+  templateOptions: ProxmoxTemplateOptionsSchema,
   create: (options, context) => createProxmoxProvider(options, context),
 });
 

@@ -11,6 +11,8 @@ export interface LeaseKeyPair {
   publicKey: string;
   /** `-----BEGIN OPENSSH PRIVATE KEY-----` PEM, unencrypted. */
   privateKey: string;
+  /** SHA-256 (base64) of the guest's SSH host key, pinned at the lease's first connection. */
+  hostKey?: string;
 }
 
 function sshString(data: Buffer | string): Buffer {

@@ -1,40 +1,13 @@
 /**
- * status() and availability(): which endpoints and nodes answer, and whether the token may do
- * everything a template needs (read from /access/permissions, never guessed from a failed create).
+ * availability(): whether a template's golden is on an online node and the token may do
+ * everything the template needs (read from /access/permissions, never guessed from a failed create).
  */
-import type { ProviderStatus, TemplateConfig } from '@vmhub/core';
+import type { TemplateConfig } from '@vmhub/core';
 import { findGolden, listGuests, releaseOf, type NodeInfo } from './cluster.ts';
 import { bridgePaths, describeMissing, diskStorages, missing, requirements, type PermissionMap } from './privileges.ts';
 import { toVmhubError } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';
 import { templateOptions } from './template-options.ts';
-
-export async function providerStatus(rt: Runtime): Promise<ProviderStatus> {
-  let clients;
-  try {
-    clients = rt.clients;
-  } catch (err) {
-    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
-  }
-  const nodes: NonNullable<ProviderStatus['nodes']> = [];
-  const endpoints: Record<string, unknown>[] = [];
-  for (const client of clients) {
-    try {
-      const [release, list] = await Promise.all([releaseOf(client), client.get<NodeInfo[]>('/nodes')]);
-      endpoints.push({ id: client.endpoint.id, release });
-      for (const n of list) {
-        const free = n.maxmem !== undefined && n.mem !== undefined ? `${Math.round((n.maxmem - n.mem) / 1048576)} MiB free` : undefined;
-        nodes.push({ id: clients.length > 1 ? `${client.endpoint.id}/${n.node}` : n.node, status: n.status, ...(free ? { detail: free } : {}) });
-      }
-    } catch (err) {
-      const e = toVmhubError(err, `reaching node "${client.endpoint.id}"`);
-      endpoints.push({ id: client.endpoint.id, error: e.message });
-      nodes.push({ id: client.endpoint.id, status: 'unreachable', detail: e.message });
-    }
-  }
-  const ok = nodes.some((n) => n.status === 'online');
-  return ok ? { ok, nodes, details: { endpoints } } : { ok, reason: 'no Proxmox node is online and reachable', nodes, details: { endpoints } };
-}
 
 export async function templateAvailability(rt: Runtime, template: TemplateConfig): Promise<{ availability: 'available' | 'unavailable'; reason?: string }> {
   try {

@@ -1,26 +1,27 @@
 /**
- * The provider's per-process state: resolved config and API clients (made lazily, on first use),
- * per-lease secrets, and per-machine runtime facts (address, pooled channel).
+ * The provider's per-process state: resolved config and API clients (made lazily, on first use)
+ * and per-lease secrets (dropped at destroy). No channel and no per-machine fact is kept here:
+ * each channel() opens a new connection that core owns and closes, and a guest's address is
+ * asked for again each time (it may change; the question costs one API call per session).
  */
-import type { GuestChannel, MachineRef, ProviderContext } from '@vmhub/core';
+import type { MachineRef, ProviderContext } from '@vmhub/core';
 import { VmhubError } from '@vmhub/core';
 import { resolveProxmoxConfig, type Env, type ResolvedProxmoxConfig } from './config.ts';
-import type { StepSettings } from './lifecycle.ts';
 import type { ProxmoxOptions } from './options.ts';
 import { PveClient } from './pve-client.ts';
 import { SOURCE } from './pve-errors.ts';
 import { LeaseSecrets } from './secrets.ts';
+import type { StepSettings, VmAt } from './vm-steps.ts';
 
-export interface MachineState {
-  address?: { host: string; port: number };
-  channel?: GuestChannel & { readonly closed: boolean };
+/** The MachineRef of a VM: `locate` reads it back. */
+export function machineRef(client: PveClient, node: string, vmid: number, identity: string, extra: Record<string, unknown> = {}): MachineRef {
+  return { identity, external_id: String(vmid), node, details: { endpoint: client.endpoint.id, node, vmid, ...extra } };
 }
 
 export class Runtime {
   readonly options: ProxmoxOptions;
   readonly context: ProviderContext;
   readonly env: Env;
-  readonly machines = new Map<string, MachineState>();
   #config: ResolvedProxmoxConfig | undefined;
   #clients: PveClient[] | undefined;
   #secrets: LeaseSecrets | undefined;
@@ -60,12 +61,6 @@ export class Runtime {
     };
   }
 
-  state(identity: string): MachineState {
-    let s = this.machines.get(identity);
-    if (!s) this.machines.set(identity, (s = {}));
-    return s;
-  }
-
   /** Where a MachineRef lives: its endpoint client, node and VMID. */
   locate(machine: MachineRef): { client: PveClient | undefined; node: string | undefined; vmid: number } {
     const vmid = Number(machine.external_id);
@@ -73,6 +68,13 @@ export class Runtime {
     const d = machine.details ?? {};
     const client = this.client(typeof d.endpoint === 'string' ? d.endpoint : undefined) ?? (this.clients.length === 1 ? this.clients[0] : undefined);
     const node = machine.node ?? (typeof d.node === 'string' ? d.node : undefined);
+    return { client, node, vmid };
+  }
+
+  /** Where a MachineRef lives, or NOT_FOUND when its endpoint or node is unknown. */
+  vm(machine: MachineRef): VmAt {
+    const { client, node, vmid } = this.locate(machine);
+    if (!client || !node) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] machine ${machine.identity} names no known endpoint/node`, { source: SOURCE });
     return { client, node, vmid };
   }
 
@@ -84,8 +86,6 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
-    for (const s of this.machines.values()) await s.channel?.close().catch(() => undefined);
-    this.machines.clear();
     for (const c of this.#clients ?? []) c.close();
   }
 }

@@ -30,4 +30,25 @@ describe('proxmox: lease secrets', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('the guest host key is pinned once per lease, kept across a restart and dropped with the key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-secrets-'));
+    try {
+      const s = new LeaseSecrets(dir);
+      const k = generateLeaseKeyPair('c');
+      s.pinHostKey('vmhub-a-3', 'fp-before-create');
+      assert.equal(s.get('vmhub-a-3'), undefined, 'no pin without a lease key');
+      s.put('vmhub-a-3', k);
+      s.pinHostKey('vmhub-a-3', 'fp-one');
+      s.pinHostKey('vmhub-a-3', 'fp-two');
+      assert.equal(s.get('vmhub-a-3')?.hostKey, 'fp-one', 'the first pin wins');
+      assert.equal(s.get('vmhub-a-3')?.privateKey, k.privateKey);
+      const restarted = new LeaseSecrets(dir);
+      assert.equal(restarted.get('vmhub-a-3')?.hostKey, 'fp-one');
+      restarted.drop('vmhub-a-3');
+      assert.equal(new LeaseSecrets(dir).get('vmhub-a-3'), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

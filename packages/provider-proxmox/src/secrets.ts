@@ -1,7 +1,8 @@
 /**
- * Per-lease secrets (the private SSH key) live in this process's memory and, when a state dir is
- * configured, in one 0600 file per lease so a restarted server can still reach its machines.
- * They are dropped at teardown and never logged or put in MachineRef details.
+ * Per-lease secrets (the private SSH key, and the guest host key pinned at the first connection)
+ * live in this process's memory and, when a state dir is configured, in one 0600 file per lease so
+ * a restarted server can still reach its machines. They are dropped at teardown and never logged
+ * or put in MachineRef details.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,17 @@ export class LeaseSecrets {
 
   put(identity: string, keys: LeaseKeyPair): void {
     this.#memory.set(identity, keys);
+    this.#write(identity, keys);
+  }
+
+  /** Remember the guest's host key for the lease (first pin wins; later channels must match it). */
+  pinHostKey(identity: string, fingerprint: string): void {
+    const keys = this.get(identity);
+    if (!keys || keys.hostKey !== undefined) return;
+    this.put(identity, { ...keys, hostKey: fingerprint });
+  }
+
+  #write(identity: string, keys: LeaseKeyPair): void {
     const file = this.#file(identity);
     if (file && this.#dir) {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });

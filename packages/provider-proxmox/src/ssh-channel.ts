@@ -1,7 +1,8 @@
 /**
- * GuestChannel over SSH (ssh2) with the lease's own key: one connection per machine, many exec
+ * GuestChannel over SSH (ssh2) with the lease's own key: one connection per channel, many exec
  * channels on it, reconnected lazily if it drops. Optionally through a jump host. The guest's host
- * key is new for every clone, so it is pinned on first use for the life of the lease (TOFU).
+ * key is new for every clone, so it is pinned on first use for the life of the lease (TOFU): the
+ * caller passes the pin a previous channel of the lease learnt, and is told the one this learns.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -26,6 +27,10 @@ export interface SshTarget {
   readyTimeoutMs?: number;
   /** Default cap for getFile. Default 64 MiB. */
   maxFileBytes?: number;
+  /** SHA-256 (base64) the guest's host key must have; unset: trust the first one seen. */
+  hostKey?: string;
+  /** Called once with the host key fingerprint this channel pinned (when `hostKey` was unset). */
+  onHostKey?: (fingerprint: string) => void;
 }
 
 const DEFAULT_TIMEOUT = 30_000;
@@ -79,6 +84,7 @@ export class SshChannel implements GuestChannel {
 
   constructor(target: SshTarget) {
     this.#target = target;
+    this.#hostKey = target.hostKey;
   }
 
   get home(): string | undefined {
@@ -124,7 +130,10 @@ export class SshChannel implements GuestChannel {
       keepaliveInterval: 15_000, keepaliveCountMax: 4,
       hostVerifier: (key: Buffer): boolean => {
         const fp = createHash('sha256').update(key).digest('base64');
-        this.#hostKey ??= fp;
+        if (this.#hostKey === undefined) {
+          this.#hostKey = fp;
+          t.onHostKey?.(fp);
+        }
         return this.#hostKey === fp;
       },
     });

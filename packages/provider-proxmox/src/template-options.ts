@@ -1,5 +1,7 @@
 /**
  * `provider_options` of a Proxmox template: where it may run, how it is cloned and reached.
+ * Core checks templates against the schema when the server loads them (an unknown key is refused,
+ * naming it); templateOptions() reads them with defaults filled.
  */
 import { assertValid, Type, type Static, type TemplateConfig } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
@@ -29,12 +31,12 @@ export const ProxmoxTemplateOptionsSchema = Type.Object({
     port: Type.Integer({ minimum: 1, maximum: 65535, default: 22 }),
     user: Type.String({ minLength: 1 }),
     private_key_path: Type.String({ minLength: 1 }),
-  })),
+  }, { additionalProperties: false })),
   /** cloud-init `ipconfig0`, e.g. "ip=dhcp". Default: keep the template's. */
   ipconfig0: Type.Optional(Type.String({ minLength: 1 })),
   /** Refuse nodes with less free memory than this (MiB). Default: the template's memory_mb, else 0. */
   min_free_memory_mb: Type.Optional(Type.Integer({ minimum: 0 })),
-}, { additionalProperties: true });
+}, { additionalProperties: false });
 
 export type ProxmoxTemplateOptions = Static<typeof ProxmoxTemplateOptionsSchema>;
 

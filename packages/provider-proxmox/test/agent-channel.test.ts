@@ -127,6 +127,19 @@ for (const mode of ['9', '8'] as const) {
       assert.equal(getEventListeners(idle.signal, 'abort').length, 0);
     });
 
+    it('two channel() calls give independent channels: closing one leaves the other working', async () => {
+      const a = await provider.channel!(machine, tpl);
+      const b = await provider.channel!(machine, tpl);
+      assert.notEqual(a, b, 'each call opens a new channel');
+      await a.close();
+      await assert.rejects(a.exec(['true']), (e: unknown) => VmhubError.is(e) && e.code === 'LEASE_NOT_READY');
+      assert.equal((await b.exec(['printf', '%s\\0', 'b'])).stdout.toString(), 'b\0');
+      await b.close();
+      const c = await provider.channel!(machine, tpl);
+      assert.equal((await c.exec(['printf', '%s\\0', 'c'])).stdout.toString(), 'c\0', 'a channel opened after both closed works');
+      await c.close();
+    });
+
     it('a provider that knows no SSH key for the lease (restart without state_dir) falls back to the agent', async () => {
       const restarted = providerFor(sim, 'agt');
       const ch = await restarted.channel!(machine, template());

@@ -2,7 +2,9 @@
  * Full lifecycle against the simulator in PVE 9.1 and 8.4 modes, with the guest's SSH address
  * pointing at a real sshd on loopback that trusts the key cloud-init would install (read from the
  * config the guest saw at start): create → ready (every stage) → exec / files / archive over SSH
- * → list → destroy (tag verified, purge, VM gone) → destroy again is already_gone.
+ * → list → destroy (tag verified, purge, VM gone) → destroy again is already_gone. Channels are
+ * never pooled: each channel() call is its own SSH connection, and once the callers closed theirs
+ * the provider holds none (counted on this process's sockets).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { MachineRef, Provider } from '@vmhub/core';
+import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
 import { startTestSshd, type TestSshd, type PveSimulator } from '@vmhub/pve-simulator';
+import { settle } from './helpers/connections.ts';
 import { lease, providerFor, stageRecorder, startSim, template } from './helpers/setup.ts';
 
 for (const mode of ['9', '8'] as const) {
@@ -80,23 +83,44 @@ for (const mode of ['9', '8'] as const) {
       assert.deepEqual([...rec.stages.keys()], ['clone', 'start', 'agent', 'address', 'channel']);
       assert.ok([...rec.stages.values()].every((s) => s.status === 'done'), JSON.stringify([...rec.stages]));
       assert.equal(sim.state.vm(vmid)?.status, 'running');
+      assert.equal(await settle(sshd.port, 0), 0, 'ready closed the SSH channel it probed with');
+    });
+
+    it('two channel() calls give independent channels: closing one leaves the other working', async () => {
+      const a = await provider.channel!(machine, tpl());
+      const b = await provider.channel!(machine, tpl());
+      try {
+        assert.notEqual(a, b, 'each call opens a new channel');
+        assert.equal(await settle(sshd.port, 2), 2, 'each channel has its own SSH connection');
+        await a.close();
+        assert.equal(await settle(sshd.port, 1), 1, 'closing one channel closes only its connection');
+        await assert.rejects(a.exec(['true']), (e: unknown) => VmhubError.is(e) && e.code === 'LEASE_NOT_READY');
+        assert.equal((await b.exec(['echo', 'still open'])).stdout.toString(), 'still open\n');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+      assert.equal(await settle(sshd.port, 0), 0);
     });
 
     it('exec, files and archives run over SSH', async () => {
       const ch = await provider.channel!(machine, tpl());
-      assert.equal(await provider.channel!(machine, tpl()), ch, 'the channel is pooled');
-      const argv = ["it's", '$(id -u)', '`uname`', 'a;b&&c|d', '"', '\\n', '*', ''];
-      const r = await ch.exec(['printf', '%s\\0', ...argv]);
-      assert.deepEqual(r.stdout.toString().split('\0').slice(0, -1), argv);
-      const data = randomBytes(1024 * 1024);
-      await ch.putFile(join(work, 'up/one.bin'), data);
-      const back = await ch.getFile(join(work, 'up/one.bin'));
-      assert.equal(createHash('sha256').update(back).digest('hex'), createHash('sha256').update(data).digest('hex'));
-      const src = mkdtempSync(join(tmpdir(), 'vmhub-tar-'));
-      writeFileSync(join(src, 'f.txt'), 'tar content');
-      await ch.putArchive!(join(work, 'arch'), Readable.from([execFileSync('tar', ['-c', '-C', src, '.'])]));
-      rmSync(src, { recursive: true, force: true });
-      assert.equal((await ch.getFile(join(work, 'arch/f.txt'))).toString(), 'tar content');
+      try {
+        const argv = ["it's", '$(id -u)', '`uname`', 'a;b&&c|d', '"', '\\n', '*', ''];
+        const r = await ch.exec(['printf', '%s\\0', ...argv]);
+        assert.deepEqual(r.stdout.toString().split('\0').slice(0, -1), argv);
+        const data = randomBytes(1024 * 1024);
+        await ch.putFile(join(work, 'up/one.bin'), data);
+        const back = await ch.getFile(join(work, 'up/one.bin'));
+        assert.equal(createHash('sha256').update(back).digest('hex'), createHash('sha256').update(data).digest('hex'));
+        const src = mkdtempSync(join(tmpdir(), 'vmhub-tar-'));
+        writeFileSync(join(src, 'f.txt'), 'tar content');
+        await ch.putArchive!(join(work, 'arch'), Readable.from([execFileSync('tar', ['-c', '-C', src, '.'])]));
+        rmSync(src, { recursive: true, force: true });
+        assert.equal((await ch.getFile(join(work, 'arch/f.txt'))).toString(), 'tar content');
+      } finally {
+        await ch.close(); // what core does at the end of the lease session
+      }
     });
 
     it('after a restart (same state_dir) the lease key is still there: SSH works from a new provider', async () => {
@@ -106,7 +130,26 @@ for (const mode of ['9', '8'] as const) {
       await provider.close?.();
       provider = providerFor(sim, 'life', { state_dir: stateDir });
       const ch = await provider.channel!(machine, tpl());
-      assert.equal((await ch.exec(['echo', 'still here'])).stdout.toString(), 'still here\n');
+      try {
+        assert.equal((await ch.exec(['echo', 'still here'])).stdout.toString(), 'still here\n');
+      } finally {
+        await ch.close();
+      }
+    });
+
+    it('the guest host key pinned by the lease\'s first channel binds every later one (and survives the restart)', async () => {
+      // Another sshd (another host key) that trusts the lease key: an impostor at the guest's address.
+      const impostor = await startTestSshd();
+      try {
+        impostor.authorize(decodeURIComponent(String(sim.state.vm(vmid)?.cloudInitAtStart?.sshkeys)));
+        const there = template({}, { address_override: `${impostor.host}:${impostor.port}`, ciuser: impostor.user });
+        await assert.rejects(provider.channel!(machine, there), (e: unknown) => VmhubError.is(e) && /SSH to .* failed/.test(e.message));
+        assert.equal(await settle(impostor.port, 0), 0, 'the refused channel left no connection behind');
+        const ch = await provider.channel!(machine, tpl());
+        await ch.close();
+      } finally {
+        await impostor.stop();
+      }
     });
 
     it('list finds the machine by its tag prefix', async () => {
@@ -115,7 +158,9 @@ for (const mode of ['9', '8'] as const) {
     });
 
     it('destroy verifies the tag, stops, purges and confirms the VM is gone', async () => {
+      assert.equal(await settle(sshd.port, 0), 0, 'the provider holds no channel once its callers closed theirs');
       assert.equal(await provider.destroy(machine), 'destroyed');
+      assert.equal(await settle(sshd.port, 0), 0, 'destroy leaves no channel of the provider open');
       assert.equal(sim.state.vm(vmid), undefined);
       const rec = sim.state.destroyed.find((d) => d.vmid === vmid);
       assert.ok(rec);

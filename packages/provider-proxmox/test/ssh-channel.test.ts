@@ -144,6 +144,27 @@ describe('proxmox: ssh channel', () => {
     }
   });
 
+  it('pins the host key: reports the one it trusted first, refuses another one it was given', async () => {
+    const keys = generateLeaseKeyPair('vmhub-pin');
+    sshd.authorize(keys.publicKey);
+    const seen: string[] = [];
+    const first = new SshChannel({ host: sshd.host, port: sshd.port, user: sshd.user, privateKey: keys.privateKey, onHostKey: (fp) => seen.push(fp) });
+    await first.open();
+    await first.close();
+    assert.equal(seen.length, 1);
+    assert.match(seen[0]!, /^[A-Za-z0-9+/]{43}=$/, 'a base64 SHA-256');
+    const same = new SshChannel({ host: sshd.host, port: sshd.port, user: sshd.user, privateKey: keys.privateKey, hostKey: seen[0], onHostKey: (fp) => seen.push(fp) });
+    try {
+      assert.equal((await same.exec(['echo', 'pinned'])).stdout.toString(), 'pinned\n');
+    } finally {
+      await same.close();
+    }
+    assert.equal(seen.length, 1, 'a channel given the pin does not report a new one');
+    const other = new SshChannel({ host: sshd.host, port: sshd.port, user: sshd.user, privateKey: keys.privateKey, hostKey: 'A'.repeat(43) + '=' });
+    await assert.rejects(other.exec(['true']), (e: unknown) => VmhubError.is(e) && /SSH to .* failed/.test(e.message));
+    await other.close();
+  });
+
   it('many concurrent execs share one connection', async () => {
     const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => ch.exec(['echo', String(i)])));
     assert.deepEqual(rs.map((r) => r.stdout.toString().trim()), Array.from({ length: 20 }, (_, i) => String(i)));

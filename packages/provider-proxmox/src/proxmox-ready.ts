@@ -2,17 +2,18 @@
  * Readiness, stage by stage (shown in vm_lease_status): clone (verified: the VM carries the
  * identity tag) → start (task polled) → agent (guest-agent ping answers) → address (first usable
  * IPv4, or the template's override) → channel (SSH connects and runs `true`, or the agent runs
- * it). Every wait is bounded by the template's ready_timeout_seconds.
+ * it). Every wait is bounded by the template's ready_timeout_seconds. The channel it probes with
+ * is closed again: the lease session opens its own.
  */
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
 import { splitTags } from './cluster.ts';
-import { readConfig, start, status } from './lifecycle.ts';
-import { agentAddress, openChannel, resolveAddress, vmAt } from './open-channel.ts';
+import { agentAddress, openChannel, resolveAddress } from './proxmox-channel.ts';
 import { sleep } from './pve-client.ts';
 import { isPveApiError, SOURCE, toVmhubError } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';
 import { identityTag, templateOptions } from './template-options.ts';
+import { readConfig, start, status } from './vm-steps.ts';
 
 class StageTimeout extends Error {}
 
@@ -21,7 +22,7 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
   const timeoutMs = (req.template.ready_timeout_seconds ?? 300) * 1000;
   const deadline = Date.now() + timeoutMs;
   const signal = AbortSignal.any([req.signal, AbortSignal.timeout(timeoutMs)]);
-  const vm = await vmAt(rt, machine);
+  const vm = rt.vm(machine);
   const poll = rt.options.ready_poll_ms;
 
   const stage = async <T>(name: string, fn: () => Promise<{ value: T; detail?: string }>): Promise<T> => {
@@ -87,10 +88,10 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
     if (t.address_override) {
       // Still ask the agent, so a guest whose network never came up is noticed in the log.
       const seen = await agentAddress(vm, signal).catch(() => undefined);
-      const a = await resolveAddress(rt, machine, req.template, vm, signal);
+      const a = await resolveAddress(req.template, vm, signal);
       return { value: a, detail: `${a?.host}:${a?.port} (override; agent reports ${seen ?? 'none'})` };
     }
-    const a = await until(() => resolveAddress(rt, machine, req.template, vm, signal), (err) => notYet(err) === false);
+    const a = await until(() => resolveAddress(req.template, vm, signal), (err) => notYet(err) === false);
     return { value: a, detail: `${a.host}:${a.port}` };
   });
 
@@ -98,11 +99,11 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
     const kind = await until(async () => {
       const ch = await openChannel(rt, machine, req.template, signal);
       const agent = ch instanceof AgentChannel;
-      const r = agent ? await ch.exec(['true'], { timeoutMs: 15_000 }, true) : await ch.exec(['true'], { timeoutMs: 15_000 });
-      if (r.exit_code !== 0) {
+      try {
+        const r = agent ? await ch.exec(['true'], { timeoutMs: 15_000 }, true) : await ch.exec(['true'], { timeoutMs: 15_000 });
+        if (r.exit_code !== 0) throw new Error(`probe \`true\` exited ${r.exit_code}${r.timed_out ? ' (timed out)' : ''}`);
+      } finally {
         await ch.close();
-        rt.state(machine.identity).channel = undefined;
-        throw new Error(`probe \`true\` exited ${r.exit_code}${r.timed_out ? ' (timed out)' : ''}`);
       }
       return agent ? 'guest agent' : `ssh ${address?.host}:${address?.port}`;
     }, (err) => VmhubError.is(err) && err.code === 'POLICY_DENIED');

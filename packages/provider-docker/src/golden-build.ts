@@ -1,13 +1,14 @@
 /**
- * Golden images: build (when the manifest-hash tag is missing) and report status. The server's
- * `vmhub-server golden build <name>` and the standalone golden/build.mjs both call buildGolden.
+ * Golden images: build (when the manifest-hash tag is missing) and report status. The provider
+ * spec's goldens (docker-golden.ts, behind `vmhub-server golden …`) and the standalone
+ * golden/build.mjs both call buildGolden.
  */
 import { VmhubError } from '@vmhub/core';
 import { spawnSync } from 'node:child_process';
 import { DockerClient } from './docker-client.ts';
 import { buildWithDebootstrap } from './golden-debootstrap.ts';
 import { buildWithDockerfile, dockerfile } from './golden-dockerfile.ts';
-import { acquireGoldenLock } from './golden-lock.ts';
+import { acquireGoldenLock, buildCancelled } from './golden-lock.ts';
 import { loadGolden } from './golden-manifest.ts';
 
 export type GoldenBuildMethod = 'auto' | 'dockerfile' | 'debootstrap';
@@ -25,6 +26,8 @@ export interface BuildGoldenOptions {
   cacheDir?: string;
   /** Dockerfile path: network for the build's RUN steps (e.g. "host" where the bridge has no route out). Default: the daemon's. */
   buildNetwork?: string;
+  /** Cancels the build: the daemon request or the debootstrap/chroot processes are stopped. */
+  signal?: AbortSignal;
 }
 
 export interface GoldenStatus {
@@ -91,6 +94,7 @@ export async function buildGolden(name: string, options: BuildGoldenOptions = {}
   const started = Date.now();
   const log = options.log ?? (() => {});
   const g = loadGolden(name);
+  if (options.signal?.aborted) throw buildCancelled(name, options.signal);
   const docker = new DockerClient({ host: options.dockerHost });
   try {
     const before = await goldenStatus(name, { docker });
@@ -98,7 +102,7 @@ export async function buildGolden(name: string, options: BuildGoldenOptions = {}
       log(`${g.tag} is already built`);
       return { ...before, rebuilt: false, duration_ms: Date.now() - started };
     }
-    const release = await acquireGoldenLock(name, log);
+    const release = await acquireGoldenLock(name, log, undefined, options.signal);
     try {
       return await buildLocked(name, g, docker, options, log, started);
     } finally {
@@ -117,8 +121,8 @@ async function buildLocked(name: string, g: ReturnType<typeof loadGolden>, docke
   }
   const method = await pickMethod(options.method ?? 'auto', g.manifest.debian.base_image, docker);
   log(`building ${g.tag} with ${method}`);
-  if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log, options.cacheDir);
-  else await buildWithDockerfile(g, docker, log, options.buildNetwork);
+  if (method === 'debootstrap') await buildWithDebootstrap(g, docker, log, options.cacheDir, options.signal);
+  else await buildWithDockerfile(g, docker, log, options.buildNetwork, options.signal);
   const after = await goldenStatus(name, { docker });
   if (!after.built) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden build of ${g.tag} finished but the image is not there`, { source: 'provider-docker' });
   log(`built ${g.tag} (${((after.size_bytes ?? 0) / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(0)} s`);

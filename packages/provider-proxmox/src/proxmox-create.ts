@@ -1,0 +1,80 @@
+/**
+ * create(): place, clone, tag and key a VM for a lease. Idempotent per identity: a VM already
+ * carrying the lease's tag is returned. A clone left untagged by a failed configure is removed at
+ * once (the reaper could not find it), and stray clones of ambiguous attempts are swept.
+ */
+import type { CreateRequest, MachineRef } from '@vmhub/core';
+import { cloneTemplate, sweepStrays, type CloneSpec } from './clone.ts';
+import { choosePlacement, listGuests, splitTags, type VmResource } from './cluster.ts';
+import { encodeSshKeys, generateLeaseKeyPair } from './keys.ts';
+import type { Params, PveClient } from './pve-client.ts';
+import { machineRef, type Runtime } from './runtime.ts';
+import { identityTag, templateOptions, vmName } from './template-options.ts';
+import { configure, remove, type VmAt } from './vm-steps.ts';
+
+async function findByIdentity(rt: Runtime, identity: string): Promise<{ client: PveClient; guest: VmResource } | undefined> {
+  const tag = identityTag(identity);
+  for (const client of rt.clients) {
+    const guests = await listGuests(client);
+    const guest = guests.find((g) => splitTags(g.tags).includes(tag));
+    if (guest) return { client, guest };
+  }
+  return undefined;
+}
+
+export async function createVm(rt: Runtime, req: CreateRequest): Promise<MachineRef> {
+  const log = rt.context.log;
+  const t = templateOptions(req.template);
+  const tag = identityTag(req.identity);
+  const existing = await findByIdentity(rt, req.identity).catch(() => undefined);
+  if (existing) return machineRef(existing.client, existing.guest.node, existing.guest.vmid, req.identity);
+
+  const minFree = t.min_free_memory_mb ?? req.template.resources?.memory_mb ?? 0;
+  const place = await choosePlacement(rt.clients, req.template.golden, t, minFree, req.signal);
+  const keys = generateLeaseKeyPair(`vmhub-${req.lease_id}`);
+  rt.secrets.put(req.identity, keys);
+  const steps = rt.steps(req.signal);
+  const spec: CloneSpec = {
+    node: place.node, templateVmid: place.templateVmid, name: vmName(req.identity), identity: req.identity, tag,
+    description: `Managed by vmhub; destroyed when the lease ends.\nidentity: ${req.identity}\nlease: ${req.lease_id}\ntemplate: ${req.template.id}\ncreated: ${new Date().toISOString()}`,
+    full: t.full_clone, storage: t.storage, pool: t.pool, attempts: rt.options.lock_retries + 1, retryBaseMs: rt.options.retry_base_ms, task: steps.task, strays: [],
+  };
+  const sweep = async (): Promise<void> => {
+    if (spec.strays.length === 0) return;
+    const settle = Math.min(2 * rt.options.request_timeout_ms, 35_000);
+    await sweepStrays(place.client, spec, settle, (vmid) => remove({ client: place.client, node: place.node, vmid }, rt.steps()))
+      .catch((e: Error) => log('error', 'could not remove a stray clone of this lease: the reaper will find it by its tag', { node: place.node, error: e.message }));
+  };
+  let vmid: number;
+  try {
+    vmid = await cloneTemplate(place.client, spec);
+  } catch (err) {
+    await sweep();
+    rt.secrets.drop(req.identity);
+    throw err;
+  }
+  // Strays are looked at again while this lease's clone is configured.
+  const swept = sweep();
+  const vm: VmAt = { client: place.client, node: place.node, vmid };
+  const params: Params = {
+    tags: tag,
+    ciuser: t.ciuser ?? rt.options.ciuser,
+    sshkeys: encodeSshKeys([keys.publicKey]),
+    ipconfig0: t.ipconfig0,
+  };
+  if (req.template.resources?.cpus !== undefined) params.cores = Math.max(1, Math.ceil(req.template.resources.cpus));
+  if (req.template.resources?.memory_mb !== undefined) params.memory = String(req.template.resources.memory_mb);
+  try {
+    await configure(vm, params, steps);
+  } catch (err) {
+    // The clone is ours (we just made it) but untagged: remove it now, the reaper could not find it.
+    log('warn', 'configuring the clone failed; removing it', { vmid, node: place.node, error: (err as Error).message });
+    await remove(vm, rt.steps()).catch((e: Error) => log('error', 'could not remove an untagged clone: remove it by hand', { vmid, node: place.node, error: e.message }));
+    await swept;
+    rt.secrets.drop(req.identity);
+    throw err;
+  }
+  await swept;
+  log('info', 'clone created', { vmid, node: place.node, endpoint: place.client.endpoint.id, identity: req.identity });
+  return machineRef(place.client, place.node, vmid, req.identity, { template_vmid: place.templateVmid });
+}

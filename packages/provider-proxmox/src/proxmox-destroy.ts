@@ -1,0 +1,68 @@
+/**
+ * destroy(): re-read the VM (finding it by VMID across nodes if it moved), refuse one that does
+ * not carry the lease's identity tag, else stop, purge and confirm it is gone. The lease's key is
+ * dropped; no channel is closed here, since the provider holds none (core closes the session's).
+ */
+import { VmhubError, type DestroyOutcome, type MachineRef } from '@vmhub/core';
+import { listGuests, splitTags } from './cluster.ts';
+import { isForbidden, isGone, toVmhubError } from './pve-errors.ts';
+import type { Runtime } from './runtime.ts';
+import { identityTag } from './template-options.ts';
+import { readConfig, remove, stop, type VmAt } from './vm-steps.ts';
+
+export async function destroyVm(rt: Runtime, machine: MachineRef): Promise<DestroyOutcome> {
+  const log = rt.context.log;
+  const tag = identityTag(machine.identity);
+  let { client, node, vmid } = rt.locate(machine);
+  // Find where the VM is now (it may have migrated, or the ref may lack the endpoint).
+  const candidates = client ? [client] : rt.clients;
+  let config: Record<string, unknown> | undefined;
+  // A 403 is treated like "gone" only when /cluster/resources (which lists every VM the token
+  // may audit) does not show the VMID either: with pool-scoped rights a destroyed VM reads as 403.
+  const absent = (err: unknown): boolean => isGone(err) || isForbidden(err);
+  for (const c of candidates) {
+    if (node) {
+      try {
+        config = await readConfig({ client: c, node, vmid });
+        client = c;
+        break;
+      } catch (err) {
+        if (!absent(err)) throw toVmhubError(err, `reading VM ${vmid} before destroying it`);
+      }
+    }
+    const guest = (await listGuests(c)).find((g) => g.vmid === vmid);
+    if (guest) {
+      node = guest.node;
+      client = c;
+      try {
+        config = await readConfig({ client: c, node, vmid });
+      } catch (err) {
+        throw toVmhubError(err, `reading VM ${vmid} before destroying it`);
+      }
+      break;
+    }
+  }
+  const forget = (): void => rt.secrets.drop(machine.identity);
+  if (!config || !client || !node) {
+    forget();
+    return 'already_gone';
+  }
+  if (!splitTags(config.tags as string | undefined).includes(tag)) {
+    log('warn', 'refusing to destroy a VM that does not carry this lease\'s identity tag', { vmid, node, expected: tag, found: config.tags ?? null });
+    return 'identity_mismatch';
+  }
+  const vm: VmAt = { client, node, vmid };
+  try {
+    await stop(vm, rt.steps());
+    await remove(vm, rt.steps());
+  } catch (err) {
+    if (isGone(err) || (VmhubError.is(err) && err.code === 'NOT_FOUND')) {
+      forget();
+      return 'already_gone';
+    }
+    throw toVmhubError(err, `destroying VM ${vmid}`);
+  }
+  forget();
+  log('info', 'VM destroyed', { vmid, node, identity: machine.identity });
+  return 'destroyed';
+}

@@ -1,0 +1,25 @@
+/**
+ * list(): the VMs on every endpoint whose tag starts with this instance's identity prefix (the
+ * reaper's orphan sweep); `created_at` derived from a running VM's uptime.
+ */
+import type { OwnedMachine } from '@vmhub/core';
+import { listGuests, splitTags } from './cluster.ts';
+import { machineRef, type Runtime } from './runtime.ts';
+import { identityTag } from './template-options.ts';
+
+export async function listOwned(rt: Runtime): Promise<OwnedMachine[]> {
+  const prefix = rt.context.identityPrefix;
+  const prefixTag = identityTag(prefix);
+  const out = new Map<string, OwnedMachine>();
+  for (const client of rt.clients) {
+    const guests = await listGuests(client);
+    for (const g of guests) {
+      const tag = splitTags(g.tags).find((x) => x.startsWith(prefixTag) && x.length > prefixTag.length);
+      if (!tag || out.has(tag)) continue;
+      const owned: OwnedMachine = machineRef(client, g.node, g.vmid, prefix + tag.slice(prefixTag.length));
+      if (g.status === 'running' && typeof g.uptime === 'number' && g.uptime > 0) owned.created_at = Date.now() - g.uptime * 1000;
+      out.set(tag, owned);
+    }
+  }
+  return [...out.values()];
+}

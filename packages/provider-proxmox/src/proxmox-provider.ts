@@ -1,0 +1,37 @@
+/**
+ * The proxmox provider's methods, wired from one file per role. Any API failure that escapes a
+ * step still leaves as a mapped VmhubError (POLICY_DENIED, LOCK_CONTENTION, …), never INTERNAL.
+ */
+import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, TemplateConfig } from '@vmhub/core';
+import { openChannel } from './proxmox-channel.ts';
+import { createVm } from './proxmox-create.ts';
+import { destroyVm } from './proxmox-destroy.ts';
+import { listOwned } from './proxmox-list.ts';
+import { runReady } from './proxmox-ready.ts';
+import { providerStatus } from './proxmox-status.ts';
+import { toVmhubError } from './pve-errors.ts';
+import { templateAvailability } from './rights.ts';
+import type { Runtime } from './runtime.ts';
+
+const guard = <A extends unknown[], R>(what: string, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+  try {
+    return await fn(...args);
+  } catch (err) {
+    throw toVmhubError(err, what);
+  }
+};
+
+export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): Record<string, number> } {
+  return {
+    status: () => providerStatus(rt),
+    availability: (template: TemplateConfig) => templateAvailability(rt, template),
+    create: guard('create', (req: CreateRequest) => createVm(rt, req)),
+    ready: guard('ready', (machine: MachineRef, req: ReadyRequest) => runReady(rt, machine, req)),
+    destroy: guard('destroy', (machine: MachineRef) => destroyVm(rt, machine)),
+    list: guard('list', () => listOwned(rt)),
+    // A new channel per call: core opens one per lease session and closes it.
+    channel: guard('channel', (machine: MachineRef, template: TemplateConfig) => openChannel(rt, machine, template)),
+    close: () => rt.close(),
+    callCounts: () => rt.callCounts(),
+  };
+}
