@@ -1,6 +1,6 @@
 // Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
 // machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
-//   names: cold-start, desktop, console, reaper
+//   names: cold-start, desktop, console, reaper, sessions
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -11,6 +11,7 @@ const BENCHES = {
   desktop: { file: './desktop.mjs', title: 'Docker + X11 through MCP vs one `docker exec` per action (issue 3)', targets: 'vm_click p50 ≤ 20 ms; vm_screenshot p50 ≤ 150 ms and ≤ 300 KB at 1280×800; create → ready ≤ 5 s with the image present' },
   console: { file: './console.mjs', title: 'QEMU (TCG) + console adapter through MCP (issue 6)', targets: 'measured, no target: boot → ready under TCG; vm_screenshot p50; vm_key p50' },
   reaper: { file: './reaper-pass.mjs', spawn: true, title: 'Reaper pass over 10 000 leases (issue 4)', targets: 'one pass ≤ 1 s; memory peak reported' },
+  sessions: { file: './session-leak.mjs', spawn: true, nodeArgs: ['--expose-gc'], args: ['--leases', '800'], title: 'Per-lease state after 800 leases, in process (issue 9)', targets: 'every per-lease count back to 0; heap growth per lease after the deadline timers settle ≈ 0 (floor: the same calls without leases)' },
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
@@ -40,7 +41,7 @@ for (const name of Object.keys(BENCHES)) {
     try {
       // Scripts that run as a command print their figures as JSON on stdout.
       const result = b.spawn
-        ? JSON.parse(execFileSync(process.execPath, [path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 }))
+        ? JSON.parse(execFileSync(process.execPath, [...(b.nodeArgs ?? []), path, ...(b.args ?? [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * 1024 * 1024 }))
         : await (await import(path)).run();
       body = '```json\n' + JSON.stringify(result, null, 2) + '\n```\n' + `_measured ${new Date().toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s_`;
     } catch (err) {

@@ -9,6 +9,9 @@ import { join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { checkCloneUrl } from '../src/clone.ts';
+import { credentialFor } from '../src/clone/credentials.ts';
+import { gitPlan } from '../src/clone/git-plan.ts';
+import { resolveCloneTarget } from '../src/clone/policy.ts';
 import { connect, errorCode, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -91,5 +94,56 @@ describe('server: clone URL policy', () => {
     assert.throws(() => checkCloneUrl('https://u:p@github.com/r', policy), /must not carry credentials/);
     assert.throws(() => checkCloneUrl('--upload-pack=x', policy), /must not start with "-"/);
     assert.throws(() => checkCloneUrl('ext::sh -c touch% /tmp/pwn', policy));
+  });
+});
+
+describe('server: clone guard decides on addresses', () => {
+  const policy = { allowed_schemes: ['https', 'http', 'ssh', 'git'], allowed_hosts: [], allow_file: false, allow_private_hosts: false, credentials: {}, timeout_seconds: 1, max_bytes: 1 };
+  it('reads every numeric spelling of an address as the resolver does, and judges the address', () => {
+    for (const host of ['127.1', '0x7f.1', '2130706433', '0177.0.0.1', '127.0.0.1.', '[::ffff:127.0.0.1]', '[::1]', '0.0.0.0', '169.254.169.254', '[fc00::1]', '[fe80::1]', '10.1.1.1', '172.20.0.1', '192.168.0.1', '100.64.0.1']) {
+      for (const url of [`git://${host}:9418/r`, `http://${host}/r`, `git@${host}:r`]) assert.throws(() => checkCloneUrl(url, policy), (e: any) => e.code === 'POLICY_DENIED', url);
+    }
+    for (const url of ['https://localhost./r', 'https://foo.localhost/r', 'ssh://git@LOCALHOST/r']) assert.throws(() => checkCloneUrl(url, policy), /loopback or private name/, url);
+    assert.deepEqual(checkCloneUrl('git://8.8.8.8/r', policy), { scheme: 'git', host: '8.8.8.8' });
+    assert.deepEqual(checkCloneUrl('HTTPS://GitHub.COM./a/b', policy), { scheme: 'https', host: 'github.com' });
+    assert.deepEqual(checkCloneUrl('git://0x7f.1/r', { ...policy, allow_private_hosts: true }), { scheme: 'git', host: '127.0.0.1' });
+    assert.throws(() => checkCloneUrl('http://0.0.0.0/r', { ...policy, allow_private_hosts: true }), /never connects to unspecified/);
+  });
+  it('refuses authorities parsers disagree on, instead of guessing', () => {
+    for (const url of ['git://%31%32%37.0.0.1/r', 'http://a#@127.0.0.1/r', 'http://a\\@127.0.0.1/r', 'http://[::1%25lo]/r', 'git://x.0x7f/r', 'http://1.2.3.4.5/r', 'http://h:0/r', 'http://h', 'fd::x']) {
+      assert.throws(() => checkCloneUrl(url, policy), (e: any) => ['INVALID_REQUEST', 'POLICY_DENIED'].includes(e.code), url);
+    }
+  });
+  it('checks every resolved address, and refuses names that do not resolve', async () => {
+    await assert.rejects(resolveCloneTarget('https://two.example/r', policy, async () => ['93.184.216.34', '10.0.0.5'], 1000), /resolves to 10\.0\.0\.5 \(private\)/);
+    await assert.rejects(resolveCloneTarget('https://mapped.example/r', policy, async () => ['::ffff:7f00:1'], 1000), /loopback/);
+    await assert.rejects(resolveCloneTarget('https://none.example/r', policy, async () => { throw Object.assign(new Error('x'), { code: 'ENOTFOUND' }); }, 1000), (e: any) => e.code === 'NOT_FOUND');
+    const t = await resolveCloneTarget('https://ok.example/r', policy, async () => ['93.184.216.34', '2606:2800::1', '93.184.216.34'], 1000);
+    assert.deepEqual(t.addresses, ['93.184.216.34', '2606:2800::1']);
+  });
+});
+
+describe('server: clone credentials are scoped to one origin', () => {
+  const policy = { allowed_schemes: ['https', 'http'], allowed_hosts: [], allow_file: false, allow_private_hosts: false, credentials: {}, timeout_seconds: 1, max_bytes: 1 };
+  const env = { T1: 'tok-one', T2: 'tok-two' };
+  it('host keys match the host on any port, origin keys only their origin; the header is keyed by the origin and never in the URL', async () => {
+    const lookup = async () => ['93.184.216.34'];
+    const target = (url: string) => resolveCloneTarget(url, policy, lookup, 1000);
+    const creds = { 'GitHub.com': { token_env: 'T1' }, 'https://git.example:8443': { token_env: 'T2' } };
+    const gh = credentialFor(await target('https://github.com/a/b'), {}, creds, env)!;
+    assert.equal(gh.origin, 'https://github.com');
+    assert.equal(gh.header, `Authorization: Basic ${Buffer.from('x-access-token:tok-one').toString('base64')}`);
+    assert.equal(credentialFor(await target('https://github.com:444/a/b'), {}, creds, env)?.origin, 'https://github.com:444');
+    assert.equal(credentialFor(await target('https://github.com:444/a/b'), {}, creds, env, true), undefined, 'a redirect to another origin gets no host-key credential');
+    assert.equal(credentialFor(await target('https://git.example:8443/r'), {}, creds, env)?.origin, 'https://git.example:8443');
+    assert.equal(credentialFor(await target('https://git.example/r'), {}, creds, env), undefined);
+    assert.equal(credentialFor(await target('http://git.example:8443/r'), {}, creds, env), undefined);
+    assert.equal(credentialFor(await target('https://other.example/r'), {}, creds, env), undefined);
+    assert.equal(credentialFor(await target('https://github.com/a'), { 'github.com': { token_env: 'T2' } }, creds, env)?.header.endsWith(Buffer.from('x-access-token:tok-two').toString('base64')), true, 'the template wins');
+    assert.throws(() => credentialFor({ url: { form: 'url', scheme: 'https', transport: 'curl', host: 'github.com', path: '/' }, port: 443, addresses: [] }, {}, creds, {}), /T1, which is not set/);
+    const plan = gitPlan(await target('https://github.com/a/b'), gh);
+    assert.equal(plan.url, 'https://github.com/a/b');
+    const config = Object.fromEntries(Array.from({ length: Number(plan.env.GIT_CONFIG_COUNT) }, (_, i) => [plan.env[`GIT_CONFIG_KEY_${i}`], plan.env[`GIT_CONFIG_VALUE_${i}`]]));
+    assert.deepEqual(config, { 'http.followRedirects': 'false', 'http.curloptResolve': 'github.com:443:93.184.216.34', 'http.https://github.com/.extraHeader': gh.header });
   });
 });

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   QUOTA_EXCEEDED: { retryable: true, hint: 'Release leases you no longer need (vm_lease_release), or wait and retry.' },
   HOST_CAPACITY: { retryable: true, hint: 'The host is full: wait about a minute, or release other leases, then retry.' },
   NODE_UNAVAILABLE: { retryable: true, hint: 'No node can take this template now: retry later or pick another template.' },
+  MACHINE_LOST: { retryable: false, hint: 'The machine was removed or stopped outside vmhub, and its lease has ended: create a new lease (vm_lease_create).' },
   PROVISION_FAILED: { retryable: false, hint: 'Release this lease and create a new one; if it keeps failing, report the message to the operator.' },
   BOOT_TIMEOUT: { retryable: false, hint: 'The VM did not become ready in time: release it and create a new lease.' },
   LOCK_CONTENTION: { retryable: true, hint: 'Another operation holds the lock: retry in a few seconds.' },

@@ -38,6 +38,9 @@ export interface ReadyRequest {
 
 export type DestroyOutcome = 'destroyed' | 'already_gone' | 'identity_mismatch';
 
+/** What `state()` found: running, present but stopped (or paused), or gone. */
+export type MachineState = 'running' | 'stopped' | 'gone';
+
 export interface OwnedMachine extends MachineRef {
   /** Milliseconds since epoch when the machine was created, if the provider knows. */
   created_at?: number;
@@ -56,6 +59,14 @@ export interface ProviderMethods {
   destroy(machine: MachineRef): Promise<DestroyOutcome>;
   /** Machines carrying this instance's identity prefix (for the reaper's orphan sweep). */
   list(): Promise<OwnedMachine[]>;
+  /**
+   * Is this machine still there and running? Asked when a call on a ready lease fails and by
+   * vm_lease_status, so a machine removed or stopped behind vmhub's back ends its lease with
+   * MACHINE_LOST instead of answering retryable errors forever. Re-read by identity like
+   * destroy: a machine carrying another identity is 'gone'. Never throws for a missing machine.
+   * Optional: without it, core treats a machine absent from list() as gone.
+   */
+  state?(machine: MachineRef): Promise<MachineState>;
   /**
    * Open a new channel into a ready machine. Core calls it once per lease session and closes
    * the channel when the session ends: providers do not pool or cache channels themselves.

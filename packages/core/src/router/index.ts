@@ -23,6 +23,9 @@ export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 
+/** Errors that say nothing about the machine's health: no need to check on it. */
+const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED']);
+
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
   register(server: McpServer): void;
@@ -54,8 +57,19 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never));
       case 'vm_lease_release': return okResult(await host.leaseRelease(input as never));
     }
-    const capability = def.capability!;
-    const deadline = AbortSignal.any([extra.signal, AbortSignal.timeout(Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000)]);
+    // A clearable timer, not AbortSignal.timeout(): that one stays allocated until it fires, a
+    // minute after a 10 ms click (bench/session-leak.mjs counts what calls leave behind).
+    const timer = new AbortController();
+    const clock = setTimeout(() => timer.abort(new DOMException(`${name} did not finish within the call deadline`, 'TimeoutError')), Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000);
+    const deadline = AbortSignal.any([extra.signal, timer.signal]);
+    try {
+      return await runBound(name, def.capability!, input, deadline);
+    } finally {
+      clearTimeout(clock);
+    }
+  }
+
+  async function runBound(name: ToolName, capability: NonNullable<(typeof TOOLS)[ToolName]['capability']>, input: Record<string, unknown>, deadline: AbortSignal): Promise<CallToolResult> {
     const binding = await host.bind(input.lease_id as string, deadline);
     const { adapter, session } = binding;
     if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
@@ -63,7 +77,18 @@ export function createRouter(host: RouterHost): Router {
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
     }
     const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
-    const out = await abortable(handler({ ...binding, session }, input, { host }), deadline, name);
+    let out: Awaited<ReturnType<typeof handler>>;
+    try {
+      out = await abortable(handler({ ...binding, session }, input, { host }), deadline, name);
+    } catch (err) {
+      // A failure that is not about the input may mean the machine is gone: ask before answering
+      // a retryable error an agent would retry forever.
+      if (host.machineLost && !NOT_ABOUT_THE_MACHINE.has(asVmhubError(err).code)) {
+        const lost = await host.machineLost(binding.lease_id).catch(() => undefined);
+        if (lost) throw lost;
+      }
+      throw err;
+    }
     return assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
   }
 
@@ -71,14 +96,17 @@ export function createRouter(host: RouterHost): Router {
     const started = Date.now();
     let result: CallToolResult;
     try {
-      if (!(TOOL_NAMES as string[]).includes(name)) throw new VmhubError('NOT_FOUND', `unknown tool "${name}"`);
+      if (!(TOOL_NAMES as string[]).includes(name)) throw unknownTool(name);
+      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+        throw new VmhubError('INVALID_REQUEST', `${name} arguments must be a JSON object, not ${describeJson(args)}`);
+      }
       result = await run(name as ToolName, args, extra);
     } catch (err) {
       result = errorResult(err);
     }
     try {
       const leaseId = typeof (args as { lease_id?: unknown })?.lease_id === 'string' ? (args as { lease_id: string }).lease_id : undefined;
-      host.audit?.({ at: new Date(started).toISOString(), tool: name, ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' : 'ok', ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started });
+      host.audit?.({ at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' : 'ok', ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started });
     } catch { /* auditing never breaks a call */ }
     return result;
   }
@@ -97,8 +125,57 @@ export function createRouter(host: RouterHost): Router {
       }
       // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
       server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: wireTools }));
+      // tools/call is ours too: the SDK's handler answers an unknown tool with a bare text error,
+      // and its request schema turns non-object `arguments` (or no `name`) into a raw -32603 zod
+      // dump. Ours lets any params through to `call`, which answers each with a typed result.
+      server.server.setRequestHandler(LenientCallToolRequest, (request, extra) => {
+        const params = request.params as { name: string; arguments?: unknown; [RAW_PARAMS]?: unknown };
+        if (Object.hasOwn(params, RAW_PARAMS)) {
+          const raw = params[RAW_PARAMS] as { name?: unknown; arguments?: unknown } | undefined;
+          if (typeof raw?.name !== 'string') return errorResult(new VmhubError('INVALID_REQUEST', `tools/call needs params {name, arguments}: got ${describeJson(raw)}`, { hint: 'Send params {name: "<tool from tools/list>", arguments: {...}}.' }));
+          return call(raw.name, raw.arguments, extra as CallExtra);
+        }
+        return call(params.name, params.arguments, extra as CallExtra);
+      });
     },
   };
+}
+
+/** Where the untouched params of a malformed tools/call travel to our handler. */
+const RAW_PARAMS = 'vmhub/raw-params';
+
+/**
+ * tools/call as the SDK's Server accepts it (its own CallToolRequestSchema is checked again on
+ * whatever this yields): params that would fail that check (not an object, no string name,
+ * non-object arguments) become a harmless stand-in carrying the original under RAW_PARAMS.
+ */
+const LenientCallToolRequest = z.object({
+  method: z.literal('tools/call'),
+  params: z.preprocess((p) => {
+    const ok = typeof p === 'object' && p !== null && !Array.isArray(p) && typeof (p as { name?: unknown }).name === 'string' && isArgs((p as { arguments?: unknown }).arguments);
+    if (ok) return p;
+    const base = typeof p === 'object' && p !== null && !Array.isArray(p) ? p : {};
+    return { ...base, name: '', arguments: {}, [RAW_PARAMS]: p };
+  }, z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })),
+});
+
+function isArgs(value: unknown): boolean {
+  return value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value));
+}
+
+function unknownTool(name: string): VmhubError {
+  const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+  const near = TOOL_NAMES.find((t) => t === name.toLowerCase() || t === `vm_${name.toLowerCase()}` || t.replaceAll('_', '') === name.toLowerCase().replaceAll(/[_-]/g, ''));
+  return new VmhubError('NOT_FOUND', `unknown tool "${shown}"${near ? `: did you mean ${near}?` : ''}`, { retryable: false, hint: 'Call tools/list for the tools this server has (all start with vm_).' });
+}
+
+/** A short description of a JSON value for an error message (never the whole value). */
+function describeJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array (${value.length} items)`;
+  if (typeof value === 'string') return `a string (${value.length} characters)`;
+  if (typeof value === 'object') return 'an object without a string "name"';
+  return `${typeof value} ${String(value).slice(0, 32)}`;
 }
 
 /**

@@ -64,6 +64,12 @@ export interface RouterHost {
    * NOT_FOUND, LEASE_EXPIRED or LEASE_NOT_READY.
    */
   bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding>;
+  /**
+   * A call on a ready lease failed: is its machine still there? Resolves the error to answer
+   * instead (MACHINE_LOST, the lease already ended) when the machine was removed or stopped
+   * behind vmhub's back, else undefined. Must not throw.
+   */
+  machineLost?(leaseId: string): Promise<Error | undefined>;
   /** Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree. */
   cloneOnHost?(input: ToolInput<'vm_clone_repo'>): Promise<HostClone>;
   /** Persist a screenshot (VMHUB_SCREENSHOT_DIR); returns the file path. */
