@@ -11,7 +11,8 @@ import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
 import { parseArgs } from 'node:util';
 import { VmhubError } from '@vmhub/core';
-import { serveHttp } from './http.ts';
+import { loadConfig } from '@vmhub/core/config';
+import { principalTokens, serveHttp } from './http.ts';
 import { createVmhubHub, createVmhubServer } from './server.ts';
 import { LineStdioTransport } from './stdio-transport.ts';
 
@@ -22,19 +23,51 @@ const HELP = `vmhub-server ${VERSION}
 Usage:
   vmhub-server                        serve the vm_* MCP tools over stdio
   vmhub-server --http [--host H] [--port P]
-                                      serve them over Streamable HTTP at /mcp (bearer token from
-                                      $VMHUB_HTTP_TOKEN; binds 127.0.0.1 by default)
+                                      serve them over Streamable HTTP at /mcp (bearer tokens from
+                                      $VMHUB_HTTP_TOKEN and http.tokens; SIGHUP re-reads the
+                                      tokens; binds 127.0.0.1 by default)
   vmhub-server golden build <name>    build a golden image (names: see golden status)
   vmhub-server golden status [name]   list golden images and whether they are built
   vmhub-server --version | --help
 Configuration: env (VMHUB_CONFIG, VMHUB_DB, VMHUB_INSTANCE, ...) — see docs/configuration.md`;
 
+/** A command-line mistake: one line on stderr, exit 2, no stack. */
+class UsageError extends Error {}
+
+interface Command {
+  http: boolean;
+  host?: string;
+  port?: string;
+}
+
+function parseCommand(argv: string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { http: { type: 'boolean' }, host: { type: 'string' }, port: { type: 'string' } }, strict: true, allowPositionals: false });
+  } catch (err) {
+    throw new UsageError(usageMessage(err as Error & { code?: string }));
+  }
+  const { http, host, port } = parsed.values;
+  if (!http && (host !== undefined || port !== undefined)) throw new UsageError('--host and --port apply to --http');
+  return { http: http === true, host, port };
+}
+
+function usageMessage(err: Error & { code?: string }): string {
+  const option = /'(-[^' ]*)/.exec(err.message)?.[1];
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': return `unknown option ${option ?? err.message}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': return `${option ?? 'an option'} ${/argument missing/.test(err.message) ? 'needs a value' : 'takes no value'}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': return `unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''}`.trim();
+    default: return err.message.split('\n')[0]!;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(HELP + '\n'); return 0; }
   if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   if (argv[0] === 'golden') return goldenCommand(argv.slice(1));
-  if (argv[0] === '--http') return serveHttpCommand(argv.slice(1));
-  if (argv.length > 0) { process.stderr.write(`unknown arguments: ${argv.join(' ')}\n${HELP}\n`); return 2; }
+  const command = parseCommand(argv);
+  if (command.http) return serveHttpCommand(command);
 
   const server = await createVmhubServer();
   // The SDK's stdio transport drops the connection on a line over 10 MiB and copies large lines
@@ -59,16 +92,36 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
-async function serveHttpCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { host: { type: 'string' }, port: { type: 'string' } }, strict: true });
+async function serveHttpCommand(command: Command): Promise<number> {
   const hub = createVmhubHub();
   const http = hub.config.http;
-  const port = values.port !== undefined ? Number(values.port) : http.port;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) { process.stderr.write(`--port must be 0..65535\n`); return 2; }
-  const { server, url } = await serveHttp(hub, { host: values.host ?? http.host, port, token: process.env[http.token_env] || undefined, allowNoAuth: http.allow_no_auth, allowedOrigins: http.allowed_origins });
-  process.stderr.write(`vmhub MCP over HTTP at ${url}\n`);
+  const port = command.port !== undefined ? (/^\d{1,5}$/.test(command.port) ? Number(command.port) : NaN) : http.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number 0..65535, not "${command.port}"`);
+  const tokens = principalTokens(http, process.env);
+  const served = await serveHttp(hub, {
+    host: command.host ?? http.host, port, tokens, allowNoAuth: http.allow_no_auth, allowedOrigins: http.allowed_origins,
+    sessionIdleSeconds: http.session_idle_seconds, maxSessions: http.max_sessions,
+  });
+  process.stderr.write(`vmhub MCP over HTTP at ${served.url}\n`);
   void hub.runtime().catch(() => undefined);
-  const stop = async () => { server.close(); await hub.close(); process.exit(0); };
+  // SIGHUP re-reads the token list (http.token_env, http.tokens): removing an entry revokes it.
+  // Nothing else is reloaded; a config that no longer loads leaves the tokens as they were.
+  process.on('SIGHUP', () => {
+    try {
+      const next = principalTokens(loadConfig().http, process.env);
+      const { principals, closed } = served.setTokens(next);
+      log('info', 'http tokens reloaded (SIGHUP)', { principals, sessions_closed: closed });
+    } catch (err) {
+      log('error', 'http token reload failed (SIGHUP); the previous tokens stay in force', { error: (err as Error).message });
+    }
+  });
+  const stop = async () => {
+    const force = setTimeout(() => process.exit(0), 5000);
+    force.unref();
+    await served.close();
+    await hub.close();
+    process.exit(0);
+  };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
   return -1;
@@ -77,8 +130,9 @@ async function serveHttpCommand(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exit(code); },
   (err) => {
-    // A configuration problem is a message for the operator; anything else gets its stack.
-    process.stderr.write(VmhubError.is(err) ? `${err.message}\n` : `[vmhub] fatal: ${(err as Error).stack ?? err}\n`);
-    process.exit(VmhubError.is(err) ? 2 : 1);
+    // A usage or configuration problem is one line for the operator; anything else gets its stack.
+    if (err instanceof UsageError) process.stderr.write(`vmhub-server: ${err.message} (see vmhub-server --help)\n`);
+    else process.stderr.write(VmhubError.is(err) ? `${err.message}\n` : `[vmhub] fatal: ${(err as Error).stack ?? err}\n`);
+    process.exit(err instanceof UsageError || VmhubError.is(err) ? 2 : 1);
   },
 );

@@ -3,24 +3,31 @@
  * large messages: chunks are kept in a list and joined once per line, so a 40 MB request costs one
  * copy instead of the quadratic re-concatenation and re-scanning of the SDK's ReadBuffer (seen:
  * 9 s for a 16 MB vm_put_file, a client timeout at 44 MB). A line over the size limit is
- * discarded and answered with a JSON-RPC error; the connection stays up.
+ * discarded and answered with a JSON-RPC error carrying the request's id (read by a streaming
+ * scan of the discarded line), so the client's call fails at once instead of at its timeout; a
+ * line that is not JSON-RPC gets an error with its id too. The connection stays up.
+ * Every message is delivered with the principal of stdio, the local OS user (http/principal.ts).
  */
 import process from 'node:process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { MessageIdScanner } from './http/message-id.ts';
+import { localPrincipal, principalAuthInfo } from './http/principal.ts';
 
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
   readonly #maxLineBytes: number;
   #chunks: Buffer[] = [];
   #size = 0;
-  #discarding = false;
+  /** Set while a line over the limit is being discarded: reads that line's id. */
+  #discarding: MessageIdScanner | undefined;
   #started = false;
+  readonly #extra: MessageExtraInfo = { authInfo: principalAuthInfo(localPrincipal(), 'stdio') };
 
   constructor(options: { maxLineBytes: number; stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream }) {
     this.#maxLineBytes = options.maxLineBytes;
@@ -50,9 +57,12 @@ export class LineStdioTransport implements Transport {
   };
 
   #push(part: Buffer): void {
-    if (this.#discarding || part.length === 0) return;
+    if (part.length === 0) return;
+    if (this.#discarding) { this.#discarding.feed(part); return; }
     if (this.#size + part.length > this.#maxLineBytes) {
-      this.#discarding = true;
+      this.#discarding = new MessageIdScanner();
+      for (const c of this.#chunks) this.#discarding.feed(c);
+      this.#discarding.feed(part);
       this.#chunks = [];
       this.#size = 0;
       return;
@@ -63,23 +73,42 @@ export class LineStdioTransport implements Transport {
 
   #line(): void {
     if (this.#discarding) {
-      this.#discarding = false;
+      const scan = this.#discarding;
+      this.#discarding = undefined;
+      scan.end();
       this.onerror?.(new Error(`message over ${this.#maxLineBytes} bytes discarded`));
-      void this.send({ jsonrpc: '2.0', id: null as unknown as number, error: { code: -32600, message: `request larger than ${this.#maxLineBytes} bytes was discarded: send smaller files (files.max_bytes)` } });
+      this.#fail(scan.id, -32600, `request larger than ${this.#maxLineBytes} bytes (${Math.floor(this.#maxLineBytes / 1048576)} MiB) was discarded: send large files in parts (vm_put_file up to files.max_bytes; vm_get_file offset/length)`);
       return;
     }
     if (this.#size === 0) return;
-    const text = (this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size)).toString('utf8').replace(/\r$/, '');
+    const bytes = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
     this.#chunks = [];
     this.#size = 0;
-    let message: JSONRPCMessage;
+    const text = bytes.toString('utf8').replace(/\r$/, '');
+    let json: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      json = JSON.parse(text);
     } catch (error) {
       this.onerror?.(error as Error);
+      const scan = new MessageIdScanner();
+      scan.feed(bytes);
+      scan.end();
+      this.#fail(scan.id, -32700, 'message is not valid JSON');
       return;
     }
-    this.onmessage?.(message);
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      this.onerror?.(new Error(`not a JSON-RPC message: ${parsed.error.message.slice(0, 200)}`));
+      // Only what looks like a request is answered: a malformed response must not get a reply.
+      const m = json as { id?: unknown; method?: unknown } | null;
+      if (m && typeof m === 'object' && 'method' in m) this.#fail(typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined, -32600, 'not a valid JSON-RPC request (jsonrpc "2.0", a string method, an id)');
+      return;
+    }
+    this.onmessage?.(parsed.data, this.#extra);
+  }
+
+  #fail(id: string | number | undefined, code: number, message: string): void {
+    void this.send({ jsonrpc: '2.0', id: (id ?? null) as unknown as number, error: { code, message } });
   }
 
   async close(): Promise<void> {

@@ -221,9 +221,21 @@ describe('docker + x11: an agent drives a real Linux desktop', () => {
     const put = await s.call('vm_put_file', { lease_id: lease, path: 'blob.bin', content_base64: data.toString('base64') });
     assert.equal(put.isError, undefined, JSON.stringify(put.structuredContent));
     assert.equal(put.structuredContent.size, data.length);
-    const got = await s.call('vm_get_file', { lease_id: lease, path: 'blob.bin' });
-    assert.equal(got.structuredContent.sha256, createHash('sha256').update(data).digest('hex'));
-    assert.ok(Buffer.from(got.structuredContent.content_base64, 'base64').equals(data));
+    // 5 MB of base64 is over the 4 MiB result budget: one read answers RESULT_TOO_LARGE with the
+    // call to continue, and reading in parts gives the bytes back exactly.
+    const whole = await s.call('vm_get_file', { lease_id: lease, path: 'blob.bin' });
+    assert.equal(errorCode(whole), 'RESULT_TOO_LARGE');
+    const length = Number(/length: (\d+)/.exec(whole.structuredContent.hint)![1]);
+    const parts: Buffer[] = [];
+    for (let offset = 0, eof = false; !eof;) {
+      const got = await s.call('vm_get_file', { lease_id: lease, path: 'blob.bin', offset, length });
+      assert.equal(got.isError, undefined, JSON.stringify(got.structuredContent).slice(0, 300));
+      assert.equal(got.structuredContent.sha256, createHash('sha256').update(data).digest('hex'));
+      parts.push(Buffer.from(got.structuredContent.content_base64, 'base64'));
+      offset += got.structuredContent.length;
+      eof = got.structuredContent.eof;
+    }
+    assert.ok(Buffer.concat(parts).equals(data));
     const inGuest = await s.call('vm_exec', { lease_id: lease, command: ['sha256sum', '/home/user/blob.bin'] });
     assert.ok(inGuest.structuredContent.stdout.startsWith(put.structuredContent.sha256), 'the guest sees the same bytes');
   });

@@ -34,6 +34,55 @@ describe('core: configuration', () => {
   });
 });
 
+describe('core: configuration refuses unknown keys', () => {
+  const load = (value: unknown) => {
+    const file = join(dir, 'unknown.json');
+    writeFileSync(file, JSON.stringify(value));
+    return () => loadConfig({ file, env: {} });
+  };
+  const template = { id: 't', provider: 'fake', adapter: 'fake', golden: 'g' };
+  const cases: Array<[unknown, RegExp]> = [
+    [{ templats: [] }, /unknown key "templats": did you mean "templates"\?/],
+    [{ leases: { default_ttl: 60 } }, /unknown key "leases\.default_ttl": did you mean "leases\.default_ttl_seconds"\?/],
+    [{ Instance: 'x' }, /unknown key "Instance": did you mean "instance"\?/],
+    [{ http: { max_session: 3 } }, /"http\.max_session": did you mean "http\.max_sessions"/],
+    [{ http: { tokens: [{ principal: 'ci', token_env: 'T', token: 'secret' }] } }, /unknown key "http\.tokens\[0\]\.token"/],
+    [{ templates: [template, { ...template, id: 'u', golen: 'x' }] }, /"templates\[1\]\.golen": did you mean "templates\[1\]\.golden"/],
+    [{ templates: [{ ...template, resources: { memory: 512 } }] }, /"templates\[0\]\.resources\.memory": did you mean "templates\[0\]\.resources\.memory_mb"/],
+    [{ clone: { credentials: { 'github.com': { token_env: 'X', tokenenv: 'Y' } } } }, /"clone\.credentials\.github\.com\.tokenenv": did you mean .*token_env/],
+    [{ screenshots: { zzz: 1 } }, /unknown key "screenshots\.zzz" \(valid here: dir, format/],
+  ];
+  for (const [value, expected] of cases) {
+    it(`refuses ${JSON.stringify(value).slice(0, 70)}`, () => {
+      assert.throws(load(value), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'INVALID_REQUEST');
+        assert.match(err.message, /unknown\.json/);
+        assert.match(err.message, expected);
+        return true;
+      });
+    });
+  }
+  it('leaves plugin-owned maps and $schema alone', () => {
+    const c = load({ $schema: './vmhub.schema.json', providers: { docker: { anything: 1 } }, adapters: { x11: { display: ':0' } }, templates: [{ ...template, provider_options: { whatever: true }, adapter_options: { also: 1 } }] })();
+    assert.deepEqual(c.providers.docker, { anything: 1 });
+  });
+  it('names several unknown keys at once', () => {
+    assert.throws(load({ templats: [], polcy: {} }), /templats.*polcy/);
+  });
+  it('reads http tokens, idle timeout and session cap (file and env)', () => {
+    const file = join(dir, 'http.json');
+    writeFileSync(file, JSON.stringify({ http: { tokens: [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }], max_sessions: 7 } }));
+    const c = loadConfig({ file, env: { VMHUB_HTTP_SESSION_IDLE_SECONDS: '5' } });
+    assert.deepEqual(c.http.tokens, [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }]);
+    assert.equal(c.http.max_sessions, 7);
+    assert.equal(c.http.session_idle_seconds, 5);
+    const d = loadConfig({ env: { XDG_CONFIG_HOME: dir } });
+    assert.equal(d.http.session_idle_seconds, 1800);
+    assert.equal(d.http.max_sessions, 100);
+    assert.throws(() => load({ http: { tokens: [{ principal: 'bad name', token_env: 'X' }] } })(), /http\.tokens\.0\.principal/);
+  });
+});
+
 describe('core: guest paths', () => {
   it('resolves relative paths against home and refuses traversal', () => {
     assert.equal(resolveGuestPath('a/b.txt', '/home/user'), '/home/user/a/b.txt');

@@ -92,6 +92,19 @@ export const VmhubConfigSchema = Type.Object({
     allowed_origins: Type.Array(Type.String(), { default: [] }),
     /** Explicit opt-out of the token, honoured only on a loopback address. Env VMHUB_HTTP_ALLOW_NO_AUTH=1. */
     allow_no_auth: Type.Boolean({ default: false }),
+    /**
+     * Named bearer tokens, one per agent (principal). The token is read from the named env var,
+     * never from this file. The token of `token_env` (when set) is the principal "default".
+     * SIGHUP re-reads this list: a principal removed from it is revoked and its sessions closed.
+     */
+    tokens: Type.Array(Type.Object({
+      principal: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$' }),
+      token_env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    }), { default: [] }),
+    /** An MCP session with no request for this long is closed (its client must initialize again). Env VMHUB_HTTP_SESSION_IDLE_SECONDS. */
+    session_idle_seconds: Seconds(1800),
+    /** Open MCP sessions at most; past it a new initialize gets 503 (nothing is evicted). Env VMHUB_HTTP_MAX_SESSIONS. */
+    max_sessions: Type.Integer({ minimum: 1, default: 100 }),
   }, { default: {} }),
   audit: Type.Object({
     /** One JSON line per tool call is appended here (secrets redacted). Env VMHUB_AUDIT_FILE. Unset: store events only. */
@@ -138,9 +151,16 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_HTTP_HOST) section('http').host = env.VMHUB_HTTP_HOST;
   if (env.VMHUB_HTTP_PORT) section('http').port = intEnv(env, 'VMHUB_HTTP_PORT');
   if (env.VMHUB_HTTP_ALLOW_NO_AUTH === '1') section('http').allow_no_auth = true;
+  if (env.VMHUB_HTTP_SESSION_IDLE_SECONDS) section('http').session_idle_seconds = intEnv(env, 'VMHUB_HTTP_SESSION_IDLE_SECONDS');
+  if (env.VMHUB_HTTP_MAX_SESSIONS) section('http').max_sessions = intEnv(env, 'VMHUB_HTTP_MAX_SESSIONS');
   if (env.VMHUB_ORPHAN_GRACE_SECONDS) section('reaper').orphan_grace_seconds = intEnv(env, 'VMHUB_ORPHAN_GRACE_SECONDS');
 
-  const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, `[vmhub] configuration${source ? ` (${source})` : ''}`, 'config');
+  const what = `[vmhub] configuration${source ? ` (${source})` : ''}`;
+  const unknown = unknownKeys(VmhubConfigSchema, raw, '');
+  if (unknown.length > 0) {
+    throw new VmhubError('INVALID_REQUEST', `${what}: ${unknown.slice(0, 5).map(describeUnknown).join('; ')}`, { source: 'config', hint: 'Fix or remove the key (docs/configuration.md lists every key), then start again.' });
+  }
+  const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, what, 'config');
   return { ...config, source };
 }
 
@@ -148,4 +168,67 @@ function intEnv(env: NodeJS.ProcessEnv, name: string): number {
   const value = Number(env[name]);
   if (!Number.isInteger(value)) throw new VmhubError('INVALID_REQUEST', `[vmhub] ${name}="${env[name]}" must be an integer`, { source: 'config' });
   return value;
+}
+
+/** A key the schema does not know, with the nearest valid sibling when one is close. */
+export interface UnknownKey {
+  path: string;
+  key: string;
+  suggestion?: string;
+  valid: string[];
+}
+
+/**
+ * Every key of `value` that `schema` does not declare, at every nesting level (objects, arrays,
+ * records). Ajv would let them through (only some objects say additionalProperties: false), and a
+ * misspelt key silently leaves its default in force. Open maps (providers.<id>, provider_options,
+ * adapter_options: validated by their plugin) are not looked into.
+ */
+export function unknownKeys(schema: unknown, value: unknown, path: string): UnknownKey[] {
+  const s = schema as { type?: string; properties?: Record<string, unknown>; patternProperties?: Record<string, unknown>; additionalProperties?: unknown; items?: unknown };
+  if (s.type === 'array' && Array.isArray(value) && s.items) return value.flatMap((item, i) => unknownKeys(s.items, item, `${path}[${i}]`));
+  if (s.type !== 'object' || typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  const open = s.patternProperties ? Object.values(s.patternProperties)[0] : typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  const out: UnknownKey[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const where = path ? `${path}.${key}` : key;
+    const declared = s.properties && Object.hasOwn(s.properties, key) ? s.properties[key] : open;
+    if (declared !== undefined) out.push(...unknownKeys(declared, child, where));
+    else if (!s.properties) continue;
+    // A JSON-schema reference for editors is not configuration.
+    else if (!(path === '' && key === '$schema')) {
+      const valid = Object.keys(s.properties);
+      out.push({ path: where, key, suggestion: nearest(key, valid), valid });
+    }
+  }
+  return out;
+}
+
+export function describeUnknown(u: UnknownKey): string {
+  const parent = u.path.slice(0, u.path.length - u.key.length);
+  return u.suggestion !== undefined
+    ? `unknown key "${u.path}": did you mean "${parent}${u.suggestion}"?`
+    : `unknown key "${u.path}" (valid here: ${u.valid.join(', ')})`;
+}
+
+/** The candidate closest to `word` (case-insensitive edit distance, prefixes count), if close enough. */
+function nearest(word: string, candidates: string[]): string | undefined {
+  const w = word.toLowerCase();
+  let best: { c: string; d: number } | undefined;
+  for (const c of candidates) {
+    const l = c.toLowerCase();
+    const d = l.startsWith(w) || w.startsWith(l) ? Math.min(1, editDistance(w, l)) : editDistance(w, l);
+    if (!best || d < best.d) best = { c, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.c : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }

@@ -59,7 +59,8 @@ export const TOOLS = {
   vm_capabilities: tool({
     name: 'vm_capabilities', title: 'Capabilities',
     description: 'What a leased VM (lease_id) or a template can do, and why anything is unavailable.',
-    input: Type.Object({ lease_id: Type.Optional(LeaseId), template: Type.Optional(Type.String({ maxLength: 128 })) }, Strict),
+    // lease_id "" is refused here: it is not "no lease_id" (it used to fall through to the template branch).
+    input: Type.Object({ lease_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), template: Type.Optional(Type.String({ maxLength: 128 })) }, Strict),
     output: Type.Object({
       template: Type.String(), adapter: Type.String(), provider: Type.String(),
       capabilities: Type.Array(Type.String()),
