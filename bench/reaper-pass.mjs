@@ -8,10 +8,13 @@
 //   node bench/reaper-pass.mjs [--leases 10000] [--expired 500] [--append]
 //
 // Needs the built packages: apps/reaper, packages/store, packages/core, packages/conformance.
-// --append adds the figures to bench/RESULTS.md under "## Reaper".
+// --append adds the figures to bench/RESULTS.md under "## Reaper". `*_statements` count the SQL
+// statements the store prepared during a pass (BEGIN/COMMIT included): the store's cost in a
+// form that does not depend on the host's load.
 import { execFileSync, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +26,9 @@ const reaperDist = join(root, 'apps/reaper/dist/index.js');
 const reaperBin = join(root, 'apps/reaper/dist/bin.js');
 const storeDist = join(root, 'packages/store/dist/index.js');
 const fakeDist = join(root, 'packages/conformance/dist/fake/index.js');
+// The store's own better-sqlite3: the setup writes rows in bulk through it, and the child counts
+// the statements the store prepares on it. The Store itself exposes no database handle.
+const BetterSqlite3 = createRequire(join(root, 'packages/store/package.json'))('better-sqlite3');
 const BUDGET_MS = 1000;
 
 const { values } = parseArgs({ options: { leases: { type: 'string', default: '10000' }, expired: { type: 'string', default: '500' }, append: { type: 'boolean', default: false }, child: { type: 'string' }, db: { type: 'string' }, provider: { type: 'string' } } });
@@ -38,22 +44,29 @@ function settings(reaperId) {
 if (values.child) {
   // The measured process: open the store, make the provider, run passes, report.
   const dir = values.child;
+  let statements = 0;
+  const prepare = BetterSqlite3.prototype.prepare;
+  BetterSqlite3.prototype.prepare = function (...args) { statements++; return prepare.apply(this, args); };
   const { Store } = await import(storeDist);
   const { runPass } = await import(reaperDist);
   const store = new Store({ path: join(dir, values.db) });
   const provider = values.provider === 'memory' ? await memoryProvider(store) : (await import(fakeDist)).fakeProvider.create({ dir: join(dir, 'fake') }, { identityPrefix: PREFIX, log: silent });
   const ctx = { store, providers: new Map([['fake', provider]]), configured: new Set(['fake']), unavailable: new Map(), settings: settings(`reaper:bench:${process.pid}`), log: silent };
+  statements = 0;
   const t0 = performance.now();
   const first = await runPass(ctx);
   const firstMs = performance.now() - t0;
+  const firstStatements = statements;
   const tList = performance.now();
   await provider.list();
   const listMs = performance.now() - tList;
+  statements = 0;
   const t1 = performance.now();
   const second = await runPass(ctx);
   const secondMs = performance.now() - t1;
+  const secondStatements = statements;
   await store.close();
-  process.send({ firstMs, first, secondMs, second, listMs, maxRssKb: process.resourceUsage().maxRSS });
+  process.send({ firstMs, first, secondMs, second, listMs, firstStatements, secondStatements, maxRssKb: process.resourceUsage().maxRSS });
   process.exit(0);
 }
 
@@ -61,8 +74,8 @@ if (values.child) {
 async function memoryProvider(store) {
   const { defineProvider } = await import(join(root, 'packages/core/dist/index.js'));
   const machines = new Map();
-  for (const r of store.sqlite.prepare('select identity, external_id, created_at from machines').all()) machines.set(r.external_id, { identity: r.identity, external_id: r.external_id, created_at: r.created_at });
-  const plugin = defineProvider({ id: 'fake', version: '0.0.0', contractVersion: 1, create: () => ({
+  for (const r of await store.listMachines()) machines.set(r.external_id, { identity: r.identity, external_id: r.external_id, created_at: r.created_at });
+  const plugin = defineProvider({ id: 'fake', version: '0.0.0', contractVersion: 2, create: () => ({
     async status() { return { ok: true }; },
     async availability() { return { availability: 'available' }; },
     async create() { throw new Error('not used'); },
@@ -84,15 +97,17 @@ const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-reaper-'));
 try {
   const { Store } = await import(storeDist);
   const { fakeProvider, fakeTemplate, readFakeLedger } = await import(fakeDist);
-  const store = new Store({ path: join(dir, 'vmhub.db') });
+  // Open (and migrate) through the store once, then seed the rows over a raw connection.
+  await new Store({ path: join(dir, 'vmhub.db') }).close();
+  const raw = new BetterSqlite3(join(dir, 'vmhub.db'));
   const provider = fakeProvider.create({ dir: join(dir, 'fake') }, { identityPrefix: PREFIX, log: silent });
   const template = fakeTemplate();
   const now = Date.now();
   const tSetup = performance.now();
   const expiredIds = new Set();
   // Leases and machine rows in one transaction (setup speed only; the pass does its own writes).
-  const insertLease = store.sqlite.prepare(`insert into leases (id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages) values (?, ?, 'fake-desktop', 'fake', 'fake', ?, 'ready', ?, ?, ?, ?, ?, null, '[]')`);
-  const insertMachine = store.sqlite.prepare(`insert into machines (lease_id, identity, provider, external_id, node, state, details, created_at, updated_at) values (?, ?, 'fake', ?, null, 'running', '{}', ?, ?)`);
+  const insertLease = raw.prepare(`insert into leases (id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages) values (?, ?, 'fake-desktop', 'fake', 'fake', ?, 'ready', ?, ?, ?, ?, ?, null, '[]')`);
+  const insertMachine = raw.prepare(`insert into machines (lease_id, identity, provider, external_id, node, state, details, created_at, updated_at) values (?, ?, 'fake', ?, null, 'running', '{}', ?, ?)`);
   const rows = [];
   for (let i = 0; i < N; i++) {
     const id = randomUUID();
@@ -102,14 +117,14 @@ try {
     if (expired) expiredIds.add(id);
     rows.push([id, identity, m.external_id, expired]);
   }
-  store.sqlite.transaction(() => {
+  raw.transaction(() => {
     for (const [id, identity, ext, expired] of rows) {
       insertLease.run(id, `req-${id}`, `owner-${id.slice(0, 2)}`, identity, now - 60_000, now - 60_000, expired ? now - 1000 : now + 3_600_000, now + 86_400_000);
       insertMachine.run(id, identity, ext, now - 60_000, now - 60_000);
     }
   })();
-  store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  await store.close();
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.close();
   const setupMs = performance.now() - tSetup;
 
   copyFileSync(join(dir, 'vmhub.db'), join(dir, 'memory.db'));
@@ -137,6 +152,7 @@ try {
     destroy_calls: destroys.length, unique_destroyed: uniqueDestroys,
     cli_once_wall_ms: Math.round(cliWallMs), cli_pass_ms: cliSummary.duration_ms,
     memory_pass_ms: Math.round(memory.firstMs), memory_steady_pass_ms: Math.round(memory.secondMs), memory_peak_rss_mb: Math.round(memory.maxRssKb / 1024),
+    pass_statements: memory.firstStatements, steady_pass_statements: memory.secondStatements,
     memory_summary: `expired=${memory.first.expired} reaped=${memory.first.reaped} destroyed=${memory.first.destroyed} errors=${memory.first.errors}`,
     budget_ms: BUDGET_MS, within_budget: memory.firstMs <= BUDGET_MS, fake_within_budget: result.firstMs <= BUDGET_MS,
     node: process.version, cpus: cpus().length,
@@ -154,7 +170,7 @@ try {
     try { text = readFileSync(file, 'utf8'); } catch { text = '# Benchmark results\n'; }
     const line = [
       `- ${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, ${cpus().length} cpus (shared with other work): ${N} leases (${EXPIRED} expired), ${N} machines.`,
-      `  - reaper's own cost (the machines held in memory by a provider defined in the bench): first pass **${figures.memory_pass_ms} ms** (${figures.memory_summary}), steady pass ${figures.memory_steady_pass_ms} ms, peak RSS **${figures.memory_peak_rss_mb} MB**. Budget ${BUDGET_MS} ms: ${figures.within_budget ? 'met' : 'MISSED'}.`,
+      `  - reaper's own cost (the machines held in memory by a provider defined in the bench): first pass **${figures.memory_pass_ms} ms** (${figures.memory_summary}; ${figures.pass_statements} store statements), steady pass ${figures.memory_steady_pass_ms} ms (${figures.steady_pass_statements} statements), peak RSS **${figures.memory_peak_rss_mb} MB**. Budget ${BUDGET_MS} ms: ${figures.within_budget ? 'met' : 'MISSED'}.`,
       `  - against @vmhub/conformance/fake (one directory per machine): first pass ${figures.pass_ms} ms (${figures.pass_summary}), steady ${figures.steady_pass_ms} ms; the fake's own list() of ${N} directories alone takes ~${figures.fake_list_ms} ms; peak RSS ${figures.peak_rss_mb} MB. Budget: ${figures.fake_within_budget ? 'met' : 'missed, dominated by the fake provider file reads'}.`,
       `  - \`vmhub-reaper --once\` on the fake store afterwards (steady; process start and plugin discovery included): wall ${figures.cli_once_wall_ms} ms, pass ${figures.cli_pass_ms} ms.`,
     ].join('\n');

@@ -39,8 +39,8 @@ export interface PassContext {
 
 /** States in which a lease still owns its machine; states whose machine must be gone (core's lists). */
 export { LIVE_LEASE_STATES as LIVE, FINAL_LEASE_STATES as FINAL } from '@vmhub/core';
-/** Machine states after which there is nothing left for the reaper to do. */
-export const MACHINE_DONE = ['destroyed', 'mismatch'] as const;
+/** Machine states after which there is nothing left for the reaper to do (the store's list). */
+export { SETTLED_MACHINE_STATES as MACHINE_DONE } from '@vmhub/store';
 
 export function isIn(list: readonly string[], value: string): boolean {
   return list.includes(value);

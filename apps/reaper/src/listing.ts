@@ -4,7 +4,7 @@
  * cannot be listed is an error (when the config or a lease names it), never a reason to stop.
  */
 import type { OwnedMachine } from '@vmhub/core';
-import { FINAL, MACHINE_DONE, type PassContext } from './context.ts';
+import type { PassContext } from './context.ts';
 import type { Tally } from './summary.ts';
 import { messageOf, withTimeout } from './timeout.ts';
 
@@ -60,10 +60,6 @@ export async function listMachines(ctx: PassContext, tally: Tally): Promise<List
 /** Providers the config names or that a non-final lease or a not-yet-destroyed machine uses. */
 async function referencedProviders(ctx: PassContext): Promise<Set<string>> {
   const ids = new Set(ctx.configured);
-  const fromLeases = await ctx.store.db.selectFrom('leases').select('provider').distinct()
-    .where('status', 'not in', [...FINAL]).execute();
-  const fromMachines = await ctx.store.db.selectFrom('machines').select('provider').distinct()
-    .where('state', 'not in', [...MACHINE_DONE]).execute();
-  for (const r of [...fromLeases, ...fromMachines]) ids.add(r.provider);
+  for (const id of await ctx.store.providersInUse()) ids.add(id);
   return ids;
 }

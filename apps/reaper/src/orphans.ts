@@ -6,8 +6,8 @@
  * of what was found stays.
  */
 import type { OwnedMachine } from '@vmhub/core';
-import type { LeaseRow } from '@vmhub/store';
-import { isIn, LIVE, type PassContext } from './context.ts';
+import { OWNING_STATUSES, type LeaseRow } from '@vmhub/store';
+import type { PassContext } from './context.ts';
 import type { Listing } from './listing.ts';
 import type { Tally } from './summary.ts';
 import type { Target } from './teardown.ts';
@@ -20,12 +20,12 @@ export async function findOrphans(ctx: PassContext, listing: Listing, tally: Tal
   const targets: Target[] = [];
   // Identities the store says are owned (live, or expired and being torn down): one narrow
   // query, then full rows only for the few machines that are not owned.
-  const owned = new Set((await ctx.store.db.selectFrom('leases').select('identity').where('status', 'in', [...LIVE, 'expired']).execute()).map((r) => r.identity));
+  const owned = await ctx.store.ownedIdentities();
   for (const [providerId, listed] of listing.byProvider) {
     if (!listed.ok) continue;
     const candidates = listed.machines.filter((m) => !handled.has(m.identity) && !owned.has(m.identity));
     if (candidates.length === 0) continue;
-    const leases = await leasesByIdentity(ctx, candidates.map((m) => m.identity));
+    const leases = await ctx.store.leasesByIdentity(candidates.map((m) => m.identity));
     for (const m of candidates) {
       if (!m.identity.startsWith(prefix) || m.identity.length === prefix.length) {
         // The provider should never list these; never destroy on inference.
@@ -34,7 +34,7 @@ export async function findOrphans(ctx: PassContext, listing: Listing, tally: Tal
       }
       let lease = leases.get(m.identity);
       // Became live since the narrow query (cannot normally happen: leases are created before machines).
-      if (lease && (isIn(LIVE, lease.status) || lease.status === 'expired')) continue;
+      if (lease && OWNING_STATUSES.includes(lease.status)) continue;
       if (!lease && m.created_at !== undefined && now - m.created_at < ctx.settings.orphanGraceMs) {
         tally.skip('orphan_grace');
         continue;
@@ -59,7 +59,7 @@ export async function findOrphans(ctx: PassContext, listing: Listing, tally: Tal
       }
       tally.summary.orphans++;
       ctx.log('info', 'orphan found', { identity: m.identity, provider: providerId, external_id: m.external_id, lease_status: lease.status });
-      targets.push({ lease, kind: 'orphan', claimIn: [lease.status] });
+      targets.push({ lease, kind: 'orphan', claimIn: lease.status });
     }
   }
   return targets;
@@ -76,14 +76,4 @@ async function tombstone(ctx: PassContext, providerId: string, m: OwnedMachine, 
     await ctx.store.appendEvent({ lease_id: id, actor: ctx.settings.reaperId, kind: 'orphan.found', data: { provider: providerId, external_id: m.external_id, node: m.node, created_at: m.created_at } });
   }
   return lease;
-}
-
-async function leasesByIdentity(ctx: PassContext, identities: string[]): Promise<Map<string, LeaseRow>> {
-  const out = new Map<string, LeaseRow>();
-  for (let i = 0; i < identities.length; i += 500) {
-    const chunk = identities.slice(i, i + 500);
-    const rows = await ctx.store.db.selectFrom('leases').selectAll().where('identity', 'in', chunk).execute();
-    for (const r of rows) out.set(r.identity, r);
-  }
-  return out;
 }

@@ -5,7 +5,7 @@
  * the rest of the pass. Nothing is ever skipped for host conditions (disk, load): teardown is
  * what frees them.
  */
-import { FINAL, MACHINE_DONE, type PassContext } from './context.ts';
+import type { PassContext } from './context.ts';
 import { expireLeases, failStuck, stuckReleases } from './expire.ts';
 import { listMachines, type Listing } from './listing.ts';
 import { findOrphans } from './orphans.ts';
@@ -46,18 +46,12 @@ async function collectTargets(ctx: PassContext, now: number, failedNow: Awaited<
   const byId = new Map<string, Target>();
   const add = (t: Target) => { if (!byId.has(t.lease.id)) byId.set(t.lease.id, t); };
   // Every expired lease, whoever expired it and however often its teardown failed before.
-  for (const lease of await ctx.store.listLeases({ status: ['expired'] })) add({ lease, kind: 'expired', claimIn: ['expired'], finalStatus: 'reaped' });
-  for (const lease of failedNow) add({ lease, kind: 'stuck', claimIn: ['failed'] });
-  for (const lease of await stuckReleases(ctx, now)) add({ lease, kind: 'releasing', claimIn: ['releasing'], finalStatus: 'released' });
+  for (const lease of await ctx.store.listLeases({ status: ['expired'] })) add({ lease, kind: 'expired', claimIn: 'expired', finalStatus: 'reaped' });
+  for (const lease of failedNow) add({ lease, kind: 'stuck', claimIn: 'failed' });
+  for (const lease of await stuckReleases(ctx, now)) add({ lease, kind: 'releasing', claimIn: 'releasing', finalStatus: 'released' });
   // Finished leases whose machine the store still shows alive: a server died between the
   // transition and the destroy, or failed a lease and never cleaned up.
-  const lingering = await ctx.store.db.selectFrom('leases')
-    .innerJoin('machines', 'machines.lease_id', 'leases.id')
-    .selectAll('leases')
-    .where('leases.status', 'in', [...FINAL])
-    .where('machines.state', 'not in', [...MACHINE_DONE])
-    .where('leases.updated_at', '<', now - ctx.settings.stuckGraceMs)
-    .execute();
-  for (const lease of lingering) add({ lease, kind: 'lingering', claimIn: [lease.status] });
+  const lingering = await ctx.store.lingering(now - ctx.settings.stuckGraceMs);
+  for (const lease of lingering) add({ lease, kind: 'lingering', claimIn: lease.status });
   return [...byId.values()];
 }

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { discoverPlugins, identityPrefix, loadConfig, type Provider, type ProviderPlugin, type VmhubConfig } from '@vmhub/core';
+import { identityPrefix, type Provider, type ProviderPlugin } from '@vmhub/core';
+import { discoverPlugins, loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { defaultStatePath, Store } from '@vmhub/store';
 import type { CliArgs } from './args.ts';
 import type { PassContext } from './context.ts';

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Store, type LeaseRow } from '@vmhub/store';
+import { Store, type LeaseRow, type LeaseStatus } from '@vmhub/store';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const BIN = join(here, '..', 'dist', 'bin.js');
@@ -65,7 +65,7 @@ export function makeWorld(options: WorldOptions = {}): World {
 }
 
 export interface SeedOptions {
-  status?: string;
+  status?: LeaseStatus;
   /** ms from now; negative = in the past */
   expiresIn?: number;
   maxExpiresIn?: number;

@@ -38,7 +38,7 @@ describe('reaper: stuck leases', () => {
 
   it('destroys the machine of a finished lease the store still shows running (server died after the transition)', async () => {
     const l = await seedLease(w, { status: 'released' });
-    await w.store.db.updateTable('leases').set({ updated_at: Date.now() - 10_000 }).where('id', '=', l.id).execute();
+    await w.store.updateLease(l.id, { updated_at: Date.now() - 10_000 });
     const r = await runOnce(w);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(machineExists(w, `m-${l.id}`), false);

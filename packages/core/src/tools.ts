@@ -51,14 +51,14 @@ const DESTRUCTIVE: ToolAnnotations = { destructiveHint: true };
 export const TOOLS = {
   vm_list_templates: tool({
     name: 'vm_list_templates', title: 'List templates',
-    description: 'Templates you can lease, their capabilities, and availability with the reason when unavailable.',
+    description: 'Templates you can lease: capabilities, availability and why not.',
     input: Type.Object({}, Strict),
     output: Type.Object({ templates: Type.Array(TemplateInfoSchema) }),
     annotations: { ...RO, idempotentHint: true },
   }),
   vm_capabilities: tool({
     name: 'vm_capabilities', title: 'Capabilities',
-    description: 'What a leased VM (lease_id) or a template can do, and why anything is unavailable.',
+    description: 'What a lease\'s VM or a template can do, and why not.',
     // lease_id "" is refused here: it is not "no lease_id" (it used to fall through to the template branch).
     input: Type.Object({ lease_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), template: Type.Optional(Type.String({ maxLength: 128 })) }, Strict),
     output: Type.Object({
@@ -72,7 +72,7 @@ export const TOOLS = {
   }),
   vm_health: tool({
     name: 'vm_health', title: 'Health',
-    description: 'Server, store, providers and plugins: versions, contract compatibility, problems.',
+    description: 'Server, store, providers, plugins and lease sessions: versions and problems.',
     input: Type.Object({}, Strict),
     output: Type.Object({
       status: StrEnum(['ok', 'degraded']),
@@ -87,7 +87,7 @@ export const TOOLS = {
   }),
   vm_lease_create: tool({
     name: 'vm_lease_create', title: 'Create lease',
-    description: 'Create a VM from a template. Returns at once; poll vm_lease_status until ready. Same request_id → same lease.',
+    description: 'Create a VM from a template; returns at once (poll vm_lease_status). Same request_id, same lease.',
     input: Type.Object({
       template: Type.String({ maxLength: 128 }),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
@@ -99,7 +99,7 @@ export const TOOLS = {
   }),
   vm_lease_status: tool({
     name: 'vm_lease_status', title: 'Lease status',
-    description: 'Lease state and readiness stages; waits up to wait_seconds (max 25) for a change toward ready.',
+    description: 'Lease state and readiness stages; waits up to wait_seconds (max 25) toward ready.',
     input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25 })) }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...RO },
@@ -126,7 +126,7 @@ export const TOOLS = {
       format: Type.Optional(StrEnum(['png', 'jpeg', 'webp'])),
       max_width: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
       max_height: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
-      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, { description: 'screen pixels', ...Strict })),
+      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, Strict)), // screen pixels
     }, Strict),
     output: bound({
       width: Type.Integer(), height: Type.Integer(), scale: Type.Number(),
@@ -197,14 +197,14 @@ export const TOOLS = {
   }),
   vm_key: tool({
     name: 'vm_key', title: 'Press keys', capability: 'key',
-    description: 'Press a key or chord, e.g. "ctrl+shift+t", "Return", "F5"; several separated by spaces.',
+    description: 'Press keys or chords, space-separated, e.g. "ctrl+shift+t Return F5".',
     input: Type.Object({ lease_id: LeaseId, keys: Type.String({ minLength: 1, maxLength: 256 }) }, Strict),
     output: bound({ keys: Type.String() }),
     annotations: ACT,
   }),
   vm_paste: tool({
     name: 'vm_paste', title: 'Paste text', capability: 'paste',
-    description: 'Paste text through the clipboard (any Unicode); the previous clipboard is restored.',
+    description: 'Paste text via the clipboard (any Unicode); the old clipboard is restored.',
     input: Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 200000 }) }, Strict),
     output: bound({ pasted: Type.Integer() }),
     annotations: ACT,
@@ -235,14 +235,14 @@ export const TOOLS = {
   }),
   vm_dispatch: tool({
     name: 'vm_dispatch', title: 'Adapter verb', capability: 'dispatch',
-    description: 'Run an adapter-specific verb (listed by vm_capabilities) with validated args.',
+    description: 'Run an adapter verb (see vm_capabilities) with validated args.',
     input: Type.Object({ lease_id: LeaseId, verb: Type.String({ maxLength: 64 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, Strict),
     output: bound({ verb: Type.String(), result: Type.Unknown() }),
     annotations: { ...ACT, destructiveHint: true },
   }),
   vm_put_file: tool({
     name: 'vm_put_file', title: 'Put file', capability: 'put_file',
-    description: 'Write a file in the VM (path absolute or relative to home) from content (UTF-8) or content_base64.',
+    description: 'Write a file (path absolute or under home) from content (UTF-8) or content_base64.',
     input: Type.Object({
       lease_id: LeaseId, path: GuestPath,
       content: Type.Optional(Type.String()),
@@ -254,7 +254,7 @@ export const TOOLS = {
   }),
   vm_get_file: tool({
     name: 'vm_get_file', title: 'Get file', capability: 'get_file',
-    description: 'Read a file from the VM (UTF-8 text as content, otherwise content_base64); large files in parts with offset and length.',
+    description: 'Read a file (UTF-8 as content, else content_base64); large ones in parts: offset, length.',
     input: Type.Object({
       lease_id: LeaseId, path: GuestPath, max_bytes: Type.Optional(Type.Integer({ minimum: 1 })),
       offset: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -2,9 +2,22 @@
  * @vmhub/store — vmhub's state on disk: leases (tombstoned, unique request_id), machines
  * (identity, provider, node, state) and an append-only event/audit log, in one SQLite file with
  * forward-only migrations. Safe for several processes (servers and the reaper) at once.
+ *
+ * It owns the lease lifecycle: the state machine (TRANSITIONS), claims, teardown records and the
+ * closed set of event kinds, so the server and the reaper write it the same way. The database
+ * handle is not exported: every operation is a Store method.
  */
 export { Store, openStore } from './store.ts';
-export type { StoreOptions, NewLease, LeaseFilter, LeaseRow, MachineRow, EventRow, LeasePatch } from './store.ts';
+export type { StoreOptions, NewLease, LeaseFilter, EventFilter, LeaseRow, MachineRow, EventRow, LeasePatch } from './store.ts';
+export {
+  LEASE_STATUSES, TRANSITIONS, FINAL_STATUSES, OWNING_STATUSES, MACHINE_STATES, SETTLED_MACHINE_STATES,
+  LeaseTransitionError, canTransition,
+  type LeaseStatus, type MachineState, type TransitionTarget,
+} from './lifecycle.ts';
+export { EVENT_KINDS, EventKindError, isEventKind, type EventKind, type NewEvent } from './events.ts';
+export { machineRef, type MachineRef } from './machine-ref.ts';
+export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from './teardowns.ts';
+export type { ExpiredLease, FailedLease } from './sweeps.ts';
 export type { Database, LeaseTable, MachineTable, EventTable } from './schema.ts';
 export { MIGRATIONS, type Migration } from './migrations/index.ts';
 export { migrate, StoreVersionError } from './migrate.ts';

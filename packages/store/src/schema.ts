@@ -2,6 +2,8 @@
  * Table shapes as kysely sees them. Times are milliseconds since the epoch; JSON columns are TEXT.
  */
 import type { Generated } from 'kysely';
+import type { EventKind } from './events.ts';
+import type { LeaseStatus, MachineState } from './lifecycle.ts';
 
 export interface LeaseTable {
   id: string;
@@ -10,7 +12,8 @@ export interface LeaseTable {
   provider: string;
   adapter: string;
   owner: string | null;
-  status: string;
+  /** Changed only through the state machine (lifecycle.ts): `transition()` and the sweeps. */
+  status: LeaseStatus;
   identity: string;
   created_at: number;
   updated_at: number;
@@ -32,7 +35,7 @@ export interface MachineTable {
   provider: string;
   external_id: string | null;
   node: string | null;
-  state: string;
+  state: MachineState;
   details: string;
   created_at: number;
   updated_at: number;
@@ -43,7 +46,8 @@ export interface EventTable {
   at: number;
   lease_id: string | null;
   actor: string;
-  kind: string;
+  /** One of EVENT_KINDS (rows written before the set was closed may hold others). */
+  kind: EventKind;
   data: string;
 }
 

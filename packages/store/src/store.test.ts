@@ -16,24 +16,23 @@ function lease(id: string, requestId = `req-${id}`): NewLease {
 }
 
 describe('store: migrations', () => {
-  it('migrates an empty file to the latest version with every table', () => {
+  it('migrates an empty file to the latest version with every table', async () => {
     const path = join(dir, 'empty.db');
     const store = new Store({ path });
-    const version = store.sqlite.pragma('user_version', { simple: true });
-    assert.equal(version, MIGRATIONS.at(-1)!.version);
-    const tables = store.sqlite.prepare("select name from sqlite_master where type='table' order by name").all().map((r: any) => r.name);
-    for (const t of ['events', 'leases', 'machines']) assert.ok(tables.includes(t), `table ${t}`);
-    assert.equal(store.sqlite.pragma('journal_mode', { simple: true }), 'wal');
-    store.sqlite.close();
+    const info = store.schemaInfo();
+    assert.equal(info.version, MIGRATIONS.at(-1)!.version);
+    for (const t of ['events', 'leases', 'machines']) assert.ok(info.tables.includes(t), `table ${t}`);
+    assert.equal(info.journalMode, 'wal');
+    await store.close();
     // re-opening is a no-op
     const again = new Store({ path });
-    assert.equal(again.sqlite.pragma('user_version', { simple: true }), MIGRATIONS.at(-1)!.version);
-    again.sqlite.close();
+    assert.equal(again.schemaInfo().version, MIGRATIONS.at(-1)!.version);
+    await again.close();
   });
 
-  it('creates missing parent directories, and fails at once on an impossible path', () => {
+  it('creates missing parent directories, and fails at once on an impossible path', async () => {
     const deep = join(dir, 'a', 'b', 'c', 'deep.db');
-    new Store({ path: deep }).sqlite.close();
+    await new Store({ path: deep }).close();
     const started = Date.now();
     assert.throws(() => new Store({ path: '/proc/vmhub-no-such-dir/x.db' }), /cannot create .*VMHUB_DB/);
     assert.ok(Date.now() - started < 2000);
@@ -56,7 +55,8 @@ describe('store: leases', () => {
     assert.equal(a.created, true);
     assert.equal(b.created, false);
     assert.equal(b.lease.id, 'a');
-    const done = await store.transition('a', ['provisioning'], 'released');
+    assert.equal((await store.transition('a', ['provisioning'], 'releasing'))?.status, 'releasing');
+    const done = await store.transition('a', ['releasing'], 'released');
     assert.equal(done?.status, 'released');
     const again = await store.createLease(lease('c', 'same'));
     assert.equal(again.created, false, 'a released lease still owns its request_id');
@@ -68,7 +68,7 @@ describe('store: leases', () => {
     const store = new Store({ path: join(dir, 'transition.db') });
     await store.createLease(lease('x'));
     assert.equal((await store.transition('x', ['ready'], 'releasing')), undefined);
-    assert.equal((await store.transition('x', ['provisioning'], 'ready'))?.status, 'ready');
+    assert.equal((await store.transition('x', ['provisioning'], 'starting'))?.status, 'starting');
     assert.equal((await store.transition('x', ['provisioning'], 'failed')), undefined);
     await store.close();
   });
@@ -92,7 +92,7 @@ describe('store: leases', () => {
     const m = await store.getMachine('m1');
     assert.equal(m?.external_id, 'abc');
     assert.equal(m?.state, 'running');
-    await store.appendEvent({ lease_id: 'm1', actor: 'test', kind: 'created', data: { a: 1 } });
+    await store.appendEvent({ lease_id: 'm1', actor: 'test', kind: 'lease.created', data: { a: 1 } });
     const events = await store.listEvents({ lease_id: 'm1' });
     assert.equal(events.length, 1);
     assert.deepEqual(JSON.parse(events[0]!.data), { a: 1 });

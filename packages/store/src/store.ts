@@ -1,21 +1,28 @@
 /**
  * The store: one SQLite file (WAL, busy timeout) shared by every vmhub process on a host —
  * several stdio servers and the reaper. Every state change is a single conditional UPDATE
- * (`... WHERE status IN (...) RETURNING *`), so two processes can never both win a transition.
- * Lease rows are never deleted: finished leases stay as tombstones, so an old request_id can
- * never mint a new machine.
+ * (`... WHERE status IN (...) RETURNING *`), so two processes can never both win a transition,
+ * and every status change follows the state machine in lifecycle.ts. Lease rows are never
+ * deleted: finished leases stay as tombstones, so an old request_id can never mint a new machine.
+ * The database handle is private: what the server and the reaper do is a method here.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Selectable, type Updateable } from 'kysely';
-import { migrate } from './migrate.ts';
+import { insertEvents, type EventKind, type NewEvent } from './events.ts';
+import { assertTransition, type LeaseStatus, type MachineState, type TransitionTarget } from './lifecycle.ts';
 import type { Database, EventTable, LeaseTable, MachineTable } from './schema.ts';
+import { openSqlite } from './sqlite-file.ts';
+import * as sweeps from './sweeps.ts';
+import * as teardowns from './teardowns.ts';
 
 export type LeaseRow = Selectable<LeaseTable>;
 export type MachineRow = Selectable<MachineTable>;
 export type EventRow = Selectable<EventTable>;
-export type LeasePatch = Omit<Updateable<LeaseTable>, 'id' | 'request_id' | 'created_at'>;
+/**
+ * Fields a caller may change on a lease. Never `status`: that moves only through `transition()`
+ * (and the store's own sweeps and teardown records). `updated_at` is set to now unless given.
+ */
+export type LeasePatch = Omit<Updateable<LeaseTable>, 'id' | 'request_id' | 'created_at' | 'status'>;
 
 export interface StoreOptions {
   /** Path of the SQLite file (created with its directory). `:memory:` for tests. */
@@ -30,7 +37,7 @@ export interface StoreOptions {
 export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at'> & { stages?: string };
 
 export interface LeaseFilter {
-  status?: readonly string[];
+  status?: readonly LeaseStatus[];
   /** expires_at < this */
   expiresBefore?: number;
   /** max_expires_at < this */
@@ -41,30 +48,38 @@ export interface LeaseFilter {
   limit?: number;
 }
 
+export interface EventFilter {
+  lease_id?: string;
+  kind?: EventKind;
+  /** Events whose actor starts with this (`reaper:` = every reaper's). */
+  actorPrefix?: string;
+  /** Default 1000. */
+  limit?: number;
+}
+
 export class Store {
   readonly path: string;
-  readonly db: Kysely<Database>;
-  readonly sqlite: BetterSqlite3.Database;
+  readonly #db: Kysely<Database>;
+  readonly #sqlite: BetterSqlite3.Database;
 
   constructor(options: StoreOptions) {
     this.path = options.path;
-    if (options.path !== ':memory:') ensureDir(dirname(options.path));
-    this.sqlite = new BetterSqlite3(options.path, { readonly: options.readonly ?? false });
-    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
-    this.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    if (!options.readonly) {
-      enableWal(this.sqlite, busyTimeoutMs);
-      this.sqlite.pragma('synchronous = NORMAL');
-      this.sqlite.pragma('foreign_keys = ON');
-      migrate(this.sqlite);
-    }
-    this.db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.sqlite }) });
+    this.#sqlite = openSqlite(options.path, { busyTimeoutMs: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false });
+    this.#db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.#sqlite }) });
   }
+
+  /** `PRAGMA user_version` and `journal_mode` of the open file: what migrations and WAL did (for health checks and tests). */
+  schemaInfo(): { version: number; journalMode: string; tables: string[] } {
+    const tables = (this.#sqlite.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[]).map((r) => r.name);
+    return { version: this.#sqlite.pragma('user_version', { simple: true }) as number, journalMode: String(this.#sqlite.pragma('journal_mode', { simple: true })), tables };
+  }
+
+  // ── leases ───────────────────────────────────────────────────────────────────────────────
 
   /** Insert a lease unless its request_id is taken; either way return the row that owns it. */
   async createLease(lease: NewLease): Promise<{ lease: LeaseRow; created: boolean }> {
     const now = Date.now();
-    const inserted = await this.db
+    const inserted = await this.#db
       .insertInto('leases')
       .values({ ...lease, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null })
       .onConflict((oc) => oc.column('request_id').doNothing())
@@ -77,49 +92,42 @@ export class Store {
   }
 
   getLease(id: string): Promise<LeaseRow | undefined> {
-    return this.db.selectFrom('leases').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.#db.selectFrom('leases').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   getLeaseByRequest(requestId: string): Promise<LeaseRow | undefined> {
-    return this.db.selectFrom('leases').selectAll().where('request_id', '=', requestId).executeTakeFirst();
+    return this.#db.selectFrom('leases').selectAll().where('request_id', '=', requestId).executeTakeFirst();
   }
 
-  /** Atomically move a lease from one of `from` to `to`; undefined if it was not in `from`. */
-  transition(id: string, from: readonly string[], to: string, patch: LeasePatch = {}): Promise<LeaseRow | undefined> {
-    return this.db
+  /**
+   * Atomically move a lease from one of `from` to `to`; undefined if it was not in `from`.
+   * Every `from → to` must be in TRANSITIONS: a pair the state machine does not allow throws
+   * LeaseTransitionError at the call, before the database is touched (and fails to compile when
+   * `from` is written as literals).
+   */
+  transition<F extends LeaseStatus>(id: string, from: F | readonly F[], to: NoInfer<TransitionTarget<F>>, patch: LeasePatch = {}): Promise<LeaseRow | undefined> {
+    const sources: readonly LeaseStatus[] = typeof from === 'string' ? [from] : from;
+    assertTransition(id, sources, to);
+    assertNoStatus(patch);
+    return this.#db
       .updateTable('leases')
       .set({ ...patch, status: to, updated_at: Date.now() })
       .where('id', '=', id)
-      .where('status', 'in', [...from])
+      .where('status', 'in', [...sources])
       .returningAll()
       .executeTakeFirst();
   }
 
-  /** Update fields of a lease that is in one of `inStatus` (any when omitted). */
-  updateLease(id: string, patch: LeasePatch, inStatus?: readonly string[]): Promise<LeaseRow | undefined> {
-    let q = this.db.updateTable('leases').set({ ...patch, updated_at: Date.now() }).where('id', '=', id);
+  /** Update fields (never the status) of a lease that is in one of `inStatus` (any when omitted). */
+  updateLease(id: string, patch: LeasePatch, inStatus?: readonly LeaseStatus[]): Promise<LeaseRow | undefined> {
+    assertNoStatus(patch);
+    let q = this.#db.updateTable('leases').set({ updated_at: Date.now(), ...patch }).where('id', '=', id);
     if (inStatus) q = q.where('status', 'in', [...inStatus]);
     return q.returningAll().executeTakeFirst();
   }
 
-  /**
-   * Claim a lease for exclusive work (teardown) until `until`: succeeds when nobody holds an
-   * unexpired claim. A crashed claimant's claim lapses, so the work is picked up again.
-   */
-  claim(id: string, by: string, until: number, inStatus: readonly string[]): Promise<LeaseRow | undefined> {
-    const now = Date.now();
-    return this.db
-      .updateTable('leases')
-      .set({ claimed_by: by, claim_expires_at: until, updated_at: now })
-      .where('id', '=', id)
-      .where('status', 'in', [...inStatus])
-      .where((eb) => eb.or([eb('claim_expires_at', 'is', null), eb('claim_expires_at', '<', now), eb('claimed_by', '=', by)]))
-      .returningAll()
-      .executeTakeFirst();
-  }
-
   listLeases(filter: LeaseFilter = {}): Promise<LeaseRow[]> {
-    let q = this.db.selectFrom('leases').selectAll();
+    let q = this.#db.selectFrom('leases').selectAll();
     if (filter.status) q = q.where('status', 'in', [...filter.status]);
     if (filter.expiresBefore !== undefined) q = q.where('expires_at', '<', filter.expiresBefore);
     if (filter.maxExpiresBefore !== undefined) q = q.where('max_expires_at', '<', filter.maxExpiresBefore);
@@ -130,16 +138,104 @@ export class Store {
     return q.execute();
   }
 
-  async countLeases(filter: { status: readonly string[]; owner?: string }): Promise<number> {
-    let q = this.db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', [...filter.status]);
+  async countLeases(filter: { status: readonly LeaseStatus[]; owner?: string }): Promise<number> {
+    let q = this.#db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', [...filter.status]);
     if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
     const row = await q.executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
+  // ── sweeps (whole-table lifecycle work, one statement per source status) ──────────────────
+
+  /**
+   * Live leases past `expires_at` or `max_expires_at` at `now` → `expired`, with a
+   * `lease.expired` event each; one transaction, one UPDATE per source status whose WHERE is the
+   * reason, so a lease renewed a moment earlier is not expired by a stale read.
+   */
+  expireDue(now: number, actor: string): Promise<sweeps.ExpiredLease[]> {
+    return sweeps.expireDue(this.#db, now, actor);
+  }
+
+  /**
+   * Leases stuck in `provisioning`/`starting` past `deadline_at` (or, without one, created
+   * before `fallbackCreatedBefore`) → `failed` with BOOT_TIMEOUT and a `lease.failed` event.
+   * Returns them (their machines must go).
+   */
+  failStuck(now: number, fallbackCreatedBefore: number, actor: string): Promise<sweeps.FailedLease[]> {
+    return sweeps.failStuck(this.#db, now, fallbackCreatedBefore, actor);
+  }
+
+  /** `releasing` leases whose releaser is gone: claim lapsed before `before`, or never set and untouched since then. */
+  stuckReleases(before: number): Promise<LeaseRow[]> {
+    return sweeps.stuckReleases(this.#db, before);
+  }
+
+  /** Finished leases (final status, updated before `updatedBefore`) whose machine row is not settled: a process died between the transition and the destroy. */
+  lingering(updatedBefore: number): Promise<LeaseRow[]> {
+    return sweeps.lingering(this.#db, updatedBefore);
+  }
+
+  /** Providers that an unfinished lease or an unsettled machine row names. */
+  providersInUse(): Promise<Set<string>> {
+    return sweeps.providersInUse(this.#db);
+  }
+
+  /** Identities that a lease still owns (any status that is not final: live or expired). */
+  ownedIdentities(): Promise<Set<string>> {
+    return sweeps.ownedIdentities(this.#db);
+  }
+
+  /** Lease rows by identity (500 identities per statement). */
+  leasesByIdentity(identities: readonly string[]): Promise<Map<string, LeaseRow>> {
+    return sweeps.leasesByIdentity(this.#db, identities);
+  }
+
+  // ── claims and teardown records ──────────────────────────────────────────────────────────
+
+  /**
+   * Claim a lease for exclusive work (teardown) until `until`: succeeds when it is in one of
+   * `inStatus` and nobody else holds an unexpired claim. A crashed claimant's claim lapses, so
+   * the work is picked up again.
+   */
+  async claim(id: string, by: string, until: number, inStatus: readonly LeaseStatus[]): Promise<LeaseRow | undefined> {
+    return (await teardowns.claimMany(this.#db, [id], by, until, inStatus)).claimed[0];
+  }
+
+  /**
+   * `claim()` for many leases in one UPDATE (per 500); another holder's unexpired claim is never
+   * overwritten. Says which of the rest are held elsewhere (still claimable, claimed by another);
+   * leases that left `inStatus` meanwhile are in neither list.
+   */
+  claimMany(ids: readonly string[], by: string, until: number, inStatus: readonly LeaseStatus[]): Promise<teardowns.ClaimResult> {
+    return teardowns.claimMany(this.#db, ids, by, until, inStatus);
+  }
+
+  /** Extend the claims `by` still holds on `ids` to `until` (a heartbeat while the work runs); others' are untouched. */
+  renewClaims(ids: readonly string[], by: string, until: number): Promise<void> {
+    return teardowns.renewClaims(this.#db, ids, by, until);
+  }
+
+  /** Machine rows of these leases, by lease id (one statement per 500). */
+  machinesFor(leaseIds: readonly string[]): Promise<Map<string, MachineRow>> {
+    return teardowns.machinesFor(this.#db, leaseIds);
+  }
+
+  /**
+   * Record finished teardowns in one transaction: machine states (or rows found through the
+   * provider), final transitions — only for leases still in `final.from` and claimed by
+   * `actor`, with a `lease.<to>` event each — claims released (unless `keepClaim`), and the
+   * records' events. Returns the leases that reached their final status. Bad records (a
+   * transition the state machine refuses, an unknown event kind) throw before anything is written.
+   */
+  recordTeardowns(actor: string, records: readonly teardowns.TeardownRecord[]): Promise<teardowns.FinishedLease[]> {
+    return teardowns.recordTeardowns(this.#db, actor, records);
+  }
+
+  // ── machines ─────────────────────────────────────────────────────────────────────────────
+
   async putMachine(machine: Omit<MachineRow, 'created_at' | 'updated_at'>): Promise<MachineRow> {
     const now = Date.now();
-    return this.db
+    return this.#db
       .insertInto('machines')
       .values({ ...machine, created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('lease_id').doUpdateSet({ external_id: machine.external_id, node: machine.node, state: machine.state, details: machine.details, updated_at: now }))
@@ -148,74 +244,42 @@ export class Store {
   }
 
   getMachine(leaseId: string): Promise<MachineRow | undefined> {
-    return this.db.selectFrom('machines').selectAll().where('lease_id', '=', leaseId).executeTakeFirst();
+    return this.#db.selectFrom('machines').selectAll().where('lease_id', '=', leaseId).executeTakeFirst();
   }
 
-  setMachineState(leaseId: string, state: string): Promise<MachineRow | undefined> {
-    return this.db.updateTable('machines').set({ state, updated_at: Date.now() }).where('lease_id', '=', leaseId).returningAll().executeTakeFirst();
+  setMachineState(leaseId: string, state: MachineState): Promise<MachineRow | undefined> {
+    return this.#db.updateTable('machines').set({ state, updated_at: Date.now() }).where('lease_id', '=', leaseId).returningAll().executeTakeFirst();
   }
 
-  listMachines(filter: { state?: readonly string[] } = {}): Promise<MachineRow[]> {
-    let q = this.db.selectFrom('machines').selectAll();
+  listMachines(filter: { state?: readonly MachineState[] } = {}): Promise<MachineRow[]> {
+    let q = this.#db.selectFrom('machines').selectAll();
     if (filter.state) q = q.where('state', 'in', [...filter.state]);
     return q.execute();
   }
 
-  async appendEvent(event: { lease_id: string | null; actor: string; kind: string; data?: Record<string, unknown> }): Promise<void> {
-    await this.db.insertInto('events').values({ at: Date.now(), lease_id: event.lease_id, actor: event.actor, kind: event.kind, data: JSON.stringify(event.data ?? {}) }).execute();
+  // ── events ───────────────────────────────────────────────────────────────────────────────
+
+  /** Append one event; its kind must be one of EVENT_KINDS (anything else throws, nothing is written). */
+  async appendEvent(event: NewEvent & { actor: string }): Promise<void> {
+    await insertEvents(this.#db, event.actor, [event]);
   }
 
-  listEvents(filter: { lease_id?: string; kind?: string; limit?: number } = {}): Promise<EventRow[]> {
-    let q = this.db.selectFrom('events').selectAll();
+  listEvents(filter: EventFilter = {}): Promise<EventRow[]> {
+    let q = this.#db.selectFrom('events').selectAll();
     if (filter.lease_id !== undefined) q = q.where('lease_id', '=', filter.lease_id);
     if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
+    // A range on the text (BINARY collation) rather than LIKE: no escaping, no case folding.
+    if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
     return q.orderBy('id').limit(filter.limit ?? 1000).execute();
   }
 
   async close(): Promise<void> {
-    await this.db.destroy();
+    await this.#db.destroy();
   }
 }
 
-/**
- * `mkdir -p`, one level at a time: Node's recursive mkdirSync spins forever on some special file
- * systems (seen: a path under /proc hangs at 100 % CPU); this fails at once with the errno.
- */
-/**
- * Switch the file to WAL (persistent: once one process has done it, the rest only read the mode).
- * Switching upgrades a read lock to an exclusive one, and SQLite answers SQLITE_BUSY at once —
- * without waiting on busy_timeout — when that upgrade could deadlock with another process's
- * writer; so several processes opening a fresh file together retry here until the deadline.
- */
-function enableWal(db: BetterSqlite3.Database, timeoutMs: number): void {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
-      sleepSync(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
-    }
-  }
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function ensureDir(dir: string): void {
-  let path = '';
-  for (const part of resolve(dir).split(sep)) {
-    path = path === sep || path === '' ? `${path || sep}${part}` : `${path}${sep}${part}`;
-    if (part === '' || existsSync(path)) continue;
-    try {
-      mkdirSync(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`[vmhub] [store] cannot create ${dir} for the database (${(err as NodeJS.ErrnoException).code}): set VMHUB_DB to a writable path`, { cause: err });
-    }
-  }
+function assertNoStatus(patch: LeasePatch): void {
+  if ('status' in patch) throw new Error('[vmhub] [store] a lease patch cannot set status: move the lease with transition() (the state machine in docs/architecture.md)');
 }
 
 export function openStore(options: StoreOptions): Store {

@@ -25,8 +25,8 @@ for (let i = 0; i < n; i++) {
   const id = name + '-' + i;
   const r = await store.createLease({ id, request_id: 'shared-' + i, template: 't', provider: 'fake', adapter: 'fake', owner: name, status: 'provisioning', identity: 'vmhub-mp-' + id, created_at: now, expires_at: now + 1e6, max_expires_at: now + 1e7, deadline_at: null });
   if (r.created) created++;
-  if (await store.transition(r.lease.id, ['provisioning'], 'ready', {})) won++;
-  await store.appendEvent({ lease_id: r.lease.id, actor: name, kind: 'touch' });
+  if (await store.transition(r.lease.id, ['provisioning'], 'starting', {})) won++;
+  await store.appendEvent({ lease_id: r.lease.id, actor: name, kind: 'lease.renewed' });
 }
 console.log(JSON.stringify({ created, won }));
 await store.close();
@@ -42,7 +42,7 @@ it('store: four processes racing on one file agree on one winner per request_id'
   assert.equal(created, n, 'exactly one insert per request_id');
   assert.equal(won, n, 'exactly one transition winner per lease');
   const store = new Store({ path });
-  assert.equal(await store.countLeases({ status: ['ready'] }), n);
+  assert.equal(await store.countLeases({ status: ['starting'] }), n);
   assert.equal((await store.listEvents({ limit: 10_000 })).length, 4 * n);
   await store.close();
 });

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { CallExtra } from '@vmhub/core/router';
-import type { LeaseRow, Store } from '@vmhub/store';
+import type { LeaseRow, LeaseStatus, Store } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
 import { destroyMachine } from './teardown.ts';
@@ -18,7 +18,7 @@ import { leaseView, parseStages, withStage } from './view.ts';
 const POLL_MS = 200;
 /** How long a teardown claim holds before another process (the reaper) may take the work over. */
 const CLAIM_MS = 60_000;
-const ACTIVE = ['provisioning', 'starting'];
+const ACTIVE: readonly LeaseStatus[] = ['provisioning', 'starting'];
 
 export class LeaseManager {
   readonly #store: Store;
@@ -96,8 +96,10 @@ export class LeaseManager {
     const provider = this.#registry.providers.get(template.provider)!;
     const abort = new AbortController();
     this.#provisioning.set(lease.id, abort);
-    const timeout = AbortSignal.timeout((template.ready_timeout_seconds ?? 300) * 1000);
-    const signal = AbortSignal.any([abort.signal, timeout]);
+    // A clearable deadline: AbortSignal.timeout() would hold its timer (and the lease's signals)
+    // for the whole ready timeout after the lease is ready (bench/session-leak.mjs found it).
+    const timeout = deadlineSignal((template.ready_timeout_seconds ?? 300) * 1000);
+    const signal = AbortSignal.any([abort.signal, timeout.signal]);
     let stages = parseStages(lease.stages);
     let pending: Promise<unknown> = Promise.resolve();
     const stage = (name: string, status: 'pending' | 'running' | 'done' | 'failed', detail?: string) => {
@@ -121,7 +123,7 @@ export class LeaseManager {
       await pending;
       if (err instanceof Released) return void this.#cleanupAfterRelease(lease.id, provider);
       // Our deadline decides the code: a provider interrupted by it may report an abort or TIMEOUT.
-      const e = timeout.aborted
+      const e = timeout.signal.aborted
         ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s (${(err as Error).message})`)
         : VmhubError.is(err) ? err : new VmhubError('PROVISION_FAILED', (err as Error).message);
       const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
@@ -133,6 +135,7 @@ export class LeaseManager {
       if (!failed) return void this.#cleanupAfterRelease(lease.id, provider);
       await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
     } finally {
+      timeout.clear();
       this.#provisioning.delete(lease.id);
     }
   }
@@ -140,8 +143,7 @@ export class LeaseManager {
   /** The lease was released while we were creating: whoever released it may have found no machine yet. */
   async #cleanupAfterRelease(leaseId: string, provider: ReturnType<Registry['providers']['get']>): Promise<void> {
     try {
-      await destroyMachine(this.#store, provider, leaseId, this.#actor);
-      await this.#store.transition(leaseId, ['releasing'], 'released', { claimed_by: null, claim_expires_at: null });
+      await destroyMachine(this.#store, provider, leaseId, this.#actor, { from: 'releasing', to: 'released' });
     } catch (err) {
       log('warn', 'teardown after release failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
     }
@@ -157,7 +159,7 @@ export class LeaseManager {
   async #expireIfDue(row: LeaseRow): Promise<LeaseRow> {
     const now = Date.now();
     if (LIVE_LEASE_STATES.includes(row.status as never) && row.status !== 'releasing' && (row.expires_at < now || row.max_expires_at < now)) {
-      const expired = await this.#store.transition(row.id, [row.status], 'expired');
+      const expired = await this.#store.transition(row.id, [row.status as LeaseStatus], 'expired');
       if (expired) {
         this.#provisioning.get(row.id)?.abort();
         await this.#onEnd(row.id, 'expired').catch(() => undefined);
@@ -176,8 +178,7 @@ export class LeaseManager {
       const claimed = await this.#store.claim(leaseId, this.#actor, Date.now() + CLAIM_MS, ['expired']);
       if (!claimed) return;
       const machine = await this.#store.getMachine(leaseId);
-      const outcome = await destroyMachine(this.#store, machine ? this.#registry.providers.get(machine.provider) : undefined, leaseId, this.#actor);
-      if (outcome !== 'identity_mismatch') await this.#store.transition(leaseId, ['expired'], 'reaped', { claimed_by: null, claim_expires_at: null });
+      await destroyMachine(this.#store, machine ? this.#registry.providers.get(machine.provider) : undefined, leaseId, this.#actor, { from: 'expired', to: 'reaped' });
     } catch (err) {
       log('warn', 'teardown of expired lease failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
     }
@@ -229,10 +230,9 @@ export class LeaseManager {
       // our own create is still in flight: it sees 'releasing' and destroys what it made
       return leaseView(releasing);
     }
-    const outcome = await destroyMachine(this.#store, provider, row.id, this.#actor);
-    const done = await this.#store.transition(row.id, ['releasing'], 'released', { claimed_by: null, claim_expires_at: null, error_code: outcome === 'identity_mismatch' ? 'IDENTITY_MISMATCH' : null, error_message: outcome === 'identity_mismatch' ? 'the machine no longer carried this lease identity; left untouched' : null });
-    await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.released', data: { outcome } });
-    return leaseView(done ?? (await this.#store.getLease(row.id))!);
+    // One store record: machine state, `released` (under our claim; IDENTITY_MISMATCH if not ours), events.
+    await destroyMachine(this.#store, provider, row.id, this.#actor, { from: 'releasing', to: 'released' });
+    return leaseView((await this.#store.getLease(row.id))!);
   }
 
   /** Leases this process is provisioning right now (leak tests: none left once they settle). */
@@ -247,6 +247,14 @@ export class LeaseManager {
 }
 
 class Released extends Error {}
+
+/** An AbortSignal that aborts with a TimeoutError after `ms`, and whose timer can be cleared. */
+export function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
+  timer.unref();
+  return { signal: ctl.signal, clear: () => clearTimeout(timer) };
+}
 
 /** Enforce the deadline even on a provider that ignores the signal it was given. */
 function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -1,0 +1,60 @@
+/**
+ * The audit log's closed vocabulary. Operators and tests query events by kind, so a kind is a
+ * contract: every one is listed here, the compiler refuses any other, and the store refuses one
+ * at run time too (a plain-JS caller, a cast). Add a kind here before writing it.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+export const EVENT_KINDS = [
+  // Lease lifecycle, one per transition (plus creation and renewal).
+  'lease.created',
+  'lease.renewed',
+  'lease.ready',
+  'lease.releasing',
+  'lease.released',
+  'lease.expired',
+  'lease.failed',
+  'lease.reaped',
+  // What a provider's destroy() answered for a lease's machine.
+  'machine.destroyed',
+  'machine.already_gone',
+  'machine.identity_mismatch',
+  // Machines carrying this instance's identity with no live lease (the reaper's sweep).
+  'orphan.found',
+  'orphan.destroyed',
+  'orphan.already_gone',
+  // A teardown that failed and is retried on the next pass.
+  'reaper.teardown_error',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export interface NewEvent {
+  lease_id: string | null;
+  kind: EventKind;
+  data?: Record<string, unknown>;
+}
+
+const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
+
+export class EventKindError extends Error {
+  readonly code = 'UNKNOWN_EVENT_KIND';
+}
+
+export function isEventKind(kind: string): kind is EventKind {
+  return KINDS.has(kind);
+}
+
+export function assertEventKind(kind: string): asserts kind is EventKind {
+  if (!KINDS.has(kind)) throw new EventKindError(`[vmhub] [store] unknown event kind "${kind}": events use a closed set of kinds (${EVENT_KINDS.join(', ')}); add it to EVENT_KINDS in @vmhub/store first`);
+}
+
+/** Append events in chunks of 500 rows per INSERT (one statement each), checking every kind first. */
+export async function insertEvents(db: Kysely<Database>, actor: string, events: readonly NewEvent[]): Promise<void> {
+  for (const e of events) assertEventKind(e.kind);
+  const at = Date.now();
+  for (let i = 0; i < events.length; i += 500) {
+    const rows = events.slice(i, i + 500).map((e) => ({ at, lease_id: e.lease_id, actor, kind: e.kind, data: JSON.stringify(e.data ?? {}) }));
+    await db.insertInto('events').values(rows).execute();
+  }
+}
