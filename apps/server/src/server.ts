@@ -104,6 +104,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     leaseRenew: async (input) => (await rt()).leases.renew(input),
     leaseRelease: async (input) => (await rt()).leases.release(input),
     bind: async (leaseId, signal) => (await rt()).sessions.bind(leaseId, signal),
+    machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
     cloneOnHost: async (input) => {
       const { leases } = await rt();
       const lease = await leases.get(input.lease_id);

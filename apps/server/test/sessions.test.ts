@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { fakeSessions, openFakeChannels } from '@vmhub/conformance/fake';
+import { fakeProvider, fakeSessions, openFakeChannels, stopFakeMachine } from '@vmhub/conformance/fake';
 import { loadConfig } from '@vmhub/core/config';
 import { Store } from '@vmhub/store';
 import { createVmhubHub, type VmhubHub } from '../src/index.ts';
@@ -122,6 +122,45 @@ describe('server: lease sessions end in every terminal state', () => {
     assert.equal(r.structuredContent.code, 'PROVISION_FAILED');
     assert.deepEqual(await counts(), { open: 0, channels: 0 });
     assert.equal(openFakeChannels(), 0);
+  });
+
+  it('a machine removed behind vmhub\'s back: the next call answers MACHINE_LOST (not retryable), the lease is failed, its session ends', async () => {
+    const id = await ready();
+    await use(id);
+    const store = new Store({ path: box.db });
+    let machine;
+    try { machine = (await store.getMachine(id))!; } finally { await store.close(); }
+    // "docker rm -f": the machine goes, vmhub is not told.
+    const outside = fakeProvider.create({ dir: box.fakeDir }, { identityPrefix: `vmhub-${box.instance}-`, log: () => undefined });
+    assert.equal(await outside.destroy({ identity: machine.identity, external_id: machine.external_id! }), 'destroyed');
+    const r = await client.callTool({ name: 'vm_screenshot', arguments: { lease_id: id } }) as { isError?: boolean; structuredContent?: any };
+    assert.equal(r.isError, true);
+    assert.equal(r.structuredContent.code, 'MACHINE_LOST', JSON.stringify(r.structuredContent));
+    assert.equal(r.structuredContent.retryable, false);
+    const again = await client.callTool({ name: 'vm_exec', arguments: { lease_id: id, command: ['true'] } }) as { structuredContent?: any };
+    assert.equal(again.structuredContent.code, 'MACHINE_LOST', 'every later call says so too');
+    const status = await call('vm_lease_status', { lease_id: id });
+    assert.equal(status.status, 'failed');
+    assert.deepEqual(await counts(), { open: 0, channels: 0 });
+    const s2 = new Store({ path: box.db });
+    try { assert.ok((await s2.listEvents({ lease_id: id })).some((e) => e.kind === 'machine.lost')); } finally { await s2.close(); }
+  });
+
+  it('a machine stopped behind vmhub\'s back: vm_lease_status says failed (MACHINE_LOST) and the machine is destroyed', async () => {
+    const id = await ready();
+    await use(id);
+    const store = new Store({ path: box.db });
+    let machine;
+    try { machine = (await store.getMachine(id))!; } finally { await store.close(); }
+    await stopFakeMachine(box.fakeDir, machine.external_id!);
+    const status = await call('vm_lease_status', { lease_id: id });
+    assert.equal(status.status, 'failed');
+    assert.match(status.error?.message ?? JSON.stringify(status), /stopped outside vmhub/);
+    const r = await client.callTool({ name: 'vm_type', arguments: { lease_id: id, text: 'x' } }) as { structuredContent?: any };
+    assert.equal(r.structuredContent.code, 'MACHINE_LOST');
+    const outside = fakeProvider.create({ dir: box.fakeDir }, { identityPrefix: `vmhub-${box.instance}-`, log: () => undefined });
+    assert.equal(await outside.state!({ identity: machine.identity, external_id: machine.external_id! }), 'gone', 'the stopped machine was destroyed');
+    assert.deepEqual(await counts(), { open: 0, channels: 0 });
   });
 
   it('200 leases used and ended leave no growth in any per-lease structure', { timeout: 300_000 }, async (t) => {

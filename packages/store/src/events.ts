@@ -20,6 +20,8 @@ export const EVENT_KINDS = [
   'machine.destroyed',
   'machine.already_gone',
   'machine.identity_mismatch',
+  // A ready lease's machine was removed or stopped outside vmhub (the lease is failed: MACHINE_LOST).
+  'machine.lost',
   // Machines carrying this instance's identity with no live lease (the reaper's sweep).
   'orphan.found',
   'orphan.destroyed',

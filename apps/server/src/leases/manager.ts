@@ -12,6 +12,7 @@ import type { CallExtra } from '@vmhub/core/router';
 import type { LeaseRow, LeaseStatus, Store } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
+import { checkMachine, machineLostError } from './machine-lost.ts';
 import { destroyMachine } from './teardown.ts';
 import { leaseView, parseStages, withStage } from './view.ts';
 
@@ -186,6 +187,8 @@ export class LeaseManager {
 
   async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo> {
     let row = await this.get(input.lease_id);
+    // A ready lease whose machine was removed or stopped behind our back says so (failed, MACHINE_LOST).
+    if (row.status === 'ready' && await checkMachine(this.#lostDeps(), row, false)) row = (await this.#store.getLease(row.id)) ?? row;
     const waitMs = Math.min(input.wait_seconds ?? 0, 25) * 1000;
     const until = Date.now() + waitMs;
     const token = extra._meta?.progressToken;
@@ -233,6 +236,17 @@ export class LeaseManager {
     // One store record: machine state, `released` (under our claim; IDENTITY_MISMATCH if not ours), events.
     await destroyMachine(this.#store, provider, row.id, this.#actor, { from: 'releasing', to: 'released' });
     return leaseView((await this.#store.getLease(row.id))!);
+  }
+
+  /** A call on this ready lease failed: is its machine gone? (MACHINE_LOST after ending the lease.) */
+  async machineLost(leaseId: string): Promise<VmhubError | undefined> {
+    const row = await this.#store.getLease(leaseId);
+    if (row?.status === 'failed' && row.error_code === 'MACHINE_LOST') return machineLostError(row);
+    return row ? checkMachine(this.#lostDeps(), row, true) : undefined;
+  }
+
+  #lostDeps() {
+    return { store: this.#store, provider: (id: string) => this.#registry.providers.get(id), actor: this.#actor, end: this.#onEnd };
   }
 
   /** Leases this process is provisioning right now (leak tests: none left once they settle). */

@@ -11,6 +11,7 @@ import { VmhubError } from '@vmhub/core';
 import type { LeaseBinding } from '@vmhub/core/router';
 import type { Store } from '@vmhub/store';
 import type { LeaseManager } from '../leases/manager.ts';
+import { machineLostError } from '../leases/machine-lost.ts';
 import { machineRef } from '../leases/teardown.ts';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
@@ -52,6 +53,7 @@ export class LeaseSessions {
         case 'starting':
           throw new VmhubError('LEASE_NOT_READY', `lease ${leaseId} is ${lease.status}; wait with vm_lease_status {wait_seconds: 20}`);
         case 'failed':
+          if (lease.error_code === 'MACHINE_LOST') throw machineLostError(lease);
           throw new VmhubError('PROVISION_FAILED', `lease ${leaseId} failed: ${lease.error_message ?? lease.error_code ?? 'unknown'}`, { hint: 'Create a new lease (vm_lease_create).' });
         default:
           throw new VmhubError('LEASE_EXPIRED', `lease ${leaseId} is ${lease.status}`);

@@ -4,6 +4,7 @@
  * every GuestChannel rule (argv only, caps, NOT_FOUND, no traversal) so adapters tested on it
  * behave as they will on a real channel.
  */
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -36,6 +37,9 @@ export class FakeChannel implements GuestChannel {
 
   #open(): void {
     if (this.#closed) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] channel used after close()`, { source: SOURCE });
+    // Like a container removed under an open connection: every call fails (retryable, as the
+    // engine's errors are), and only asking the provider tells the machine is gone.
+    if (!existsSync(this.root)) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] the machine does not answer`, { source: SOURCE });
   }
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {

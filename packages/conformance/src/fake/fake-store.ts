@@ -206,3 +206,11 @@ export async function readFakeLedger(dir: string = defaultFakeDir()): Promise<Le
   const text = await readFile(join(dir, 'ledger.log'), 'utf8').catch(() => '');
   return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as LedgerEntry);
 }
+
+/** Stop a fake machine behind vmhub's back, as `docker stop` would (tests of lost machines). */
+export async function stopFakeMachine(dir: string, externalId: string): Promise<void> {
+  const store = new FakeStore(dir);
+  const record = await store.read(externalId);
+  if (!record) throw new Error(`no fake machine ${externalId} in ${dir}`);
+  await store.write({ ...record, state: 'stopped' });
+}

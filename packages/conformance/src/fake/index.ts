@@ -15,7 +15,7 @@ export { stubAdapter, createStubAdapter } from './stub-adapter.ts';
 export { fakeTemplate, stubTemplate } from './fake-templates.ts';
 export { fakeTarget, type FakeTargetOptions } from './fake-target.ts';
 export { FakeAdapterOptionsSchema, FakeProviderOptionsSchema, type FakeAdapterOptions, type FakeProviderOptions } from './fake-options.ts';
-export { readFakeLedger, defaultFakeDir, type LedgerEntry, type MachineRecord } from './fake-store.ts';
+export { readFakeLedger, defaultFakeDir, stopFakeMachine, type LedgerEntry, type MachineRecord } from './fake-store.ts';
 export { FakeChannel, FAKE_MAX_FILE_BYTES, openFakeChannels } from './fake-channel.ts';
 export { DESKTOP_FILE, PALETTE, BACKGROUND, TITLE_BAR, readDesktop, type DesktopState, type FakeWindow } from './fake-desktop.ts';
 
