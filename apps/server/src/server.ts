@@ -10,6 +10,7 @@ import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
 import { cloneOnHost } from './clone.ts';
+import { principalOf } from './http/principal.ts';
 import { log } from './log.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
@@ -99,7 +100,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     listTemplates: async () => (await rt()).catalog.listTemplates(),
     capabilities: async (input) => (await rt()).catalog.capabilities(input),
     health: async () => (await rt()).catalog.health(),
-    leaseCreate: async (input) => (await rt()).leases.create(input, input.owner ?? owner()),
+    leaseCreate: async (input, extra) => (await rt()).leases.create(input, principalOf(extra), input.owner ?? owner()),
     leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra),
     leaseRenew: async (input) => (await rt()).leases.renew(input),
     leaseRelease: async (input) => (await rt()).leases.release(input),
@@ -116,8 +117,8 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       await writeFile(file, shot.data);
       return file;
     } : undefined,
-    audit: (record) => {
-      if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, owner: owner() }) + '\n').catch(() => undefined);
+    audit: (record, extra) => {
+      if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n').catch(() => undefined);
     },
     settings: {
       denyTools: config.policy.deny_tools,

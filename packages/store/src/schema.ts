@@ -11,7 +11,10 @@ export interface LeaseTable {
   template: string;
   provider: string;
   adapter: string;
+  /** A label the agent chose (vm_lease_create owner), shown back; not what quotas count. */
   owner: string | null;
+  /** Who created it: the HTTP token's principal, or the local OS user on stdio. Quotas count it. */
+  principal: string | null;
   /** Changed only through the state machine (lifecycle.ts): `transition()` and the sweeps. */
   status: LeaseStatus;
   identity: string;

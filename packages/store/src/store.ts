@@ -34,7 +34,7 @@ export interface StoreOptions {
 }
 
 /** A lease as inserted: the table's columns minus bookkeeping the store fills in itself. */
-export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at'> & { stages?: string };
+export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at' | 'principal'> & { stages?: string; principal?: string | null };
 
 export interface LeaseFilter {
   status?: readonly LeaseStatus[];
@@ -81,7 +81,7 @@ export class Store {
     const now = Date.now();
     const inserted = await this.#db
       .insertInto('leases')
-      .values({ ...lease, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null })
+      .values({ ...lease, principal: lease.principal ?? null, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null })
       .onConflict((oc) => oc.column('request_id').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -138,9 +138,10 @@ export class Store {
     return q.execute();
   }
 
-  async countLeases(filter: { status: readonly LeaseStatus[]; owner?: string }): Promise<number> {
+  async countLeases(filter: { status: readonly LeaseStatus[]; owner?: string; principal?: string }): Promise<number> {
     let q = this.#db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', [...filter.status]);
     if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
+    if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
     const row = await q.executeTakeFirstOrThrow();
     return Number(row.n);
   }

@@ -44,7 +44,11 @@ export class LeaseManager {
     return t;
   }
 
-  async create(input: ToolInput<'vm_lease_create'>, owner: string): Promise<LeaseInfo> {
+  /**
+   * `principal` is who is authenticated (the HTTP token's principal, or the local user on
+   * stdio): quotas count it. `owner` is the label the agent gave (or its client's name).
+   */
+  async create(input: ToolInput<'vm_lease_create'>, principal: string, owner: string): Promise<LeaseInfo> {
     const requestId = input.request_id ?? randomUUID();
     const existing = await this.#store.getLeaseByRequest(requestId);
     if (existing) return this.#same(existing, input.template);
@@ -57,8 +61,8 @@ export class LeaseManager {
     if (availability.availability !== 'available') throw new VmhubError('CAPABILITY_UNAVAILABLE', `template ${template.id} is ${availability.availability}: ${availability.reason ?? 'no reason given'}`);
 
     const limits = this.#config.leases;
-    if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES, owner })) >= limits.max_per_owner) {
-      throw new VmhubError('QUOTA_EXCEEDED', `owner "${owner}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner)`);
+    if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES, principal })) >= limits.max_per_owner) {
+      throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner counts the authenticated principal, whatever owner label a call gives)`);
     }
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
       throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
@@ -74,6 +78,7 @@ export class LeaseManager {
       provider: template.provider,
       adapter: template.adapter,
       owner,
+      principal,
       status: 'provisioning',
       identity: machineIdentity(this.#config.instance, id),
       created_at: now,
@@ -83,7 +88,7 @@ export class LeaseManager {
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
     });
     if (!created) return this.#same(lease, input.template);
-    await this.#store.appendEvent({ lease_id: id, actor: this.#actor, kind: 'lease.created', data: { template: template.id, owner, request_id: requestId } });
+    await this.#store.appendEvent({ lease_id: id, actor: this.#actor, kind: 'lease.created', data: { template: template.id, owner, principal, request_id: requestId } });
     void this.#provision(lease, template);
     return leaseView(lease);
   }

@@ -106,7 +106,7 @@ export function createRouter(host: RouterHost): Router {
     }
     try {
       const leaseId = typeof (args as { lease_id?: unknown })?.lease_id === 'string' ? (args as { lease_id: string }).lease_id : undefined;
-      host.audit?.({ at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' : 'ok', ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started });
+      host.audit?.({ at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' : 'ok', ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started }, extra);
     } catch { /* auditing never breaks a call */ }
     return result;
   }

@@ -75,7 +75,7 @@ export interface RouterHost {
   /** Persist a screenshot (VMHUB_SCREENSHOT_DIR); returns the file path. */
   saveScreenshot?(leaseId: string, shot: ShapedScreenshot): Promise<string | undefined>;
   /** One record per tool call; must not throw. */
-  audit?(record: AuditRecord): void;
+  audit?(record: AuditRecord, extra?: CallExtra): void;
   settings: RouterSettings;
 }
 

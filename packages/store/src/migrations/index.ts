@@ -59,4 +59,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_lease ON events (lease_id, id);
     `,
   },
+  {
+    version: 2,
+    name: 'lease principal',
+    // Quotas count who is authenticated (the HTTP token's principal, or the local user on stdio),
+    // not the `owner` label an agent writes in its arguments. Older rows have none.
+    sql: `
+      ALTER TABLE leases ADD COLUMN principal TEXT;
+      CREATE INDEX leases_principal ON leases (principal, status);
+    `,
+  },
 ];
