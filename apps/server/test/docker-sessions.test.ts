@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { debianX11Template } from '@vmhub/provider-docker';
+import { Store } from '@vmhub/store';
 import { connect, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -52,7 +53,6 @@ async function use(lease: string): Promise<void> {
 before(async () => {
   writeFileSync(config, JSON.stringify({
     instance, db: join(dir, 'vmhub.db'),
-    leases: { default_ttl_seconds: 12 },
     templates: [
       // An X display that never comes up: provisioning fails (BOOT_TIMEOUT) after the container started.
       { id: 'x11-no-display', provider: 'docker', adapter: 'x11', os: 'linux', golden: debianX11Template.golden, ready_timeout_seconds: 6, provider_options: { display: ':9' } },
@@ -76,9 +76,11 @@ describe('server + docker: sessions end with their leases', () => {
     assert.deepEqual(await sessions(), { open: 2, channels: 2 });
     assert.equal(await containerExists(`vmhub-${instance}-${released}`), false, 'the released container is gone');
 
-    // Past the 12 s TTL: the reaper runs once (another process, same store) while the server keeps
-    // running; whichever of the two sees the expiry first tears the machine down.
-    await until('the TTL to pass', async () => (await s.call('vm_lease_status', { lease_id: reaped })).structuredContent.status !== 'ready', 40_000);
+    // Their TTL passes (written to the store as time would: the shortest TTL is 60 s). Nobody calls
+    // `expiring`: the server's session sweep finds it. The reaper runs once (another process, same
+    // store) while the server keeps running; whichever sees `reaped` expired first tears it down.
+    const store = new Store({ path: join(dir, 'vmhub.db') });
+    try { for (const id of [expiring, reaped]) await store.updateLease(id, { expires_at: Date.now() - 1 }); } finally { await store.close(); }
     await run(process.execPath, [REAPER, '--once'], { env: { ...process.env, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
     await until('both expired sessions to end', async () => (await sessions()).open === 0, 20_000);
     assert.deepEqual(await sessions(), { open: 0, channels: 0 });
