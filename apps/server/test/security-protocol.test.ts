@@ -438,7 +438,7 @@ describe('security: fuzzing every tool input (fast-check, in-process)', () => {
 
   // INTERNAL is typed but means an error nobody mapped (a 300-character file name reaches the
   // fake adapter's filesystem as ENAMETOOLONG, with a host path): issue 10 item 6, mapped elsewhere.
-  it('no fuzzed input ends in INTERNAL', { todo: 'issue 10 item 6: provider/adapter errors are not all mapped to typed codes yet' }, () => {
+  it('no fuzzed input ends in INTERNAL', () => {
     assert.deepEqual(internal, []);
   });
 });

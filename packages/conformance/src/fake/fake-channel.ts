@@ -55,6 +55,10 @@ export class FakeChannel implements GuestChannel {
 
   async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
     this.#open();
+    return guestFs(path, () => this.#putFile(path, data, options));
+  }
+
+  async #putFile(path: string, data: Buffer, options: PutFileOptions): Promise<void> {
     if (data.length > FAKE_MAX_FILE_BYTES) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path}: ${data.length} bytes is over the channel's ${FAKE_MAX_FILE_BYTES}-byte cap`, { source: SOURCE });
     const host = await hostPath(this.root, path);
     const existing = await stat(host).catch(() => undefined);
@@ -66,6 +70,10 @@ export class FakeChannel implements GuestChannel {
 
   async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
     this.#open();
+    return guestFs(path, () => this.#getFile(path, options));
+  }
+
+  async #getFile(path: string, options: GetFileOptions): Promise<Buffer> {
     const host = await hostPath(this.root, path);
     const s = await stat(host).catch(() => undefined);
     if (!s) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${path}: no such file in the guest`, { source: SOURCE });
@@ -77,11 +85,34 @@ export class FakeChannel implements GuestChannel {
 
   async putArchive(dir: string, tar: Readable): Promise<void> {
     this.#open();
-    await extractTar(this.root, await hostPath(this.root, dir), tar, FAKE_MAX_FILE_BYTES);
+    await guestFs(dir, async () => extractTar(this.root, await hostPath(this.root, dir), tar, FAKE_MAX_FILE_BYTES));
   }
 
   async close(): Promise<void> {
     if (!this.#closed) openChannels--;
     this.#closed = true;
+  }
+}
+
+/** What the guest's file system answered, as a typed error naming the guest path (never the host's). */
+const FS_ERRORS: Record<string, [code: 'INVALID_REQUEST' | 'NOT_FOUND' | 'POLICY_DENIED', what: string]> = {
+  ENAMETOOLONG: ['INVALID_REQUEST', 'a file name in it is longer than 255 bytes'],
+  ELOOP: ['INVALID_REQUEST', 'it goes through a symbolic link loop'],
+  EISDIR: ['INVALID_REQUEST', 'it is a directory'],
+  ENOTDIR: ['INVALID_REQUEST', 'a part of it is not a directory'],
+  ENOENT: ['NOT_FOUND', 'no such file or directory'],
+  EACCES: ['POLICY_DENIED', 'permission denied for the desktop user'],
+  EPERM: ['POLICY_DENIED', 'operation not permitted'],
+  ENOSPC: ['INVALID_REQUEST', 'no space left on the guest\'s disk'],
+};
+
+async function guestFs<T>(path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const known = FS_ERRORS[(err as NodeJS.ErrnoException).code ?? ''];
+    if (!known) throw err;
+    const shown = path.length > 120 ? `${path.slice(0, 117)}...` : path;
+    throw new VmhubError(known[0], `[vmhub] [${SOURCE}] ${shown}: ${known[1]}`, { source: SOURCE });
   }
 }
