@@ -1,17 +1,20 @@
 /**
  * GuestChannel into a container: exec through the persistent helper (falling back to one Engine
- * API exec per call when the helper cannot start), files through the archive API. Every
- * channel() call opens a new one (its own helper connection); core opens one per lease session
- * and closes it when the session ends, so nothing here is pooled per machine.
+ * API exec per call when the helper cannot start); files and archives through exec AS THE GUEST
+ * USER (docker-files.ts), so the guest's kernel checks that user's rights and resolves symlinks
+ * for it. Every channel() call opens a new one (its own helper connection); core opens one per
+ * lease session and closes it when the session ends, so nothing here is pooled per machine.
+ * Errors leave in guest terms (docker-errors.ts): no host path, no engine id.
  */
-import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { inspectContainer } from './docker-create.ts';
+import { channelError, type Machine } from './docker-errors.ts';
 import { rawExec } from './docker-exec.ts';
-import { getFileArchive, putArchiveStream, putFileArchive, type Owner } from './docker-files.ts';
+import { getFileAsUser, putArchiveAsUser, putFileAsUser, type FileTool } from './docker-files.ts';
 import { carriesIdentity } from './docker-identity.ts';
+import { containerState } from './docker-state.ts';
 import { ExecHelper } from './exec-helper.ts';
 import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
 
@@ -22,10 +25,16 @@ export interface ChannelSettings {
   maxFileBytes: number;
   maxArchiveBytes: number;
   useHelper: boolean;
+  /** The machine's identity: what messages name instead of the container id. Default: the short id. */
+  identity?: string;
+  /** Tests only: force the file tool (default: perl when the image has it, else sh + coreutils). */
+  fileTool?: FileTool;
   log: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>) => void;
 }
 
-interface UserInfo extends Owner {
+interface UserInfo {
+  uid: number;
+  gid: number;
   home: string;
 }
 
@@ -38,12 +47,15 @@ export class DockerChannel implements GuestChannel {
   #closed = false;
   #helperTried = 0;
   #restarting: Promise<ExecHelper | undefined> | undefined;
+  #fileTool: Promise<FileTool> | undefined;
+  readonly #machine: Machine;
   home: string | undefined;
 
   private constructor(docker: DockerClient, containerId: string, settings: ChannelSettings) {
     this.#docker = docker;
     this.#containerId = containerId;
     this.#settings = settings;
+    this.#machine = { containerId, identity: settings.identity ?? containerId.slice(0, 12) };
   }
 
   static async open(docker: DockerClient, containerId: string, settings: ChannelSettings): Promise<DockerChannel> {
@@ -88,10 +100,23 @@ export class DockerChannel implements GuestChannel {
   }
 
   #check(): void {
-    if (this.#closed) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] channel to ${this.#containerId.slice(0, 12)} is closed`, { source: SOURCE });
+    if (this.#closed) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] channel to ${this.#machine.identity} is closed`, { source: SOURCE });
   }
 
-  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+  /** Run `work`; whatever it throws leaves typed and in guest terms. */
+  async #guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw channelError(err, this.#machine, this.#settings.log);
+    }
+  }
+
+  exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    return this.#guard(() => this.#exec(argv, options));
+  }
+
+  async #exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.#check();
     if (!Array.isArray(argv) || argv.length === 0 || argv.some((a) => typeof a !== 'string' || a.includes('\0'))) {
       throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] exec needs a non-empty argv of strings without NUL bytes`, { source: SOURCE });
@@ -123,12 +148,12 @@ export class DockerChannel implements GuestChannel {
     let info = this.#users.get(name);
     if (!info) {
       info = (async () => {
-        const r = await this.exec(['getent', 'passwd', name], { user: 'root', timeoutMs: 10_000 });
+        const r = await this.#exec(['getent', 'passwd', name], { user: 'root', timeoutMs: 10_000 });
         const fields = r.stdout.toString('utf8').trim().split(':');
         if (r.exit_code !== 0 || fields.length < 7) {
           throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] no user "${name}" in the guest: use an existing user (the desktop user is "${this.#settings.desktopUser}")`, { source: SOURCE });
         }
-        return { uname: fields[0]!, uid: Number(fields[2]), gid: Number(fields[3]), gname: fields[0]!, home: fields[5]! };
+        return { uid: Number(fields[2]), gid: Number(fields[3]), home: fields[5]! };
       })();
       this.#users.set(name, info);
       info.catch(() => this.#users.delete(name));
@@ -136,46 +161,47 @@ export class DockerChannel implements GuestChannel {
     return info;
   }
 
-  async #mkdirs(dir: string, user: string): Promise<void> {
-    const r = await this.exec(['mkdir', '-p', '--', dir], { user, timeoutMs: 10_000 });
-    if (r.exit_code !== 0) {
-      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot create directory ${dir} as ${user}: ${r.stderr.toString('utf8').trim()}`, { source: SOURCE, details: { dir } });
-    }
+  /** perl when the image has it (the helper is perl), else sh + coreutils; asked once per channel. */
+  #tool(): Promise<FileTool> {
+    if (this.#settings.fileTool) return Promise.resolve(this.#settings.fileTool);
+    this.#fileTool ??= (this.#helper?.alive ? Promise.resolve('perl' as const) : this.#exec(['perl', '-e', 'exit 0'], { user: 'root', cwd: '/', timeoutMs: 10_000 }).then((r) => (r.exit_code === 0 ? 'perl' : 'sh') as FileTool));
+    this.#fileTool.catch(() => { this.#fileTool = undefined; });
+    return this.#fileTool;
   }
 
   #path(path: string): string {
     return resolveGuestPath(path, this.home ?? '/');
   }
 
-  async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
-    this.#check();
-    const abs = this.#path(path);
-    const cap = this.#settings.maxFileBytes;
-    if (data.length > cap) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] file for ${abs} is ${data.length} bytes, over the cap of ${cap} bytes: raise the docker provider option max_file_bytes`, { source: SOURCE, details: { path: abs, size: data.length, cap } });
-    const user = options.user ?? this.#settings.desktopUser;
-    const owner = await this.#user(user);
-    const mode = options.mode ?? 0o644;
-    try {
-      await putFileArchive(this.#docker, this.#containerId, abs, data, mode, owner);
-    } catch (err) {
-      if (!VmhubError.is(err) || err.code !== 'NOT_FOUND') throw err;
-      await this.#mkdirs(posix.dirname(abs), user);
-      await putFileArchive(this.#docker, this.#containerId, abs, data, mode, owner);
-    }
+  putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
+    return this.#guard(async () => {
+      this.#check();
+      const abs = this.#path(path);
+      const cap = this.#settings.maxFileBytes;
+      if (data.length > cap) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] file for ${abs} is ${data.length} bytes, over the cap of ${cap} bytes: raise the docker provider option max_file_bytes`, { source: SOURCE, details: { path: abs, size: data.length, cap } });
+      const user = options.user ?? this.#settings.desktopUser;
+      await this.#user(user);
+      await putFileAsUser((argv, o) => this.#exec(argv, o), { user, tool: await this.#tool() }, abs, data, options.mode);
+    });
   }
 
-  async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
-    this.#check();
-    return getFileArchive(this.#docker, this.#containerId, this.#path(path), options.maxBytes ?? this.#settings.maxFileBytes);
+  getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
+    return this.#guard(async () => {
+      this.#check();
+      const user = this.#settings.desktopUser;
+      return getFileAsUser((argv, o) => this.#exec(argv, o), { user, tool: await this.#tool() }, this.#path(path), options.maxBytes ?? this.#settings.maxFileBytes);
+    });
   }
 
-  async putArchive(dir: string, tar: Readable, options: { user?: string } = {}): Promise<void> {
-    this.#check();
-    const abs = dir === '/' ? '/' : this.#path(dir);
-    const user = options.user ?? this.#settings.desktopUser;
-    const owner = await this.#user(user);
-    await this.#mkdirs(abs, user);
-    await putArchiveStream(this.#docker, this.#containerId, abs, tar, owner, this.#settings.maxArchiveBytes);
+  putArchive(dir: string, tar: Readable, options: { user?: string } = {}): Promise<void> {
+    return this.#guard(async () => {
+      this.#check();
+      const abs = dir === '/' ? '/' : this.#path(dir);
+      const user = options.user ?? this.#settings.desktopUser;
+      await this.#user(user);
+      // A plain docker exec, not the helper: its connection gives the stream backpressure.
+      await putArchiveAsUser((argv, o) => rawExec(this.#docker, this.#containerId, { argv, user, cwd: o.cwd, stdin: o.stdin, timeoutMs: o.timeoutMs ?? 600_000, maxOutputBytes: o.maxOutputBytes ?? 65_536 }), user, abs, tar, this.#settings.maxArchiveBytes);
+    });
   }
 
   async close(): Promise<void> {
@@ -189,10 +215,13 @@ export class DockerChannel implements GuestChannel {
 export async function openDockerChannel(docker: DockerClient, machine: MachineRef, template: TemplateConfig, options: DockerProviderOptions, log: ProviderContext['log']): Promise<DockerChannel> {
   const c = await inspectContainer(docker, machine.external_id || machine.identity);
   if (!c || !carriesIdentity(c, machine.identity)) {
-    throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] no running container carries identity ${machine.identity}: the machine is gone; create a new lease`, { source: SOURCE });
+    throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
   }
-  if (!c.State.Running) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] container ${machine.identity} is ${c.State.Status}, not running`, { source: SOURCE });
+  // Stopped or paused behind vmhub's back: not "not ready yet" (retryable forever), but lost.
+  const how = containerState(c);
+  if (how !== 'running') throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] the container of ${machine.identity} is ${c.State.Paused ? 'paused' : c.State.Status}: it was stopped outside vmhub`, { source: SOURCE });
   return DockerChannel.open(docker, c.Id, {
+    identity: machine.identity,
     desktopUser: dockerTemplateOptions(template).user ?? options.desktop_user,
     maxFileBytes: options.max_file_bytes,
     maxArchiveBytes: options.max_archive_bytes,

@@ -12,7 +12,7 @@ const SOURCE = 'provider-docker';
 
 interface Inspect extends ContainerSummary {
   Id: string;
-  State: { Running: boolean; Status: string; ExitCode?: number; Error?: string };
+  State: { Running: boolean; Paused?: boolean; Restarting?: boolean; Status: string; ExitCode?: number; Error?: string };
 }
 
 /** The fix for a missing image, said the same way by create and availability. */
@@ -49,9 +49,10 @@ async function inspect(docker: DockerClient, ref: string, signal?: AbortSignal):
   return JSON.parse(res.body.toString('utf8')) as Inspect;
 }
 
-async function start(docker: DockerClient, id: string, signal: AbortSignal): Promise<void> {
+async function start(docker: DockerClient, id: string, identity: string, signal: AbortSignal): Promise<void> {
   const res = await docker.raw('POST', `/containers/${id}/start`, { signal });
-  if (res.status !== 204 && res.status !== 304) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${id.slice(0, 12)} did not start: ${docker.httpError('POST', `/containers/${id}/start`, res.status, res.body).message}`, { source: SOURCE });
+  // Named by identity, not by engine id: this message reaches the agent (vm_lease_status).
+  if (res.status !== 204 && res.status !== 304) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${identity} did not start: ${docker.httpError('POST', `/containers/${identity}/start`, res.status, res.body).message.split(id).join(identity)}`, { source: SOURCE });
 }
 
 function ref(c: Inspect, identity: string, image: string): MachineRef {
@@ -67,7 +68,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
     if (!carriesIdentity(existing, identity)) {
       throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] a container named ${identity} exists without the matching ${LABEL_IDENTITY} label: refusing to adopt it; remove it by hand if it is not vmhub's`, { source: SOURCE, details: { container: existing.Id } });
     }
-    if (!existing.State.Running) await start(docker, existing.Id, signal);
+    if (!existing.State.Running) await start(docker, existing.Id, identity, signal);
     return ref(existing, identity, image);
   }
   const body = {
@@ -91,7 +92,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   if (res.status === 409 && attempt === 0) return createContainer(docker, request, 1); // lost a race with a retry: adopt
   if (res.status >= 400) throw new VmhubError('PROVISION_FAILED', docker.httpError('POST', '/containers/create', res.status, res.body).message, { source: SOURCE });
   const { Id } = JSON.parse(res.body.toString('utf8')) as { Id: string };
-  await start(docker, Id, signal);
+  await start(docker, Id, identity, signal);
   return { identity, external_id: Id, details: { name: identity, image } };
 }
 

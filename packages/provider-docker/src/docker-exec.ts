@@ -4,7 +4,7 @@
  * the image) and to start the helper itself.
  */
 import { randomUUID } from 'node:crypto';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { ExecResult } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { CappedBuffer, DockerDemuxer } from './docker-stream.ts';
@@ -14,7 +14,8 @@ export interface RawExecRequest {
   user: string;
   cwd?: string;
   env?: Record<string, string>;
-  stdin?: Buffer;
+  /** Bytes, or a stream piped in with backpressure (a clone's tar); an error on it kills the exec and is rethrown. */
+  stdin?: Buffer | Readable;
   timeoutMs: number;
   maxOutputBytes: number;
   /** Aborting kills the command as the timeout does. */
@@ -63,6 +64,7 @@ export async function rawExec(docker: DockerClient, containerId: string, req: Ra
   const demux = new DockerDemuxer((stream, data) => (stream === 2 ? stderr : stdout).push(data));
   let timedOut = false;
   let killed: Promise<string> | undefined;
+  let stdinError: unknown;
   await new Promise<void>((resolve) => {
     // Timeout and abort: drop the connection (exec resolves) and kill the processes in the guest.
     const kill = (): void => {
@@ -78,9 +80,14 @@ export async function rawExec(docker: DockerClient, containerId: string, req: Ra
     socket.on('error', () => {});
     if (head.length) demux.push(head);
     if (req.signal?.aborted) return kill();
-    socket.end(req.stdin ?? Buffer.alloc(0));
+    const stdin = req.stdin;
+    if (stdin && !Buffer.isBuffer(stdin)) {
+      stdin.on('error', (e) => { stdinError ??= e; kill(); });
+      stdin.pipe(socket);
+    } else socket.end(stdin ?? Buffer.alloc(0));
   });
   const note = killed && (await killed);
+  if (stdinError) throw stdinError;
   if (note) stderr.push(Buffer.from(note));
   let exitCode: number | null = null;
   if (!timedOut) {

@@ -1,87 +1,82 @@
 /**
- * Files through the archive API: PUT/GET /containers/{id}/archive with tars this package writes
- * and reads itself. Sizes are checked before bytes move (HEAD stat) and again while they move.
+ * Files with the guest user's rights: putFile, getFile and putArchive run inside the container
+ * AS THAT USER (through the channel's exec), so the guest's kernel resolves symlinks and checks
+ * permissions for the user. The archive API is not used for files: it writes as root from the
+ * host side, follows guest symlinks with root's rights and answers with host paths.
+ *
+ * With perl in the image (the exec helper needs it anyway) a small script (helper/file-ops.pl)
+ * does the work and names the exact errno; without perl, `sh` + coreutils do, and the errno is
+ * recognised from their message. Either way a failure is a typed error naming the guest path.
  */
-import { posix } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
-import { VmhubError } from '@vmhub/core';
-import type { DockerClient } from './docker-client.ts';
-import { readFirstEntry, TarOwnerRewriter, writeTar } from './ustar.ts';
+import { VmhubError, type ExecOptions, type ExecResult } from '@vmhub/core';
+import { errnoFromText, fsError, type FsErrorContext, type FsOp } from './guest-fs-errors.ts';
 
 const SOURCE = 'provider-docker';
-const DIR_BIT = 2 ** 31;
 
-export interface Owner {
-  uid: number;
-  gid: number;
-  uname: string;
-  gname: string;
+/** How a file operation reaches the guest: the channel's exec (the helper when it runs). */
+export type GuestExec = (argv: string[], options: ExecOptions) => Promise<ExecResult>;
+/** An exec whose stdin is a stream (a plain docker exec: it has backpressure). */
+export type GuestStreamExec = (argv: string[], options: Omit<ExecOptions, 'stdin'> & { stdin: Readable }) => Promise<ExecResult>;
+export type FileTool = 'perl' | 'sh';
+
+let script: string | undefined;
+// Read on first use, not at import: loading the provider does no I/O.
+const fileScript = (): string => (script ??= readFileSync(new URL('../helper/file-ops.pl', import.meta.url), 'utf8'));
+
+// Fallbacks for images without perl. Failures end with exit 3 and the tool's own message.
+const PUT_SH = 'umask 022; d=${1%/*}; if [ -n "$d" ]; then mkdir -p -- "$d" || exit 3; fi; cat > "$1" || exit 3; if [ -n "$2" ]; then chmod "$2" "$1" || exit 3; fi';
+const GET_SH = 'if [ -d "$1" ]; then echo "vmhub-file: EISDIR open" >&2; exit 3; fi; if [ -e "$1" ] && [ ! -f "$1" ]; then echo "vmhub-file: ENOTREG open" >&2; exit 3; fi; exec cat -- "$1"';
+const UNTAR_SH = 'mkdir -p -- "$1" || exit 3; exec tar -x --no-same-owner -C "$1" -f -';
+
+/** A generous bound: 30 s plus 1 s per MiB moved. */
+const budget = (bytes: number): number => 30_000 + Math.ceil(bytes / (1024 * 1024)) * 1000;
+
+export interface FileCall {
+  user: string;
+  tool: FileTool;
 }
 
-interface PathStat {
-  name: string;
-  size: number;
-  mode: number;
-  linkTarget: string;
-}
-
-function archivePath(containerId: string): string {
-  return `/containers/${encodeURIComponent(containerId)}/archive`;
-}
-
-async function stat(docker: DockerClient, containerId: string, path: string): Promise<PathStat | null> {
-  const res = await docker.raw('HEAD', archivePath(containerId), { query: { path } });
-  if (res.status === 404) return null;
-  if (res.status >= 400) throw docker.httpError('HEAD', archivePath(containerId), res.status, res.body);
-  const header = res.headers['x-docker-container-path-stat'];
-  return JSON.parse(Buffer.from(String(header), 'base64').toString('utf8')) as PathStat;
-}
-
-/** Write `data` as `path` (its directory must exist; the caller creates it on NOT_FOUND). */
-export async function putFileArchive(docker: DockerClient, containerId: string, path: string, data: Buffer, mode: number, owner: Owner): Promise<void> {
-  const tar = writeTar([{ name: posix.basename(path), data, mode, ...owner }]);
-  const res = await docker.raw('PUT', archivePath(containerId), { query: { path: posix.dirname(path), noOverwriteDirNonDir: true }, body: tar, headers: { 'Content-Type': 'application/x-tar' } });
-  if (res.status >= 400) throw docker.httpError('PUT', archivePath(containerId), res.status, res.body);
-}
-
-export async function getFileArchive(docker: DockerClient, containerId: string, path: string, maxBytes: number): Promise<Buffer> {
-  let target = path;
-  for (let hop = 0; hop < 8; hop++) {
-    const st = await stat(docker, containerId, target);
-    if (!st) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] no such file in the guest: ${path}`, { source: SOURCE, details: { path } });
-    if (st.linkTarget) {
-      target = posix.resolve(posix.dirname(target), st.linkTarget);
-      continue;
-    }
-    if (st.mode >= DIR_BIT) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is a directory, not a file: give a file path (or fetch a tar with exec)`, { source: SOURCE, details: { path } });
-    if (st.size > maxBytes) {
-      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is ${st.size} bytes, over the cap of ${maxBytes} bytes (max_bytes): raise the cap or fetch a part with exec`, { source: SOURCE, details: { path, size: st.size, cap: maxBytes } });
-    }
-    const res = await docker.stream('GET', archivePath(containerId), { query: { path: target } });
-    const limit = st.size + 64 * 1024;
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of res) {
-      total += (chunk as Buffer).length;
-      if (total > limit) {
-        res.destroy();
-        throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} grew past the cap of ${maxBytes} bytes while it was read`, { source: SOURCE, details: { path, cap: maxBytes } });
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const body = Buffer.concat(chunks);
-    if ((res.statusCode ?? 0) === 404) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] no such file in the guest: ${path}`, { source: SOURCE, details: { path } });
-    if ((res.statusCode ?? 0) >= 400) throw docker.httpError('GET', archivePath(containerId), res.statusCode ?? 0, body);
-    const entry = readFirstEntry(body);
-    if (!entry) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] the daemon sent an empty archive for ${path}`, { source: SOURCE });
-    if (entry.data.length > maxBytes) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is ${entry.data.length} bytes, over the cap of ${maxBytes} bytes`, { source: SOURCE, details: { path, cap: maxBytes } });
-    return Buffer.from(entry.data);
+/** The typed error for a failed file command, from its `vmhub-file:` line or its message. */
+function failure(r: ExecResult, c: Omit<FsErrorContext, 'source'>, what: string): VmhubError {
+  const stderr = r.stderr.toString('utf8');
+  if (r.timed_out) return new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] ${what} ${c.path} did not finish in time`, { source: SOURCE, details: { path: c.path } });
+  const line = /^vmhub-file: (\S+) (\S+)(?: (.*))?$/m.exec(stderr);
+  let errno = line?.[1];
+  const ctx: FsErrorContext = { ...c, source: SOURCE };
+  if (line?.[2] === 'mkdir' && line[3]) ctx.at = line[3];
+  if (line?.[3]?.startsWith('size ')) ctx.size = Number(line[3].slice(5));
+  errno ??= errnoFromText(stderr);
+  const typed = errno ? fsError(errno, ctx) : undefined;
+  if (typed) return typed;
+  if (r.exit_code === 127 || r.exit_code === 126) {
+    return new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] cannot ${what} ${c.path}: a tool it needs is missing in the guest image: ${stderr.trim().slice(0, 200)}`, { source: SOURCE });
   }
-  throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path}: too many levels of symbolic links`, { source: SOURCE, details: { path } });
+  const why = r.exit_code === null ? 'the guest command was lost (the container stopped?)' : `exit ${r.exit_code}: ${stderr.trim().slice(0, 300)}`;
+  return new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] cannot ${what} ${c.path} as ${c.user}: ${why}`, { source: SOURCE, details: { path: c.path } });
 }
 
-/** Stream a tar into `dir`, owners rewritten to `owner`, refusing more than `maxBytes`. */
-export async function putArchiveStream(docker: DockerClient, containerId: string, dir: string, tar: Readable, owner: Owner, maxBytes: number): Promise<void> {
+export async function putFileAsUser(exec: GuestExec, call: FileCall, path: string, data: Buffer, mode: number | undefined): Promise<void> {
+  const m = mode === undefined ? '' : (mode & 0o7777).toString(8);
+  const argv = call.tool === 'perl' ? ['perl', '-e', fileScript(), 'put', path, m] : ['sh', '-c', PUT_SH, 'sh', path, m];
+  const r = await exec(argv, { user: call.user, cwd: '/', stdin: data, timeoutMs: budget(data.length), maxOutputBytes: 64 * 1024 });
+  if (r.exit_code !== 0) throw failure(r, { op: 'write', path, user: call.user }, 'write');
+}
+
+export async function getFileAsUser(exec: GuestExec, call: FileCall, path: string, maxBytes: number): Promise<Buffer> {
+  const argv = call.tool === 'perl' ? ['perl', '-e', fileScript(), 'get', path, String(maxBytes)] : ['sh', '-c', GET_SH, 'sh', path];
+  // One cap covers both streams: room for the error line even when max_bytes is tiny.
+  const r = await exec(argv, { user: call.user, cwd: '/', timeoutMs: budget(maxBytes), maxOutputBytes: Math.max(maxBytes + 1, 64 * 1024) });
+  if (r.exit_code !== 0 && !(r.truncated && r.stdout.length > maxBytes)) throw failure(r, { op: 'read', path, user: call.user, cap: maxBytes }, 'read');
+  if (r.stdout.length > maxBytes) {
+    throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot read ${path}: it is larger than the cap of ${maxBytes} bytes (max_bytes): raise the cap, or read a part of it with exec`, { source: SOURCE, details: { path, cap: maxBytes } });
+  }
+  return r.stdout;
+}
+
+/** Unpack a tar stream into `dir` as the user (GNU tar as non-root cannot give files away). */
+export async function putArchiveAsUser(exec: GuestStreamExec, user: string, dir: string, tar: Readable, maxBytes: number): Promise<void> {
   let seen = 0;
   const cap = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -90,14 +85,9 @@ export async function putArchiveStream(docker: DockerClient, containerId: string
       else done(null, chunk);
     },
   });
-  let streamError: unknown;
-  const body = tar.on('error', (e) => { streamError = e; }).pipe(cap).on('error', (e) => { streamError = e; }).pipe(new TarOwnerRewriter(owner));
-  let res;
-  try {
-    res = await docker.raw('PUT', archivePath(containerId), { query: { path: dir, noOverwriteDirNonDir: true }, body, headers: { 'Content-Type': 'application/x-tar' }, timeoutMs: 0 });
-  } catch (err) {
-    throw streamError ?? err;
-  }
-  if (streamError) throw streamError;
-  if (res.status >= 400) throw docker.httpError('PUT', archivePath(containerId), res.status, res.body);
+  let sourceError: unknown;
+  tar.on('error', (e) => { sourceError ??= e; cap.destroy(e); });
+  const r = await exec(['sh', '-c', UNTAR_SH, 'sh', dir], { user, cwd: '/', stdin: tar.pipe(cap), timeoutMs: 10 * 60_000, maxOutputBytes: 64 * 1024 });
+  if (sourceError) throw sourceError;
+  if (r.exit_code !== 0) throw failure(r, { op: 'unpack' as FsOp, path: dir, user }, 'unpack an archive into');
 }

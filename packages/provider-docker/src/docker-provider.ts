@@ -10,6 +10,7 @@ import { createContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
 import { listOwned } from './docker-list.ts';
 import { waitReady } from './docker-ready.ts';
+import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
 import type { DockerProviderOptions } from './options.ts';
 
@@ -37,6 +38,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user),
     destroy: (machine) => destroyContainer(docker(), machine, context.log),
     list: () => listOwned(docker(), context.identityPrefix),
+    state: (machine) => machineState(docker(), machine),
     channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
     async close() {
       client?.close();

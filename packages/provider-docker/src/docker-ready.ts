@@ -51,7 +51,7 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
     if (c.State.Running) return true;
     if (c.State.Status === 'exited' || c.State.Status === 'dead') {
       request.stage('container', 'failed', `exited with ${c.State.ExitCode}`);
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${machine.identity} exited with code ${c.State.ExitCode}${c.State.Error ? `: ${c.State.Error}` : ''}: see docker logs ${c.Id.slice(0, 12)}`, { source: SOURCE });
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${machine.identity} exited with code ${c.State.ExitCode}${c.State.Error ? `: ${c.State.Error}` : ''}: see docker logs ${machine.identity}`, { source: SOURCE });
     }
     return `state ${c.State.Status}`;
   });

@@ -24,8 +24,8 @@ interface Job {
   done: () => void;
 }
 
-/** The helper serves the same requests as a plain Engine-API exec. */
-export type HelperExecRequest = RawExecRequest;
+/** The helper serves the same requests as a plain Engine-API exec, with stdin as bytes (streams go through a plain exec, which has backpressure). */
+export type HelperExecRequest = Omit<RawExecRequest, 'stdin'> & { stdin?: Buffer };
 
 function frame(type: string, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
   const h = Buffer.alloc(9);

@@ -10,7 +10,9 @@ const BLOCK = 512;
 export interface TarEntry {
   name: string;
   data?: Buffer;
-  type?: 'file' | 'dir';
+  type?: 'file' | 'dir' | 'symlink';
+  /** Target of a symlink (at most 100 bytes). */
+  linkname?: string;
   mode?: number;
   uid?: number;
   gid?: number;
@@ -42,6 +44,7 @@ function header(name: string, size: number, type: string, e: TarEntry): Buffer {
   h.write(octal(size, 12), 124, 12, 'ascii');
   h.write(octal(Math.floor(e.mtime ?? Date.now() / 1000), 12), 136, 12, 'ascii');
   h.write(type, 156, 1, 'ascii');
+  if (e.linkname) h.write(e.linkname, 157, 100, 'utf8');
   h.write('ustar\0' + '00', 257, 8, 'ascii');
   h.write(e.uname ?? '', 265, 32, 'utf8');
   h.write(e.gname ?? '', 297, 32, 'utf8');
@@ -67,9 +70,10 @@ function paxRecord(key: string, value: string): Buffer {
 export function writeTar(entries: TarEntry[]): Buffer {
   const parts: Buffer[] = [];
   for (const e of entries) {
-    const type = e.type === 'dir' ? '5' : '0';
+    const type = e.type === 'dir' ? '5' : e.type === 'symlink' ? '2' : '0';
     const data = type === '0' ? (e.data ?? Buffer.alloc(0)) : Buffer.alloc(0);
     let name = e.name.replace(/^\/+/, '');
+    if (type === '2' && Buffer.byteLength(e.linkname ?? '') > 100) throw new Error(`symlink target of ${name} is over 100 bytes`);
     if (type === '5' && !name.endsWith('/')) name += '/';
     if (Buffer.byteLength(name) > 99) {
       const pax = paxRecord('path', name);

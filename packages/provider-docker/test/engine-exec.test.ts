@@ -121,7 +121,7 @@ describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
     }
   });
 
-  it('a guest without perl gets a working channel through plain docker exec, with a warning', async () => {
+  it('a guest without perl gets a working channel through plain docker exec, with a warning, and files through sh', async () => {
     const root = await provider.channel!(machine, small);
     await root.exec(['mv', '/usr/bin/perl', '/usr/bin/perl.off'], { user: 'root' });
     await root.close();
@@ -131,6 +131,13 @@ describe('docker: readiness, screen, engine exec', { timeout: 180_000 }, () => {
     const r = await ch.exec(['sh', '-c', 'echo "$HOME $(pwd)"; exit 4']);
     assert.equal(r.stdout.toString(), '/home/user /home/user\n');
     assert.equal(r.exit_code, 4);
+    // Files fall back to sh + coreutils, still as the user, still typed.
+    const data = Buffer.from('no perl here\n');
+    await ch.putFile('/home/user/noperl/f.txt', data);
+    assert.ok((await ch.getFile('/home/user/noperl/f.txt')).equals(data));
+    assert.equal((await ch.exec(['stat', '-c', '%u', '/home/user/noperl/f.txt', '/home/user/noperl'])).stdout.toString(), '1000\n1000\n');
+    await assert.rejects(ch.putFile('/root/x.txt', data), (e: any) => e.code === 'POLICY_DENIED');
+    await assert.rejects(ch.getFile('/home/user'), (e: any) => e.code === 'INVALID_REQUEST' && /is a directory/.test(e.message));
     await ch.close();
     assert.equal(await provider.destroy(machine), 'destroyed');
   });

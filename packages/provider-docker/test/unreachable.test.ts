@@ -1,6 +1,6 @@
 /**
  * docker: daemon unreachable — DOCKER_HOST pointing at a socket that does not exist. status and
- * availability say why (never throw); create fails with a typed, retryable error.
+ * availability say why (never throw); create and state() fail with a typed, retryable error.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,8 @@ describe('docker: daemon unreachable', () => {
       assert.equal(avail.availability, 'unavailable');
       assert.match(avail.reason!, /Docker daemon not reachable at .*: start it \(dockerd\) or set DOCKER_HOST/);
       await assert.rejects(provider.create({ lease_id: 'x', identity: 'vmhub-t-x', template, signal: AbortSignal.timeout(5000) }), (e: any) => e.code === 'NODE_UNAVAILABLE' && e.retryable === true);
+      // state() cannot tell gone from unreachable: it throws (so the lease is not ended for it).
+      await assert.rejects(provider.state!({ identity: 'vmhub-t-x', external_id: 'abc' }), (e: any) => e.code === 'NODE_UNAVAILABLE' && e.retryable === true);
       await provider.close?.();
     } finally {
       if (saved === undefined) delete process.env.DOCKER_HOST;

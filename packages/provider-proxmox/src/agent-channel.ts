@@ -1,15 +1,22 @@
 /**
  * GuestChannel through the QEMU guest agent's Proxmox endpoints, for guests without SSH or when a
- * template asks for it. exec: argv (never a shell string) + input-data, then exec-status polled
- * until exit; a timeout or a cancelled call (options.signal) kills the guest pid with a second
- * exec of `kill -KILL <pid>`. Files move within the agent's limits: file-write
- * takes ≤ 61,440 chars per call (so ≤ 45 KiB of binary as base64 with encode=0; bigger files are
- * written in parts and joined in the guest); file-read returns per-MiB base64 segments with
- * decode=0 on PVE ≥ 9.1, and on older versions files are read as `base64` output of an exec.
+ * template asks for it. The agent runs as root, so everything runs as the channel's desktop user
+ * (the template's `agent_user`, else its cloud-init user) through `runuser -u USER --`: execs,
+ * and the file operations too — the user's process opens the file, so the guest's kernel checks
+ * that user's rights and resolves symlinks for it; only root's own steps (temp parts in a
+ * root-only directory) bypass it. exec: argv (never a shell string) + input-data, then
+ * exec-status polled until exit; a timeout or a cancelled call (options.signal) kills the guest
+ * pid with a second exec of `kill -KILL <pid>`. Files move within the agent's limits: up to
+ * 48 KiB go as the stdin of one exec; bigger ones are file-written (≤ 61,440 chars per call) in
+ * parts into a private temp directory and piped to the user's writer; reads are `base64` output
+ * of an exec as the user, or (over 12 MiB, PVE ≥ 9.1) a copy the user's `cat` makes into the temp
+ * directory, read back with file-read's per-MiB base64 segments. Failures are typed in guest terms.
  */
+import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { killedResult } from './exec-result.ts';
+import { errnoFromText, fsError, type FsOp } from './guest-fs-errors.ts';
 import { sleep, type PveClient } from './pve-client.ts';
 import { SOURCE, toVmhubError } from './pve-errors.ts';
 
@@ -20,6 +27,8 @@ export interface AgentTarget {
   /** PVE release, e.g. 9.1 or 8.4. */
   release: number;
   home?: string;
+  /** Whose rights execs and files use (runuser); default root, the agent's own user. */
+  user?: string;
 }
 
 /** file-write's `content` limit (chars). */
@@ -31,6 +40,16 @@ export const INPUT_DATA_MAX_CHARS = 65_536;
 /** One full 1 MiB file-read chunk as base64. */
 const READ_SEGMENT_CHARS = 1_398_104;
 const READ_MAX = 16 * 1024 * 1024;
+/** Files up to this size are read as base64 on one exec's stdout (qemu-ga captures 16 MiB). */
+const EXEC_READ_MAX = 12 * 1024 * 1024;
+/** The user's writer: parent directories, then the file, opened by the user's shell. */
+const WRITE_SH = 'mkdir -p -- "$1" && cat > "$2"';
+const WRITE_MODE_SH = 'mkdir -p -- "$1" && cat > "$2" && chmod "$3" "$2"';
+/** Root's side of a large write: the parts, in order, into the user's writer; then the parts go. */
+const JOIN_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; shift 6; cat -- "$@" | runuser -u "$u" -- sh -c "$s" sh "$d" "$p" "$m"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
+const JOIN_ROOT_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; shift 6; cat -- "$@" | sh -c "$s" sh "$d" "$p" "$m"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
+/** Root's side of a large read: the user's `cat` opens the file, root's shell holds the copy. */
+const COPY_SH = 'mkdir -p -m 700 -- "$1" && runuser -u "$2" -- cat -- "$3" > "$1/f"';
 /** SIGKILLs every descendant of pid $1, deepest first (pgrep from procps or busybox). */
 export const KILL_DESCENDANTS = 'k() { for c in $(pgrep -P "$1"); do k "$c"; done; kill -KILL "$1"; }; for c in $(pgrep -P "$1"); do k "$c"; done';
 
@@ -72,10 +91,12 @@ export class AgentChannel implements GuestChannel {
     let command = [...argv];
     const env = Object.entries(options.env ?? {});
     if (env.length) command = ['env', ...env.map(([k, v]) => `${k}=${v}`), ...command];
-    if (options.user) command = ['runuser', '-u', options.user, '--', ...command];
+    const user = options.user ?? this.#t.user;
+    const switches = user !== undefined && user !== 'root';
+    if (switches) command = ['runuser', '-u', user, '--', ...command];
     if (options.cwd) command = ['sh', '-c', 'cd -- "$1" || exit 126; shift; exec "$@"', 'sh', options.cwd, ...command];
     // runuser and the base64 pipe fork: the command is then not the pid the agent reports.
-    let forks = Boolean(options.user);
+    let forks = switches;
     let input: string | undefined;
     if (options.stdin !== undefined) {
       const buf = typeof options.stdin === 'string' ? Buffer.from(options.stdin) : options.stdin;
@@ -138,14 +159,22 @@ export class AgentChannel implements GuestChannel {
     return killedResult();
   }
 
-  async #must(argv: string[], what: string): Promise<ExecResult> {
-    const r = await this.exec(argv, { timeoutMs: 60_000, maxOutputBytes: 24 * 1024 * 1024 });
-    if (r.exit_code !== 0) {
-      const text = r.stderr.toString().trim();
-      if (/no such file/i.test(text)) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${what}: ${text}`, { source: SOURCE });
-      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${what} failed (exit ${r.exit_code}${r.timed_out ? ', timed out' : ''}): ${text.slice(0, 500)}`, { source: SOURCE });
-    }
+  /** A command file operations depend on, run as root; failures are typed in guest terms. */
+  async #must(argv: string[], what: string, c: { op: FsOp; path: string }): Promise<ExecResult> {
+    const r = await this.exec(argv, { user: 'root', timeoutMs: 60_000, maxOutputBytes: 24 * 1024 * 1024 });
+    if (r.exit_code !== 0) throw this.#failure(r, { ...c, user: 'root' }, what);
     return r;
+  }
+
+  /** The typed error for a failed file command, from the errno its message names. */
+  #failure(r: ExecResult, c: { op: FsOp; path: string; user: string }, what: string): VmhubError {
+    const text = r.stderr.toString().trim();
+    if (r.timed_out) return new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] ${what} on VM ${this.#t.vmid} did not finish in time`, { source: SOURCE });
+    const errno = errnoFromText(text);
+    const typed = errno ? fsError(errno, { ...c, source: SOURCE }) : undefined;
+    if (typed) return typed;
+    if (r.exit_code === 127) return new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] ${what}: a tool it needs is missing in the guest: ${text.slice(0, 200)}`, { source: SOURCE });
+    return new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${what} failed (exit ${r.exit_code}): ${text.slice(0, 500)}`, { source: SOURCE });
   }
 
   async #write(file: string, b64: string): Promise<void> {
@@ -156,49 +185,93 @@ export class AgentChannel implements GuestChannel {
     }
   }
 
+  #user(requested?: string): string {
+    return requested ?? this.#t.user ?? 'root';
+  }
+
   async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
-    await this.#must(['mkdir', '-p', '--', posix.dirname(path)], `creating ${posix.dirname(path)}`);
-    if (data.length <= FILE_WRITE_CHUNK_BYTES) {
-      await this.#write(path, data.toString('base64'));
-    } else {
-      const parts: string[] = [];
+    const user = this.#user(options.user);
+    const mode = options.mode === undefined ? '' : (options.mode & 0o7777).toString(8);
+    const script = mode ? WRITE_MODE_SH : WRITE_SH;
+    const c = { op: 'write' as const, path, user };
+    const args = [posix.dirname(path), path, mode];
+    const fits = isUtf8(data) ? data.toString('utf8').length <= INPUT_DATA_MAX_CHARS : Math.ceil(data.length / 3) * 4 <= INPUT_DATA_MAX_CHARS;
+    if (fits) {
+      const r = await this.exec(['sh', '-c', script, 'sh', ...args], { user, stdin: data, timeoutMs: 60_000 });
+      if (r.exit_code !== 0) throw this.#failure(r, c, `writing ${path} as ${user}`);
+      return;
+    }
+    // Too big for one input-data: root writes the parts where only root can read them, then
+    // pipes them to the user's writer, which opens the destination with the user's rights.
+    const tmp = `/tmp/vmhub-put-${randomUUID()}`;
+    await this.#must(['mkdir', '-p', '-m', '700', '--', tmp], `creating a private temp directory for ${path}`, { op: 'write', path: tmp });
+    const parts: string[] = [];
+    try {
       for (let off = 0, i = 0; off < data.length; off += FILE_WRITE_CHUNK_BYTES, i++) {
-        const part = `${path}.vmhub-part-${i}`;
+        const part = `${tmp}/part-${String(i).padStart(6, '0')}`;
         await this.#write(part, data.subarray(off, off + FILE_WRITE_CHUNK_BYTES).toString('base64'));
         parts.push(part);
       }
-      await this.#must(['sh', '-c', 'out="$1"; shift; cat -- "$@" > "$out" && rm -f -- "$@"', 'sh', path, ...parts], `joining ${parts.length} parts into ${path}`);
+    } catch (err) {
+      await this.exec(['rm', '-rf', '--', tmp], { user: 'root', timeoutMs: 30_000 }).catch(() => undefined);
+      throw err;
     }
-    if (options.mode !== undefined) await this.#must(['chmod', options.mode.toString(8), '--', path], `chmod ${path}`);
-    if (options.user) await this.#must(['chown', '--', options.user, path], `chown ${path}`);
+    const join = user === 'root' ? JOIN_ROOT_SH : JOIN_SH;
+    const r = await this.exec(['sh', '-c', join, 'sh', user, script, tmp, ...args, ...parts], { user: 'root', timeoutMs: 120_000 });
+    if (r.exit_code !== 0) throw this.#failure(r, c, `writing ${path} as ${user} (${parts.length} parts)`);
   }
 
   async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
     const max = options.maxBytes ?? READ_MAX;
-    const st = await this.#must(['stat', '-L', '-c', '%s', '--', path], `stat ${path}`);
-    const size = Number(st.stdout.toString().trim());
-    if (!Number.isFinite(size)) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] stat of ${path} gave "${st.stdout.toString().slice(0, 40)}"`, { source: SOURCE });
+    const user = this.#user();
+    const c = { op: 'read' as const, path, user };
+    const st = await this.exec(['stat', '-L', '-c', '%F %s', '--', path], { user, timeoutMs: 60_000 });
+    if (st.exit_code !== 0) throw this.#failure(st, c, `stat ${path}`);
+    const m = /^(.*) (\d+)\s*$/.exec(st.stdout.toString());
+    if (!m) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] stat of ${path} gave "${st.stdout.toString().slice(0, 40)}"`, { source: SOURCE });
+    if (m[1] === 'directory') throw fsError('EISDIR', { ...c, source: SOURCE })!;
+    if (!/regular/.test(m[1]!)) throw fsError('ENOTREG', { ...c, source: SOURCE })!;
+    const size = Number(m[2]);
     if (size > max) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is ${size} bytes, over the ${max}-byte cap: raise max_bytes or fetch a smaller file`, { source: SOURCE, details: { size, max_bytes: max } });
-    if (this.#t.release >= 9.1) {
+    let data: Buffer;
+    if (size <= EXEC_READ_MAX || this.#t.release < 9.1) {
+      // The user's base64 opens the file: its rights decide (and the output is binary-safe text).
+      const r = await this.exec(['base64', '-w', '0', '--', path], { user, timeoutMs: 60_000, maxOutputBytes: 24 * 1024 * 1024 });
+      if (r.exit_code !== 0) throw this.#failure(r, c, `reading ${path}`);
+      if (r.truncated) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is too large for the guest agent's 16 MiB exec output on this PVE version: use the SSH channel or read it in parts with exec`, { source: SOURCE, details: { size } });
+      data = Buffer.from(r.stdout.toString().trim(), 'base64');
+    } else {
+      data = await this.#readLarge(path, user, size, max, c);
+    }
+    if (data.length > max) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} grew over the ${max}-byte cap while reading`, { source: SOURCE });
+    return data;
+  }
+
+  /** PVE ≥ 9.1, over 12 MiB: the user's `cat` copies into a root-only temp dir, file-read reads it. */
+  async #readLarge(path: string, user: string, size: number, max: number, c: { op: FsOp; path: string; user: string }): Promise<Buffer> {
+    const tmp = `/tmp/vmhub-get-${randomUUID()}`;
+    try {
+      const copy = user === 'root' ? ['sh', '-c', 'mkdir -p -m 700 -- "$1" && cat -- "$3" > "$1/f"', 'sh', tmp, user, path] : ['sh', '-c', COPY_SH, 'sh', tmp, user, path];
+      const r = await this.exec(copy, { user: 'root', timeoutMs: 120_000 });
+      if (r.exit_code !== 0) throw this.#failure(r, c, `reading ${path}`);
       const chunks: Buffer[] = [];
       let offset = 0;
       do {
-        let r: { content: string; 'bytes-read'?: number; truncated?: number | boolean };
+        let got: { content: string; 'bytes-read'?: number; truncated?: number | boolean };
         try {
-          r = await this.#t.client.get(`${this.#base}/file-read`, { file: path, decode: false, offset, count: Math.min(READ_MAX, Math.max(1, size - offset)) });
+          got = await this.#t.client.get(`${this.#base}/file-read`, { file: `${tmp}/f`, decode: false, offset, count: Math.min(READ_MAX, Math.max(1, size - offset)) });
         } catch (err) {
           throw toVmhubError(err, `guest-agent file-read of ${path} on VM ${this.#t.vmid}`);
         }
-        const buf = decodeSegments(r.content);
+        const buf = decodeSegments(got.content);
         chunks.push(buf);
         offset += buf.length;
-        if (buf.length === 0 || !r.truncated) break;
+        if (buf.length === 0 || !got.truncated || offset > max) break;
       } while (offset < size);
       return Buffer.concat(chunks);
+    } finally {
+      await this.exec(['rm', '-rf', '--', tmp], { user: 'root', timeoutMs: 30_000 }).catch(() => undefined);
     }
-    // PVE < 9.1: file-read returns the bytes as a JSON string (not binary-safe); use base64 via exec.
-    const r = await this.#must(['base64', '-w', '0', '--', path], `reading ${path}`);
-    return Buffer.from(r.stdout.toString().trim(), 'base64');
   }
 
   async close(): Promise<void> {

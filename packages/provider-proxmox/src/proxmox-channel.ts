@@ -36,7 +36,8 @@ export async function openChannel(rt: Runtime, machine: MachineRef, template: Te
   if (t.channel === 'agent' || !keys) {
     const release = await releaseOf(vm.client).catch(() => 0);
     if (t.channel !== 'agent') rt.context.log('warn', 'no SSH key known for this lease: using the guest agent channel', { identity: machine.identity });
-    return new AgentChannel({ client: vm.client, node: vm.node, vmid: vm.vmid, release });
+    // The agent runs as root: the channel acts as the desktop (cloud-init) user unless the template says otherwise.
+    return new AgentChannel({ client: vm.client, node: vm.node, vmid: vm.vmid, release, user: t.agent_user ?? t.ciuser ?? rt.options.ciuser });
   }
   let address;
   try {

@@ -8,6 +8,7 @@ import { createVm } from './proxmox-create.ts';
 import { destroyVm } from './proxmox-destroy.ts';
 import { listOwned } from './proxmox-list.ts';
 import { runReady } from './proxmox-ready.ts';
+import { machineState } from './proxmox-state.ts';
 import { providerStatus } from './proxmox-status.ts';
 import { toVmhubError } from './pve-errors.ts';
 import { templateAvailability } from './rights.ts';
@@ -29,6 +30,7 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     ready: guard('ready', (machine: MachineRef, req: ReadyRequest) => runReady(rt, machine, req)),
     destroy: guard('destroy', (machine: MachineRef) => destroyVm(rt, machine)),
     list: guard('list', () => listOwned(rt)),
+    state: guard('state', (machine: MachineRef) => machineState(rt, machine)),
     // A new channel per call: core opens one per lease session and closes it.
     channel: guard('channel', (machine: MachineRef, template: TemplateConfig) => openChannel(rt, machine, template)),
     close: () => rt.close(),

@@ -12,6 +12,7 @@ import ssh2, { type ClientChannel, type ConnectConfig, type SFTPWrapper } from '
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
 import { killedResult } from './exec-result.ts';
+import { errnoFromText, fsError, type FsErrorContext } from './guest-fs-errors.ts';
 import { buildRemoteCommand, quoteArgv } from './shell-quote.ts';
 
 const { Client } = ssh2;
@@ -45,6 +46,10 @@ const PID_LINE = `printf '%s\\n' "$$" >&2; `;
 const PID_WAIT_MS = 2000;
 /** Bound for the second exec that kills a cancelled command. */
 const KILL_WAIT_MS = 3000;
+/** A writer run in the guest's shell as the user whose rights a write must have (sudo -u, or a diagnosis). */
+const WRITE_SH = 'mkdir -p -- "$1" && cat > "$2"';
+const WRITE_MODE_SH = 'mkdir -p -- "$1" && cat > "$2" && chmod "$3" "$2"';
+
 
 interface RunOptions {
   stdin?: Buffer | string | Readable;
@@ -283,44 +288,88 @@ export class SshChannel implements GuestChannel {
     return this.#sftp;
   }
 
+  /**
+   * Write with the login (desktop) user's rights through SFTP — or, for another user, with that
+   * user's through `sudo -n -u` and a shell writer, so the file is never written by one user and
+   * given to another. SFTP says little when it fails (OpenSSH folds EISDIR, ELOOP, ENAMETOOLONG
+   * into a few codes): the same write through the shell then names the errno.
+   */
   async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
+    const other = options.user && options.user !== this.#target.user ? options.user : undefined;
+    const c: Omit<FsErrorContext, 'source'> = { op: 'write', path, user: other ?? this.#target.user };
+    preflight(c);
     const dir = posix.dirname(path);
+    const mode = options.mode === undefined ? '' : (options.mode & 0o7777).toString(8);
+    const viaShell = async (user: string | undefined): Promise<void> => {
+      const r = await this.exec(['sh', '-c', mode ? WRITE_MODE_SH : WRITE_SH, 'sh', dir, path, mode], { user, stdin: data, timeoutMs: 60_000 + Math.ceil(data.length / 1048576) * 1000 });
+      if (r.exit_code !== 0) throw shellFailure(r.stderr.toString(), r.exit_code, c, r.timed_out);
+    };
+    if (other) return viaShell(other);
     const mk = await this.exec(['mkdir', '-p', '--', dir], { timeoutMs: 15_000 });
-    if (mk.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot create ${dir} in the guest: ${mk.stderr.toString().trim()}`, { source: SOURCE });
+    if (mk.exit_code !== 0) throw shellFailure(mk.stderr.toString(), mk.exit_code, c, mk.timed_out);
     const sftp = await this.#sftpSession();
-    await new Promise<void>((resolve, reject) => sftp.writeFile(path, data, { mode: options.mode ?? 0o644 }, (err) => (err ? reject(sftpError(err, path, 'write')) : resolve())));
-    if (options.mode !== undefined) await new Promise<void>((resolve, reject) => sftp.chmod(path, options.mode as number, (err) => (err ? reject(sftpError(err, path, 'chmod')) : resolve())));
-    if (options.user && options.user !== this.#target.user) {
-      const r = await this.exec(['sudo', '-n', 'chown', '--', options.user, path], { timeoutMs: 15_000 });
-      if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] cannot give ${path} to ${options.user}: ${r.stderr.toString().trim()}`, { source: SOURCE });
+    try {
+      await new Promise<void>((resolve, reject) => sftp.writeFile(path, data, { mode: options.mode ?? 0o644 }, (err) => (err ? reject(err) : resolve())));
+      if (options.mode !== undefined) await new Promise<void>((resolve, reject) => sftp.chmod(path, options.mode as number, (err) => (err ? reject(err) : resolve())));
+    } catch (err) {
+      if ((err as { code?: number }).code === 3) throw sftpError(err as Error, c);
+      // The shell names what SFTP could not (a directory, a loop, a name too long), or succeeds.
+      await viaShell(undefined);
     }
   }
 
   async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {
     const max = options.maxBytes ?? this.#target.maxFileBytes ?? 64 * 1024 * 1024;
+    const c: Omit<FsErrorContext, 'source'> = { op: 'read', path, user: this.#target.user };
+    preflight(c);
     const sftp = await this.#sftpSession();
-    const st = await new Promise<{ size: number; isFile(): boolean }>((resolve, reject) => sftp.stat(path, (err, s) => (err ? reject(sftpError(err, path, 'stat')) : resolve(s))));
-    if (!st.isFile()) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} in the guest is not a regular file`, { source: SOURCE });
+    const fail = async (err: Error & { code?: number | string }): Promise<VmhubError> => {
+      if (err.code === 3) return sftpError(err, c);
+      // Ask the shell what opening the file as the user says.
+      // `head -c 0` opens the file as the user and reads nothing: coreutils' message names the errno.
+      const r = await this.exec(['head', '-c', '0', '--', path], { timeoutMs: 15_000 }).catch(() => undefined);
+      if (r && r.exit_code !== 0) {
+        const typed = shellFailure(r.stderr.toString(), r.exit_code, c, r.timed_out);
+        if (typed.code !== 'INTERNAL') return typed;
+      }
+      return sftpError(err, c);
+    };
+    let st: { size: number; isFile(): boolean; isDirectory(): boolean };
+    try {
+      st = await new Promise((resolve, reject) => sftp.stat(path, (err, s) => (err ? reject(err) : resolve(s))));
+    } catch (err) {
+      throw await fail(err as Error);
+    }
+    if (st.isDirectory()) throw fsError('EISDIR', { ...c, source: SOURCE })!;
+    if (!st.isFile()) throw fsError('ENOTREG', { ...c, source: SOURCE })!;
     if (st.size > max) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is ${st.size} bytes, over the ${max}-byte cap: raise max_bytes or fetch a smaller file`, { source: SOURCE, details: { size: st.size, max_bytes: max } });
-    return new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let len = 0;
-      const rs = sftp.createReadStream(path);
-      rs.on('data', (d: Buffer) => {
-        len += d.length;
-        if (len > max) { rs.destroy(); reject(new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} grew over the ${max}-byte cap while reading`, { source: SOURCE })); return; }
-        chunks.push(d);
+    try {
+      return await new Promise<Buffer>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let len = 0;
+        const rs = sftp.createReadStream(path);
+        rs.on('data', (d: Buffer) => {
+          len += d.length;
+          if (len > max) { rs.destroy(); reject(new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} grew over the ${max}-byte cap while reading`, { source: SOURCE })); return; }
+          chunks.push(d);
+        });
+        rs.on('error', reject);
+        rs.on('end', () => resolve(Buffer.concat(chunks)));
       });
-      rs.on('error', (err: Error) => reject(sftpError(err, path, 'read')));
-      rs.on('end', () => resolve(Buffer.concat(chunks)));
-    });
+    } catch (err) {
+      throw VmhubError.is(err) ? err : await fail(err as Error);
+    }
   }
 
   async putArchive(dir: string, tar: Readable, options: { user?: string } = {}): Promise<void> {
     const sudo = options.user && options.user !== this.#target.user ? ['sudo', '-n', '-u', options.user, '--'] : [];
     const command = `${quoteArgv([...sudo, 'mkdir', '-p', '--', dir])} && exec ${quoteArgv([...sudo, 'tar', '-x', '-C', dir])}`;
     const r = await this.#run(command, { stdin: tar, timeoutMs: 10 * 60_000, maxOutput: 64 * 1024, sudo: sudo.length > 0 });
-    if (r.exit_code !== 0) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] unpacking the archive into ${dir} failed (exit ${r.exit_code}${r.timed_out ? ', timed out' : ''}): ${r.stderr.toString().trim().slice(0, 500)}`, { source: SOURCE });
+    if (r.exit_code !== 0) {
+      const typed = shellFailure(r.stderr.toString(), r.exit_code, { op: 'unpack', path: dir, user: options.user ?? this.#target.user }, r.timed_out);
+      if (typed.code !== 'INTERNAL') throw typed;
+      throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] unpacking the archive into ${dir} failed (exit ${r.exit_code}${r.timed_out ? ', timed out' : ''}): ${r.stderr.toString().trim().slice(0, 500)}`, { source: SOURCE });
+    }
   }
 
   async close(): Promise<void> {
@@ -334,8 +383,26 @@ export class SshChannel implements GuestChannel {
 }
 
 
-function sftpError(err: Error & { code?: number | string }, path: string, op: string): VmhubError {
-  if (err.code === 2 || err.code === 'ENOENT') return new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${path} does not exist in the guest`, { source: SOURCE });
-  if (err.code === 3) return new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] permission denied to ${op} ${path} in the guest`, { source: SOURCE, retryable: false });
-  return new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] SFTP ${op} of ${path} failed: ${err.message}`, { source: SOURCE });
+/** A name over the kernel's 255-byte limit fails in every guest: refused before any round trip. */
+function preflight(c: Omit<FsErrorContext, 'source'>): void {
+  if (c.path.split('/').some((p) => Buffer.byteLength(p) > 255)) throw fsError('ENAMETOOLONG', { ...c, source: SOURCE })!;
+}
+
+/** A failed shell file command, typed by the errno its message names. */
+function shellFailure(stderr: string, exit: number | null, c: Omit<FsErrorContext, 'source'>, timedOut: boolean): VmhubError {
+  if (timedOut) return new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] ${c.op === 'read' ? 'reading' : 'writing'} ${c.path} in the guest did not finish in time`, { source: SOURCE });
+  const errno = errnoFromText(stderr);
+  const typed = errno ? fsError(errno, { ...c, source: SOURCE }) : undefined;
+  if (typed) return typed;
+  if (/sudo: .*password|sudo: a terminal|not in the sudoers|may not run sudo/i.test(stderr)) {
+    return new VmhubError('POLICY_DENIED', `[vmhub] [${SOURCE}] cannot ${c.op} ${c.path} as ${c.user}: the login user may not sudo to that user without a password (${stderr.trim().slice(0, 200)})`, { source: SOURCE });
+  }
+  return new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] cannot ${c.op} ${c.path} as ${c.user} (exit ${exit}): ${stderr.trim().slice(0, 300)}`, { source: SOURCE });
+}
+
+/** SFTP status codes (draft-ietf-secsh-filexfer-02): 2 no such file, 3 permission denied, 4 failure. */
+export function sftpError(err: Error & { code?: number | string }, c: Omit<FsErrorContext, 'source'>): VmhubError {
+  if (err.code === 2 || err.code === 'ENOENT') return fsError('ENOENT', { ...c, source: SOURCE })!;
+  if (err.code === 3 || err.code === 'EACCES') return fsError('EACCES', { ...c, source: SOURCE })!;
+  return new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] SFTP ${c.op} of ${c.path} failed: ${err.message}`, { source: SOURCE });
 }

@@ -19,6 +19,12 @@ export const ProxmoxTemplateOptionsSchema = Type.Object({
   pool: Type.Optional(Type.String({ minLength: 1 })),
   /** Cloud-init user for the per-lease key. Default: the provider's `ciuser` ("vmhub"). */
   ciuser: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * Whose rights the guest-agent channel's execs and files use (the agent itself runs as root;
+   * vmhub switches with `runuser -u`). Default: the cloud-init user (`ciuser`). "root" runs as the
+   * agent's own user: for goldens without that user or without runuser.
+   */
+  agent_user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*[$]?$' })),
   /** Guest channel: "ssh" (default) or "agent" (QEMU guest agent exec/file API). */
   channel: Type.Union([Type.Literal('ssh'), Type.Literal('agent')], { default: 'ssh' }),
   /** SSH port in the guest. Default 22. */

@@ -1,8 +1,10 @@
 /**
  * The guest-agent channel against the simulator's agent endpoints (exec/exec-status, file-write
- * within 61,440 chars, file-read with decode=0 segments on 9.1, base64-over-exec on 8.4). The
- * guest's programs are emulated by a small exec handler that keeps files in the simulator's
- * per-VM file map, so byte-exactness is checked end to end through the API. Cancellation is
+ * within 61,440 chars, file-read with decode=0 segments on 9.1, base64-over-exec on 8.4). A small
+ * exec handler records every argv and emulates `printf` and `sleep` exactly; everything else runs
+ * in the simulator's default guest (files, users and rights in the per-VM file map), so
+ * byte-exactness is checked end to end through the API. The channel acts as the cloud-init user
+ * ("vmhub"): execs go through `runuser -u vmhub --` unless a call asks for root. Cancellation is
  * checked on the simulator's process model: the kill exec ends the simulated process.
  */
 import assert from 'node:assert/strict';
@@ -10,13 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
-import type { ExecHandler, PveSimulator } from '@vmhub/pve-simulator';
+import { defaultExec, type ExecHandler, type PveSimulator } from '@vmhub/pve-simulator';
 import { lease, providerFor, startSim, template } from './helpers/setup.ts';
 
 /** Every argv the guest was asked to run, in order. */
 const ran: string[][] = [];
 
-const guest: ExecHandler = ({ argv, input, files }) => {
+const guest: ExecHandler = (req) => {
+  const { argv, input } = req;
   ran.push(argv);
   let a = argv;
   let stdin: Buffer | undefined = input === undefined ? undefined : Buffer.from(input);
@@ -26,24 +29,13 @@ const guest: ExecHandler = ({ argv, input, files }) => {
   }
   if (a[0] === 'sh' && a[2]?.startsWith('cd -- "$1"')) a = a.slice(5);
   if (a[0] === 'runuser') a = a.slice(4);
-  const file = (p: string) => files.get(p);
-  const missing = (p: string) => ({ exitcode: 1, stderr: `${a[0]}: cannot open '${p}': No such file or directory\n` });
   switch (a[0]) {
-    case 'true': case 'mkdir': case 'chmod': case 'chown': case 'kill': return { exitcode: 0 };
+    case 'true': case 'kill': return { exitcode: 0 };
     case 'printf': return { exitcode: 0, stdout: a.slice(2).map((x) => `${x}\0`).join('') };
-    case 'cat': return { exitcode: 0, stdout: stdin ?? Buffer.alloc(0) };
     case 'sleep': return { exitcode: 0, durationMs: Number(a[1]) * 1000 };
-    case 'stat': { const p = a.at(-1) as string; const f = file(p); return f ? { exitcode: 0, stdout: `${f.length}\n` } : missing(p); }
-    case 'base64': { const p = a.at(-1) as string; const f = file(p); return f ? { exitcode: 0, stdout: f.toString('base64') } : missing(p); }
-    case 'sh':
-      if (a[2]?.startsWith('out="$1"')) {
-        const parts = a.slice(5);
-        files.set(a[4], Buffer.concat(parts.map((p) => file(p) ?? Buffer.alloc(0))));
-        for (const p of parts) files.delete(p);
-        return { exitcode: 0 };
-      }
+    case 'cat': if (a.length === 1) return { exitcode: 0, stdout: stdin ?? Buffer.alloc(0) };
   }
-  return { exitcode: 127, stderr: `${a[0]}: not emulated\n` };
+  return defaultExec(req);
 };
 
 for (const mode of ['9', '8'] as const) {
@@ -87,7 +79,8 @@ for (const mode of ['9', '8'] as const) {
       const ctl = new AbortController();
       let abortedAt = 0;
       const timer = setTimeout(() => { abortedAt = Date.now(); ctl.abort(new Error('tool call cancelled')); }, 500);
-      const r = await ch.exec(['sleep', '300'], { timeoutMs: 60_000, signal: ctl.signal });
+      // As root (the agent's own user): no runuser, so the pid the agent reports is the command's.
+      const r = await ch.exec(['sleep', '300'], { user: 'root', timeoutMs: 60_000, signal: ctl.signal });
       const resolvedMs = Date.now() - abortedAt;
       clearTimeout(timer);
       assert.ok(abortedAt > 0, 'exec resolved before the abort');
@@ -105,13 +98,17 @@ for (const mode of ['9', '8'] as const) {
       assert.equal(statusPolls(), polls, 'no exec-status poll after exec resolved');
       t.diagnostic(`PVE ${mode}: abort → exec resolved in ${resolvedMs} ms`);
 
-      // runuser forks: the command's own process is killed first (descendants of the pid), then the pid.
-      const fromUser = ran.length;
-      const u = await ch.exec(['sleep', '300'], { user: 'vmhub', timeoutMs: 60_000, signal: AbortSignal.timeout(300) });
-      assert.equal(u.timed_out, true);
-      const userRun = ran.slice(fromUser);
-      assert.deepEqual(userRun.map((a) => a[0]), ['runuser', 'sh', 'kill']);
-      assert.equal(userRun[1]!.at(-1), userRun[2]!.at(-1), 'the descendants of the same pid, then the pid');
+      // runuser forks: the command's own process is killed first (descendants of the pid), then the
+      // pid — for a user asked for, and for the channel's default user (the cloud-init user).
+      for (const user of ['vmhub', undefined]) {
+        const fromUser = ran.length;
+        const u = await ch.exec(['sleep', '300'], { user, timeoutMs: 60_000, signal: AbortSignal.timeout(300) });
+        assert.equal(u.timed_out, true);
+        const userRun = ran.slice(fromUser);
+        assert.deepEqual(userRun.map((a) => a[0]), ['runuser', 'sh', 'kill']);
+        assert.deepEqual(userRun[0]!.slice(0, 4), ['runuser', '-u', 'vmhub', '--'], 'the default user is the cloud-init user');
+        assert.equal(userRun[1]!.at(-1), userRun[2]!.at(-1), 'the descendants of the same pid, then the pid');
+      }
 
       const before = ran.length;
       const pre = new AbortController();
@@ -154,6 +151,8 @@ for (const mode of ['9', '8'] as const) {
       const data = randomBytes(1536 * 1024);
       await ch.putFile('/home/vmhub/blob.bin', data, { mode: 0o600 });
       assert.ok(sim.state.readGuestFile(vmid, '/home/vmhub/blob.bin')?.equals(data), 'the guest holds the exact bytes');
+      assert.equal(sim.state.guestFileOwner(vmid, '/home/vmhub/blob.bin'), 'vmhub', 'written by the cloud-init user, not by the agent (root)');
+      assert.deepEqual([...sim.state.raw(vmid)!.guest.files.keys()].filter((f) => f.includes('vmhub-put')), [], 'the temp parts are gone');
       const small = Buffer.from('small file');
       await ch.putFile('/home/vmhub/s.txt', small);
       assert.ok((await ch.getFile('/home/vmhub/s.txt')).equals(small));

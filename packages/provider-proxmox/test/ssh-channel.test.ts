@@ -117,6 +117,28 @@ describe('proxmox: ssh channel', () => {
     await assert.rejects(ch.getFile(path, { maxBytes: 10 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
   });
 
+  it('file failures are typed in guest terms: a directory, names over 255 bytes, loops, paths through files, FIFOs', async () => {
+    execFileSync('sh', ['-c', 'mkdir -p "$1/adir" && ln -s loop-b "$1/loop-a" && ln -s loop-a "$1/loop-b" && echo x > "$1/afile" && mkfifo "$1/fifo"', 'sh', work]);
+    const typed = (code: string, re: RegExp) => (e: unknown): boolean => {
+      assert.ok(VmhubError.is(e), String(e));
+      assert.equal(e.code, code, e.message);
+      assert.equal(e.retryable, false);
+      assert.match(e.message, re);
+      return true;
+    };
+    const data = Buffer.from('x');
+    await assert.rejects(ch.putFile(join(work, 'adir'), data), typed('INVALID_REQUEST', /is a directory/));
+    await assert.rejects(ch.getFile(join(work, 'adir')), typed('INVALID_REQUEST', /is a directory/));
+    await assert.rejects(ch.putFile(join(work, 'a'.repeat(300)), data), typed('INVALID_REQUEST', /longer than 255 bytes/));
+    await assert.rejects(ch.getFile(join(work, 'é'.repeat(150))), typed('INVALID_REQUEST', /longer than 255 bytes/));
+    await assert.rejects(ch.putFile(join(work, 'loop-a'), data), typed('INVALID_REQUEST', /symbolic links/));
+    await assert.rejects(ch.getFile(join(work, 'loop-b')), typed('INVALID_REQUEST', /symbolic links/));
+    await assert.rejects(ch.putFile(join(work, 'afile/x.txt'), data), typed('INVALID_REQUEST', /not a directory/));
+    await assert.rejects(ch.getFile(join(work, 'afile/x.txt')), typed('INVALID_REQUEST', /not a directory/));
+    await assert.rejects(ch.getFile(join(work, 'fifo')), typed('INVALID_REQUEST', /not a regular file/));
+    assert.equal(readFileSync(join(work, 'afile'), 'utf8'), 'x\n', 'nothing was written through a failure');
+  });
+
   it('putArchive unpacks a tar stream into a new directory', async () => {
     const src = join(work, 'src');
     mkdirSync(join(src, 'sub'), { recursive: true });

@@ -44,6 +44,12 @@ export const QemuTemplateOptionsSchema = Type.Object({
   network: Type.Optional(Type.Boolean()),
   /** Wire a virtio-serial guest agent socket and offer a GuestChannel through it. Default false. */
   guest_agent: Type.Optional(Type.Boolean()),
+  /**
+   * The guest's desktop user: the guest-agent channel's execs and files act as this user (the
+   * agent runs as root; vmhub switches with runuser, else su, inside the guest). Default "root":
+   * the tiny-console goldens have no other user.
+   */
+  user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*[$]?$' })),
   /** Shown when the golden is missing. */
   build_hint: Type.Optional(Type.String({ minLength: 1 })),
 }, { additionalProperties: false });

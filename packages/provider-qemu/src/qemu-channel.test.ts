@@ -9,7 +9,7 @@ import { fakeSocketServer } from '../test/fake-qemu.ts';
 test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chunks', async (t) => {
   const files = new Map<string, Buffer>();
   const handles = new Map<number, { path: string; pos: number }>();
-  const execs = new Map<number, { polls: number; out: Buffer; code: number }>();
+  const execs = new Map<number, { polls: number; out: Buffer; err: string; code: number }>();
   const calls: { execute: string; arguments?: Record<string, unknown> }[] = [];
   let next = 1000;
   const fake = await fakeSocketServer('qga', (msg) => {
@@ -20,14 +20,21 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
       case 'guest-exec': {
         const pid = next++;
         const stdin = a['input-data'] ? Buffer.from(a['input-data'] as string, 'base64') : Buffer.alloc(0);
-        execs.set(pid, { polls: 0, out: Buffer.concat([Buffer.from(`${a.path} ${(a.arg as string[]).join(' ')}|`), stdin]), code: a.path === '/bin/sh' ? 3 : a.path === '/bin/chmod' && (a.arg as string[]).includes('/ro/f') ? 1 : 0 });
+        const args = a.arg as string[];
+        if (a.path === 'stat') {
+          // getFile asks for the type and size first (as the user).
+          const f = files.get(args.at(-1)!);
+          execs.set(pid, { polls: 0, out: Buffer.from(f ? `regular file ${f.length}\n` : ''), err: f ? '' : `stat: can't stat '${args.at(-1)}': No such file or directory\n`, code: f ? 0 : 1 });
+          return { return: { pid } };
+        }
+        execs.set(pid, { polls: 0, out: Buffer.concat([Buffer.from(`${a.path} ${args.join(' ')}|`), stdin]), err: '', code: a.path === '/bin/sh' ? 3 : a.path === '/bin/chmod' && args.includes('/ro/f') ? 1 : 0 });
         return { return: { pid } };
       }
       case 'guest-exec-status': {
         const e = execs.get(a.pid as number)!;
         if (e.polls++ < 2) return { return: { exited: false } };
         execs.delete(a.pid as number);
-        return { return: { exited: true, exitcode: e.code, 'out-data': e.out.toString('base64'), 'err-data': '' } };
+        return { return: { exited: true, exitcode: e.code, 'out-data': e.out.toString('base64'), 'err-data': Buffer.from(e.err).toString('base64') } };
       }
       case 'guest-file-open': {
         if (a.mode === 'r' && !files.has(a.path as string)) return { error: { class: 'GenericError', desc: `failed to open file '${a.path}' (mode: 'r'): No such file or directory` } };
@@ -80,10 +87,23 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
   await ch.exec(['env'], { env: { A: '1' } });
   const envCall = calls.filter((c) => c.execute === 'guest-exec').at(-1)!;
   assert.deepEqual(envCall.arguments!.env, ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'A=1']);
-  const before = calls.length;
-  await assert.rejects(ch.exec(['id'], { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /root/.test(e.message));
-  await assert.rejects(ch.putFile('/x', Buffer.from('x'), { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
-  assert.equal(calls.length, before, 'nothing sent for a refused user');
+  // Another user: the agent (root) switches inside the guest, runuser or su; never silently as root.
+  await ch.exec(['id'], { user: 'alice', cwd: '/tmp' });
+  const asAlice = calls.filter((c) => c.execute === 'guest-exec').at(-1)!;
+  assert.equal(asAlice.arguments!.path, '/bin/sh');
+  assert.deepEqual((asAlice.arguments!.arg as string[]).slice(2), ['alice', '/bin/sh', '-c', 'cd -- "$1" && shift && exec "$@"', 'sh', '/tmp', 'id'], 'the user switch wraps the cd: the cd runs as the user');
+  assert.match((asAlice.arguments!.arg as string[])[1]!, /exec runuser -u "\$0" -- "\$@".*exec su -s \/bin\/sh/);
+  // A file for another user is written by that user's own shell, data on its stdin (no file API as root).
+  const fileApi = calls.filter((c) => c.execute.startsWith('guest-file')).length;
+  await assert.rejects(ch.putFile('/home/alice/f', Buffer.from('data'), { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST', 'the fake agent fails every /bin/sh with exit 3');
+  const write = calls.filter((c) => c.execute === 'guest-exec').at(-1)!;
+  assert.deepEqual((write.arguments!.arg as string[]).slice(2), ['alice', '/bin/sh', '-c', 'mkdir -p -- "$1" && cat > "$2"', 'sh', '/home/alice', '/home/alice/f']);
+  assert.equal(Buffer.from(write.arguments!['input-data'] as string, 'base64').toString(), 'data');
+  assert.equal(calls.filter((c) => c.execute.startsWith('guest-file')).length, fileApi);
+  // A name over 255 bytes never reaches the agent.
+  const sent = calls.length;
+  await assert.rejects(ch.putFile(`/data/${'n'.repeat(256)}`, Buffer.from('x')), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /longer than 255 bytes/.test(e.message));
+  assert.equal(calls.length, sent);
 });
 
 test('qemu: guest-agent channel exec honours an abort signal: polling stops, the pid is killed', async (t) => {

@@ -1,6 +1,6 @@
 /**
  * The provider's methods: create (overlay + detached qemu), ready (process → qmp → guest),
- * destroy by identity, list, and console/channel, each of which opens a new connection per call
+ * destroy by identity, list, state (verified like destroy), and console/channel, each of which opens a new connection per call
  * (core opens one per lease session and closes it). No daemon and no per-machine state in this
  * process: each qemu is a session leader of its own (setsid) that outlives the server, and
  * everything needed to find and verify it later sits in the lease's state directory. Each method
@@ -15,6 +15,7 @@ import { destroy } from './qemu-destroy.ts';
 import { list } from './qemu-list.ts';
 import { ready } from './qemu-ready.ts';
 import { createRuntime } from './qemu-runtime.ts';
+import { state } from './qemu-state.ts';
 import { availability, status } from './qemu-status.ts';
 
 export function createQemuProviderMethods(options: QemuProviderOptions, context: ProviderContext): ProviderMethods {
@@ -26,6 +27,7 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     ready: (machine, request) => ready(rt, machine, request),
     destroy: (machine) => destroy(rt, machine),
     list: () => list(rt),
+    state: (machine) => state(rt, machine),
     console: (machine) => openConsole(rt, machine),
     channel: (machine, template) => openChannel(rt, machine, template),
   };

@@ -8,6 +8,8 @@
  *
  * The `tiny-console-agent` variant adds the host's qemu-ga (with the shared libraries ldd names)
  * and starts it on the virtio-serial port, so the guest-agent GuestChannel can be tested too.
+ * Both have a desktop user besides root (`user`, uid 1000, home /home/user) and a root-only /root
+ * and /etc/shadow, so a channel acting as a user (template `user`) meets real Unix rights.
  * qemu-golden.ts builds, reuses and reports on what this recipe describes.
  */
 import { createHash } from 'node:crypto';
@@ -22,7 +24,7 @@ import type { GoldenName } from './tiny-console.ts';
 
 const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
-export const RECIPE_VERSION = '1';
+export const RECIPE_VERSION = '2';
 
 /** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial. */
 const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console'];
@@ -35,6 +37,11 @@ export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+printf 'root:x:0:0:root:/root:/bin/sh\\nuser:x:1000:1000:desktop user:/home/user:/bin/sh\\n' > /etc/passwd
+printf 'root:x:0:\\nuser:x:1000:\\n' > /etc/group
+printf 'root:*:19000:0:99999:7:::\\nuser:*:19000:0:99999:7:::\\n' > /etc/shadow
+chmod 600 /etc/shadow; chmod 700 /root; chmod 1777 /tmp
+mkdir -p /home/user && chown 1000:1000 /home/user
 for m in $(cat /etc/modules.order); do insmod /lib/modules/$m 2>/dev/null; done
 i=0
 while [ $i -lt 150 ]; do

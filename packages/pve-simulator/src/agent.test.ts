@@ -72,4 +72,24 @@ describe('pve-simulator: guest agent', () => {
     assert.equal(missing.reason, "Agent error: Failed to open file '/nope': No such file or directory");
     assert.deepEqual(pve.sim.violations, []);
   });
+
+  it('runs exec as root unless runuser says otherwise; rights and owners hold across exec and the file API', async () => {
+    pve.sim.state.addGuestDir(200, '/home/vmhub', 'vmhub');
+    pve.sim.state.writeGuestFile(200, '/etc/shadow', 'root:*:1:0:99999:7:::\n');
+    const wait = async (command: string[], input?: string) => {
+      const { pid } = (await pve.api.post(`${A}/exec`, { command, ...(input === undefined ? {} : { 'input-data': input }) })).body.data;
+      return (await pve.api.get(`${A}/exec-status`, { pid })).body.data;
+    };
+    assert.equal((await wait(['runuser', '-u', 'vmhub', '--', 'whoami']))['out-data'], 'vmhub\n');
+    assert.equal((await wait(['runuser', '-u', 'vmhub', '--', 'sh', '-c', 'cat > "$1"', 'sh', '/home/vmhub/mine'], 'mine')).exitcode, 0);
+    assert.equal(pve.sim.state.guestFileOwner(200, '/home/vmhub/mine'), 'vmhub');
+    const denied = await wait(['runuser', '-u', 'vmhub', '--', 'cat', '/etc/shadow']);
+    assert.deepEqual([denied.exitcode, denied['err-data']], [1, "cat: '/etc/shadow': Permission denied\n"]);
+    const w = await pve.api.post(`${A}/file-write`, { file: '/home/vmhub/by-agent', content: 'x' });
+    assert.equal(w.status, 200);
+    assert.equal(pve.sim.state.guestFileOwner(200, '/home/vmhub/by-agent'), 'root', 'the agent itself writes as root');
+    assert.equal((await pve.api.post(`${A}/file-write`, { file: '/home/vmhub', content: 'x' })).reason, "Agent error: Failed to open file '/home/vmhub': Is a directory");
+    assert.equal((await pve.api.get(`${A}/file-read`, { file: '/tmp' })).reason, "Agent error: Failed to open file '/tmp': Is a directory");
+    assert.deepEqual(pve.sim.violations, []);
+  });
 });

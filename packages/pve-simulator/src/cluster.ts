@@ -9,6 +9,7 @@ import type { PveSimulatorOptions, SimTiming } from './options.ts';
 import { DEFAULT_TIMING } from './options.ts';
 import type { ConfigValue, DestroyRecord, GuestOptions, SimNode, SimPoolConfig, SimStorage, SimTask, SimTokenConfig, SimVm, SimVmSeed } from './model.ts';
 import { fail } from './pve-error.ts';
+import { BASE_DIRS } from './guest-fs.ts';
 import { normalizeTags } from './tags.ts';
 import type { PveMode, PveSchema, SchemaIndex } from './schema-tree.ts';
 
@@ -172,6 +173,8 @@ export class Cluster {
         interfaces: undefined,
         exec: undefined,
         files: new Map(),
+        owners: new Map(),
+        dirs: new Set(BASE_DIRS),
         execs: new Map(),
         nextPid: 1000 + randomInt(1000),
       },
@@ -193,6 +196,12 @@ export class Cluster {
     const ci: Record<string, ConfigValue> = {};
     for (const [k, v] of Object.entries(vm.config)) if (/^(ci|ipconfig\d|sshkeys|nameserver|searchdomain)/.test(k)) ci[k] = v;
     vm.cloudInitAtStart = ci;
+    // cloud-init makes the user and its home; the guest's files then belong to it.
+    if (typeof ci.ciuser === 'string' && /^[a-z_][a-z0-9_-]*$/.test(ci.ciuser) && ci.ciuser !== 'root') {
+      const home = `/home/${ci.ciuser}`;
+      vm.guest.dirs.add(home);
+      if (!vm.guest.owners.has(home)) vm.guest.owners.set(home, ci.ciuser);
+    }
     this.runBootHook(vm, ci);
   }
 

@@ -1,11 +1,20 @@
 /**
  * The coreutils of the default guest (see guest-shell.ts): each works on the VM's in-memory files
- * and fails the way GNU coreutils do when a file is missing.
+ * with the running user's rights (guest-fs.ts) and fails the way GNU coreutils do — a missing
+ * file, a denied one, a directory where a file was meant, a name over 255 bytes.
+ * `runuser -u USER -- argv` runs argv as that user (root only, like the real one).
  */
 import { posix } from 'node:path';
 import { runScript, ExitSignal, type Io, type ShellEnv } from './guest-shell.ts';
+import { checkRead, checkStat, checkWrite, ERR_TEXT, isDir, mkdirP, writeFile, type FsErr, type GuestFs } from './guest-fs.ts';
 
 export const abs = (io: Io, p: string): string => posix.resolve(io.cwd, p);
+export const fsOf = (io: Io): GuestFs => ({ files: io.files, owners: io.owners, dirs: io.dirs, rootOnly: io.rootOnly });
+
+function fsFail(io: Io, prog: string, verb: string, f: string, err: FsErr): number {
+  io.err.push(`${prog}: ${verb}'${f}': ${ERR_TEXT[err]}\n`);
+  return 1;
+}
 const stripDashes = (a: string[]): string[] => a.filter((x, i) => !(x === '--' && a.indexOf('--') === i));
 const operands = (a: string[]): string[] => stripDashes(a).filter((x, i, arr) => !x.startsWith('-') || arr.indexOf('--') >= 0 && i > arr.indexOf('--'));
 
@@ -29,30 +38,59 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
     case 'printf':
       io.out.push(Buffer.from((args[0] ?? '').replace(/%s/g, () => args.splice(1, 1)[0] ?? '').replace(/\\n/g, '\n')));
       return 0;
-    case 'mkdir':
+    case 'mkdir': {
+      const fs = fsOf(io);
+      // -m MODE takes a value: not a directory to make.
+      for (const f of operands(args.filter((a, i) => args[i - 1] !== '-m'))) {
+        const e = mkdirP(fs, io.user, abs(io, f));
+        if (e) return fsFail(io, 'mkdir', 'cannot create directory ', e.at, e.err);
+      }
+      return 0;
+    }
     case 'chmod':
     case 'chown':
     case 'touch': {
       const ops = operands(args);
-      const targets = prog === 'mkdir' || prog === 'touch' ? ops : ops.slice(1);
+      const targets = prog === 'touch' ? ops : ops.slice(1);
+      const fs = fsOf(io);
       for (const f of targets) {
-        if (prog === 'touch' && !io.files.has(abs(io, f))) io.files.set(abs(io, f), Buffer.alloc(0));
-        if ((prog === 'chmod' || prog === 'chown') && !io.files.has(abs(io, f))) return missing(io, prog, 'cannot access ', f);
+        const p = abs(io, f);
+        if (prog === 'touch') {
+          const e = isDir(fs, p) ? undefined : checkWrite(fs, io.user, p);
+          if (e) return fsFail(io, 'touch', 'cannot touch ', f, e);
+          if (!io.files.has(p) && !isDir(fs, p)) writeFile(fs, io.user, p, Buffer.alloc(0));
+          continue;
+        }
+        const e = checkStat(fs, io.user, p);
+        if (e === 'ENOENT') return missing(io, prog, 'cannot access ', f);
+        if (e) return fsFail(io, prog, 'cannot access ', f, e);
+        if (io.user !== 'root' && (prog === 'chown' || (io.owners.get(p) ?? 'root') !== io.user)) return fsFail(io, prog, prog === 'chmod' ? 'changing permissions of ' : 'changing ownership of ', f, 'EPERM');
+        if (prog === 'chown') io.owners.set(p, (ops[0] ?? 'root').split(':')[0]!);
       }
       return 0;
     }
     case 'rm':
       for (const f of operands(args)) {
-        if (!io.files.delete(abs(io, f)) && !args.some((a) => /^-\w*f/.test(a))) return missing(io, 'rm', 'cannot remove ', f);
+        const p = abs(io, f);
+        if (checkWrite(fsOf(io), io.user, p) === 'EACCES') return fsFail(io, 'rm', 'cannot remove ', f, 'EACCES');
+        const gone = io.files.delete(p);
+        if (gone) io.owners.delete(p);
+        if (args.some((a) => /^-\w*r/.test(a))) {
+          for (const k of [...io.files.keys()]) if (k.startsWith(`${p}/`)) { io.files.delete(k); io.owners.delete(k); }
+          for (const d of [...io.dirs]) if (d === p || d.startsWith(`${p}/`)) { io.dirs.delete(d); io.owners.delete(d); }
+          continue;
+        }
+        if (!gone && !args.some((a) => /^-\w*f/.test(a))) return missing(io, 'rm', 'cannot remove ', f);
       }
       return 0;
     case 'cat': {
       const ops = operands(args);
       if (ops.length === 0) io.out.push(io.stdin);
       for (const f of ops) {
-        const b = io.files.get(abs(io, f));
-        if (!b) return missing(io, 'cat', '', f);
-        io.out.push(b);
+        const e = checkRead(fsOf(io), io.user, abs(io, f));
+        if (e === 'ENOENT') return missing(io, 'cat', '', f);
+        if (e) return fsFail(io, 'cat', '', f, e);
+        io.out.push(io.files.get(abs(io, f))!);
       }
       return 0;
     }
@@ -60,14 +98,21 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
       const fmtAt = args.indexOf('-c');
       const fmt = fmtAt >= 0 ? (args[fmtAt + 1] ?? '') : '%s';
       const f = operands(args.filter((_, i) => i !== fmtAt + 1 || fmtAt < 0))[0] ?? '';
-      const b = io.files.get(abs(io, f));
-      if (!b) return missing(io, 'stat', 'cannot statx ', f);
-      io.out.push(Buffer.from(`${fmt.replace('%s', String(b.length)).replace('%n', f)}\n`));
+      const p = abs(io, f);
+      const e = checkStat(fsOf(io), io.user, p);
+      if (e === 'ENOENT') return missing(io, 'stat', 'cannot statx ', f);
+      if (e) return fsFail(io, 'stat', 'cannot statx ', f, e);
+      const dir = isDir(fsOf(io), p);
+      const b = io.files.get(p) ?? Buffer.alloc(0);
+      const type = dir ? 'directory' : b.length === 0 ? 'regular empty file' : 'regular file';
+      io.out.push(Buffer.from(`${fmt.replace('%s', String(dir ? 4096 : b.length)).replace('%n', f).replace('%F', type).replace('%U', io.owners.get(p) ?? 'root')}\n`));
       return 0;
     }
     case 'base64': {
       const decode = args.some((a) => a === '-d' || a === '--decode');
       const f = operands(args.filter((a, i) => !(args[i - 1] === '-w')))[0];
+      const e = f === undefined ? undefined : checkRead(fsOf(io), io.user, abs(io, f));
+      if (e && e !== 'ENOENT') return fsFail(io, 'base64', '', f!, e);
       const src = f === undefined ? io.stdin : io.files.get(abs(io, f));
       if (!src) return missing(io, 'base64', '', f ?? '');
       io.out.push(decode ? Buffer.from(src.toString('latin1').replace(/\s+/g, ''), 'base64') : Buffer.from(args.includes('0') ? src.toString('base64') : `${src.toString('base64')}\n`));
@@ -76,8 +121,13 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
     case 'test':
     case '[': {
       const a = prog === '[' ? args.slice(0, -1) : args;
-      if (a.length === 2 && /^-[efs]$/.test(a[0]!)) {
-        const b = io.files.get(abs(io, a[1]!));
+      if (a.length === 2 && /^-[efsd]$/.test(a[0]!)) {
+        const p = abs(io, a[1]!);
+        if (checkStat(fsOf(io), io.user, p)) return 1;
+        const dir = isDir(fsOf(io), p);
+        if (a[0] === '-d') return dir ? 0 : 1;
+        if (a[0] === '-e') return 0;
+        const b = io.files.get(p);
         return b && (a[0] !== '-s' || b.length > 0) ? 0 : 1;
       }
       if (a.length === 3 && a[1] === '=') return a[0] === a[2] ? 0 : 1;
@@ -88,8 +138,22 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
       io.durationMs += Math.min(Number(args[0] ?? 0) * 1000 || 0, 60_000);
       return 0;
     case 'whoami':
-      io.out.push(Buffer.from('root\n'));
+      io.out.push(Buffer.from(`${io.user}\n`));
       return 0;
+    case 'runuser': {
+      if (io.user !== 'root') { io.err.push('runuser: may not be used by non-root users\n'); return 1; }
+      const at = args.indexOf('-u');
+      const who = at >= 0 ? args[at + 1] : undefined;
+      if (!who) { io.err.push('runuser: no user specified\n'); return 1; }
+      let rest = args.filter((_, i) => i !== at && i !== at + 1);
+      if (rest[0] === '--') rest = rest.slice(1);
+      const as: Io = { ...io, user: who };
+      try {
+        return runCommand(rest, as, env);
+      } finally {
+        io.durationMs = as.durationMs;
+      }
+    }
     case 'sh':
     case 'bash':
     case 'dash': {

@@ -5,7 +5,8 @@
  * redirections, pipes, && || ;). Unknown programs echo their argv.
  */
 import type { ExecRequest, ExecResult } from './model.ts';
-import { abs, missing, runCommand } from './guest-coreutils.ts';
+import { abs, fsOf, missing, runCommand } from './guest-coreutils.ts';
+import { BASE_DIRS, checkRead, checkWrite, DEFAULT_ROOT_ONLY, ERR_TEXT, writeFile } from './guest-fs.ts';
 
 export interface ShellEnv {
   vars: Record<string, string>;
@@ -14,6 +15,11 @@ export interface ShellEnv {
 
 export interface Io {
   files: Map<string, Buffer>;
+  owners: Map<string, string>;
+  dirs: Set<string>;
+  rootOnly: string[];
+  /** Whose rights the command runs with (`runuser -u` changes it); the agent itself is root. */
+  user: string;
   cwd: string;
   stdin: Buffer;
   out: Buffer[];
@@ -35,7 +41,7 @@ export class ExitSignal {
 }
 
 export function guestShellExec(req: ExecRequest): ExecResult {
-  const io: Io = { files: req.files, cwd: '/root', stdin: Buffer.from(req.input ?? ''), out: [], err: [], durationMs: 0 };
+  const io: Io = { files: req.files, owners: req.owners ?? new Map(), dirs: req.dirs ?? new Set(BASE_DIRS), rootOnly: req.rootOnly ?? DEFAULT_ROOT_ONLY, user: 'root', cwd: '/root', stdin: Buffer.from(req.input ?? ''), out: [], err: [], durationMs: 0 };
   let code: number;
   try {
     code = runCommand(req.argv, io, { vars: {}, args: [] });
@@ -166,11 +172,16 @@ function runSimple(toks: Tok[], io: Io, env: ShellEnv, status: number): number {
     if ('op' in t) {
       const target = toks[++k];
       const path = target && 'word' in target ? expand(target.word, env, status).join(' ') : '';
-      if (t.op === '>' || t.op === '>>') outFile = { path: abs(io, path), append: t.op === '>>' };
-      else if (t.op === '<') {
-        const b = io.files.get(abs(io, path));
-        if (!b) return missing(io, 'sh', '', path);
-        io.stdin = b;
+      // The shell opens redirections with the command's user's rights, before the command runs.
+      if (t.op === '>' || t.op === '>>') {
+        outFile = { path: abs(io, path), append: t.op === '>>' };
+        const err = checkWrite(fsOf(io), io.user, outFile.path);
+        if (err) { io.err.push(`sh: 1: cannot create ${path}: ${ERR_TEXT[err]}\n`); return 2; }
+      } else if (t.op === '<') {
+        const err = checkRead(fsOf(io), io.user, abs(io, path));
+        if (err === 'ENOENT') return missing(io, 'sh', '', path);
+        if (err) { io.err.push(`sh: 1: cannot open ${path}: ${ERR_TEXT[err]}\n`); return 2; }
+        io.stdin = io.files.get(abs(io, path))!;
       }
       continue;
     }
@@ -206,5 +217,5 @@ function flush(io: Io, outFile: { path: string; append: boolean } | undefined): 
   const data = Buffer.concat(io.out);
   io.out.length = 0;
   const prev = outFile.append ? (io.files.get(outFile.path) ?? Buffer.alloc(0)) : Buffer.alloc(0);
-  io.files.set(outFile.path, Buffer.concat([prev, data]));
+  writeFile(fsOf(io), io.user, outFile.path, Buffer.concat([prev, data]));
 }

@@ -65,6 +65,10 @@ export interface ExecRequest {
   input: string | undefined;
   /** The VM's in-memory files (the same map file-read/file-write use). */
   files: Map<string, Buffer>;
+  /** Owners of files and directories (absent = root), directories made, root-only paths (guest-fs.ts). */
+  owners?: Map<string, string>;
+  dirs?: Set<string>;
+  rootOnly?: string[];
 }
 
 export interface ExecResult {
@@ -92,6 +96,11 @@ export interface GuestOptions {
    * loopback sshd that plays the guest. While a returned promise is pending the agent is "not running".
    */
   onBoot?: (boot: GuestBoot) => void | Promise<void>;
+  /**
+   * Paths only root may touch in the default guest: a directory is unreachable below it for other
+   * users (mode 700), a file unreadable and unwritable (mode 600). Default `['/root', '/etc/shadow']`.
+   */
+  rootOnly?: string[];
 }
 
 export interface GuestBoot {
@@ -111,6 +120,10 @@ export interface GuestState {
   interfaces: GuestInterface[] | undefined;
   exec: ExecHandler | undefined;
   files: Map<string, Buffer>;
+  /** Owner of each file or directory (absent = root): what the default guest's users wrote. */
+  owners: Map<string, string>;
+  /** Directories made in the guest (parents of files count too). */
+  dirs: Set<string>;
   execs: Map<number, ExecState>;
   nextPid: number;
 }

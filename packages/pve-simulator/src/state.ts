@@ -143,12 +143,29 @@ export class SimState {
     }
   }
 
-  writeGuestFile(vmid: number, file: string, content: string | Buffer): void {
-    this.mustVm(vmid).guest.files.set(file, Buffer.isBuffer(content) ? content : Buffer.from(content));
+  /** Put a file in the guest, owned by `owner` (default root). */
+  writeGuestFile(vmid: number, file: string, content: string | Buffer, owner = 'root'): void {
+    const g = this.mustVm(vmid).guest;
+    g.files.set(file, Buffer.isBuffer(content) ? content : Buffer.from(content));
+    g.owners.set(file, owner);
   }
 
   readGuestFile(vmid: number, file: string): Buffer | undefined {
     return this.mustVm(vmid).guest.files.get(file);
+  }
+
+  /** Who owns a guest file or directory (root when nobody else does); undefined when it does not exist. */
+  guestFileOwner(vmid: number, path: string): string | undefined {
+    const g = this.mustVm(vmid).guest;
+    const exists = g.files.has(path) || g.dirs.has(path) || [...g.files.keys()].some((k) => k.startsWith(`${path}/`));
+    return exists ? (g.owners.get(path) ?? 'root') : undefined;
+  }
+
+  /** Make a directory in the guest, owned by `owner` (default root). */
+  addGuestDir(vmid: number, dir: string, owner = 'root'): void {
+    const g = this.mustVm(vmid).guest;
+    g.dirs.add(dir);
+    g.owners.set(dir, owner);
   }
 
   setNodeOnline(node: string, online: boolean): void {

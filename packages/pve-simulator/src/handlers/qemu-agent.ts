@@ -12,6 +12,7 @@ import type { Cluster } from '../cluster.ts';
 import type { ExecHandler, ExecState, GuestInterface, SimVm } from '../model.ts';
 import { tagSet } from '../tags.ts';
 import { guestShellExec } from '../guest-shell.ts';
+import { checkRead, checkWrite, DEFAULT_ROOT_ONLY, ERR_TEXT, writeFile, type GuestFs } from '../guest-fs.ts';
 
 const READ_CAP = 16 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
@@ -87,7 +88,7 @@ export function agentExec({ cluster, params }: HandlerContext): unknown {
   vm.guest.execs.set(pid, state);
   const handler = vm.guest.exec ?? cluster.guestDefaults.exec ?? defaultExec;
   Promise.resolve()
-    .then(() => handler({ vmid: vm.vmid, argv, input: params['input-data'], files: vm.guest.files }))
+    .then(() => handler({ vmid: vm.vmid, argv, input: params['input-data'], files: vm.guest.files, owners: vm.guest.owners, dirs: vm.guest.dirs, rootOnly: cluster.guestDefaults.rootOnly ?? DEFAULT_ROOT_ONLY }))
     .then(
       (r) => {
         if (state.killed) return;
@@ -129,8 +130,10 @@ export function agentExecStatus({ cluster, params }: HandlerContext): unknown {
 export function agentFileRead({ cluster, params }: HandlerContext): unknown {
   const vm = agentVm(cluster, params);
   const file: string = params.file;
-  const buf = vm.guest.files.get(file);
-  if (!buf) throw fail(`Agent error: Failed to open file '${file}': No such file or directory`);
+  // The agent runs as root: only what root cannot do either fails (a directory, a name too long).
+  const err = checkRead(guestFs(cluster, vm), 'root', file);
+  if (err) throw fail(`Agent error: Failed to open file '${file}': ${ERR_TEXT[err]}`);
+  const buf = vm.guest.files.get(file)!;
   const offset: number = params.offset ?? 0;
   const count: number = params.count ?? READ_CAP;
   const slice = buf.subarray(offset, offset + count);
@@ -157,6 +160,13 @@ export function agentFileWrite({ cluster, params }: HandlerContext): null {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(content) || content.length % 4 !== 0) throw fail("Agent error: Guest agent command failed, error was 'Base64 data is invalid'");
     buf = Buffer.from(content, 'base64');
   }
-  vm.guest.files.set(params.file, buf);
+  const fs = guestFs(cluster, vm);
+  const err = checkWrite(fs, 'root', params.file);
+  if (err) throw fail(`Agent error: Failed to open file '${params.file}': ${ERR_TEXT[err]}`);
+  writeFile(fs, 'root', params.file, buf);
   return null;
+}
+
+function guestFs(cluster: Cluster, vm: SimVm): GuestFs {
+  return { files: vm.guest.files, owners: vm.guest.owners, dirs: vm.guest.dirs, rootOnly: cluster.guestDefaults.rootOnly ?? DEFAULT_ROOT_ONLY };
 }
