@@ -8,6 +8,8 @@ export interface CliArgs {
   version: boolean;
   once: boolean;
   json: boolean;
+  /** Loop only while the store has work (live leases or machines not destroyed); as the server starts it. */
+  whileNeeded: boolean;
   interval?: number;
   db?: string;
   config?: string;
@@ -29,6 +31,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         version: { type: 'boolean' },
         once: { type: 'boolean' },
         json: { type: 'boolean' },
+        'while-needed': { type: 'boolean' },
         interval: { type: 'string' },
         db: { type: 'string' },
         config: { type: 'string' },
@@ -39,12 +42,13 @@ export function parseCli(argv: readonly string[]): CliArgs {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const args: CliArgs = { help: !!values.help, version: !!values.version, once: !!values.once, json: !!values.json };
+  const args: CliArgs = { help: !!values.help, version: !!values.version, once: !!values.once, json: !!values.json, whileNeeded: !!values['while-needed'] };
   if (values.interval !== undefined) args.interval = positive('--interval', values.interval as string);
   if (values['claim-seconds'] !== undefined) args.claimSeconds = positive('--claim-seconds', values['claim-seconds'] as string);
   if (values.concurrency !== undefined) args.concurrency = positive('--concurrency', values.concurrency as string);
   if (values.db !== undefined) args.db = values.db as string;
   if (values.config !== undefined) args.config = values.config as string;
+  if (args.once && args.whileNeeded) throw new UsageError('--once and --while-needed exclude each other: --while-needed loops until the store has no work');
   if (args.once && args.interval !== undefined) throw new UsageError('--once and --interval exclude each other: --once runs one pass (for a timer), --interval loops');
   return args;
 }
@@ -64,6 +68,8 @@ Usage:
 Options:
   --once                 run one pass and exit with 0 (clean), 1 (some errors), 2 (bad configuration/usage)
   --interval <seconds>   seconds between pass starts in loop mode (fractions allowed)
+  --while-needed         loop only while the store has live leases or machines left, then exit; exit at
+                         once if another reaper holds the store's reaper lock (how vmhub-server starts it)
   --db <path>            SQLite store (default: VMHUB_DB, config "db", then the user's state dir)
   --config <file>        JSON config file (default: VMHUB_CONFIG, then ~/.config/vmhub/config.json)
   --json                 JSON logs on stderr and a JSON summary line per pass on stdout

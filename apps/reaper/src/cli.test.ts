@@ -5,12 +5,14 @@ import { formatSummary, Tally } from './summary.ts';
 
 describe('reaper: args', () => {
   it('parses modes and values', () => {
-    assert.deepEqual(parseCli(['--once', '--json', '--db', '/x.db']), { help: false, version: false, once: true, json: true, db: '/x.db' });
+    assert.deepEqual(parseCli(['--once', '--json', '--db', '/x.db']), { help: false, version: false, once: true, json: true, whileNeeded: false, db: '/x.db' });
+    assert.equal(parseCli(['--while-needed', '--db', '/x.db']).whileNeeded, true);
     assert.equal(parseCli(['--interval', '0.5']).interval, 0.5);
     assert.equal(parseCli(['--claim-seconds', '10']).claimSeconds, 10);
   });
   it('refuses bad usage', () => {
     assert.throws(() => parseCli(['--once', '--interval', '5']), UsageError);
+    assert.throws(() => parseCli(['--once', '--while-needed']), /exclude each other/);
     assert.throws(() => parseCli(['--interval', '0']), UsageError);
     assert.throws(() => parseCli(['--interval', 'x']), UsageError);
     assert.throws(() => parseCli(['stray']), UsageError);

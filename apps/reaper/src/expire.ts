@@ -19,7 +19,7 @@ export async function expireLeases(ctx: PassContext, tally: Tally, now: number):
 export async function failStuck(ctx: PassContext, tally: Tally, now: number): Promise<LeaseRow[]> {
   const failed = await ctx.store.failStuck(now, now - ctx.settings.provisionTimeoutMs, ctx.settings.reaperId);
   tally.summary.failed += failed.length;
-  for (const f of failed) ctx.log('warn', 'lease failed: stuck past its deadline', { lease_id: f.lease.id, from: f.from });
+  for (const f of failed) ctx.log('warn', f.reason === 'deadline' ? 'lease failed: stuck past its deadline' : 'lease failed: the process provisioning it died', { lease_id: f.lease.id, from: f.from });
   return failed.map((f) => f.lease);
 }
 

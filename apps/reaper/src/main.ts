@@ -3,7 +3,7 @@
  * SIGTERM/SIGINT. A signal lets the running pass finish (its claims are then released or
  * completed); a second signal exits at once — claims then lapse and the next pass resumes.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { VmhubError } from '@vmhub/core';
 import { HELP, parseCli, type CliArgs } from './args.ts';
 import { createLogger, parseLogLevel } from './log.ts';
@@ -51,14 +51,21 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       print(summary);
       return summary.errors > 0 ? EXIT_ERRORS : EXIT_CLEAN;
     }
-    await loop(s, print);
+    await loop(s, print, args.whileNeeded);
     return EXIT_CLEAN;
   } finally {
     await s.close();
   }
 }
 
-async function loop(s: Setup, print: (summary: PassSummary) => void): Promise<void> {
+/** The store lock a looping reaper holds, renewed every pass, so servers see that one runs. */
+const LOCK = 'reaper';
+
+async function loop(s: Setup, print: (summary: PassSummary) => void, whileNeeded: boolean): Promise<void> {
+  const { store, settings } = s.ctx;
+  const me = settings.reaperId;
+  // Held for three intervals: a reaper that died is replaced within that much (plus a margin).
+  const lockUntil = () => Date.now() + s.intervalMs * 3 + 15_000;
   let stopping = false;
   let wake: () => void = () => undefined;
   const onSignal = (signal: string) => {
@@ -71,15 +78,24 @@ async function loop(s: Setup, print: (summary: PassSummary) => void): Promise<vo
   const onInt = () => onSignal('SIGINT');
   process.on('SIGTERM', onTerm);
   process.on('SIGINT', onInt);
-  s.ctx.log('info', 'loop started', { interval_ms: s.intervalMs });
+  s.ctx.log('info', 'loop started', { interval_ms: s.intervalMs, while_needed: whileNeeded });
   try {
     while (!stopping) {
       const started = Date.now();
+      const holding = await store.acquireLock(LOCK, me, lockUntil()).catch(() => false);
+      if (!holding && whileNeeded) {
+        s.ctx.log('info', 'another reaper holds this store\'s reaper lock: exiting', { holder: (await store.lockHolder(LOCK).catch(() => undefined))?.holder });
+        break;
+      }
       try {
         print(await runPass(s.ctx));
       } catch (err) {
         // runPass contains its own failures; this is the last guard that keeps the loop alive.
         s.ctx.log('error', 'reaper pass failed unexpectedly; next pass as scheduled', { error: (err as Error).stack ?? String(err) });
+      }
+      if (whileNeeded && (!existsSync(store.path) || !(await store.hasWork().catch(() => true)))) {
+        s.ctx.log('info', existsSync(store.path) ? 'no live leases and no machines left: exiting' : 'the store file is gone: exiting');
+        break;
       }
       const wait = Math.max(0, s.intervalMs - (Date.now() - started));
       if (stopping) break;
@@ -91,6 +107,7 @@ async function loop(s: Setup, print: (summary: PassSummary) => void): Promise<vo
   } finally {
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);
+    if (existsSync(store.path)) await store.releaseLock(LOCK, me).catch(() => undefined);
   }
 }
 

@@ -1,5 +1,5 @@
 /** vm_list_templates, vm_capabilities and vm_health: what exists, what works, and why not. */
-import { CAPABILITIES, readPackageVersion, VmhubError, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
+import { CAPABILITIES, readPackageVersion, VmhubError, type Provider, type ProviderStatus, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
 import type { Store } from '@vmhub/store';
 import type { LeaseManager } from './leases/manager.ts';
 import type { Registry } from './registry.ts';
@@ -25,10 +25,10 @@ export class Catalog {
     const adapter = this.#registry.adapterFor(t);
     const base = { id: t.id, provider: t.provider, adapter: t.adapter, os: t.os, capabilities: [...(adapter?.capabilities ?? [])], ...(t.description ? { description: t.description } : {}) };
     const missing = this.#registry.missing(t);
-    if (missing) return { ...base, availability: 'unavailable', reason: missing };
+    if (missing) return { ...base, availability: 'unavailable', reason: tidyReason(missing) };
     const a = await this.#registry.providers.get(t.provider)!.availability(t).catch((err: Error) => ({ availability: 'unavailable' as const, reason: err.message }));
     if (a.availability === 'available' && adapter!.capabilities.length === 0) return { ...base, availability: 'stub', reason: `adapter "${t.adapter}" declares no capabilities: every VM tool answers CAPABILITY_UNAVAILABLE` };
-    return { ...base, availability: a.availability, ...(a.reason ? { reason: a.reason } : {}) };
+    return { ...base, availability: a.availability, ...(a.reason ? { reason: tidyReason(a.reason) } : {}) };
   }
 
   async listTemplates(): Promise<ToolOutput<'vm_list_templates'>> {
@@ -56,7 +56,7 @@ export class Catalog {
     const declared = new Set(adapter?.capabilities ?? []);
     const unavailable = CAPABILITIES.filter((c) => !declared.has(c) || probe[c]).map((c) => ({
       capability: c,
-      reason: missing ?? probe[c] ?? `adapter "${template.adapter}" does not provide it`,
+      reason: tidyReason(missing ?? probe[c] ?? `adapter "${template.adapter}" does not provide it`),
     }));
     return {
       template: template.id, adapter: template.adapter, provider: template.provider,
@@ -71,11 +71,43 @@ export class Catalog {
     let storeOk = true;
     try { await this.#store.countLeases({ status: ['ready'] }); } catch { storeOk = false; }
     const providers = await Promise.all([...this.#registry.providers.entries()].map(async ([id, p]) => {
-      const s = await p.status().catch((err: Error) => ({ ok: false, reason: err.message, nodes: undefined }));
-      return { id, ok: s.ok, ...(s.reason ? { reason: s.reason } : {}), ...(s.nodes ? { nodes: s.nodes.map((n) => ({ id: n.id, status: n.status })) } : {}) };
+      const s = await providerHealth(p);
+      return { id, ok: s.ok, ...(s.not_configured ? { not_configured: true } : {}), ...(s.reason ? { reason: s.reason } : {}), ...(s.nodes ? { nodes: s.nodes.map((n) => ({ id: n.id, status: n.status })) } : {}) };
     }));
-    const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: p.reason } : {}) }));
-    const ok = storeOk && providers.every((p) => p.ok) && plugins.every((p) => p.ok);
+    const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: tidyReason(p.reason) } : {}) }));
+    // A provider nobody configured is not a problem of this server: only the ones in use count.
+    const ok = storeOk && providers.every((p) => p.ok || p.not_configured) && plugins.every((p) => p.ok);
     return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, path: this.#store.path }, plugins, providers, sessions: this.#sessions.counts() };
   }
+}
+
+/** A provider's status() as health reports it: never throws; reasons tidied; "not configured" recognised. */
+export async function providerHealth(provider: Provider): Promise<ProviderStatus & { not_configured?: true }> {
+  const s = await provider.status().catch((err: Error): ProviderStatus => ({ ok: false, reason: err.message }));
+  const reason = s.reason === undefined ? undefined : tidyReason(s.reason);
+  return { ...s, ...(reason === undefined ? {} : { reason }), ...(!s.ok && notConfigured(s) ? { not_configured: true as const } : {}) };
+}
+
+/**
+ * Did the provider say that nobody configured it (as opposed to: it is configured and broken)?
+ * The contract has no field for it yet: `details.configured === false` is the one we ask
+ * providers for; until then, provider-proxmox without PVE_HOST is recognised by its reason
+ * (its default node has no API address — a node named in VMHUB_NODES without one is a mistake,
+ * not an absence).
+ */
+export function notConfigured(status: ProviderStatus): boolean {
+  if (status.details?.configured === false) return true;
+  return /\bnot configured\b|node "default" has no API address/i.test(status.reason ?? '');
+}
+
+const PREFIX = /\[vmhub\](?: \[[^\]\s]+\])? ?/g;
+
+/**
+ * One `[vmhub] [component]` prefix at most, and only at the start: plugins prefix their messages
+ * and core's wrappers add theirs, which made `[vmhub] [provider-proxmox] [vmhub] [provider-proxmox] …`,
+ * or a prefix in the middle of a reason another component composed.
+ */
+export function tidyReason(reason: string): string {
+  const lead = /^\[vmhub\](?: \[[^\]\s]+\])? /.exec(reason)?.[0] ?? '';
+  return lead + reason.slice(lead.length).replace(PREFIX, '');
 }

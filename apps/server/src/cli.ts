@@ -4,6 +4,8 @@
  *   vmhub-server --http                serve MCP over Streamable HTTP at /mcp (config `http`)
  *   vmhub-server golden build <name>   build a golden image (debian-x11, tiny-console)
  *   vmhub-server golden status [name]  show golden images and whether they are built
+ *   vmhub-server leases list|show|release|renew   find and end leases (leases-cli.ts)
+ *   vmhub-server doctor                check what each template needs (doctor/)
  *   vmhub-server --version | --help
  */
 import { VERSION } from './catalog.ts';
@@ -28,6 +30,14 @@ Usage:
                                       tokens; binds 127.0.0.1 by default)
   vmhub-server golden build <name>    build a golden image (names: see golden status)
   vmhub-server golden status [name]   list golden images and whether they are built
+  vmhub-server leases list [--all] [--status s] [--owner o] [--json]
+                                      open leases of every principal (--all: ended ones too;
+                                      --status: live or one status), newest first
+  vmhub-server leases show <id> [--json]
+  vmhub-server leases release <id>    end a lease and destroy its machine
+  vmhub-server leases renew <id> [--ttl seconds]
+  vmhub-server doctor [--json]        check Node, store, reaper, providers, templates and goldens;
+                                      each problem with its fix (exit 1 when a template is unusable)
   vmhub-server --version | --help
 Configuration: env (VMHUB_CONFIG, VMHUB_DB, VMHUB_INSTANCE, ...) — see docs/configuration.md`;
 
@@ -66,6 +76,8 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(HELP + '\n'); return 0; }
   if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   if (argv[0] === 'golden') return goldenCommand(argv.slice(1));
+  if (argv[0] === 'leases') return (await import('./leases-cli.ts')).leasesCommand(argv.slice(1));
+  if (argv[0] === 'doctor') return (await import('./doctor/index.ts')).doctorCommand(argv.slice(1));
   const command = parseCommand(argv);
   if (command.http) return serveHttpCommand(command);
 

@@ -7,6 +7,7 @@ import type { VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { Catalog } from './catalog.ts';
 import { LeaseManager } from './leases/manager.ts';
+import { reaperStarter, type ReaperStarter } from './reaper-starter.ts';
 import { Registry } from './registry.ts';
 import { LeaseSessions } from './sessions/lease-sessions.ts';
 
@@ -14,6 +15,8 @@ export interface Runtime {
   store: Store;
   registry: Registry;
   sessions: LeaseSessions;
+  /** Starts a detached reaper for this store when leases exist and none runs. */
+  reaper: ReaperStarter;
   leases: LeaseManager;
   catalog: Catalog;
   close(): Promise<void>;
@@ -31,8 +34,11 @@ export async function startRuntime(config: VmhubConfig, from: string): Promise<R
   const leases = new LeaseManager(store, registry, config, (leaseId, reason) => sessions.end(leaseId, reason));
   sessions.attach(leases);
   const catalog = new Catalog(registry, store, leases, sessions);
+  const reaper = reaperStarter(store, { enabled: config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
+  // Leases left live by an earlier server (it died with its client): make sure someone reaps them.
+  void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);
   return {
-    store, registry, sessions, leases, catalog,
+    store, registry, sessions, leases, catalog, reaper,
     async close() {
       leases.abortAll();
       await sessions.closeAll();

@@ -6,11 +6,13 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { LIVE_LEASE_STATES } from '@vmhub/core';
 import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
 import { cloneOnHost } from './clone.ts';
 import { principalOf } from './http/principal.ts';
+import { leaseView } from './leases/view.ts';
 import { log } from './log.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
@@ -19,7 +21,7 @@ export const INSTRUCTIONS = [
   'vm_lease_status {lease_id, wait_seconds: 20} until status is "ready" → drive it (vm_screenshot, vm_click,',
   'vm_type, vm_key, vm_exec, files) → vm_lease_release. Coordinates are pixels of your latest screenshot.',
   'CAPABILITY_UNAVAILABLE means this VM cannot do that: pick another tool or template, do not retry.',
-  'Leases expire (renew with vm_lease_renew); errors carry a hint and a retryable flag.',
+  'Leases expire (renew with vm_lease_renew; vm_lease_list finds yours); errors carry a hint and a retryable flag.',
 ].join(' ');
 
 export interface VmhubSession {
@@ -100,10 +102,20 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     listTemplates: async () => (await rt()).catalog.listTemplates(),
     capabilities: async (input) => (await rt()).catalog.capabilities(input),
     health: async () => (await rt()).catalog.health(),
-    leaseCreate: async (input, extra) => (await rt()).leases.create(input, principalOf(extra), input.owner ?? owner()),
+    leaseCreate: async (input, extra) => {
+      const r = await rt();
+      const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner());
+      void r.reaper.ensure('lease created');
+      return lease;
+    },
     leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra),
     leaseRenew: async (input) => (await rt()).leases.renew(input),
     leaseRelease: async (input) => (await rt()).leases.release(input),
+    leaseList: async (input, extra) => {
+      const status = input.status === undefined ? undefined : input.status === 'live' ? LIVE_LEASE_STATES : [input.status];
+      const found = await (await rt()).leases.list({ principal: principalOf(extra), owner: input.owner, status });
+      return { leases: found.leases.map(leaseView), truncated: found.truncated };
+    },
     bind: async (leaseId, signal) => (await rt()).sessions.bind(leaseId, signal),
     machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
     cloneOnHost: async (input) => {

@@ -30,7 +30,9 @@ export function sandbox(extra: Record<string, unknown> = {}, templates: unknown[
   const db = join(dir, 'vmhub.db');
   const fakeDir = join(dir, 'fake');
   const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ instance, db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, templates, ...extra }, null, 2));
+  // The server's own reaper start-up is tested in reaper-autostart.test.ts; elsewhere a detached
+  // reaper would tear down what a test is still looking at.
+  writeFileSync(configFile, JSON.stringify({ instance, db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, templates, reaper: { autostart: false }, ...extra }, null, 2));
   return { dir, instance, db, fakeDir, configFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -45,6 +47,8 @@ export function defaultTemplates(): unknown[] {
 
 export interface Session {
   client: Client;
+  /** The server process's pid (kill tests). */
+  pid: number | null;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: any }>;
   stderr(): string;
   close(): Promise<void>;
@@ -63,6 +67,7 @@ export async function connect(box: Sandbox, env: Record<string, string> = {}, na
   await client.connect(transport);
   return {
     client,
+    pid: transport.pid,
     call: async (tool, args = {}) => {
       const result = await client.callTool({ name: tool, arguments: args }) as CallToolResult & { structuredContent?: any };
       // Every successful result must match the tool's full output schema (the wire copy omits

@@ -76,6 +76,12 @@ export const VmhubConfigSchema = Type.Object({
   }, { default: {} }),
   reaper: Type.Object({
     interval_seconds: Seconds(30),
+    /**
+     * The server starts a reaper (detached, `vmhub-reaper --while-needed`) for its store when a
+     * lease exists and none holds the store's reaper lock; it exits once no lease or machine is
+     * left. Turn off when the reaper runs as a service. Env VMHUB_REAPER_AUTOSTART (0/1).
+     */
+    autostart: Type.Boolean({ default: true }),
     /** Machines with this instance's identity but no live lease are destroyed only when older than this. */
     orphan_grace_seconds: Seconds(300, 0),
     /** A releasing lease whose claim lapsed this long ago is taken over. */
@@ -148,6 +154,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_SCREENSHOT_DIR) section('screenshots').dir = env.VMHUB_SCREENSHOT_DIR;
   if (env.VMHUB_AUDIT_FILE) section('audit').file = env.VMHUB_AUDIT_FILE;
   if (env.VMHUB_REAPER_INTERVAL_SECONDS) section('reaper').interval_seconds = intEnv(env, 'VMHUB_REAPER_INTERVAL_SECONDS');
+  if (env.VMHUB_REAPER_AUTOSTART) section('reaper').autostart = !['0', 'false', 'no', 'off'].includes(env.VMHUB_REAPER_AUTOSTART.toLowerCase());
   if (env.VMHUB_HTTP_HOST) section('http').host = env.VMHUB_HTTP_HOST;
   if (env.VMHUB_HTTP_PORT) section('http').port = intEnv(env, 'VMHUB_HTTP_PORT');
   if (env.VMHUB_HTTP_ALLOW_NO_AUTH === '1') section('http').allow_no_auth = true;

@@ -53,6 +53,8 @@ export const LeaseInfoSchema = Type.Object({
 });
 export type LeaseInfo = Static<typeof LeaseInfoSchema> & {
   request_id: string;
+  /** What the server is doing about the lease right now, when that is not obvious from status. */
+  note?: string;
   owner?: string;
   created_at: string;
   max_expires_at: string;

@@ -6,7 +6,7 @@
  */
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Capability } from './capabilities.ts';
-import { LeaseInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
+import { LEASE_STATES, LeaseInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
 
 const Strict = { additionalProperties: false } as const;
 /** A string enum as plain JSON Schema `enum` (TypeBox's literal unions are 3× larger on the wire). */
@@ -79,7 +79,8 @@ export const TOOLS = {
       version: Type.String(),
       store: Type.Object({ ok: Type.Boolean(), path: Type.String() }),
       plugins: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
-      providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
+      // not_configured: nobody set this provider up (e.g. Proxmox without PVE_HOST); it does not make status degraded.
+      providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), not_configured: Type.Optional(Type.Boolean()), reason: Type.Optional(Type.String()) })),
       /** This process's lease sessions: open sessions and the channels/consoles they hold open. */
       sessions: Type.Object({ open: Type.Integer(), channels: Type.Integer() }),
     }),
@@ -117,6 +118,13 @@ export const TOOLS = {
     input: Type.Object({ lease_id: LeaseId }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...DESTRUCTIVE, idempotentHint: true },
+  }),
+  vm_lease_list: tool({
+    name: 'vm_lease_list', title: 'List leases',
+    description: 'Your leases, newest first (find a lost lease_id); status "live" = not ended.',
+    input: Type.Object({ owner: Type.Optional(Type.String({ maxLength: 128 })), status: Type.Optional(StrEnum([...LEASE_STATES, 'live'])) }, Strict),
+    output: Type.Object({ leases: Type.Array(LeaseInfoSchema), truncated: Type.Boolean() }),
+    annotations: { ...RO, idempotentHint: true },
   }),
   vm_screenshot: tool({
     name: 'vm_screenshot', title: 'Screenshot', capability: 'screenshot',

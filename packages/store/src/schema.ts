@@ -54,8 +54,16 @@ export interface EventTable {
   data: string;
 }
 
+/** A named lock held until `until` (ms) by `holder`; lapsed locks may be taken over. */
+export interface LockTable {
+  name: string;
+  holder: string;
+  until: number;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
   events: EventTable;
+  locks: LockTable;
 }

@@ -7,11 +7,12 @@
  * The database handle is private: what the server and the reaper do is a method here.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, type Selectable, type Updateable } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Selectable, type Updateable } from 'kysely';
 import { insertEvents, type EventKind, type NewEvent } from './events.ts';
 import { assertTransition, type LeaseStatus, type MachineState, type TransitionTarget } from './lifecycle.ts';
 import type { Database, EventTable, LeaseTable, MachineTable } from './schema.ts';
 import { openSqlite } from './sqlite-file.ts';
+import * as locks from './locks.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -45,6 +46,10 @@ export interface LeaseFilter {
   /** deadline_at < this */
   deadlineBefore?: number;
   owner?: string;
+  /** Leases created by this principal (the HTTP token's, or the local user on stdio). */
+  principal?: string;
+  /** Newest first (created_at descending); default oldest first. */
+  newestFirst?: boolean;
   limit?: number;
 }
 
@@ -133,7 +138,10 @@ export class Store {
     if (filter.maxExpiresBefore !== undefined) q = q.where('max_expires_at', '<', filter.maxExpiresBefore);
     if (filter.deadlineBefore !== undefined) q = q.where('deadline_at', '<', filter.deadlineBefore);
     if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
-    q = q.orderBy('created_at');
+    if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
+    // rowid breaks ties within a millisecond: insertion order.
+    const direction = filter.newestFirst ? 'desc' : 'asc';
+    q = q.orderBy('created_at', direction).orderBy(sql`rowid`, direction);
     if (filter.limit !== undefined) q = q.limit(filter.limit);
     return q.execute();
   }
@@ -272,6 +280,33 @@ export class Store {
     // A range on the text (BINARY collation) rather than LIKE: no escaping, no case folding.
     if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
     return q.orderBy('id').limit(filter.limit ?? 1000).execute();
+  }
+
+  // ── locks and whether there is work ────────────────────────────────────────────────────
+
+  /** Take or renew the named lock until `until` (ms); true when `holder` holds it. */
+  acquireLock(name: string, holder: string, until: number): Promise<boolean> {
+    return locks.acquireLock(this.#db, name, holder, until);
+  }
+
+  releaseLock(name: string, holder: string): Promise<void> {
+    return locks.releaseLock(this.#db, name, holder);
+  }
+
+  /** Who holds the named lock now; undefined when nobody does (or it lapsed). */
+  lockHolder(name: string): Promise<locks.LockHeld | undefined> {
+    return locks.lockHolder(this.#db, name);
+  }
+
+  /**
+   * Is there anything a reaper must watch? Leases not yet final (provisioning, starting, ready,
+   * releasing, expired), or machines not yet destroyed (a failed lease's machine included).
+   */
+  async hasWork(): Promise<boolean> {
+    const lease = await this.#db.selectFrom('leases').select('id').where('status', 'in', ['provisioning', 'starting', 'ready', 'releasing', 'expired']).limit(1).executeTakeFirst();
+    if (lease) return true;
+    const machine = await this.#db.selectFrom('machines').select('lease_id').where('state', 'not in', ['destroyed', 'mismatch']).limit(1).executeTakeFirst();
+    return machine !== undefined;
   }
 
   async close(): Promise<void> {

@@ -23,6 +23,8 @@ export interface ExpiredLease {
 export interface FailedLease {
   from: LeaseStatus;
   lease: LeaseRow;
+  /** Past its deadline, or its provisioning process died (its claim lapsed). */
+  reason: 'deadline' | 'provisioner_died';
 }
 
 /** Every status that may expire (the table's sources of `expired`). */
@@ -64,9 +66,18 @@ export async function failStuck(db: Kysely<Database>, now: number, fallbackCreat
         ]))
         .returningAll()
         .execute();
-      for (const lease of rows) failed.push({ from, lease });
+      for (const lease of rows) failed.push({ from, lease, reason: 'deadline' });
+      // The process provisioning it renews a claim while it works: a lapsed one means it died.
+      const orphaned = await trx.updateTable('leases')
+        .set({ status: 'failed', error_code: 'PROVISION_FAILED', error_message: `[vmhub] [${component}] the process provisioning this lease stopped (its claim lapsed) while it was ${from}; its machine is destroyed: create a new lease`, claimed_by: null, claim_expires_at: null, updated_at: Date.now() })
+        .where('status', '=', from)
+        .where('claim_expires_at', 'is not', null)
+        .where('claim_expires_at', '<', now)
+        .returningAll()
+        .execute();
+      for (const lease of orphaned) failed.push({ from, lease, reason: 'provisioner_died' });
     }
-    await insertEvents(trx, actor, failed.map((f): NewEvent => ({ lease_id: f.lease.id, kind: 'lease.failed', data: { from: f.from, reason: 'deadline', deadline_at: f.lease.deadline_at } })));
+    await insertEvents(trx, actor, failed.map((f): NewEvent => ({ lease_id: f.lease.id, kind: 'lease.failed', data: { from: f.from, reason: f.reason, deadline_at: f.lease.deadline_at } })));
   });
   return failed;
 }

@@ -5,6 +5,7 @@
  * is capped by the max lifetime; release is idempotent and verifies identity on teardown.
  */
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
@@ -16,9 +17,18 @@ import { checkMachine, machineLostError } from './machine-lost.ts';
 import { destroyMachine } from './teardown.ts';
 import { leaseView, parseStages, withStage } from './view.ts';
 
-const POLL_MS = 200;
+/**
+ * vm_lease_status wakes the moment this process changes the lease (a stage, a transition); for
+ * changes made by another process (another server, the reaper) it re-reads the store this often.
+ */
+const POLL_MS = 500;
 /** How long a teardown claim holds before another process (the reaper) may take the work over. */
 const CLAIM_MS = 60_000;
+/**
+ * A provisioning process holds a claim on its lease and renews it every third of this: if the
+ * process dies, the claim lapses and the reaper fails the lease and destroys its machine.
+ */
+const PROVISION_CLAIM_MS = 20_000;
 const ACTIVE: readonly LeaseStatus[] = ['provisioning', 'starting'];
 
 export class LeaseManager {
@@ -27,6 +37,8 @@ export class LeaseManager {
   readonly #config: VmhubConfig;
   readonly #actor: string;
   readonly #provisioning = new Map<string, AbortController>();
+  /** Emits a lease id whenever this process changed that lease (wakes vm_lease_status waits). */
+  readonly #changes = new EventEmitter().setMaxListeners(0);
   /** Ends the lease's session in this process (release, expiry, failure): see sessions/. */
   readonly #onEnd: (leaseId: string, reason: string) => Promise<void>;
 
@@ -108,10 +120,14 @@ export class LeaseManager {
     const signal = AbortSignal.any([abort.signal, timeout.signal]);
     let stages = parseStages(lease.stages);
     let pending: Promise<unknown> = Promise.resolve();
+    const holdClaim = () => this.#store.updateLease(lease.id, { claimed_by: this.#actor, claim_expires_at: Date.now() + PROVISION_CLAIM_MS }, ACTIVE).catch(() => undefined);
+    await holdClaim();
+    const heartbeat = setInterval(() => void holdClaim(), PROVISION_CLAIM_MS / 3);
+    heartbeat.unref();
     const stage = (name: string, status: 'pending' | 'running' | 'done' | 'failed', detail?: string) => {
       stages = withStage(stages, name, status, detail);
       const json = JSON.stringify(stages);
-      pending = pending.then(() => this.#store.updateLease(lease.id, { stages: json }, ACTIVE)).catch(() => undefined);
+      pending = pending.then(() => this.#store.updateLease(lease.id, { stages: json }, ACTIVE)).then(() => this.#changed(lease.id)).catch(() => undefined);
     };
     try {
       stage('create', 'running');
@@ -121,9 +137,12 @@ export class LeaseManager {
       stage('create', 'done');
       await pending;
       if (!(await this.#store.transition(lease.id, ['provisioning'], 'starting', { stages: JSON.stringify(stages) }))) throw new Released();
+      this.#changed(lease.id);
       await bounded(provider.ready(machine, { signal, template, stage }), signal);
       await pending;
-      if (!(await this.#store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null }))) throw new Released();
+      clearInterval(heartbeat);
+      if (!(await this.#store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null, claimed_by: null, claim_expires_at: null }))) throw new Released();
+      this.#changed(lease.id);
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.ready' });
     } catch (err) {
       await pending;
@@ -134,13 +153,16 @@ export class LeaseManager {
         : VmhubError.is(err) ? err : new VmhubError('PROVISION_FAILED', (err as Error).message);
       const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
       stages = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
-      const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null });
+      clearInterval(heartbeat);
+      const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null, claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
+      this.#changed(lease.id);
       log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
       await this.#onEnd(lease.id, 'failed').catch(() => undefined);
       if (!failed) return void this.#cleanupAfterRelease(lease.id, provider);
       await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
     } finally {
+      clearInterval(heartbeat);
       timeout.clear();
       this.#provisioning.delete(lease.id);
     }
@@ -200,7 +222,7 @@ export class LeaseManager {
     let seen = row.stages + row.status;
     let progress = 0;
     while (ACTIVE.includes(row.status) && Date.now() < until && !extra.signal.aborted) {
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await this.#nextChange(row.id, Math.min(POLL_MS, until - Date.now()), extra.signal);
       row = await this.get(input.lease_id);
       if (token !== undefined && row.stages + row.status !== seen) {
         seen = row.stages + row.status;
@@ -227,8 +249,12 @@ export class LeaseManager {
   async release(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo> {
     const row = await this.get(input.lease_id);
     if (row.status === 'expired') { await this.#reapExpired(row.id); return leaseView((await this.#store.getLease(row.id))!); }
+    if (row.status === 'releasing') return this.#finishRelease(row);
     const releasing = await this.#store.transition(row.id, ['provisioning', 'starting', 'ready'], 'releasing', { claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
-    if (!releasing) return leaseView((await this.#store.getLease(row.id))!);
+    if (!releasing) {
+      const now = (await this.#store.getLease(row.id))!;
+      return now.status === 'releasing' ? this.#finishRelease(now) : leaseView(now);
+    }
     this.#provisioning.get(row.id)?.abort();
     await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.releasing' });
     await this.#onEnd(row.id, 'released').catch(() => undefined);
@@ -243,6 +269,27 @@ export class LeaseManager {
     return leaseView((await this.#store.getLease(row.id))!);
   }
 
+  /**
+   * A lease already `releasing`: whoever started the release may have died mid-way. Take the
+   * teardown over when its claim lapsed (or it is ours and nothing of ours is still at it) and
+   * finish it; otherwise say who is at it and until when.
+   */
+  async #finishRelease(row: LeaseRow): Promise<LeaseInfo> {
+    if (this.#provisioning.has(row.id)) return { ...leaseView(row), note: 'this server is still creating the machine; it destroys it as soon as the create returns' };
+    const claimed = await this.#store.claim(row.id, this.#actor, Date.now() + CLAIM_MS, ['releasing']);
+    if (!claimed) {
+      const now = (await this.#store.getLease(row.id))!;
+      if (now.status !== 'releasing') return leaseView(now);
+      const until = now.claim_expires_at ? new Date(now.claim_expires_at).toISOString() : 'soon';
+      return { ...leaseView(now), note: `another process (${now.claimed_by ?? 'unknown'}) is tearing the machine down; if it stopped, its claim lapses at ${until} and the next vm_lease_release (or the reaper) finishes the release` };
+    }
+    const machine = await this.#store.getMachine(row.id);
+    const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
+    await destroyMachine(this.#store, provider, row.id, this.#actor, { from: 'releasing', to: 'released' });
+    const done = (await this.#store.getLease(row.id))!;
+    return { ...leaseView(done), ...(done.status === 'released' ? { note: 'an earlier release had stopped mid-way; this call finished it' } : {}) };
+  }
+
   /** A call on this ready lease failed: is its machine gone? (MACHINE_LOST after ending the lease.) */
   async machineLost(leaseId: string): Promise<VmhubError | undefined> {
     const row = await this.#store.getLease(leaseId);
@@ -254,6 +301,20 @@ export class LeaseManager {
     return { store: this.#store, provider: (id: string) => this.#registry.providers.get(id), actor: this.#actor, end: this.#onEnd };
   }
 
+  #changed(leaseId: string): void {
+    this.#changes.emit(leaseId);
+  }
+
+  /** Resolve on this process's next change to the lease, after `ms`, or when `signal` aborts. */
+  #nextChange(leaseId: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => { clearTimeout(timer); this.#changes.off(leaseId, done); signal.removeEventListener('abort', done); resolve(); };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.#changes.once(leaseId, done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   /** Leases this process is provisioning right now (leak tests: none left once they settle). */
   inFlight(): number {
     return this.#provisioning.size;
@@ -262,6 +323,23 @@ export class LeaseManager {
   /** Abort in-flight provisioning on shutdown; their leases stay for the reaper's deadline sweep. */
   abortAll(): void {
     for (const c of this.#provisioning.values()) c.abort();
+  }
+
+  /**
+   * Leases newest first, at most `cap` (`truncated` says there were more); live ones past their
+   * expiry are expired on the way, as `get` does. vm_lease_list always passes its caller's
+   * principal; only the shell (`vmhub-server leases list`, run by the store's owner) passes none.
+   */
+  async list(filter: { principal: string | undefined; owner?: string; status?: readonly LeaseStatus[] }, cap = 100): Promise<{ leases: LeaseRow[]; truncated: boolean }> {
+    const rows = await this.#store.listLeases({ principal: filter.principal, owner: filter.owner, status: filter.status, newestFirst: true, limit: cap + 1 });
+    // The principal is the boundary between agents: held here too, whatever the store filtered.
+    const visible = rows.filter((r) => filter.principal === undefined || r.principal === filter.principal);
+    const leases: LeaseRow[] = [];
+    for (const row of visible.slice(0, cap)) {
+      const current = await this.#expireIfDue(row);
+      if (!filter.status || filter.status.includes(current.status)) leases.push(current);
+    }
+    return { leases, truncated: visible.length > cap };
   }
 }
 

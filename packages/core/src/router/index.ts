@@ -56,6 +56,9 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_lease_status': return okResult(await host.leaseStatus(input as never, extra));
       case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never));
       case 'vm_lease_release': return okResult(await host.leaseRelease(input as never));
+      case 'vm_lease_list':
+        if (!host.leaseList) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_lease_list: this vmhub host does not list leases', { hint: 'Keep the lease_id vm_lease_create returned; this host cannot look it up.' });
+        return okResult(await host.leaseList(input as never, extra));
     }
     // A clearable timer, not AbortSignal.timeout(): that one stays allocated until it fires, a
     // minute after a 10 ms click (bench/session-leak.mjs counts what calls leave behind).

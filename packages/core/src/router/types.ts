@@ -60,6 +60,11 @@ export interface RouterHost {
   leaseRenew(input: ToolInput<'vm_lease_renew'>): Promise<LeaseInfo>;
   leaseRelease(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo>;
   /**
+   * The calling principal's leases (never another's), newest first, capped. Optional: hosts that
+   * serve one fixed lease (the conformance kit) have nothing to list.
+   */
+  leaseList?(input: ToolInput<'vm_lease_list'>, extra: CallExtra): Promise<ToolOutput<'vm_lease_list'>>;
+  /**
    * Resolve a lease to its session (opened on first use, kept until the lease ends); throws
    * NOT_FOUND, LEASE_EXPIRED or LEASE_NOT_READY.
    */

@@ -69,4 +69,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX leases_principal ON leases (principal, status);
     `,
   },
+  {
+    version: 3,
+    name: 'locks',
+    // Named leases on a role (the reaper's): a holder renews `until` while it works; a lapsed one
+    // may be taken over. Lets a server see that a reaper runs for this store, on any host.
+    sql: `
+      CREATE TABLE locks (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        until INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -1,0 +1,149 @@
+/**
+ * `vmhub-server leases list|show|release|renew`: a person at a shell finds and ends leases on the
+ * store the server uses, through the same LeaseManager as the vm_lease_* tools (so a release here
+ * verifies identity and records events exactly as vm_lease_release does). Whoever can run this
+ * owns the store file, so it sees every principal's leases.
+ * Exit codes: 0 done, 1 the operation failed (one typed line on stderr), 2 bad command line.
+ */
+import { parseArgs } from 'node:util';
+import { LEASE_STATES, LIVE_LEASE_STATES, VmhubError, type LeaseInfo } from '@vmhub/core';
+import { loadConfig } from '@vmhub/core/config';
+import type { LeaseRow, LeaseStatus } from '@vmhub/store';
+import { leaseView } from './leases/view.ts';
+import { startRuntime, type Runtime } from './runtime.ts';
+
+const USAGE = 'usage: vmhub-server leases list [--all] [--status s] [--owner o] [--json] | show <id> [--json] | release <id> [--json] | renew <id> [--ttl seconds] [--json]';
+/** Not final: the lease still has (or may still get) a machine. What `list` shows by default. */
+const OPEN: readonly LeaseStatus[] = ['provisioning', 'starting', 'ready', 'releasing', 'expired'];
+const FINAL = new Set(['released', 'failed', 'reaped']);
+const LIST_CAP = 100;
+
+class Usage extends Error {}
+
+type Options = { all?: boolean; status?: string; owner?: string; ttl?: string; json?: boolean };
+
+export async function leasesCommand(argv: string[]): Promise<number> {
+  let verb: string | undefined;
+  let id: string | undefined;
+  let options: Options;
+  try {
+    ({ verb, id, options } = parse(argv));
+  } catch (err) {
+    process.stderr.write(`vmhub-server leases: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  let rt: Runtime | undefined;
+  try {
+    rt = await startRuntime(loadConfig(), import.meta.url);
+    const out = await run(rt, verb, id, options);
+    process.stdout.write(out.text);
+    return out.code;
+  } catch (err) {
+    const e = VmhubError.is(err) ? err : new VmhubError('INTERNAL', (err as Error).message);
+    if (options.json) process.stdout.write(JSON.stringify({ error: e.toJSON() }) + '\n');
+    process.stderr.write(`vmhub-server leases ${verb}: ${e.code}: ${e.message.split('\n')[0]}\n`);
+    // A configuration that does not load is the operator's to fix, like a bad argument.
+    return rt === undefined && e.code === 'INVALID_REQUEST' ? 2 : 1;
+  } finally {
+    await rt?.close().catch(() => undefined);
+  }
+}
+
+function parse(argv: string[]): { verb: string; id: string | undefined; options: Options } {
+  const [verb, ...rest] = argv;
+  const spec = {
+    list: { all: { type: 'boolean' }, status: { type: 'string' }, owner: { type: 'string' }, json: { type: 'boolean' } },
+    show: { json: { type: 'boolean' } },
+    release: { json: { type: 'boolean' } },
+    renew: { ttl: { type: 'string' }, json: { type: 'boolean' } },
+  } as const;
+  if (verb === undefined || !Object.hasOwn(spec, verb)) throw new Usage(verb === undefined ? 'which command?' : `unknown command "${verb}"`);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: spec[verb as keyof typeof spec], strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new Usage((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
+  }
+  const options = parsed.values as Options;
+  const positionals = parsed.positionals;
+  if (verb === 'list' && positionals.length > 0) throw new Usage(`list takes no argument, got "${positionals[0]}"`);
+  if (verb !== 'list' && positionals.length !== 1) throw new Usage(`${verb} needs exactly one lease id`);
+  if (options.status !== undefined && options.status !== 'live' && !(LEASE_STATES as readonly string[]).includes(options.status)) {
+    throw new Usage(`--status must be live or one of ${LEASE_STATES.join(', ')}, not "${options.status}"`);
+  }
+  if (options.status !== undefined && options.all) throw new Usage('give --all or --status, not both');
+  if (options.ttl !== undefined && !(/^\d+$/.test(options.ttl) && Number(options.ttl) >= 60 && Number(options.ttl) <= 86400)) {
+    throw new Usage(`--ttl must be whole seconds from 60 to 86400, not "${options.ttl}"`);
+  }
+  return { verb, id: positionals[0], options };
+}
+
+async function run(rt: Runtime, verb: string, id: string | undefined, o: Options): Promise<{ text: string; code: number }> {
+  const json = (value: unknown, code = 0) => ({ text: JSON.stringify(value, null, 2) + '\n', code });
+  switch (verb) {
+    case 'list': {
+      const status = o.all ? undefined : o.status === undefined ? OPEN : o.status === 'live' ? LIVE_LEASE_STATES : [o.status as LeaseStatus];
+      const { leases, truncated } = await rt.leases.list({ principal: undefined, owner: o.owner, status }, LIST_CAP);
+      if (o.json) return json({ leases: leases.map(withPrincipal), truncated });
+      return { text: listTable(leases, truncated, o), code: 0 };
+    }
+    case 'show': {
+      const row = await rt.leases.get(id!);
+      const machine = await rt.store.getMachine(row.id);
+      if (o.json) return json({ ...withPrincipal(row), ...(machine ? { machine: { provider: machine.provider, external_id: machine.external_id, node: machine.node, state: machine.state } } : {}) });
+      const m = machine ? `${machine.provider} ${machine.external_id ?? '(not created yet)'}${machine.node ? ` on ${machine.node}` : ''}: ${machine.state}` : 'none recorded';
+      return { text: details(row, [['machine', m]]), code: 0 };
+    }
+    case 'release': {
+      const v = await rt.leases.release({ lease_id: id! });
+      // Done only when the lease is over; "releasing" means someone else's teardown is still running.
+      const code = FINAL.has(v.status) ? 0 : 1;
+      if (o.json) return json(v, code);
+      return { text: `lease ${v.lease_id} (${v.template}): ${v.status}${v.note ? ` — ${v.note}` : ''}\n`, code };
+    }
+    case 'renew': {
+      const before = await rt.leases.get(id!);
+      const v = await rt.leases.renew({ lease_id: id!, ...(o.ttl ? { ttl_seconds: Number(o.ttl) } : {}) });
+      if (o.json) return json(v);
+      const capped = v.expires_at === v.max_expires_at ? ' (capped by the lease\'s max lifetime)' : '';
+      return { text: `lease ${v.lease_id} (${v.template}): expires ${v.expires_at}, ${relative(Date.parse(v.expires_at))}${capped}; was ${relative(before.expires_at)}\n`, code: 0 };
+    }
+  }
+  throw new Usage(`unknown command "${verb}"`);
+}
+
+function withPrincipal(row: LeaseRow): LeaseInfo & { principal?: string } {
+  return { ...leaseView(row), ...(row.principal ? { principal: row.principal } : {}) };
+}
+
+function listTable(rows: LeaseRow[], truncated: boolean, o: Options): string {
+  if (rows.length === 0) return `no ${o.all ? '' : o.status ? `${o.status} ` : 'open '}leases${o.owner ? ` with owner "${o.owner}"` : ''}${o.all ? '' : ' (--all shows ended ones too)'}\n`;
+  const table = [['LEASE', 'STATUS', 'TEMPLATE', 'PRINCIPAL', 'OWNER', 'CREATED', 'EXPIRES']];
+  for (const r of rows) table.push([r.id, r.status, r.template, r.principal ?? '-', r.owner ?? '-', relative(r.created_at), FINAL.has(r.status) ? '-' : relative(r.expires_at)]);
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  const lines = table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  if (truncated) lines.push(`(only the newest ${rows.length} are shown: narrow it with --status or --owner)`);
+  return lines.join('\n') + '\n';
+}
+
+function details(row: LeaseRow, extra: [string, string][]): string {
+  const v = leaseView(row);
+  const fields: [string, string][] = [
+    ['lease', v.lease_id], ['status', v.status], ['template', `${row.template} (provider ${row.provider}, adapter ${row.adapter})`],
+    ['principal', row.principal ?? '-'], ['owner', row.owner ?? '-'], ['request_id', v.request_id],
+    ['created', `${v.created_at} (${relative(row.created_at)})`],
+    ['expires', `${v.expires_at} (${relative(row.expires_at)})`],
+    ['max_expires', `${v.max_expires_at} (${relative(row.max_expires_at)})`],
+    ['stages', v.stages.map((s) => `${s.name} ${s.status}${s.detail ? ` (${s.detail})` : ''}`).join(', ') || '-'],
+    ...(v.error ? [['error', `${v.error.code}: ${v.error.message}`] as [string, string]] : []),
+    ...extra,
+  ];
+  return fields.map(([k, val]) => `${k.padEnd(12)}${val}`).join('\n') + '\n';
+}
+
+/** "in 4m 10s" / "3h 2m ago": enough to see at a glance what expires when. */
+export function relative(at: number, now = Date.now()): string {
+  const s = Math.round(Math.abs(at - now) / 1000);
+  const text = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${s % 60}s` : s < 86400 ? `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m` : `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+  return at >= now ? `in ${text}` : `${text} ago`;
+}

@@ -1,0 +1,56 @@
+/**
+ * Nobody has to remember the reaper. When a lease exists (created here, or found live at start)
+ * and no reaper holds this store's reaper lock, the server starts one: `vmhub-reaper
+ * --while-needed`, detached into its own process group, so it outlives this server (stdio
+ * servers die with their client) and exits by itself once the store has no live lease and no
+ * machine left. An operator's reaper service holds the same lock, and then none is started.
+ */
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Store } from '@vmhub/store';
+import { log } from './log.ts';
+
+/** Do not start another within this long of the last start (it needs a moment to take the lock). */
+const RESTART_GAP_MS = 15_000;
+
+export interface ReaperStarter {
+  /** Start a reaper unless one holds the lock (or this process just started one). Never throws. */
+  ensure(reason: string): Promise<void>;
+}
+
+export function reaperStarter(store: Store, options: { enabled: boolean; configFile?: string | null; env?: NodeJS.ProcessEnv }): ReaperStarter {
+  let lastStart = 0;
+  let pending: Promise<void> | undefined;
+  const ensure = async (reason: string): Promise<void> => {
+    if (!options.enabled || store.path === ':memory:') return;
+    if (Date.now() - lastStart < RESTART_GAP_MS) return;
+    const holder = await store.lockHolder('reaper').catch(() => undefined);
+    if (holder) return;
+    lastStart = Date.now();
+    const bin = reaperBin();
+    if (!bin) { log('warn', 'no reaper to start: @vmhub/reaper is not installed next to @vmhub/server; expired leases wait for a reaper you run (docs/reaper.md)'); return; }
+    const out = openSync(join(dirname(store.path), 'reaper.log'), 'a');
+    const env = { ...(options.env ?? process.env), ...(options.configFile ? { VMHUB_CONFIG: options.configFile } : {}) };
+    const child = spawn(process.execPath, [bin, '--while-needed', '--db', store.path], { detached: true, stdio: ['ignore', out, out], env });
+    child.on('error', (err) => log('warn', 'starting the reaper failed', { error: err.message }));
+    child.unref();
+    log('info', 'reaper started for this store', { pid: child.pid, reason, log: join(dirname(store.path), 'reaper.log') });
+  };
+  return {
+    ensure(reason) {
+      pending ??= ensure(reason).catch((err) => log('warn', 'could not check or start the reaper', { error: (err as Error).message })).finally(() => { pending = undefined; });
+      return pending;
+    },
+  };
+}
+
+function reaperBin(): string | undefined {
+  try {
+    // The package's main entry is dist/index.js; its bin sits beside it.
+    return join(dirname(createRequire(import.meta.url).resolve('@vmhub/reaper')), 'bin.js');
+  } catch {
+    return undefined;
+  }
+}
