@@ -96,4 +96,30 @@ describe('server + docker: sessions end with their leases', () => {
     await until('the failed container to go', async () => !(await containerExists(`vmhub-${instance}-${failing}`)), 20_000);
     assert.deepEqual(await sessions(), { open: 0, channels: 0 });
   });
+
+  it('a container removed (docker rm -f) or stopped (docker stop) behind vmhub\'s back ends its lease with MACHINE_LOST, not retryable errors', { timeout: 240_000 }, async () => {
+    const [removed, stopped] = await Promise.all([readyLease(), readyLease()]);
+    for (const lease of [removed, stopped]) await use(lease);
+    await run('docker', ['rm', '-f', `vmhub-${instance}-${removed}`]);
+    const st = (await s.call('vm_lease_status', { lease_id: removed })).structuredContent;
+    assert.equal(st.status, 'failed', 'status no longer says ready');
+    assert.equal(st.error.code, 'MACHINE_LOST');
+    for (const [tool, args] of [['vm_screenshot', {}], ['vm_exec', { command: ['true'] }], ['vm_click', { x: 5, y: 5, coordinate_space: 'screen' }]] as const) {
+      const r = await s.call(tool, { lease_id: removed, ...args });
+      assert.equal(r.structuredContent.code, 'MACHINE_LOST', `${tool}: ${JSON.stringify(r.structuredContent)}`);
+      assert.equal(r.structuredContent.retryable, false);
+    }
+
+    await run('docker', ['stop', '-t', '1', `vmhub-${instance}-${stopped}`]);
+    const r = await s.call('vm_exec', { lease_id: stopped, command: ['true'] });
+    assert.equal(r.structuredContent.code, 'MACHINE_LOST', JSON.stringify(r.structuredContent));
+    assert.equal(r.structuredContent.retryable, false);
+    assert.equal((await s.call('vm_lease_status', { lease_id: stopped })).structuredContent.status, 'failed');
+    await until('the stopped container to be destroyed', async () => !(await containerExists(`vmhub-${instance}-${stopped}`)), 30_000);
+    assert.deepEqual(await sessions(), { open: 0, channels: 0 });
+    const store = new Store({ path: join(dir, 'vmhub.db') });
+    try {
+      for (const lease of [removed, stopped]) assert.ok((await store.listEvents({ lease_id: lease })).some((e) => e.kind === 'machine.lost'), `machine.lost recorded for ${lease}`);
+    } finally { await store.close(); }
+  });
 });
