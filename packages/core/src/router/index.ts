@@ -23,6 +23,25 @@ export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 
+/**
+ * MCP clients time out a request at about 60 s (the SDK's default) unless progress arrives and
+ * they reset on it. While a VM-bound call runs, a client that sent a progress token gets a
+ * progress notification at least this often, so a long vm_exec, clone, launch or type survives.
+ */
+export const PROGRESS_EVERY_MS = 10_000;
+
+function heartbeat(name: string, extra: CallExtra): { stop(): void } {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { stop: () => undefined };
+  const started = Date.now();
+  let n = 0;
+  const timer = setInterval(() => {
+    void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: `${name} running for ${Math.round((Date.now() - started) / 1000)} s` } }).catch(() => undefined);
+  }, PROGRESS_EVERY_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 /** Errors that say nothing about the machine's health: no need to check on it. */
 const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED']);
 
@@ -66,7 +85,12 @@ export function createRouter(host: RouterHost): Router {
     const clock = setTimeout(() => timer.abort(new DOMException(`${name} did not finish within the call deadline`, 'TimeoutError')), Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000);
     const deadline = AbortSignal.any([extra.signal, timer.signal]);
     try {
-      return await runBound(name, def.capability!, input, deadline);
+      const beat = heartbeat(name, extra);
+      try {
+        return await runBound(name, def.capability!, input, deadline);
+      } finally {
+        beat.stop();
+      }
     } finally {
       clearTimeout(clock);
     }
