@@ -90,13 +90,11 @@ export async function providerHealth(provider: Provider): Promise<ProviderStatus
 
 /**
  * Did the provider say that nobody configured it (as opposed to: it is configured and broken)?
- * The contract has no field for it yet: `details.configured === false` is the one we ask
- * providers for; until then, provider-proxmox without PVE_HOST is recognised by its reason
- * (its default node has no API address — a node named in VMHUB_NODES without one is a mistake,
- * not an absence).
+ * `ProviderStatus.configured === false` says so; older plugins that only say it in words (or in
+ * `details.configured`) are recognised too.
  */
 export function notConfigured(status: ProviderStatus): boolean {
-  if (status.details?.configured === false) return true;
+  if (status.configured === false || status.details?.configured === false) return true;
   return /\bnot configured\b|node "default" has no API address/i.test(status.reason ?? '');
 }
 

@@ -36,11 +36,11 @@ export async function leasesCommand(argv: string[]): Promise<number> {
   try {
     rt = await startRuntime(loadConfig(), import.meta.url);
     const out = await run(rt, verb, id, options);
-    process.stdout.write(out.text);
+    await write(out.text);
     return out.code;
   } catch (err) {
     const e = VmhubError.is(err) ? err : new VmhubError('INTERNAL', (err as Error).message);
-    if (options.json) process.stdout.write(JSON.stringify({ error: e.toJSON() }) + '\n');
+    if (options.json) await write(JSON.stringify({ error: e.toJSON() }) + '\n');
     process.stderr.write(`vmhub-server leases ${verb}: ${e.code}: ${e.message.split('\n')[0]}\n`);
     // A configuration that does not load is the operator's to fix, like a bad argument.
     return rt === undefined && e.code === 'INVALID_REQUEST' ? 2 : 1;
@@ -105,11 +105,17 @@ async function run(rt: Runtime, verb: string, id: string | undefined, o: Options
       const before = await rt.leases.get(id!);
       const v = await rt.leases.renew({ lease_id: id!, ...(o.ttl ? { ttl_seconds: Number(o.ttl) } : {}) });
       if (o.json) return json(v);
-      const capped = v.expires_at === v.max_expires_at ? ' (capped by the lease\'s max lifetime)' : '';
-      return { text: `lease ${v.lease_id} (${v.template}): expires ${v.expires_at}, ${relative(Date.parse(v.expires_at))}${capped}; was ${relative(before.expires_at)}\n`, code: 0 };
+      const at = Date.parse(v.expires_at);
+      const why = at === before.expires_at ? ' (unchanged: a renewal never moves the expiry earlier)' : v.expires_at === v.max_expires_at ? ' (capped by the lease\'s max lifetime)' : '';
+      return { text: `lease ${v.lease_id} (${v.template}): expires ${v.expires_at}, ${relative(at)}${why}; was ${relative(before.expires_at)}\n`, code: 0 };
     }
   }
   throw new Usage(`unknown command "${verb}"`);
+}
+
+/** Written before the CLI exits: process.exit() does not wait for a pipe that is written asynchronously (macOS). */
+function write(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
 }
 
 function withPrincipal(row: LeaseRow): LeaseInfo & { principal?: string } {

@@ -29,7 +29,7 @@ async function list(c: Client, args: Record<string, unknown> = {}): Promise<{ le
   const r = await call(c, 'vm_lease_list', args);
   assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
   assert.ok(checkList(r.structuredContent), `vm_lease_list output matches its schema: ${describeErrors(checkList.errors ?? [])}`);
-  return r.structuredContent;
+  return r.structuredContent as { leases: any[]; truncated: boolean };
 }
 
 async function create(c: Client, owner: string, template = 'fake-desktop'): Promise<string> {
@@ -51,7 +51,7 @@ before(async () => {
     leases: { max_per_owner: 150, max_total: 500 },
     http: { tokens: [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }, { principal: 'ops', token_env: 'VMHUB_TOKEN_OPS' }, { principal: 'bulk', token_env: 'VMHUB_TOKEN_BULK' }] },
   });
-  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'info', VMHUB_REAPER_AUTOSTART: '0', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops, VMHUB_TOKEN_BULK: TOKENS.bulk }, stdio: ['ignore', 'ignore', 'pipe'] });
+  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops, VMHUB_TOKEN_BULK: TOKENS.bulk }, stdio: ['ignore', 'ignore', 'pipe'] });
   url = await new Promise<string>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d) => { err += d; const m = /at (http:\/\/\S+\/mcp)/.exec(err); if (m) resolve(m[1]!); });

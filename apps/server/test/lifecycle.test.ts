@@ -127,9 +127,15 @@ describe('server: lease lifecycle on the fake provider', () => {
     assert.equal(lease.error.code, 'BOOT_TIMEOUT');
     const call = await s.call('vm_screenshot', { lease_id: lease.lease_id });
     assert.equal(errorCode(call), 'PROVISION_FAILED');
-    const ledger = await readFakeLedger(box.fakeDir);
-    const identity = ledger.find((e) => e.op === 'create' && e.identity.endsWith(lease.lease_id))?.identity;
-    assert.ok(identity && ledger.some((e) => e.op === 'destroy' && e.identity === identity), 'the failed machine was destroyed');
+    // `failed` is written before the teardown runs: the machine goes right after (bounded wait).
+    let destroyed = false;
+    for (let i = 0; i < 50 && !destroyed; i++) {
+      const ledger = await readFakeLedger(box.fakeDir);
+      const identity = ledger.find((e) => e.op === 'create' && e.identity.endsWith(lease.lease_id))?.identity;
+      destroyed = !!identity && ledger.some((e) => e.op === 'destroy' && e.identity === identity);
+      if (!destroyed) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(destroyed, 'the failed machine was destroyed');
   });
 
   it('a lease not ready within the template\'s deadline fails with BOOT_TIMEOUT, whatever the provider does', async () => {

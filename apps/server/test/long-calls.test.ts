@@ -33,3 +33,32 @@ it('server: a 75 s vm_exec completes under a 60 s request timeout with resetTime
   assert.ok(Math.max(...gaps) <= 11_000, `no gap over 10 s (+1 s slack): ${gaps.join(', ')}`);
   t.diagnostic(`75 s vm_exec: ${beats.length} progress notifications, largest gap ${Math.max(...gaps)} ms, done in ${took} ms`);
 });
+
+it('server: a detached 3-minute command returns a job at once; its output is read by the job later', { timeout: 300_000 }, async (t) => {
+  const started = Date.now();
+  const d = await s.call('vm_exec', { lease_id: lease, shell: 'sleep 180; echo built', timeout_seconds: 600, detach: true });
+  assert.equal(d.isError, undefined, JSON.stringify(d.structuredContent));
+  assert.ok(Date.now() - started < 5_000, 'detach returns at once');
+  const job = d.structuredContent.job as string;
+  assert.equal(d.structuredContent.running, true);
+  // Short calls, as a client with a 60 s request timeout and no progress support would make.
+  let polls = 0;
+  let r;
+  for (;;) {
+    r = await s.call('vm_exec', { lease_id: lease, job });
+    polls++;
+    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+    if (!r.structuredContent.running) break;
+    await new Promise((res) => setTimeout(res, 15_000));
+  }
+  const took = Date.now() - started;
+  assert.equal(r.structuredContent.stdout, 'built\n');
+  assert.equal(r.structuredContent.exit_code, 0);
+  assert.ok(took >= 180_000, `it ran 3 minutes (${took} ms)`);
+  t.diagnostic(`detached 180 s command: read by its job after ${took} ms in ${polls} short calls`);
+  const unknown = await s.call('vm_exec', { lease_id: lease, job: 'job-00000000-0000-0000-0000-000000000000' });
+  assert.equal(unknown.structuredContent.code, 'NOT_FOUND');
+  const mixed = await s.call('vm_exec', { lease_id: lease, job, command: ['true'] });
+  assert.equal(mixed.structuredContent.code, 'INVALID_REQUEST');
+});
+

@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VmhubError, type Adapter, type ExecOptions, type GuestChannel, type LeaseContext, type OpenSession } from '@vmhub/core';
-import { createRouter, type HostClone, type Router, type RouterHost, type RouterSettings, type ScreenState } from '@vmhub/core/router';
+import { createRouter, DetachedJobs, type HostClone, type Router, type RouterHost, type RouterSettings, type ScreenState } from '@vmhub/core/router';
 
 export interface ConnectRouterOptions {
   adapter: Adapter;
@@ -89,6 +89,7 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
   const context: LeaseContext = { ...options.context, channel: async () => observed(await options.context.channel(), execs) };
   const session = await adapter.open(context);
   const screen: ScreenState = {};
+  const jobs = new DetachedJobs();
   const host: RouterHost = {
     listTemplates: notServed, capabilities: notServed, health: notServed,
     leaseCreate: notServed, leaseStatus: notServed, leaseRenew: notServed, leaseRelease: notServed,
@@ -101,6 +102,7 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
         adapter,
         session,
         screen,
+        jobs,
         context: { ...context, signal },
       };
     },
@@ -124,6 +126,7 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
     async close() {
       await client.close();
       await server.close();
+      jobs.dispose();
       await session.dispose();
     },
   };

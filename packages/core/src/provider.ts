@@ -18,6 +18,11 @@ export interface ProviderContext {
 export interface ProviderStatus {
   ok: boolean;
   reason?: string;
+  /**
+   * false: nobody configured this provider (e.g. Proxmox without PVE_HOST). vm_health then lists
+   * it as not configured instead of degraded. Omit when configured.
+   */
+  configured?: boolean;
   nodes?: { id: string; status: string; detail?: string }[];
   details?: Record<string, unknown>;
 }

@@ -289,16 +289,22 @@ export const TOOLS = {
   }),
   vm_exec: tool({
     name: 'vm_exec', title: 'Run command', capability: 'exec',
-    description: 'Run a command: argv as command, or a shell string as shell. Output is capped.',
+    description: 'Run argv (command) or a shell string (shell); output capped. detach: true returns a job id at once; read it with {job}.',
     input: Type.Object({
       lease_id: LeaseId,
       command: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024 })),
       shell: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
       cwd: Type.Optional(GuestPath),
       stdin: Type.Optional(Type.String({ maxLength: 1048576 })),
-      timeout_seconds: Type.Optional(Type.Number({ minimum: 1, maximum: 600 })),
+      timeout_seconds: Type.Optional(Type.Number({ minimum: 1, maximum: 3600 })),
+      detach: Type.Optional(Type.Boolean()),
+      job: Type.Optional(Type.String({ maxLength: 64 })),
     }, Strict),
-    output: bound({ exit_code: Type.Union([Type.Integer(), Type.Null()]), stdout: Type.String(), stderr: Type.String(), timed_out: Type.Boolean(), truncated: Type.Boolean() }),
+    output: bound({
+      exit_code: Type.Optional(Type.Union([Type.Integer(), Type.Null()])), stdout: Type.Optional(Type.String()), stderr: Type.Optional(Type.String()),
+      timed_out: Type.Optional(Type.Boolean()), truncated: Type.Optional(Type.Boolean()),
+      job: Type.Optional(Type.String()), running: Type.Optional(Type.Boolean()),
+    }),
     annotations: DESTRUCTIVE,
   }),
 } as const;

@@ -16,8 +16,8 @@ it('core: the root entry is the contract; router, screenshot and config are subp
   assert.equal(typeof config.discoverPlugins, 'function');
   assert.equal(typeof router.createRouter, 'function');
   assert.equal(core.CONTRACT_VERSION, 2);
-  assert.equal(Object.keys(core.TOOLS).length, 24);
+  assert.equal(Object.keys(core.TOOLS).length, 25);
   const list = router.createRouter({ settings: { denyTools: [], screenshot: { format: 'png', maxWidth: 1, maxHeight: 1, maxBytes: 1 }, maxFileBytes: 1, callTimeoutSeconds: 1 } } as never).listTools();
-  assert.equal(list.length, 24);
+  assert.equal(list.length, 25);
   for (const t of list) assert.ok(!JSON.stringify(t).includes('"required":[') || JSON.stringify(t.outputSchema).indexOf('"required"') === -1, `${t.name} output schema carries no required list`);
 });

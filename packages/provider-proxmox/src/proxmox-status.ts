@@ -12,7 +12,9 @@ export async function providerStatus(rt: Runtime): Promise<ProviderStatus> {
   try {
     clients = rt.clients;
   } catch (err) {
-    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+    const reason = err instanceof Error ? err.message : String(err);
+    // No endpoint at all (no PVE_HOST, no VMHUB_NODES): not configured, rather than broken.
+    return { ok: false, reason, ...(/node "default" has no API address/.test(reason) ? { configured: false } : {}) };
   }
   const nodes: NonNullable<ProviderStatus['nodes']> = [];
   const endpoints: Record<string, unknown>[] = [];

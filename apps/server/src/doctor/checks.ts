@@ -146,7 +146,7 @@ export async function goldenChecks(config: VmhubConfig, registry: Registry, from
         const base = { check: 'golden', subject: name };
         if (s.built) out.push({ ...base, status: 'ok', detail: `built (${s.ref})` });
         else if (!used) out.push({ ...base, status: 'skip', detail: `not built (${s.ref}); no template of this server uses it` });
-        else out.push({ ...base, status: 'fail', detail: `not built (${s.ref})${s.detail ? `: ${tidyReason(s.detail)}` : ''}`, fix: `vmhub-server golden build ${name}` });
+        else out.push({ ...base, status: 'fail', detail: `not built (${s.ref})`, fix: `vmhub-server golden build ${name}` });
       }
     }
   }

@@ -25,8 +25,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   }
   const checks = await runChecks(import.meta.url);
   const failed = checks.filter((c) => c.counts && c.status === 'fail');
-  if (json) process.stdout.write(JSON.stringify({ ok: failed.length === 0, version: VERSION, checks }, null, 2) + '\n');
-  else process.stdout.write(render(checks, failed));
+  await write(json ? JSON.stringify({ ok: failed.length === 0, version: VERSION, checks }, null, 2) + '\n' : render(checks, failed));
   return failed.length === 0 ? 0 : 1;
 }
 
@@ -60,9 +59,16 @@ export async function runChecks(from: string): Promise<Check[]> {
   return checks;
 }
 
+/** Written before the CLI exits: process.exit() does not wait for a pipe written asynchronously (macOS). */
+function write(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
+}
+
 function render(checks: Check[], failed: Check[]): string {
   const width = Math.max(...checks.map((c) => c.check.length));
-  const lines = checks.map((c) => `${MARK[c.status]} ${c.check.padEnd(width)}  ${c.subject}: ${c.detail}${c.fix ? `  → fix: ${c.fix}` : ''}`);
+  // Each line already names its component: the `[vmhub] [provider-x]` prefixes of plugin reasons are noise here.
+  const plain = (text: string) => text.replace(/\[vmhub\](?: \[[^\]\s]+\])? ?/g, '');
+  const lines = checks.map((c) => `${MARK[c.status]} ${c.check.padEnd(width)}  ${c.subject === c.check ? '' : `${c.subject}: `}${plain(c.detail)}${c.fix ? `  → fix: ${plain(c.fix)}` : ''}`);
   const usable = checks.filter((c) => c.check === 'template' && c.status === 'ok').length;
   lines.push('', failed.length === 0
     ? `ok: ${usable} template${usable === 1 ? '' : 's'} usable, nothing configured is broken`

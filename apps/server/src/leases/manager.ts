@@ -155,12 +155,13 @@ export class LeaseManager {
       stages = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
       clearInterval(heartbeat);
       const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null, claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
-      this.#changed(lease.id);
       log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
       await this.#onEnd(lease.id, 'failed').catch(() => undefined);
       if (!failed) return void this.#cleanupAfterRelease(lease.id, provider);
       await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
+      // Waiters wake once the machine is gone (a poll may still see `failed` a moment earlier).
+      this.#changed(lease.id);
     } finally {
       clearInterval(heartbeat);
       timeout.clear();

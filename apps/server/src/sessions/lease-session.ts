@@ -2,17 +2,20 @@
  * One lease's session in this process: everything per-lease lives here and nowhere else — the
  * provider's channel and console (opened once, on first use), the screen mapping of the latest
  * screenshot, and the adapter's own session (`adapter.open(lease)`). `dispose()` runs exactly
- * once: the adapter session first (it may still need the channel to clean up), then the channel
+ * once: detached commands are killed, then the adapter session ends (it may still need the
+ * channel to clean up), then the channel
  * and the console. After it, nothing opens again.
  */
 import { VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
-import type { ScreenState } from '@vmhub/core/router';
+import { DetachedJobs, type ScreenState } from '@vmhub/core/router';
 import { log } from '../log.ts';
 
 export class LeaseSession {
   readonly lease_id: string;
   readonly template: TemplateConfig;
   readonly screen: ScreenState = {};
+  /** Commands started with vm_exec {detach: true}; killed when the lease ends. */
+  readonly jobs = new DetachedJobs();
   readonly lease: LeaseContext;
   readonly #provider: Provider | undefined;
   readonly #adapter: Adapter | undefined;
@@ -88,6 +91,7 @@ export class LeaseSession {
   /** End the session: adapter state, then channel and console. Idempotent; never throws. */
   dispose(reason: string): Promise<void> {
     this.#disposing ??= (async () => {
+      this.jobs.dispose();
       const session = await this.#session?.catch(() => undefined);
       await session?.dispose();
       const closing = [this.#channel, this.#console].map(async (p) => {

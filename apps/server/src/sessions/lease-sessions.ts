@@ -70,6 +70,7 @@ export class LeaseSessions {
       ...(missing ? { adapterProblem: missing } : {}),
       session: await session.adapterSession(),
       screen: session.screen,
+      jobs: session.jobs,
       context: { ...session.lease, signal },
     };
   }

@@ -21,6 +21,7 @@ import { VM_HANDLERS } from './vm-tools.ts';
 export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
+export { DetachedJobs, MAX_JOBS_PER_LEASE } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 
 /**

@@ -8,6 +8,7 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Adapter, AdapterContext, OpenSession } from '../adapter.ts';
 import type { ScreenMapping } from '../screen-mapping.ts';
+import type { DetachedJobs } from './jobs.ts';
 import type { ShapedScreenshot } from '../screenshot.ts';
 import type { LeaseInfo } from '../shapes.ts';
 import type { TemplateConfig } from '../template.ts';
@@ -31,6 +32,8 @@ export interface LeaseBinding {
   session: OpenSession | undefined;
   /** Where image coordinates of the lease's latest screenshot are mapped from. */
   screen: ScreenState;
+  /** The lease's detached commands (vm_exec {detach}); owned by the lease session. Optional. */
+  jobs?: DetachedJobs;
   context: AdapterContext;
 }
 

@@ -9,6 +9,8 @@ import { resolveGuestPath } from '../paths.ts';
 import { shapeScreenshot } from '../screenshot.ts';
 import type { ToolInput, ToolName } from '../tools.ts';
 import { toScreen } from './coordinates.ts';
+import type { DetachedJobs } from './jobs.ts';
+import type { ExecResult } from '../channel.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import type { LeaseBinding, RouterHost } from './types.ts';
 import type { OpenSession } from '../adapter.ts';
@@ -31,6 +33,13 @@ async function guestPath(b: BoundLease, path: string, field = 'path'): Promise<s
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const execOutput = (r: ExecResult) => ({ exit_code: r.exit_code, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), timed_out: r.timed_out, truncated: r.truncated });
+
+function jobsOf(b: BoundLease): DetachedJobs {
+  if (!b.jobs) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server keeps no detached commands for the lease', { hint: 'Run the command without detach.' });
+  return b.jobs;
+}
+
 /** Bytes a string takes inside a JSON message (escapes included). */
 const jsonLength = (text: string) => Buffer.byteLength(JSON.stringify(text));
 /** File content gets the result budget less room for the envelope and the text twin's summary. */
@@ -142,10 +151,22 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     return { structured: { dest, commit: clone.commit, ...(clone.ref ? { ref: clone.ref } : {}), files: clone.files } };
   },
   async vm_exec(b, input) {
+    if (input.job !== undefined) {
+      if (input.command !== undefined || input.shell !== undefined || input.detach) throw new VmhubError('INVALID_REQUEST', 'job reads a detached command: give it alone (with lease_id)');
+      const job = jobsOf(b).get(input.job);
+      if (job.running) return { structured: { job: input.job, running: true } };
+      if (job.error) throw job.error;
+      return { structured: { job: input.job, running: false, ...execOutput(job.result!) } };
+    }
     if ((input.command === undefined) === (input.shell === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of command (argv array) or shell (a string run by /bin/sh -c)');
     const argv = input.command ?? ['/bin/sh', '-c', input.shell!];
     const cwd = input.cwd !== undefined ? await guestPath(b, input.cwd, 'cwd') : undefined;
-    const r = await b.session.exec!(b.context, { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 });
-    return { structured: { exit_code: r.exit_code, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), timed_out: r.timed_out, truncated: r.truncated } };
+    const exec = { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 };
+    if (input.detach) {
+      // Runs on after this call returns: under the lease's signal, not the call's deadline.
+      const job = jobsOf(b).start((signal) => b.session.exec!({ ...b.context, signal }, exec));
+      return { structured: { job, running: true } };
+    }
+    return { structured: execOutput(await b.session.exec!(b.context, exec)) };
   },
 };

@@ -1,0 +1,128 @@
+// `vmhub-server leases list|show|release|renew` as a person at a shell runs them: the built
+// binary as a child process, on the store a running stdio server uses (fake plugins). Output,
+// exit codes, and the effects: a release ends the lease (the server sees `released`) and its
+// machine is destroyed (the fake ledger records it, its directory is gone).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import { after, before, describe, it } from 'node:test';
+import { readFakeLedger } from '@vmhub/conformance/fake';
+import { BIN, connect, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+
+let box: Sandbox;
+let s: Session;
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'leases', ...args], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+const create = async (owner: string) => (await s.call('vm_lease_create', { template: 'fake-desktop', owner })).structuredContent.lease_id as string;
+
+before(async () => {
+  box = sandbox();
+  s = await connect(box);
+});
+after(async () => { await s.close(); box.cleanup(); });
+
+describe('server: leases CLI', () => {
+  let a: string;
+  let b: string;
+
+  before(async () => {
+    a = await create('alice');
+    b = await create('bob');
+    await waitReady(s, a);
+    await waitReady(s, b);
+  });
+
+  it('list: a table of the open leases, newest first, with principal and owner', async () => {
+    const r = await cli('list');
+    assert.equal(r.code, 0, r.stderr);
+    const [header, ...rows] = r.stdout.trim().split('\n');
+    assert.match(header!, /^LEASE\s+STATUS\s+TEMPLATE\s+PRINCIPAL\s+OWNER\s+CREATED\s+EXPIRES$/);
+    assert.deepEqual(rows.map((l) => l.split(/\s+/).slice(0, 5)), [
+      [b, 'ready', 'fake-desktop', userInfo().username, 'bob'],
+      [a, 'ready', 'fake-desktop', userInfo().username, 'alice'],
+    ]);
+    assert.match(rows[0]!, /in \d+m \d+s$/, 'expiry shown relative to now');
+    const json = JSON.parse((await cli('list', '--json')).stdout);
+    assert.deepEqual(json.leases.map((l: any) => [l.lease_id, l.owner, l.principal]), [[b, 'bob', userInfo().username], [a, 'alice', userInfo().username]]);
+    assert.equal(json.truncated, false);
+    const owned = await cli('list', '--owner', 'alice');
+    assert.equal(owned.stdout.trim().split('\n').length, 2, 'header + alice\'s lease');
+  });
+
+  it('show: every field of one lease and its machine', async () => {
+    const r = await cli('show', a);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^lease\\s+${a}$`, 'm'));
+    assert.match(r.stdout, /^status\s+ready$/m);
+    assert.match(r.stdout, /^template\s+fake-desktop \(provider fake, adapter fake\)$/m);
+    assert.match(r.stdout, /^owner\s+alice$/m);
+    assert.match(r.stdout, /^machine\s+fake fake-[0-9a-f]{16}: running$/m);
+    const json = JSON.parse((await cli('show', a, '--json')).stdout);
+    assert.equal(json.lease_id, a);
+    assert.equal(json.machine.state, 'running');
+    assert.ok(existsSync(join(box.fakeDir, 'machines', json.machine.external_id)), 'the machine the CLI names exists');
+  });
+
+  it('renew: pushes the expiry, as vm_lease_renew does', async () => {
+    const before = (await s.call('vm_lease_status', { lease_id: a })).structuredContent.expires_at as string;
+    // The default TTL is an hour; renewing never shortens a lease.
+    const r = await cli('renew', a, '--ttl', '7200');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^lease ${a} \\(fake-desktop\\): expires \\S+, in (1h 59m|2h 0m); was in 59m \\d+s\n$`));
+    const after = (await s.call('vm_lease_status', { lease_id: a })).structuredContent.expires_at as string;
+    assert.ok(Date.parse(after) - Date.now() > 7100_000, `the server sees the new expiry (${before} → ${after})`);
+  });
+
+  it('release: ends the lease and destroys its machine; again is a no-op', async () => {
+    const machine = JSON.parse((await cli('show', b, '--json')).stdout).machine.external_id as string;
+    const r = await cli('release', b);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `lease ${b} (fake-desktop): released\n`);
+    assert.equal((await s.call('vm_lease_status', { lease_id: b })).structuredContent.status, 'released', 'the server sees it ended');
+    const destroyed = (await readFakeLedger(box.fakeDir)).filter((e) => e.external_id === machine).map((e) => e.op);
+    assert.deepEqual(destroyed, ['create', 'destroy']);
+    assert.equal(existsSync(join(box.fakeDir, 'machines', machine)), false, 'machine directory gone');
+    const again = await cli('release', b);
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /released/);
+    assert.deepEqual((await readFakeLedger(box.fakeDir)).filter((e) => e.external_id === machine).map((e) => e.op), ['create', 'destroy'], 'no second destroy');
+    const open = await cli('list');
+    assert.doesNotMatch(open.stdout, new RegExp(b), 'an ended lease leaves the default list');
+    assert.match((await cli('list', '--all')).stdout, new RegExp(`${b}\\s+released`));
+    assert.match((await cli('list', '--status', 'released')).stdout, new RegExp(`${b}\\s+released`));
+  });
+
+  it('failures: one typed line and exit 1; a bad command line exits 2', async () => {
+    const missing = await cli('show', '00000000-0000-4000-8000-000000000000');
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stdout, '');
+    assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+    assert.match(missing.stderr, /^vmhub-server leases show: NOT_FOUND: no lease "00000000-0000-4000-8000-000000000000"$/m);
+    const json = await cli('release', 'nope', '--json');
+    assert.equal(json.code, 1);
+    assert.equal(JSON.parse(json.stdout).error.code, 'NOT_FOUND');
+    const ended = await cli('renew', b);
+    assert.equal(ended.code, 1);
+    assert.match(ended.stderr, /LEASE_EXPIRED: lease \S+ is released and cannot be renewed/);
+    for (const args of [[], ['frobnicate'], ['show'], ['show', a, b], ['renew', a, '--ttl', '5'], ['renew', a, '--ttl', 'soon'], ['list', '--status', 'gone'], ['list', '--all', '--status', 'ready'], ['list', '--bogus'], ['list', 'extra']]) {
+      const r = await cli(...args);
+      assert.equal(r.code, 2, `leases ${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^vmhub-server leases: .+\nusage: vmhub-server leases list/, `leases ${args.join(' ')}`);
+    }
+    assert.equal((await s.call('vm_lease_status', { lease_id: a })).structuredContent.status, 'ready', 'nothing above touched the other lease');
+  });
+});
