@@ -67,7 +67,24 @@ export async function run_() {
     const naiveKey = await timeIt(Math.ceil(N / 2), () => dx(['xdotool', 'key', 'shift']));
     const naiveShot = await timeIt(Math.ceil(N / 4), () => dx(['xwd', '-root', '-silent']));
 
+    // The floor for create → ready: the engine alone — `docker run` of the same golden, then poll
+    // until its X display answers (what vmhub's ready stages wait for), one docker exec per poll.
+    const floor = [];
+    const golden = JSON.parse((await run('docker', ['inspect', `vmhub-bench-${lease}`], { encoding: 'utf8' })).stdout)[0].Config.Image;
+    for (let i = 0; i < LEASES; i++) {
+      const name = `vmhub-bench-floor-${process.pid}-${i}`;
+      const t = performance.now();
+      await run('docker', ['run', '-d', '--network', 'none', '--name', name, '-e', 'VMHUB_SCREEN=1280x800x24', golden]);
+      for (;;) {
+        const ok = await run('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', name, 'xdpyinfo']).then(() => true, () => false);
+        if (ok) break;
+      }
+      floor.push(performance.now() - t);
+      await run('docker', ['rm', '-f', name]).catch(() => undefined);
+    }
+
     return {
+      floor_docker_run_until_display: { median_ms: round(percentile(floor, 50)), max_ms: round(Math.max(...floor)), n: floor.length },
       via_vmhub: { click: stats(click), key: stats(key), screenshot: { ...stats(shot), png_bytes: bytes, jpeg_bytes: jpegBytes }, create_to_ready: { median_ms: round(percentile(ready, 50)), max_ms: round(Math.max(...ready)), n: ready.length } },
       naive_docker_exec: { click: stats(naiveClick), key: stats(naiveKey), screenshot_capture_only: stats(naiveShot) },
     };

@@ -73,6 +73,7 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_capabilities': return okResult(await host.capabilities(input as never));
       case 'vm_health': return okResult(await host.health());
       case 'vm_lease_create': return okResult(await host.leaseCreate(input as never, extra));
+      // Waits at most 25 s (well under clients' 60 s) and sends progress on every stage change.
       case 'vm_lease_status': return okResult(await host.leaseStatus(input as never, extra));
       case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never));
       case 'vm_lease_release': return okResult(await host.leaseRelease(input as never));
