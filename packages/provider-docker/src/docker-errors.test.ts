@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import { channelError, scrub } from './docker-errors.ts';
-import { errnoFromText, fsError } from './guest-fs-errors.ts';
+import { errnoFromText, fsError } from '@vmhub/core';
 
 const id = 'a'.repeat(12) + 'b'.repeat(52);
 const m = { containerId: id, identity: 'vmhub-x-1234' };

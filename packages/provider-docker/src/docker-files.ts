@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { VmhubError, type ExecOptions, type ExecResult } from '@vmhub/core';
-import { errnoFromText, fsError, type FsErrorContext, type FsOp } from './guest-fs-errors.ts';
+import { errnoFromText, fsError, type FsErrorContext, type FsOp } from '@vmhub/core';
 
 const SOURCE = 'provider-docker';
 

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { killedResult } from './exec-result.ts';
-import { errnoFromText, fsError, type FsOp } from './guest-fs-errors.ts';
+import { errnoFromText, fsError, type FsOp } from '@vmhub/core';
 import { sleep, type PveClient } from './pve-client.ts';
 import { SOURCE, toVmhubError } from './pve-errors.ts';
 

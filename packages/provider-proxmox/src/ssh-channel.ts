@@ -12,7 +12,7 @@ import ssh2, { type ClientChannel, type ConnectConfig, type SFTPWrapper } from '
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
 import { killedResult } from './exec-result.ts';
-import { errnoFromText, fsError, type FsErrorContext } from './guest-fs-errors.ts';
+import { errnoFromText, fsError, type FsErrorContext } from '@vmhub/core';
 import { buildRemoteCommand, quoteArgv } from './shell-quote.ts';
 
 const { Client } = ssh2;

@@ -23,7 +23,7 @@
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
-import { errnoFromText, fsError, type FsErrorContext } from './guest-fs-errors.ts';
+import { errnoFromText, fsError, type FsErrorContext } from '@vmhub/core';
 import { templateOptions } from './options.ts';
 import { QmpClient, QmpError } from './qmp-client.ts';
 import { requireLive, SOURCE, type QemuRuntime } from './qemu-runtime.ts';

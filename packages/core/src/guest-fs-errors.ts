@@ -1,10 +1,11 @@
 /**
- * What a failed file operation in the guest means for the agent: an errno (from the in-guest
+ * Part of the GuestChannel contract, shared by every channel (docker, SSH, guest agents, …):
+ * what a failed file operation in the guest means for the agent: an errno (from the in-guest
  * file script, or recognised in a coreutils/shell message) becomes a typed, non-retryable
  * VmhubError whose message names the GUEST path only — never a host path or an engine id.
  * glibc, musl and busybox spell some errors differently; all spellings are recognised.
  */
-import { VmhubError, type ErrorCode } from '@vmhub/core';
+import { VmhubError, type ErrorCode } from './errors.ts';
 
 const TEXTS: [RegExp, string][] = [
   // dash says "No such file" / "Directory nonexistent" for both ENOENT and ENOTDIR.
