@@ -1,5 +1,6 @@
 /** vm_list_templates, vm_capabilities and vm_health: what exists, what works, and why not. */
 import { CAPABILITIES, readPackageVersion, VmhubError, type Provider, type ProviderStatus, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
+import { deadlineSignal } from '@vmhub/core/router';
 import type { Store } from '@vmhub/store';
 import type { LeaseManager } from './leases/manager.ts';
 import type { Registry } from './registry.ts';
@@ -44,10 +45,15 @@ export class Catalog {
     let lease: { lease_id: string; expires_at: string } | undefined;
     let probe: Partial<Record<string, string>> = {};
     if (input.lease_id) {
-      const binding = await this.#sessions.bind(input.lease_id, AbortSignal.timeout(20_000));
-      template = binding.template;
-      lease = { lease_id: binding.lease_id, expires_at: binding.expires_at };
-      if (binding.session?.probe) probe = await binding.session.probe(binding.context).catch(() => ({}));
+      const deadline = deadlineSignal(20_000, 'vm_capabilities: the probe did not answer within 20 s');
+      try {
+        const binding = await this.#sessions.bind(input.lease_id, deadline.signal);
+        template = binding.template;
+        lease = { lease_id: binding.lease_id, expires_at: binding.expires_at };
+        if (binding.session?.probe) probe = await binding.session.probe(binding.context).catch(() => ({}));
+      } finally {
+        deadline.clear();
+      }
     } else {
       template = this.#leases.template(input.template!);
     }

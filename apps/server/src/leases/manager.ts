@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
-import type { CallExtra } from '@vmhub/core/router';
+import { deadlineSignal, type CallExtra } from '@vmhub/core/router';
 import type { LeaseRow, LeaseStatus, Store } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
@@ -122,6 +122,7 @@ export class LeaseManager {
     let pending: Promise<unknown> = Promise.resolve();
     const holdClaim = () => this.#store.updateLease(lease.id, { claimed_by: this.#actor, claim_expires_at: Date.now() + PROVISION_CLAIM_MS }, ACTIVE).catch(() => undefined);
     await holdClaim();
+    // Renews only while the lease is provisioning or starting (holdClaim's status filter).
     const heartbeat = setInterval(() => void holdClaim(), PROVISION_CLAIM_MS / 3);
     heartbeat.unref();
     const stage = (name: string, status: 'pending' | 'running' | 'done' | 'failed', detail?: string) => {
@@ -140,7 +141,6 @@ export class LeaseManager {
       this.#changed(lease.id);
       await bounded(provider.ready(machine, { signal, template, stage }), signal);
       await pending;
-      clearInterval(heartbeat);
       if (!(await this.#store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null, claimed_by: null, claim_expires_at: null }))) throw new Released();
       this.#changed(lease.id);
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.ready' });
@@ -153,7 +153,6 @@ export class LeaseManager {
         : VmhubError.is(err) ? err : new VmhubError('PROVISION_FAILED', (err as Error).message);
       const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
       stages = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
-      clearInterval(heartbeat);
       const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null, claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
       log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
@@ -260,14 +259,22 @@ export class LeaseManager {
     await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.releasing' });
     await this.#onEnd(row.id, 'released').catch(() => undefined);
     const machine = await this.#store.getMachine(row.id);
-    const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
     if (machine && machine.state === 'creating' && !machine.external_id && this.#provisioning.has(row.id)) {
       // our own create is still in flight: it sees 'releasing' and destroys what it made
       return leaseView(releasing);
     }
-    // One store record: machine state, `released` (under our claim; IDENTITY_MISMATCH if not ours), events.
-    await destroyMachine(this.#store, provider, row.id, this.#actor, { from: 'releasing', to: 'released' });
-    return leaseView((await this.#store.getLease(row.id))!);
+    return leaseView(await this.#destroyReleasing(row.id));
+  }
+
+  /**
+   * Destroy a releasing lease's machine and finish it as one store record: machine state,
+   * `released` (under our claim; IDENTITY_MISMATCH if the machine is not ours), events.
+   */
+  async #destroyReleasing(leaseId: string): Promise<LeaseRow> {
+    const machine = await this.#store.getMachine(leaseId);
+    const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
+    await destroyMachine(this.#store, provider, leaseId, this.#actor, { from: 'releasing', to: 'released' });
+    return (await this.#store.getLease(leaseId))!;
   }
 
   /**
@@ -284,10 +291,7 @@ export class LeaseManager {
       const until = now.claim_expires_at ? new Date(now.claim_expires_at).toISOString() : 'soon';
       return { ...leaseView(now), note: `another process (${now.claimed_by ?? 'unknown'}) is tearing the machine down; if it stopped, its claim lapses at ${until} and the next vm_lease_release (or the reaper) finishes the release` };
     }
-    const machine = await this.#store.getMachine(row.id);
-    const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
-    await destroyMachine(this.#store, provider, row.id, this.#actor, { from: 'releasing', to: 'released' });
-    const done = (await this.#store.getLease(row.id))!;
+    const done = await this.#destroyReleasing(row.id);
     return { ...leaseView(done), ...(done.status === 'released' ? { note: 'an earlier release had stopped mid-way; this call finished it' } : {}) };
   }
 
@@ -345,14 +349,6 @@ export class LeaseManager {
 }
 
 class Released extends Error {}
-
-/** An AbortSignal that aborts with a TimeoutError after `ms`, and whose timer can be cleared. */
-export function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
-  const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
-  timer.unref();
-  return { signal: ctl.signal, clear: () => clearTimeout(timer) };
-}
 
 /** Enforce the deadline even on a provider that ignores the signal it was given. */
 function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

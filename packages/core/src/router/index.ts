@@ -13,6 +13,7 @@ import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName } from '../tools.ts';
 import { assertValid } from '../validate.ts';
 import { assertWithinBudget, DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
+import { deadlineSignal } from './deadline.ts';
 import { assertDeliverable } from './deliverable.ts';
 import { errorResult, okResult } from './results.ts';
 import type { CallExtra, RouterHost } from './types.ts';
@@ -21,6 +22,7 @@ import { VM_HANDLERS } from './vm-tools.ts';
 export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
+export { deadlineSignal } from './deadline.ts';
 export { DetachedJobs, MAX_JOBS_PER_LEASE } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 
@@ -81,10 +83,7 @@ export function createRouter(host: RouterHost): Router {
         if (!host.leaseList) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_lease_list: this vmhub host does not list leases', { hint: 'Keep the lease_id vm_lease_create returned; this host cannot look it up.' });
         return okResult(await host.leaseList(input as never, extra));
     }
-    // A clearable timer, not AbortSignal.timeout(): that one stays allocated until it fires, a
-    // minute after a 10 ms click (bench/session-leak.mjs counts what calls leave behind).
-    const timer = new AbortController();
-    const clock = setTimeout(() => timer.abort(new DOMException(`${name} did not finish within the call deadline`, 'TimeoutError')), Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000);
+    const timer = deadlineSignal(Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000, `${name} did not finish within the call deadline`);
     const deadline = AbortSignal.any([extra.signal, timer.signal]);
     try {
       const beat = heartbeat(name, extra);
@@ -94,7 +93,7 @@ export function createRouter(host: RouterHost): Router {
         beat.stop();
       }
     } finally {
-      clearTimeout(clock);
+      timer.clear();
     }
   }
 
