@@ -6,7 +6,7 @@
  * machine left. An operator's reaper service holds the same lock, and then none is started.
  */
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Store } from '@vmhub/store';
@@ -33,7 +33,12 @@ export function reaperStarter(store: Store, options: { enabled: boolean; configF
     if (!bin) { log('warn', 'no reaper to start: @vmhub/reaper is not installed next to @vmhub/server; expired leases wait for a reaper you run (docs/reaper.md)'); return; }
     const out = openSync(join(dirname(store.path), 'reaper.log'), 'a');
     const env = { ...(options.env ?? process.env), ...(options.configFile ? { VMHUB_CONFIG: options.configFile } : {}) };
-    const child = spawn(process.execPath, [bin, '--while-needed', '--db', store.path], { detached: true, stdio: ['ignore', out, out], env });
+    let child;
+    try {
+      child = spawn(process.execPath, [bin, '--while-needed', '--db', store.path], { detached: true, stdio: ['ignore', out, out], env });
+    } finally {
+      closeSync(out); // the child has its own copy; ours would leak one descriptor per start
+    }
     child.on('error', (err) => log('warn', 'starting the reaper failed', { error: err.message }));
     child.unref();
     log('info', 'reaper started for this store', { pid: child.pid, reason, log: join(dirname(store.path), 'reaper.log') });
