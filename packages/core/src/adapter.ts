@@ -97,9 +97,6 @@ export interface AdapterSession {
   dispose?(): Promise<void> | void;
 }
 
-/** @deprecated contract 1 name; a session is what carries the methods now. */
-export type AdapterMethods = AdapterSession;
-
 /** A verb served by vm_dispatch: its args are validated against `args` before `run`. */
 export interface VerbSpec<S extends AdapterSession = AdapterSession> {
   description: string;

@@ -86,7 +86,7 @@ export interface ProviderPlugin<O = unknown> {
 export type VmhubPlugin = AdapterPlugin<any> | ProviderPlugin<any>;
 
 /** Refuse a plugin written for another contract than this core speaks. */
-export function checkContract(kind: string, spec: { id: string; contractVersion: number }): void {
+function checkContract(kind: string, spec: { id: string; contractVersion: number }): void {
   if (spec.contractVersion !== CONTRACT_VERSION) {
     throw new VmhubError('INVALID_REQUEST', `[vmhub] [${kind}-${spec.id}] built for contract version ${spec.contractVersion}, this vmhub speaks ${CONTRACT_VERSION}: install a version of the plugin built for contract ${CONTRACT_VERSION}`, { source: `${kind}-${spec.id}`, details: { contractVersion: spec.contractVersion, expected: CONTRACT_VERSION } });
   }
