@@ -22,6 +22,8 @@ export class Registry {
   readonly providers = new Map<string, Provider>();
   readonly templates = new Map<string, TemplateConfig>();
   readonly plugins: PluginState[] = [];
+  /** Stand-in templates left out because config `standin_templates` is off (named in NOT_FOUND). */
+  readonly hiddenStandins = new Set<string>();
   /** Templates with `adapter_options` get their own adapter instance (server options + theirs). */
   readonly #templateAdapters = new Map<string, Adapter>();
   /** Why a template's own adapter instance could not be made (its adapter_options are invalid). */
@@ -67,6 +69,9 @@ export class Registry {
     for (const t of defaults) this.templates.set(t.id, t);
     for (const t of config.templates) this.templates.set(t.id, t);
     for (const id of config.disabled_templates) this.templates.delete(id);
+    if (!config.standin_templates) {
+      for (const t of [...this.templates.values()]) if (t.standin) { this.templates.delete(t.id); this.hiddenStandins.add(t.id); }
+    }
     for (const t of this.templates.values()) {
       // provider_options are checked against the provider's schema now, not at the first create.
       const providerPlugin = providerPlugins.get(t.provider);

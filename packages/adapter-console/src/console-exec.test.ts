@@ -21,6 +21,7 @@ function recordingTarget(signal: AbortSignal): { ctx: AdapterContext; seen: { ar
   const ctx = {
     lease_id: 'l1', machine: { identity: 'vmhub-x-l1', external_id: 'x' }, template: { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g' },
     signal, channel: async () => channel, console: async () => { throw new Error('none'); },
+    connect: async () => { throw new Error('none'); }, forward: async () => { throw new Error('none'); },
   } as AdapterContext;
   return { ctx, seen };
 }

@@ -19,6 +19,7 @@ function fakeTarget(width: number, height: number, signal: AbortSignal = new Abo
   const ctx = {
     lease_id: 'l1', machine: { identity: 'vmhub-x-l1', external_id: 'x' }, template: { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g' },
     signal, console: async () => con, channel: async () => { throw new Error('none'); },
+    connect: async () => { throw new Error('none'); }, forward: async () => { throw new Error('none'); },
   } as AdapterContext;
   return { ctx, events, shots: () => shots };
 }

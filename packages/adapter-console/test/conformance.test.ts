@@ -44,6 +44,8 @@ runAdapterConformance({
       lease_id: leaseId, machine, template,
       console: () => (con ??= provider.console!(machine)),
       channel: () => (ch ??= provider.channel!(machine, template)),
+      connect: async () => { throw new Error('no guest ports'); },
+      forward: async () => { throw new Error('no guest ports'); },
     };
     const serial = join(root, 'state', machine.identity, 'serial.log');
     const start = `TYPED-${randomUUID().slice(0, 8)}`;

@@ -86,6 +86,8 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
       lease_id: leaseId, machine: m, template,
       console: () => (con ??= provider.console!(m)),
       channel: () => (ch ??= provider.channel!(m, template)),
+      connect: async () => { throw new Error('no guest ports'); },
+      forward: async () => { throw new Error('no guest ports'); },
     };
     session = await adapter.open(lease);
     ctx = { ...lease, signal: AbortSignal.timeout(450_000) };

@@ -30,6 +30,8 @@ describe('x11: options and plugin', () => {
       template: { id: 't', provider: 'none', adapter: 'x11', os: 'linux', golden: 'none' },
       channel: async () => { asked++; throw new Error('no channel'); },
       console: async () => { asked++; throw new Error('no console'); },
+      connect: async () => { throw new Error('no ports'); },
+      forward: async () => { throw new Error('no ports'); },
     };
     const s = await a.open(lease);
     assert.equal(typeof s.click, 'function');

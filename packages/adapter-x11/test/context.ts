@@ -14,6 +14,8 @@ export function leaseContext(channel: GuestChannel, adapterOptions: Record<strin
     template: { id: 'x11-host', provider: 'host', adapter: 'x11', os: 'linux', golden: 'host', adapter_options: adapterOptions },
     channel: async () => channel,
     console: async () => { throw new Error('no console in tests'); },
+    connect: async () => { throw new Error('no guest ports in tests'); },
+    forward: async () => { throw new Error('no guest ports in tests'); },
   };
 }
 

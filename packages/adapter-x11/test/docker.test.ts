@@ -56,6 +56,8 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
       lease_id: lease, machine, template,
       channel: async () => recording,
       console: async () => { throw new Error('no console'); },
+      connect: async () => { throw new Error('no guest ports'); },
+      forward: async () => { throw new Error('no guest ports'); },
     };
     session = await adapter.open(leaseContext);
     ctx = { ...leaseContext, signal: AbortSignal.timeout(280_000) };

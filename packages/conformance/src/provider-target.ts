@@ -6,7 +6,7 @@
  * destroys the machine by identity and checks that it is gone.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { identityPrefix, machineIdentity, VmhubError, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type Provider, type ProviderContext, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
+import { GuestPorts, identityPrefix, machineIdentity, VmhubError, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type Provider, type ProviderContext, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
 import type { AdapterTarget } from './types.ts';
 
 export interface ProviderTargetOptions<O = unknown> {
@@ -71,10 +71,15 @@ function leaseTarget(provider: Provider, leaseId: string, machine: MachineRef, t
       return conn;
     };
   };
+  const ports = new GuestPorts((port, signal) => provider.connect
+    ? provider.connect(machine, port, { signal })
+    : Promise.reject(fail('CAPABILITY_UNAVAILABLE', `provider "${provider.id}" cannot reach ports inside its machines (template ${template.id})`)));
   const context: LeaseContext = {
     lease_id: leaseId, machine, template,
     channel: once<GuestChannel>(provider.channel && (() => provider.channel!(machine, template)), 'guest channel'),
     console: once<ConsoleHandle>(provider.console && (() => provider.console!(machine)), 'console'),
+    connect: (port) => ended ? Promise.reject(fail('LEASE_EXPIRED', `the target's lease ${leaseId} has ended`)) : ports.connect(port),
+    forward: (port) => ended ? Promise.reject(fail('LEASE_EXPIRED', `the target's lease ${leaseId} has ended`)) : ports.forward(port),
   };
   return {
     context,
@@ -83,6 +88,7 @@ function leaseTarget(provider: Provider, leaseId: string, machine: MachineRef, t
       ended = true;
       try {
         await Promise.all(opened.map(async (p) => (await p.catch(() => undefined))?.close().catch(() => undefined)));
+        await ports.close();
         await destroy(provider, machine);
       } finally {
         await provider.close?.().catch(() => undefined);

@@ -20,7 +20,7 @@
  * - the method is one the adapter declared (else CAPABILITY_UNAVAILABLE was answered);
  * - nothing runs on a disposed session (LEASE_EXPIRED is answered instead).
  */
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { TSchema } from '@sinclair/typebox';
 import type { Capability } from './capabilities.ts';
 import type { ConsoleHandle, ExecResult, GuestChannel, RawScreen } from './channel.ts';
@@ -40,6 +40,26 @@ export interface LeaseContext {
   channel(): Promise<GuestChannel>;
   /** The lease's console handle (opened once, closed by core). CAPABILITY_UNAVAILABLE if none. */
   console(): Promise<ConsoleHandle>;
+  /**
+   * A new byte stream to TCP `port` in the machine (Provider.connect), e.g. an ssh2 `sock` or an
+   * RFB connection. Core destroys it when the session ends if it is still open.
+   * CAPABILITY_UNAVAILABLE if the provider cannot reach guest ports.
+   */
+  connect(port: number): Promise<Duplex>;
+  /**
+   * A loopback address on the vmhub host whose every connection is a `connect(port)` into the
+   * machine: for clients that dial an address themselves (the adb server, an HTTP client). The
+   * same port asked twice gives the same address; core closes the listener and its connections
+   * when the session ends. A client speaking HTTP sends `Host: 127.0.0.1:<port>`, which a guest
+   * server bound to its own loopback accepts.
+   */
+  forward(port: number): Promise<GuestEndpoint>;
+}
+
+/** A host-side TCP address that reaches a port in the machine (LeaseContext.forward). */
+export interface GuestEndpoint {
+  host: string;
+  port: number;
 }
 
 /** One call on a session: the lease plus the call's cancellation signal. */

@@ -9,7 +9,7 @@
  *   is an INVALID_REQUEST naming the cap; a missing file is NOT_FOUND.
  * - Persistent or pooled per lease: opening a channel is the provider's cost, not each action's.
  */
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 
 export interface ExecOptions {
   /** Bytes or UTF-8 text written to the process's stdin, then closed. */
@@ -93,5 +93,12 @@ export interface ConsoleHandle {
   execute(command: string, args?: Record<string, unknown>): Promise<unknown>;
   /** Capture the current frame. */
   screendump(): Promise<RawScreen>;
+  /**
+   * A new RFB (VNC) byte stream to the hypervisor's display server for this machine, with the
+   * password it expects (VNC auth), where the hypervisor has one (QEMU `-vnc`, Proxmox's VNC
+   * proxy, Lume/Tart). It works before any OS is up and needs nothing in the guest. The caller
+   * owns and closes the stream.
+   */
+  openVnc?(): Promise<{ socket: Duplex; password?: string }>;
   close(): Promise<void>;
 }

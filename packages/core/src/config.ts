@@ -27,6 +27,11 @@ export const VmhubConfigSchema = Type.Object({
   adapters: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { default: {} }),
   /** Templates; an entry with a plugin default's id replaces that default. */
   templates: Type.Array(TemplateConfigSchema, { default: [] }),
+  /**
+   * Also offer stand-in templates (`<os>-standin`: Windows, macOS, Android, Hyprland peers that
+   * run here in containers). Env VMHUB_STANDIN_TEMPLATES=1.
+   */
+  standin_templates: Type.Boolean({ default: false }),
   /** Template ids to hide (plugin defaults you do not want offered). */
   disabled_templates: Type.Array(Type.String(), { default: [] }),
   leases: Type.Object({
@@ -147,6 +152,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_INSTANCE) raw.instance = env.VMHUB_INSTANCE;
   if (env.VMHUB_DB) raw.db = env.VMHUB_DB;
   if (env.VMHUB_PLUGINS) raw.plugins = [...(raw.plugins ?? []), ...env.VMHUB_PLUGINS.split(',').map((s) => s.trim()).filter(Boolean)];
+  if (env.VMHUB_STANDIN_TEMPLATES) raw.standin_templates = !['0', 'false', 'no', 'off', ''].includes(env.VMHUB_STANDIN_TEMPLATES.toLowerCase());
   if (env.VMHUB_DEFAULT_TTL_SECONDS) section('leases').default_ttl_seconds = intEnv(env, 'VMHUB_DEFAULT_TTL_SECONDS');
   if (env.VMHUB_MAX_LIFETIME_SECONDS) section('leases').max_lifetime_seconds = intEnv(env, 'VMHUB_MAX_LIFETIME_SECONDS');
   if (env.VMHUB_PROVISION_TIMEOUT_SECONDS) section('leases').provision_timeout_seconds = intEnv(env, 'VMHUB_PROVISION_TIMEOUT_SECONDS');

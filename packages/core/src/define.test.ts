@@ -9,6 +9,7 @@ const base = { id: 'demo', version: '1.0.0', contractVersion: 2 };
 const lease: LeaseContext = {
   lease_id: 'l1', machine: { identity: 'vmhub-t-l1', external_id: 'e' }, template: { id: 't', provider: 'p', adapter: 'demo', os: 'linux', golden: 'g' },
   channel: async () => { throw new Error('no channel'); }, console: async () => { throw new Error('no console'); },
+  connect: async () => { throw new Error('no ports'); }, forward: async () => { throw new Error('no ports'); },
 };
 const ctx = { ...lease, signal: new AbortController().signal };
 const opens = (session: AdapterSession) => () => ({ open: () => session });

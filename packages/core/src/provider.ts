@@ -4,6 +4,7 @@
  * label + name, Proxmox tag, QEMU state record); `destroy` re-reads the machine and refuses to
  * touch one whose identity does not match. An id alone is never trusted.
  */
+import type { Duplex } from 'node:stream';
 import type { ConsoleHandle, GuestChannel } from './channel.ts';
 import type { MachineRef, Stage } from './shapes.ts';
 import type { TemplateConfig } from './template.ts';
@@ -77,6 +78,16 @@ export interface ProviderMethods {
    * the channel when the session ends: providers do not pool or cache channels themselves.
    */
   channel?(machine: MachineRef, template: TemplateConfig): Promise<GuestChannel>;
+  /**
+   * Open a byte stream to TCP `port` inside the machine (its loopback, or its address on the
+   * provider's network): how an adapter reaches a service in the guest — adbd, an MCP server,
+   * Screen Sharing, sshd — whatever the network. Docker tunnels through an exec (containers keep
+   * networking off), QEMU through a user-mode forward, Proxmox to the VM's address. A new stream
+   * per call; core closes what it opened when the lease session ends. A refused or unreachable
+   * port rejects with CAPABILITY_UNAVAILABLE (retryable: true) naming the port; aborting `signal`
+   * before it opens rejects too.
+   */
+  connect?(machine: MachineRef, port: number, options?: { signal?: AbortSignal }): Promise<Duplex>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */

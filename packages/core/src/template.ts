@@ -16,6 +16,12 @@ export const TemplateConfigSchema = Type.Object({
   /** Golden reference: Docker image, qcow2 path, Proxmox template VMID or name. */
   golden: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
+  /**
+   * A stand-in for an OS that cannot run on the host (a real protocol peer in a container, not
+   * the OS itself). Listed only when config `standin_templates` (env VMHUB_STANDIN_TEMPLATES=1)
+   * is on; its description says what it stands in for.
+   */
+  standin: Type.Optional(Type.Boolean()),
   /** Resources for the machine. */
   resources: Type.Optional(Type.Object({
     cpus: Type.Optional(Type.Number({ minimum: 0.1, maximum: 256 })),

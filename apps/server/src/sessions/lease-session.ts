@@ -6,7 +6,7 @@
  * channel to clean up), then the channel
  * and the console. After it, nothing opens again.
  */
-import { VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
+import { GuestPorts, VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
 import { DetachedJobs, type ScreenState } from '@vmhub/core/router';
 import { log } from '../log.ts';
 
@@ -22,6 +22,7 @@ export class LeaseSession {
   #channel: Promise<GuestChannel> | undefined;
   #console: Promise<ConsoleHandle> | undefined;
   #session: Promise<OpenSession> | undefined;
+  readonly #ports: GuestPorts;
   #opened = 0;
   #disposing: Promise<void> | undefined;
 
@@ -30,16 +31,28 @@ export class LeaseSession {
     this.template = template;
     this.#provider = provider;
     this.#adapter = adapter;
-    this.lease = { lease_id: leaseId, machine, template, channel: () => this.#openChannel(machine), console: () => this.#openConsole(machine) };
+    this.#ports = new GuestPorts((port, signal) => {
+      if (!provider?.connect) return Promise.reject(new VmhubError('CAPABILITY_UNAVAILABLE', `provider "${template.provider}" cannot reach ports inside its machines (template ${template.id})`));
+      return provider.connect(machine, port, { signal });
+    });
+    this.lease = {
+      lease_id: leaseId,
+      machine,
+      template,
+      channel: () => this.#openChannel(machine),
+      console: () => this.#openConsole(machine),
+      connect: (port) => { this.#alive(); return this.#ports.connect(port); },
+      forward: (port) => { this.#alive(); return this.#ports.forward(port); },
+    };
   }
 
   get disposed(): boolean {
     return this.#disposing !== undefined;
   }
 
-  /** Channels and consoles this session holds open (opened and not failed). */
+  /** Channels, consoles, guest-port streams and forwards this session holds open. */
   get channels(): number {
-    return this.#opened;
+    return this.#opened + this.#ports.open;
   }
 
   /** The adapter's session for this lease, opened on first use; undefined when no adapter is loaded. */
@@ -101,6 +114,7 @@ export class LeaseSession {
         this.#opened--;
       });
       await Promise.all(closing);
+      await this.#ports.close();
       log('debug', 'lease session disposed', { lease: this.lease_id, reason });
     })();
     return this.#disposing;

@@ -33,6 +33,8 @@ export async function fakeTarget(options: FakeTargetOptions = {}): Promise<Adapt
     lease_id: leaseId, machine, template,
     channel: () => (channel ??= provider.channel!(machine, template)),
     console: async () => { throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [provider-fake] the fake provider has no console', { source: 'provider-fake' }); },
+    connect: async () => { throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [provider-fake] the fake provider has no guest ports', { source: 'provider-fake' }); },
+    forward: async () => { throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [provider-fake] the fake provider has no guest ports', { source: 'provider-fake' }); },
   };
   // The fake desktop is read through the channel; effects probes use their own call context.
   const view = () => viewDesktop({ ...context, signal: lifetime.signal });
