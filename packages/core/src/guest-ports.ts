@@ -53,7 +53,8 @@ export class GuestPorts {
   }
 
   async #listen(port: number): Promise<{ server: Server; endpoint: GuestEndpoint }> {
-    const server = createServer((client: Socket) => {
+    // Half-open: a client that ends its side (HTTP/1.0, a request then FIN) still reads the reply.
+    const server = createServer({ allowHalfOpen: true }, (client: Socket) => {
       client.on('error', () => {});
       client.pause();
       this.connect(port).then(

@@ -7,8 +7,9 @@
  * Errors leave in guest terms (docker-errors.ts): no host path, no engine id.
  */
 import type { Readable } from 'node:stream';
-import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
+import { GuestPorts, resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
+import { connectPort } from './docker-connect.ts';
 import { inspectContainer } from './docker-create.ts';
 import { channelError, type Machine } from './docker-errors.ts';
 import { rawExec } from './docker-exec.ts';
@@ -212,7 +213,7 @@ export class DockerChannel implements GuestChannel {
 }
 
 /** channel(): a new channel into the running container that carries the machine's identity. */
-export async function openDockerChannel(docker: DockerClient, machine: MachineRef, template: TemplateConfig, options: DockerProviderOptions, log: ProviderContext['log']): Promise<DockerChannel> {
+export async function openDockerChannel(docker: DockerClient, machine: MachineRef, template: TemplateConfig, options: DockerProviderOptions, log: ProviderContext['log']): Promise<GuestChannel> {
   const c = await inspectContainer(docker, machine.external_id || machine.identity);
   if (!c || !carriesIdentity(c, machine.identity)) {
     throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
@@ -220,6 +221,8 @@ export async function openDockerChannel(docker: DockerClient, machine: MachineRe
   // Stopped or paused behind vmhub's back: not "not ready yet" (retryable forever), but lost.
   const how = containerState(c);
   if (how !== 'running') throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] the container of ${machine.identity} is ${c.State.Paused ? 'paused' : c.State.Status}: it was stopped outside vmhub`, { source: SOURCE });
+  const opts = dockerTemplateOptions(template);
+  if (opts.guest_channel?.kind === 'adb') return openAdbGuestChannel(docker, machine, opts.guest_channel.port, options);
   return DockerChannel.open(docker, c.Id, {
     identity: machine.identity,
     desktopUser: dockerTemplateOptions(template).user ?? options.desktop_user,
@@ -228,4 +231,23 @@ export async function openDockerChannel(docker: DockerClient, machine: MachineRe
     useHelper: options.exec_helper,
     log,
   });
+}
+
+/**
+ * The adb channel to the container's adbd (Android stand-in): the adb server on this host dials a
+ * loopback forward whose connections tunnel to the container's port like every guest port.
+ * Loaded lazily so the x11 path never loads adbkit.
+ */
+const ADB_CHANNEL = '@vmhub/channel-adb';
+
+async function openAdbGuestChannel(docker: DockerClient, machine: MachineRef, port: number, options: DockerProviderOptions): Promise<GuestChannel> {
+  const ports = new GuestPorts((p, signal) => connectPort(docker, machine, p, options.desktop_user, signal));
+  try {
+    const address = await ports.forward(port);
+    const { openAdbChannel } = (await import(ADB_CHANNEL)) as { openAdbChannel: (o: { address: { host: string; port: number }; maxFileBytes?: number; onClose?: () => Promise<void> }) => Promise<GuestChannel> };
+    return await openAdbChannel({ address, maxFileBytes: options.max_file_bytes, onClose: () => ports.close() });
+  } catch (err) {
+    await ports.close();
+    throw err;
+  }
 }

@@ -74,7 +74,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   const body = {
     Image: image,
     Hostname: 'vmhub',
-    Env: [`VMHUB_SCREEN=${opts.screen}`],
+    Env: [`VMHUB_SCREEN=${opts.screen}`, ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`)],
     Labels: {
       [LABEL_IDENTITY]: identity,
       [LABEL_LEASE]: request.lease_id,

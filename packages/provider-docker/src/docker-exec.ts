@@ -26,10 +26,10 @@ export interface RawExecRequest {
 // every plain exec carries a random token in its environment (inherited by its children), and a
 // kill is a second exec, as the same user (only it may read those processes' environ), that kills
 // every process carrying the token.
-const TOKEN_VAR = 'VMHUB_EXEC_TOKEN';
+export const TOKEN_VAR = 'VMHUB_EXEC_TOKEN';
 const KILL_SCRIPT = 'p=; for d in /proc/[0-9]*; do grep -qsF "$1" "$d/environ" && p="$p ${d#/proc/}"; done; [ -z "$p" ] || kill -KILL $p 2>/dev/null; exit 0';
 
-async function killByToken(docker: DockerClient, containerId: string, user: string, token: string): Promise<string> {
+export async function killByToken(docker: DockerClient, containerId: string, user: string, token: string): Promise<string> {
   try {
     const r = await rawExec(docker, containerId, { argv: ['sh', '-c', KILL_SCRIPT, 'sh', `${TOKEN_VAR}=${token}`], user, timeoutMs: 10_000, maxOutputBytes: 4096 });
     return r.exit_code === 0 ? '' : `\n[vmhub] killing the exec failed (exit ${r.exit_code}): ${r.stderr.toString('utf8').trim()}\n`;

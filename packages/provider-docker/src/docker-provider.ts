@@ -1,11 +1,13 @@
 /**
  * The docker provider's methods, wired from one file per role. One Engine API client per
  * provider instance (keep-alive socket pool to the daemon, not to any guest); each channel()
- * opens its own hijacked exec connection to the in-guest helper, which core closes.
+ * opens its own hijacked exec connection to the in-guest helper, which core closes, and each
+ * connect() its own exec running a port bridge.
  */
 import type { ProviderContext, ProviderMethods } from '@vmhub/core';
 import { openDockerChannel } from './docker-channel.ts';
 import { DockerClient } from './docker-client.ts';
+import { connectPort } from './docker-connect.ts';
 import { createContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
 import { listOwned } from './docker-list.ts';
@@ -40,6 +42,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     list: () => listOwned(docker(), context.identityPrefix),
     state: (machine) => machineState(docker(), machine),
     channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
+    connect: (machine, port, o) => connectPort(docker(), machine, port, options.desktop_user, o?.signal),
     async close() {
       client?.close();
       client = undefined;

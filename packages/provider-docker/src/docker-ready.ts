@@ -1,6 +1,8 @@
 /**
- * Readiness in three stages, each reported as it goes: `container` (running) → `display`
- * (xdpyinfo answers on the X display) → `desktop` (wmctrl -m finds the window manager).
+ * Readiness in stages, each reported as it goes: `container` (running), then the golden's own
+ * probes from its image label `vmhub.ready` (manifest "ready"), each run until it exits 0 — for
+ * debian-x11 (and images without the label) `display` (xdpyinfo answers on the X display) →
+ * `desktop` (wmctrl -m finds the window manager).
  * Bounded by the template's ready_timeout_seconds (default 60); BOOT_TIMEOUT says which stage
  * stalled and what it last saw.
  */
@@ -9,6 +11,7 @@ import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { inspectContainer } from './docker-create.ts';
 import { rawExec } from './docker-exec.ts';
+import { X11_READY, type ReadyProbe } from './golden-manifest.ts';
 import { dockerTemplateOptions } from './options.ts';
 
 const SOURCE = 'provider-docker';
@@ -39,14 +42,17 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
     }
   };
 
-  const probeExec = (argv: string[]) => async (): Promise<string | true> => {
-    const r = await rawExec(docker, machine.external_id, { argv, user: desktopUser, env: { DISPLAY: display }, timeoutMs: 5000, maxOutputBytes: 4096 });
+  const user = dockerTemplateOptions(request.template).user ?? desktopUser;
+  const probeExec = (argv: string[], as = user) => async (): Promise<string | true> => {
+    const r = await rawExec(docker, machine.external_id, { argv, user: as, env: { DISPLAY: display }, timeoutMs: 5000, maxOutputBytes: 4096 });
     if (r.exit_code === 0) return true;
     return `${argv.join(' ')} exited ${r.exit_code ?? 'by timeout'}: ${(r.stderr.toString('utf8') || r.stdout.toString('utf8')).trim().slice(0, 300)}`;
   };
 
+  let probes: ReadyProbe[] = X11_READY;
   await until('container', async () => {
     const c = await inspectContainer(docker, machine.external_id, request.signal);
+    probes = readyProbes(c?.Config?.Labels?.['vmhub.ready']);
     if (!c) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${machine.identity} disappeared while starting`, { source: SOURCE });
     if (c.State.Running) return true;
     if (c.State.Status === 'exited' || c.State.Status === 'dead') {
@@ -55,6 +61,14 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
     }
     return `state ${c.State.Status}`;
   });
-  await until('display', probeExec(['xdpyinfo', '-display', display]));
-  await until('desktop', probeExec(['wmctrl', '-m']));
+  for (const p of probes) await until(p.stage, probeExec(p.argv.map((a) => (a === '$DISPLAY' ? display : a)), p.user));
+}
+
+function readyProbes(label: string | undefined): ReadyProbe[] {
+  if (!label) return X11_READY;
+  try {
+    const parsed = JSON.parse(Buffer.from(label, 'base64').toString('utf8')) as ReadyProbe[];
+    if (Array.isArray(parsed) && parsed.every((p) => typeof p.stage === 'string' && Array.isArray(p.argv))) return parsed;
+  } catch { /* fall through */ }
+  throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] the image's vmhub.ready label is not a JSON list of probes: rebuild the golden`, { source: SOURCE });
 }

@@ -4,10 +4,11 @@
  * but no image registry. Downloaded .debs are kept in CACHE_DIR so a rebuild is fast.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { VmhubError } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { imageEnv, setupEnv, type Golden } from './golden-manifest.ts';
+import { imageEnv, readyLabel, setupEnv, type Golden } from './golden-manifest.ts';
 import { readProgress } from './golden-import.ts';
 import { buildCancelled } from './golden-lock.ts';
 
@@ -56,6 +57,7 @@ export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log:
     throw new VmhubError('PROVISION_FAILED', '[vmhub] [provider-docker] golden build with debootstrap needs root (chroot, mounts): run it as root, or use method "dockerfile" where a registry is reachable', { source: 'provider-docker' });
   }
   const m = g.manifest;
+  if (g.unbuildable) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden ${m.name} cannot be built here: ${g.unbuildable}`, { source: 'provider-docker' });
   mkdirSync(`${CACHE_DIR}/debootstrap`, { recursive: true });
   mkdirSync(`${CACHE_DIR}/apt/partial`, { recursive: true });
   const work = mkdtempSync('/var/tmp/vmhub-golden-');
@@ -68,6 +70,13 @@ export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log:
     writeFileSync(`${root}/tmp/vmhub-setup.env`, setupEnv(m, { VMHUB_KEEP_APT_CACHE: 'true' }));
     writeFileSync(`${root}/tmp/vmhub-setup-rootfs.sh`, g.scripts.setup);
     writeFileSync(`${root}/tmp/vmhub-session.sh`, g.scripts.session);
+    if (g.scripts.golden) writeFileSync(`${root}/tmp/vmhub-golden-setup.sh`, g.scripts.golden);
+    for (const f of g.files) {
+      const dest = `${root}/tmp/vmhub-files${f.dest}`;
+      mkdirSync(dirname(dest), { recursive: true });
+      writeFileSync(dest, f.data);
+      chmodSync(dest, f.mode);
+    }
     writeFileSync(`${root}/usr/sbin/policy-rc.d`, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
     copyFileSync('/etc/resolv.conf', `${root}/etc/resolv.conf`);
     await run(['mount', '-t', 'proc', 'proc', `${root}/proc`], log);
@@ -94,7 +103,7 @@ export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log:
     const changes = [
       `ENTRYPOINT ${JSON.stringify(m.entrypoint)}`,
       ...imageEnv(g).map((e) => `ENV ${e}`),
-      `LABEL vmhub.golden=${m.name} vmhub.golden.hash=${g.hash}`,
+      `LABEL vmhub.golden=${m.name} vmhub.golden.hash=${g.hash} vmhub.ready=${readyLabel(g)}`,
     ];
     const res = await docker.stream('POST', '/images/create', { query: { fromSrc: '-', repo, tag, changes }, body: tar.stdout, timeoutMs: 0, signal });
     await readProgress(res, `docker import of ${g.tag}`, log, signal);

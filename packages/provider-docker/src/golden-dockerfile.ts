@@ -3,10 +3,11 @@
  * For hosts whose daemon can pull the base image from a registry. Runs the same setup script
  * as the debootstrap path, so both images hold the same packages and configuration.
  */
-import { imageEnv, setupEnv, type Golden } from './golden-manifest.ts';
+import { imageEnv, readyLabel, setupEnv, type Golden } from './golden-manifest.ts';
 import type { DockerClient } from './docker-client.ts';
 import { readProgress } from './golden-import.ts';
 import { writeTar } from './ustar.ts';
+import { VmhubError } from '@vmhub/core';
 
 export function dockerfile(g: Golden): string {
   const m = g.manifest;
@@ -16,9 +17,11 @@ export function dockerfile(g: Golden): string {
     'COPY vmhub-setup.env /tmp/vmhub-setup.env',
     'COPY session.sh /tmp/vmhub-session.sh',
     'COPY setup-rootfs.sh /tmp/vmhub-setup-rootfs.sh',
+    ...(g.scripts.golden ? ['COPY golden-setup.sh /tmp/vmhub-golden-setup.sh'] : []),
+    ...(g.files.length ? ['COPY files/ /tmp/vmhub-files/'] : []),
     'RUN sh /tmp/vmhub-setup-rootfs.sh && rm -f /tmp/vmhub-setup-rootfs.sh',
     ...imageEnv(g).map((e) => `ENV ${e.replace('=', '="')}"`),
-    `LABEL vmhub.golden="${m.name}" vmhub.golden.hash="${g.hash}"`,
+    `LABEL vmhub.golden="${m.name}" vmhub.golden.hash="${g.hash}" vmhub.ready="${readyLabel(g)}"`,
     `ENTRYPOINT ${JSON.stringify(m.entrypoint)}`,
     '',
   ].join('\n');
@@ -31,10 +34,13 @@ export function buildContext(g: Golden): Buffer {
     { name: 'vmhub-setup.env', data: Buffer.from(setupEnv(g.manifest)) },
     { name: 'setup-rootfs.sh', data: g.scripts.setup, mode: 0o755 },
     { name: 'session.sh', data: g.scripts.session, mode: 0o755 },
+    ...(g.scripts.golden ? [{ name: 'golden-setup.sh', data: g.scripts.golden, mode: 0o755 }] : []),
+    ...g.files.map((f) => ({ name: `files${f.dest}`, data: f.data, mode: f.mode })),
   ]);
 }
 
 export async function buildWithDockerfile(g: Golden, docker: DockerClient, log: (line: string) => void, network?: string, signal?: AbortSignal): Promise<void> {
+  if (g.unbuildable) throw new VmhubError('PROVISION_FAILED', `[vmhub] [provider-docker] golden ${g.manifest.name} cannot be built here: ${g.unbuildable}`, { source: 'provider-docker' });
   // The daemon stops a build whose client connection closes, so aborting the request cancels it.
   const res = await docker.stream('POST', '/build', {
     query: { t: g.tag, rm: true, forcerm: true, pull: false, networkmode: network },

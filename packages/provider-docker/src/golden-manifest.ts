@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { VmhubError } from '@vmhub/core';
+import { VmhubError, type TemplateConfig } from '@vmhub/core';
 
 export interface GoldenManifest {
   name: string;
@@ -22,7 +23,41 @@ export interface GoldenManifest {
   display: string;
   env: Record<string, string>;
   entrypoint: string[];
+  /** Extra suites of the same mirror (e.g. "bookworm-backports"); name their packages `pkg/suite`. */
+  apt_suites?: string[];
+  /** Session script in the golden's folder, installed as /usr/local/sbin/vmhub-session. Default lib/session.sh (the X11 session). */
+  session?: string;
+  /** Script in the golden's folder run as root in the root filesystem after packages, user and files are in place. */
+  setup?: string;
+  /** Files put into the image: from the golden's folder (`src`) or a self-contained file a package exports (`module`). */
+  files?: GoldenFileSpec[];
+  /** Commands that must exist after install. Default: the X11 desktop's tools. */
+  verify?: string[];
+  /** Readiness probes run in order (each until it exits 0). Default: the X11 display and window manager. */
+  ready?: ReadyProbe[];
 }
+
+export interface GoldenFileSpec {
+  dest: string;
+  src?: string;
+  /** An npm specifier resolved from this package (e.g. "@vmhub/windows-mcp-standin/bundle"). */
+  module?: string;
+  /** Octal string, e.g. "0755". Default "0644". */
+  mode?: string;
+}
+
+export interface ReadyProbe {
+  stage: string;
+  argv: string[];
+  /** Guest user the probe runs as. Default: the template's user. */
+  user?: string;
+}
+
+/** The X11 desktop's readiness (debian-x11), for goldens that name none. */
+export const X11_READY: ReadyProbe[] = [
+  { stage: 'display', argv: ['xdpyinfo', '-display', '$DISPLAY'] },
+  { stage: 'desktop', argv: ['wmctrl', '-m'] },
+];
 
 export interface Golden {
   manifest: GoldenManifest;
@@ -30,8 +65,12 @@ export interface Golden {
   hash: string;
   /** `vmhub/debian-x11:<hash>`. */
   tag: string;
-  /** Script files (name → content) the build runs inside the root filesystem. */
-  scripts: { setup: Buffer; session: Buffer };
+  /** Script files (name → content) the build runs inside the root filesystem; `golden` is the golden's own setup. */
+  scripts: { setup: Buffer; session: Buffer; golden?: Buffer };
+  /** Files to place in the image (resolved and read). */
+  files: { dest: string; data: Buffer; mode: number }[];
+  /** Why the golden cannot be built from here (a `module` file that does not resolve), if so. */
+  unbuildable?: string;
 }
 
 /** The golden/ folder shipped with the package (works from src/ and dist/ alike). */
@@ -48,21 +87,73 @@ export function goldenNames(): string[] {
 }
 
 export function loadGolden(name: string): Golden {
-  const path = `${GOLDEN_DIR}${name}/manifest.json`;
+  const dir = `${GOLDEN_DIR}${name}/`;
+  const path = `${dir}manifest.json`;
   if (!NAME.test(name) || !existsSync(path)) {
     throw new VmhubError('NOT_FOUND', `[vmhub] [provider-docker] no golden image manifest named "${name}" (looked for ${path}); known: ${goldenNames().join(', ') || '(none)'}`, { source: 'provider-docker' });
   }
   const raw = readFileSync(path);
   const manifest = JSON.parse(raw.toString('utf8')) as GoldenManifest;
+  const own = (file: string): Buffer => readFileSync(resolveInside(dir, file, name));
   const setup = readFileSync(`${GOLDEN_DIR}lib/setup-rootfs.sh`);
-  const session = readFileSync(`${GOLDEN_DIR}lib/session.sh`);
+  const session = manifest.session ? own(manifest.session) : readFileSync(`${GOLDEN_DIR}lib/session.sh`);
+  const golden = manifest.setup ? own(manifest.setup) : undefined;
+  const files: Golden['files'] = [];
+  const problems: string[] = [];
+  for (const f of manifest.files ?? []) {
+    if (!f.dest.startsWith('/') || f.dest.includes('..')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [provider-docker] golden "${name}": file dest "${f.dest}" must be an absolute path without ".."`, { source: 'provider-docker' });
+    const mode = parseInt(f.mode ?? '0644', 8);
+    if (f.src) files.push({ dest: f.dest, data: own(f.src), mode });
+    else if (f.module) {
+      const file = resolveModule(f.module);
+      if (file) files.push({ dest: f.dest, data: readFileSync(file), mode });
+      else problems.push(`${f.module} (for ${f.dest}) does not resolve: install and build it (in a checkout: pnpm --filter ${f.module.split('/').slice(0, 2).join('/')} run build)`);
+    }
+  }
   const h = createHash('sha256');
-  for (const [label, data] of [['manifest.json', raw], ['setup-rootfs.sh', setup], ['session.sh', session]] as const) {
+  const parts: [string, Buffer][] = [['manifest.json', raw], ['setup-rootfs.sh', setup], ['session.sh', session]];
+  if (golden) parts.push(['golden-setup', golden]);
+  for (const f of files) parts.push([`file:${f.dest}:${f.mode}`, f.data]);
+  for (const p of problems) parts.push([`missing:${p}`, Buffer.alloc(0)]);
+  for (const [label, data] of parts) {
     h.update(`${label}\0${data.length}\0`);
     h.update(data);
   }
   const hash = h.digest('hex').slice(0, 12);
-  return { manifest, hash, tag: `${manifest.repository}:${hash}`, scripts: { setup, session } };
+  return {
+    manifest, hash, tag: `${manifest.repository}:${hash}`,
+    scripts: { setup, session, ...(golden ? { golden } : {}) },
+    files,
+    ...(problems.length ? { unbuildable: problems.join('; ') } : {}),
+  };
+}
+
+function resolveInside(dir: string, file: string, name: string): string {
+  const full = resolve(dir, file);
+  if (!full.startsWith(GOLDEN_DIR)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [provider-docker] golden "${name}": "${file}" is outside golden/`, { source: 'provider-docker' });
+  return full;
+}
+
+function resolveModule(specifier: string): string | undefined {
+  try {
+    const file = fileURLToPath(import.meta.resolve(specifier));
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The template a golden's folder offers (template.json), with provider and golden filled in; undefined when it has none. */
+export function goldenTemplate(name: string): TemplateConfig | undefined {
+  const path = `${GOLDEN_DIR}${name}/template.json`;
+  if (!existsSync(path)) return undefined;
+  const t = JSON.parse(readFileSync(path, 'utf8')) as Omit<TemplateConfig, 'provider' | 'golden'>;
+  return { ...t, provider: 'docker', golden: loadGolden(name).tag } as TemplateConfig;
+}
+
+/** Readiness probes as an image label (base64 JSON: no quoting rules to get wrong in LABEL). */
+export function readyLabel(g: Golden): string {
+  return Buffer.from(JSON.stringify(g.manifest.ready ?? X11_READY)).toString('base64');
 }
 
 /** The environment file setup-rootfs.sh sources (values are manifest data, quoted for sh). */
@@ -77,10 +168,16 @@ export function setupEnv(m: GoldenManifest, extra: Record<string, string> = {}):
     VMHUB_USER: m.user.name,
     VMHUB_UID: String(m.user.uid),
     VMHUB_SUDO: String(m.user.sudo),
+    VMHUB_MIRROR: m.debian.mirror,
+    VMHUB_APT_SUITES: (m.apt_suites ?? []).join(' '),
+    VMHUB_VERIFY_TOOLS: (m.verify ?? X11_TOOLS).join(' '),
     ...extra,
   };
   return Object.entries(vars).map(([k, v]) => `${k}=${q(v)}`).join('\n') + '\n';
 }
+
+/** What debian-x11's adapters rely on, checked when a golden names no `verify` list. */
+const X11_TOOLS = ['Xvfb', 'openbox', 'xterm', 'xdotool', 'wmctrl', 'xclip', 'xdpyinfo', 'xprop', 'xwininfo', 'xwd', 'git', 'sudo', 'tini', 'perl', 'tar', 'pgrep'];
 
 /** Image config both build paths apply: entrypoint, env, labels. */
 export function imageEnv(g: Golden): string[] {

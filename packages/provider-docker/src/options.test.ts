@@ -37,11 +37,13 @@ describe('docker: template provider_options', () => {
 
   it('the built-in template and the documented options pass', () => {
     for (const t of dockerProvider.templates) assert.doesNotThrow(() => dockerProvider.checkTemplate(t), t.id);
-    assert.doesNotThrow(() => dockerProvider.checkTemplate(tpl({ screen: '1920x1080x24', network: 'bridge', display: ':0', user: 'user' })));
+    assert.doesNotThrow(() => dockerProvider.checkTemplate(tpl({ screen: '1920x1080x24', network: 'bridge', display: ':0', user: 'user', env: { VMHUB_OUTPUT_SCALE: '2' }, guest_channel: { kind: 'adb', port: 5555 } })));
+    assert.throws(() => dockerProvider.checkTemplate(tpl({ env: { 'lower-case': 'x' } })), /env/);
+    assert.throws(() => dockerProvider.checkTemplate(tpl({ guest_channel: { kind: 'ssh' } })), /guest_channel/);
   });
 
   it('every documented key is in the schema', () => {
-    assert.deepEqual(Object.keys(DockerTemplateOptionsSchema.properties).sort(), ['display', 'network', 'screen', 'user']);
+    assert.deepEqual(Object.keys(DockerTemplateOptionsSchema.properties).sort(), ['display', 'env', 'guest_channel', 'network', 'screen', 'user']);
   });
 
   for (const key of ['scren', 'ports', 'dockerHost']) {

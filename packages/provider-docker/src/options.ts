@@ -36,6 +36,16 @@ export const DockerTemplateOptionsSchema = Type.Object({
   display: Type.String({ pattern: '^[A-Za-z0-9.-]*:[0-9]+(\\.[0-9]+)?$', default: ':0', description: 'X display for readiness probes; default ":0"' }),
   /** Guest user for execs and files. Default: the provider's desktop_user ("user"). */
   user: Type.Optional(Type.String({ minLength: 1, description: 'guest user for execs and files; default the provider option desktop_user' })),
+  /** Extra environment for the container (e.g. an output scale the golden's session reads). */
+  env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z_][A-Z0-9_]{0,63}$' }), Type.String({ maxLength: 4096 }), { additionalProperties: false, description: 'extra container environment, NAME: value' })),
+  /**
+   * The GuestChannel adapters get: the docker exec channel (default), or adb to the container's
+   * adbd on `port` (Android stand-in), tunnelled like every guest port.
+   */
+  guest_channel: Type.Optional(Type.Object({
+    kind: Type.Literal('adb'),
+    port: Type.Integer({ minimum: 1, maximum: 65535, default: 5555 }),
+  }, { additionalProperties: false, description: '{kind: "adb", port}: hand adapters an adb channel to the guest\'s adbd' })),
 }, { additionalProperties: false });
 
 export type DockerTemplateOptions = Static<typeof DockerTemplateOptionsSchema>;

@@ -1,9 +1,12 @@
 /**
- * Templates the docker provider offers out of the box. The golden tag is computed from the
- * shipped manifest, so a template always names the image this package version builds.
+ * Templates the docker provider offers out of the box: debian-x11, and one per golden folder that
+ * ships a template.json (wayland-sway, the stand-ins). The golden tag is computed from the shipped
+ * manifest, so a template always names the image this package version builds. Stand-in templates
+ * carry `standin: true`; the server lists them only when `standin_templates` is on.
  */
 import type { TemplateConfig } from '@vmhub/core';
 import { goldenImageTag } from './golden-build.ts';
+import { goldenNames, goldenTemplate } from './golden-manifest.ts';
 
 export const debianX11Template: TemplateConfig = {
   id: 'debian-x11',
@@ -16,4 +19,7 @@ export const debianX11Template: TemplateConfig = {
   ready_timeout_seconds: 60,
 };
 
-export const DOCKER_TEMPLATES: TemplateConfig[] = [debianX11Template];
+export const DOCKER_TEMPLATES: TemplateConfig[] = [
+  debianX11Template,
+  ...goldenNames().filter((n) => n !== debianX11Template.id).flatMap((n) => goldenTemplate(n) ?? []),
+];

@@ -24,6 +24,10 @@ APT::Install-Suggests "false";
 Acquire::Retries "3";
 CFG
 
+# Extra suites of the same mirror (e.g. bookworm-backports, for adbd); their packages are named pkg/suite.
+: > /etc/apt/sources.list.d/vmhub.list
+for suite in ${VMHUB_APT_SUITES:-}; do echo "deb $VMHUB_MIRROR $suite main" >> /etc/apt/sources.list.d/vmhub.list; done
+
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq $VMHUB_PACKAGES >/dev/null
@@ -57,11 +61,16 @@ chown -R "$VMHUB_USER:$VMHUB_USER" "/home/$VMHUB_USER"
 
 install -m 0755 /tmp/vmhub-session.sh /usr/local/sbin/vmhub-session
 
-# Verify what the adapters rely on before the image is tagged.
-for tool in Xvfb openbox xterm xdotool wmctrl xclip xdpyinfo xprop xwininfo xwd git sudo tini perl tar pgrep; do
+# The golden's own files (manifest "files", staged under /tmp/vmhub-files with their modes), then its own setup.
+if [ -d /tmp/vmhub-files ]; then cp -a /tmp/vmhub-files/. / && rm -rf /tmp/vmhub-files; fi
+if [ -f /tmp/vmhub-golden-setup.sh ]; then sh /tmp/vmhub-golden-setup.sh; rm -f /tmp/vmhub-golden-setup.sh; fi
+
+# Verify what the adapters rely on before the image is tagged (manifest "verify").
+for tool in $VMHUB_VERIFY_TOOLS; do
   command -v "$tool" >/dev/null || { echo "[vmhub] [golden] $tool missing after install" >&2; exit 1; }
 done
-perl -MIO::Select -MPOSIX -e 1
+# The docker provider's exec helper and guest-port bridge are perl with these modules.
+perl -MIO::Select -MIO::Socket::INET -MPOSIX -e 1
 # Fonts must cover what agents type: 粘贴 (U+7C98 U+8D34) and Привет (U+041F U+0440).
 if command -v fc-list >/dev/null; then
   [ -n "$(fc-list ':charset=7c98 8d34 41f 440')" ] || { echo "[vmhub] [golden] no font covers CJK and Cyrillic" >&2; exit 1; }
