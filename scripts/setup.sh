@@ -16,18 +16,34 @@ APT_PACKAGES=(
   qemu-system-x86 qemu-utils qemu-guest-agent busybox-static linux-image-amd64 cpio tesseract-ocr imagemagick
   # SSH channel tests (a real sshd on loopback), clone tests, TLS for the Proxmox simulator
   openssh-server git ca-certificates openssl
+  # Wayland adapter tests on the host: a real headless sway and its tools
+  sway grim wtype wl-clipboard foot
+  # RFB client and macOS adapter tests: real VNC servers over a live X desktop
+  x11vnc tigervnc-standalone-server
 )
+# From bookworm-backports: the real adbd (34.x) and a matching adb server, for the Android tests.
+BACKPORTS_PACKAGES=(adbd adb)
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then echo "[vmhub] missing Debian packages: ${missing[*]} (run as root or install them)" >&2; exit 1; fi
-  echo "[vmhub] installing Debian packages: ${missing[*]}" >&2
+for p in "${APT_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+missing_bp=()
+for p in "${BACKPORTS_PACKAGES[@]}"; do installed "$p" || missing_bp+=("$p"); done
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_bp[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then echo "[vmhub] missing Debian packages: ${missing[*]} ${missing_bp[*]} (run as root or install them)" >&2; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
+  if [ ${#missing_bp[@]} -gt 0 ] && ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "deb ${VMHUB_DEBIAN_MIRROR:-http://deb.debian.org/debian} bookworm-backports main" > /etc/apt/sources.list.d/vmhub-backports.list
+  fi
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "[vmhub] installing Debian packages: ${missing[*]}" >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  if [ ${#missing_bp[@]} -gt 0 ]; then
+    echo "[vmhub] installing from bookworm-backports: ${missing_bp[*]}" >&2
+    apt-get install -y -qq --no-install-recommends -t bookworm-backports "${missing_bp[@]}" >/dev/null
+  fi
 fi
 
 # shellcheck source=scripts/env.sh
@@ -42,6 +58,6 @@ pnpm run build >&2
 bash scripts/start-docker.sh
 
 # Golden images, each rebuilt only when its manifest changes (VMHUB_GOLDENS picks a subset).
-for golden in ${VMHUB_GOLDENS:-debian-x11 tiny-console tiny-console-agent}; do
+for golden in ${VMHUB_GOLDENS:-debian-x11 tiny-console tiny-console-agent wayland-sway hyprland-standin android-standin windows-standin macos-standin}; do
   node apps/server/dist/bin.js golden build "$golden" >&2
 done

@@ -12,6 +12,9 @@ import type { AdapterPlugin, Capability, ProviderPlugin } from '@vmhub/core';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const packages = readdirSync(join(root, 'packages')).filter((d) => /^(adapter|provider)-/.test(d));
 
+// The contract needs no MCP SDK; this adapter's guest protocol is MCP (Windows-MCP in the VM).
+const SPEAKS_MCP_TO_THE_GUEST = new Set(['adapter-windows-cursortouch']);
+
 const PROVIDER_ROLES = ['provider', 'create', 'destroy', 'list', 'ready', 'status'];
 const kebab = (cap: Capability) => cap.replace(/_/g, '-');
 
@@ -52,6 +55,7 @@ describe('plugin packages: one shape', () => {
       assert.equal(plugin.version, manifest.version, `${pkg}: plugin.version is package.json's`);
       assert.ok(manifest.peerDependencies?.['@vmhub/core'], `${pkg}: @vmhub/core is a peer dependency`);
       for (const heavy of ['@modelcontextprotocol/sdk', 'sharp', 'zod']) {
+        if (SPEAKS_MCP_TO_THE_GUEST.has(pkg) && heavy === '@modelcontextprotocol/sdk') continue;
         assert.ok(!manifest.dependencies?.[heavy] && !manifest.peerDependencies?.[heavy], `${pkg} depends on ${heavy}: a plugin needs only the contract`);
       }
       for (const file of sources(src)) {
