@@ -72,7 +72,7 @@ function leaseTarget(provider: Provider, leaseId: string, machine: MachineRef, t
     };
   };
   const ports = new GuestPorts((port, signal) => provider.connect
-    ? provider.connect(machine, port, { signal })
+    ? provider.connect(machine, port, { template, signal })
     : Promise.reject(fail('CAPABILITY_UNAVAILABLE', `provider "${provider.id}" cannot reach ports inside its machines (template ${template.id})`)));
   const context: LeaseContext = {
     lease_id: leaseId, machine, template,

@@ -87,7 +87,7 @@ export interface ProviderMethods {
    * port rejects with CAPABILITY_UNAVAILABLE (retryable: true) naming the port; aborting `signal`
    * before it opens rejects too.
    */
-  connect?(machine: MachineRef, port: number, options?: { signal?: AbortSignal }): Promise<Duplex>;
+  connect?(machine: MachineRef, port: number, options: { template: TemplateConfig; signal?: AbortSignal }): Promise<Duplex>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */

@@ -14,7 +14,7 @@ import { listOwned } from './docker-list.ts';
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
-import type { DockerProviderOptions } from './options.ts';
+import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
 
 export function dockerProviderMethods(options: DockerProviderOptions, context: ProviderContext): ProviderMethods {
   let client: DockerClient | undefined;
@@ -42,7 +42,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     list: () => listOwned(docker(), context.identityPrefix),
     state: (machine) => machineState(docker(), machine),
     channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
-    connect: (machine, port, o) => connectPort(docker(), machine, port, options.desktop_user, o?.signal),
+    connect: (machine, port, o) => connectPort(docker(), machine, port, dockerTemplateOptions(o.template).user ?? options.desktop_user, o.signal),
     async close() {
       client?.close();
       client = undefined;

@@ -57,7 +57,7 @@ describe('docker: connect to guest ports (networking off)', { timeout: 300_000 }
 
   it('carries 1 MiB to a loopback server in the container and back, byte-exact', async () => {
     const data = randomBytes(1024 * 1024);
-    const reply = await roundTrip(await provider.connect!(machine, 7000), data);
+    const reply = await roundTrip(await provider.connect!(machine, 7000, { template }), data);
     const nl = reply.indexOf(10);
     assert.equal(reply.subarray(0, nl).toString(), createHash('sha256').update(data).digest('hex'));
     assert.ok(reply.subarray(nl + 1).equals(data), 'the echoed bytes equal what was sent');
@@ -65,18 +65,18 @@ describe('docker: connect to guest ports (networking off)', { timeout: 300_000 }
 
   it('runs several streams at once, each with its own bytes', async () => {
     const payloads = [0, 1, 2, 3].map(() => randomBytes(50_000));
-    const replies = await Promise.all(payloads.map(async (p) => roundTrip(await provider.connect!(machine, 7000), p)));
+    const replies = await Promise.all(payloads.map(async (p) => roundTrip(await provider.connect!(machine, 7000, { template }), p)));
     replies.forEach((r, i) => assert.ok(r.subarray(r.indexOf(10) + 1).equals(payloads[i]!)));
   });
 
   it('a port nobody listens on rejects with a retryable CAPABILITY_UNAVAILABLE naming the port', async () => {
-    await assert.rejects(provider.connect!(machine, 7999), (err: unknown) =>
+    await assert.rejects(provider.connect!(machine, 7999, { template }), (err: unknown) =>
       VmhubError.is(err) && err.code === 'CAPABILITY_UNAVAILABLE' && err.retryable && /port 7999/.test(err.message) && /refused/i.test(err.message));
   });
 
   it('destroying a stream ends its bridge in the guest', async () => {
     const before = await bridges(channel);
-    const streams = await Promise.all([1, 2, 3].map(() => provider.connect!(machine, 7000)));
+    const streams = await Promise.all([1, 2, 3].map(() => provider.connect!(machine, 7000, { template })));
     assert.equal(await bridges(channel), before + 3);
     for (const s of streams) s.destroy();
     let now = -1;
@@ -85,7 +85,7 @@ describe('docker: connect to guest ports (networking off)', { timeout: 300_000 }
   });
 
   it('GuestPorts.forward gives a loopback address that reaches the guest port; close() drops it', async () => {
-    const ports = new GuestPorts((port, signal) => provider.connect!(machine, port, { signal }));
+    const ports = new GuestPorts((port, signal) => provider.connect!(machine, port, { template, signal }));
     const ep = await ports.forward(7000);
     assert.equal(ep.host, '127.0.0.1');
     assert.deepEqual(await ports.forward(7000), ep, 'the same port gives the same address');

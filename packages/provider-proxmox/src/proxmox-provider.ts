@@ -4,6 +4,7 @@
  */
 import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, TemplateConfig } from '@vmhub/core';
 import { openChannel } from './proxmox-channel.ts';
+import { connectPort } from './proxmox-connect.ts';
 import { createVm } from './proxmox-create.ts';
 import { destroyVm } from './proxmox-destroy.ts';
 import { listOwned } from './proxmox-list.ts';
@@ -33,6 +34,7 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     state: guard('state', (machine: MachineRef) => machineState(rt, machine)),
     // A new channel per call: core opens one per lease session and closes it.
     channel: guard('channel', (machine: MachineRef, template: TemplateConfig) => openChannel(rt, machine, template)),
+    connect: guard('connect', (machine: MachineRef, port: number, o: { template: TemplateConfig; signal?: AbortSignal }) => connectPort(rt, machine, port, o.template, o.signal)),
     close: () => rt.close(),
     callCounts: () => rt.callCounts(),
   };

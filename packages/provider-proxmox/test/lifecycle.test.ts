@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
@@ -63,6 +64,22 @@ for (const mode of ['9', '8'] as const) {
       assert.match(decodeURIComponent(String(vm.config.sshkeys)), /^ssh-ed25519 \S+ vmhub-/);
       assert.equal(vm.lock, undefined);
       assert.equal(JSON.stringify(machine).includes('PRIVATE'), false, 'no secret in the MachineRef');
+    });
+
+    it('connect reaches another TCP port at the VM address (adbd, Windows-MCP, VNC); a closed one is a retryable CAPABILITY_UNAVAILABLE', async () => {
+      const echo = createServer((c) => c.pipe(c));
+      await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
+      const port = (echo.address() as AddressInfo).port;
+      try {
+        const stream = await provider.connect!(machine, port, { template: tpl() });
+        const back = await new Promise<string>((resolve) => { stream.once('data', (d: Buffer) => resolve(d.toString())); stream.write('ping through connect'); });
+        assert.equal(back, 'ping through connect');
+        stream.destroy();
+      } finally {
+        echo.close();
+      }
+      await assert.rejects(provider.connect!(machine, port, { template: tpl() }), (err: unknown) =>
+        VmhubError.is(err) && err.code === 'CAPABILITY_UNAVAILABLE' && err.retryable && err.message.includes(`port ${port}`));
     });
 
     it('ready walks clone → start → agent → address → channel', async () => {

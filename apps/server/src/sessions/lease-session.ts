@@ -33,7 +33,7 @@ export class LeaseSession {
     this.#adapter = adapter;
     this.#ports = new GuestPorts((port, signal) => {
       if (!provider?.connect) return Promise.reject(new VmhubError('CAPABILITY_UNAVAILABLE', `provider "${template.provider}" cannot reach ports inside its machines (template ${template.id})`));
-      return provider.connect(machine, port, { signal });
+      return provider.connect(machine, port, { template, signal });
     });
     this.lease = {
       lease_id: leaseId,
