@@ -1,6 +1,6 @@
 // Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
 // machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
-//   names: cold-start, desktop, console, reaper, sessions
+//   names: cold-start, desktop, console, reaper, sessions, android, wayland, vnc
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -12,6 +12,9 @@ const BENCHES = {
   console: { file: './console.mjs', title: 'QEMU (TCG) + console adapter through MCP (issue 6)', targets: 'measured, no target: boot → ready under TCG; vm_screenshot p50; vm_key p50' },
   reaper: { file: './reaper-pass.mjs', spawn: true, title: 'Reaper pass over 10 000 leases (issue 4)', targets: 'one pass ≤ 1 s; memory peak reported' },
   sessions: { file: './session-leak.mjs', spawn: true, nodeArgs: ['--expose-gc'], args: ['--leases', '800'], title: 'Per-lease state after 800 leases, in process (issue 9)', targets: 'every per-lease count back to 0; heap growth per lease after the deadline timers settle ≈ 0 (floor: the same calls without leases)' },
+  android: { file: './android.mjs', title: 'Android over adb (stand-in: real adbd) vs a per-call `adb shell` (issue 12)', targets: 'screencap p50 ≤ 150 ms at 1080×2400 (cua reports 519 ms per ADB screenshot); tap p50 reported beside the naive way' },
+  wayland: { file: './wayland.mjs', title: 'sway (Wayland, headless) beside x11 on Docker (issue 13)', targets: 'measured, no target: click, type and screenshot p50 on sway beside x11 in one run' },
+  vnc: { file: './vnc.mjs', title: 'Screenshots over VNC (live framebuffer) vs QMP screendump on one QEMU guest (issue 15)', targets: 'measured, no target: VNC incremental p50 beside QMP screendump, a fresh VNC connection per shot, and the floor' },
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
