@@ -16,7 +16,9 @@ export type OpenGuestStream = (port: number, signal?: AbortSignal) => Promise<Du
 
 export class GuestPorts {
   readonly #open: OpenGuestStream;
+  /** Guest streams and the host-side sockets accepted by forwards: destroyed on close. */
   readonly #streams = new Set<Duplex>();
+  readonly #accepted = new Set<Socket>();
   readonly #listeners = new Map<number, Promise<{ server: Server; endpoint: GuestEndpoint }>>();
   readonly #closing = new AbortController();
 
@@ -56,6 +58,8 @@ export class GuestPorts {
     // Half-open: a client that ends its side (HTTP/1.0, a request then FIN) still reads the reply.
     const server = createServer({ allowHalfOpen: true }, (client: Socket) => {
       client.on('error', () => {});
+      this.#accepted.add(client);
+      client.once('close', () => this.#accepted.delete(client));
       client.pause();
       this.connect(port).then(
         (guest) => {
@@ -87,6 +91,10 @@ export class GuestPorts {
     this.#closing.abort();
     const listeners = [...this.#listeners.values()];
     this.#listeners.clear();
+    // server.close() waits for accepted connections (an HTTP client's idle keep-alive socket
+    // would hold the end of the lease): end them first.
+    for (const c of this.#accepted) c.destroy();
+    this.#accepted.clear();
     await Promise.all(listeners.map(async (p) => {
       const l = await p.catch(() => undefined);
       if (l) await new Promise<void>((resolve) => { l.server.close(() => resolve()); });
