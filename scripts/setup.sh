@@ -10,6 +10,8 @@ APT_PACKAGES=(
   docker.io tini debootstrap
   # X11 adapter tests on the host and in the golden
   xvfb xdotool x11-utils x11-apps openbox xterm wmctrl xclip
+  # the Android stand-in app (Tk) the device-pool tests run; zsh for the macOS quoting test (macOS's shell)
+  python3-tk zsh
   # adapter-x11's accessibility (AT-SPI) tests against a GTK app on the host
   at-spi2-core python3-pyatspi python3-gi gir1.2-gtk-3.0 libatk-adaptor dbus
   # QEMU provider and console adapter: TCG, a Debian kernel and a busybox initramfs

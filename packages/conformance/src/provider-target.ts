@@ -80,6 +80,7 @@ function leaseTarget(provider: Provider, leaseId: string, machine: MachineRef, t
     console: once<ConsoleHandle>(provider.console && (() => provider.console!(machine)), 'console'),
     connect: (port) => ended ? Promise.reject(fail('LEASE_EXPIRED', `the target's lease ${leaseId} has ended`)) : ports.connect(port),
     forward: (port) => ended ? Promise.reject(fail('LEASE_EXPIRED', `the target's lease ${leaseId} has ended`)) : ports.forward(port),
+    secret: async (name) => (provider.secret ? provider.secret(machine, name, { template }) : undefined),
   };
   return {
     context,

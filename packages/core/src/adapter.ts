@@ -54,6 +54,12 @@ export interface LeaseContext {
    * server bound to its own loopback accepts.
    */
   forward(port: number): Promise<GuestEndpoint>;
+  /**
+   * A per-lease secret the provider put into the machine at create (Provider.secret), e.g. the key
+   * Windows-MCP was started with; undefined when there is none. Optional: absent where the context
+   * was built without a provider (hand-made test contexts).
+   */
+  secret?(name: string): Promise<string | undefined>;
 }
 
 /** A host-side TCP address that reaches a port in the machine (LeaseContext.forward). */

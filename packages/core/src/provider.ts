@@ -88,6 +88,13 @@ export interface ProviderMethods {
    * before it opens rejects too.
    */
   connect?(machine: MachineRef, port: number, options: { template: TemplateConfig; signal?: AbortSignal }): Promise<Duplex>;
+  /**
+   * A secret the provider made for this machine at create and put into the guest (the template's
+   * provider options name them: e.g. the auth key a guest service starts with, so no key is baked
+   * into a golden and each lease has its own). Read back from the machine itself, never from the
+   * store; undefined when the machine has no such secret. Adapters reach it as `lease.secret(name)`.
+   */
+  secret?(machine: MachineRef, name: string, options: { template: TemplateConfig }): Promise<string | undefined>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */

@@ -2,6 +2,7 @@
  * Create (or adopt) the container for a lease. Idempotent per identity: a container with the
  * identity as name AND label is reused; one with the name but not the label is refused.
  */
+import { randomBytes } from 'node:crypto';
 import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
@@ -74,7 +75,12 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   const body = {
     Image: image,
     Hostname: 'vmhub',
-    Env: [`VMHUB_SCREEN=${opts.screen}`, ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`)],
+    Env: [
+      `VMHUB_SCREEN=${opts.screen}`,
+      ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`),
+      // Made here, for this lease only; read back from the container by secret() (docker-secret.ts).
+      ...(opts.lease_secrets ?? []).map((k) => `${k}=${randomBytes(24).toString('base64url')}`),
+    ],
     Labels: {
       [LABEL_IDENTITY]: identity,
       [LABEL_LEASE]: request.lease_id,

@@ -8,6 +8,7 @@ import type { ProviderContext, ProviderMethods } from '@vmhub/core';
 import { openDockerChannel } from './docker-channel.ts';
 import { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
+import { leaseSecret } from './docker-secret.ts';
 import { createContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
 import { listOwned } from './docker-list.ts';
@@ -42,6 +43,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     list: () => listOwned(docker(), context.identityPrefix),
     state: (machine) => machineState(docker(), machine),
     channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
+    secret: (machine, name, o) => leaseSecret(docker(), machine, name, o.template),
     connect: (machine, port, o) => connectPort(docker(), machine, port, dockerTemplateOptions(o.template).user ?? options.desktop_user, o.signal),
     async close() {
       client?.close();

@@ -94,12 +94,18 @@ export function loadGolden(name: string): Golden {
   }
   const raw = readFileSync(path);
   const manifest = JSON.parse(raw.toString('utf8')) as GoldenManifest;
-  const own = (file: string): Buffer => readFileSync(resolveInside(dir, file, name));
+  const problems: string[] = [];
+  // A file the manifest names but the folder lacks makes this golden unbuildable, not the package unloadable.
+  const own = (file: string): Buffer => {
+    const full = resolveInside(dir, file, name);
+    if (existsSync(full)) return readFileSync(full);
+    problems.push(`${file} is missing from golden/${name}/`);
+    return Buffer.alloc(0);
+  };
   const setup = readFileSync(`${GOLDEN_DIR}lib/setup-rootfs.sh`);
   const session = manifest.session ? own(manifest.session) : readFileSync(`${GOLDEN_DIR}lib/session.sh`);
   const golden = manifest.setup ? own(manifest.setup) : undefined;
   const files: Golden['files'] = [];
-  const problems: string[] = [];
   for (const f of manifest.files ?? []) {
     if (!f.dest.startsWith('/') || f.dest.includes('..')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [provider-docker] golden "${name}": file dest "${f.dest}" must be an absolute path without ".."`, { source: 'provider-docker' });
     const mode = parseInt(f.mode ?? '0644', 8);

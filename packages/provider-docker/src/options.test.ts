@@ -43,7 +43,7 @@ describe('docker: template provider_options', () => {
   });
 
   it('every documented key is in the schema', () => {
-    assert.deepEqual(Object.keys(DockerTemplateOptionsSchema.properties).sort(), ['display', 'env', 'guest_channel', 'network', 'screen', 'user']);
+    assert.deepEqual(Object.keys(DockerTemplateOptionsSchema.properties).sort(), ['display', 'env', 'guest_channel', 'lease_secrets', 'network', 'screen', 'user']);
   });
 
   for (const key of ['scren', 'ports', 'dockerHost']) {

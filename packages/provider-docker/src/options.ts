@@ -39,6 +39,12 @@ export const DockerTemplateOptionsSchema = Type.Object({
   /** Extra environment for the container (e.g. an output scale the golden's session reads). */
   env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z_][A-Z0-9_]{0,63}$' }), Type.String({ maxLength: 4096 }), { additionalProperties: false, description: 'extra container environment, NAME: value' })),
   /**
+   * Per-lease secrets: for each name, a random value (24 bytes, base64url) made at create and set
+   * as that environment variable in the container — e.g. the auth key the golden's Windows-MCP
+   * starts with. Adapters read it back as `lease.secret(name)`; it lives only in the container.
+   */
+  lease_secrets: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z_][A-Z0-9_]{0,63}$' }), { maxItems: 8, uniqueItems: true, description: 'env names given a random per-lease value at create' })),
+  /**
    * The GuestChannel adapters get: the docker exec channel (default), or adb to the container's
    * adbd on `port` (Android stand-in), tunnelled like every guest port.
    */

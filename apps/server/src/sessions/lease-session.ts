@@ -43,6 +43,7 @@ export class LeaseSession {
       console: () => this.#openConsole(machine),
       connect: (port) => { this.#alive(); return this.#ports.connect(port); },
       forward: (port) => { this.#alive(); return this.#ports.forward(port); },
+      secret: async (name) => { this.#alive(); return provider?.secret ? provider.secret(machine, name, { template }) : undefined; },
     };
   }
 

@@ -78,6 +78,8 @@ fi
 
 # The debootstrap path bind-mounts its .deb cache over the archives: keep it for the next build.
 [ "${VMHUB_KEEP_APT_CACHE:-false}" = true ] || apt-get clean
+# apt's package caches (~80 MB) are rebuilt by the next apt-get update: never ship them.
+rm -f /var/cache/apt/*.bin
 rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/*.log /var/log/apt/* \
   /usr/share/doc/*/changelog* /usr/share/man/* /usr/share/info/* /tmp/vmhub-setup.env /tmp/vmhub-session.sh
 find /usr/share/locale -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} + 2>/dev/null || true
