@@ -16,6 +16,7 @@ import socket
 import sys
 import tkinter as tk
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources (tests run them in place)
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import android  # noqa: E402
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3 -I
+#!/usr/bin/python3 -IB
 """Android command-line tools of the stand-in, one entry: /system/bin/<tool> links here and the
 link's name picks the tool (as toybox does). Each tool answers in Android's own output format;
 the module of each tool cites the AOSP source it follows."""

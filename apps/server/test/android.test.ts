@@ -1,0 +1,203 @@
+// Android through the built server and the SDK client, on the android-standin golden: a Docker
+// container running the REAL adbd (bookworm-backports, AOSP 34) with Android-format tools over
+// an Xvfb display and a Tk test app (packages/provider-docker/golden/android-standin/README.md
+// says what it is and is not). Effects are read from the app's own state inside the container;
+// teardown is checked on the engine. Stand-in templates are listed only with
+// VMHUB_STANDIN_TEMPLATES=1.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { BIN, connect, errorCode, waitReady, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const dir = mkdtempSync(join(tmpdir(), 'vmhub-android-'));
+const instance = `and${randomBytes(3).toString('hex')}`;
+const config = join(dir, 'config.json');
+const box = { dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} };
+const STATE = '/data/data/com.vmhub.standin/files/state.json';
+// The stand-in app's layout at 1080x2400 (standin/app.py): text field and button, screen pixels.
+const FIELD = { x: 540, y: 470 };
+const BUTTON = { x: 540, y: 820, region: { x: 60, y: 700, width: 960, height: 240 } };
+
+let s: Session;
+let lease = '';
+
+async function appState(): Promise<any> {
+  const r = await s.call('vm_exec', { lease_id: lease, command: ['cat', STATE] });
+  assert.equal(r.structuredContent?.exit_code, 0, JSON.stringify(r.structuredContent));
+  return JSON.parse(r.structuredContent.stdout);
+}
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
+  const end = Date.now() + ms;
+  let v = await read();
+  while (!ok(v) && Date.now() < end) {
+    await sleep(200);
+    v = await read();
+  }
+  return v;
+}
+
+const imageHash = (r: any) => createHash('sha256').update(r.content.find((c: any) => c.type === 'image').data).digest('hex');
+
+before(async () => {
+  writeFileSync(config, JSON.stringify({ instance, db: box.db, reaper: { autostart: false } }));
+  // The golden is content-addressed: built once (minutes, .debs cached), then reused.
+  await run(process.execPath, [BIN, 'golden', 'build', 'android-standin'], { env: { ...process.env, VMHUB_CONFIG: config }, maxBuffer: 64 * 1024 * 1024 });
+  s = await connect(box, { VMHUB_STANDIN_TEMPLATES: '1' });
+});
+
+after(async () => {
+  if (lease) await s.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
+  await s?.close();
+  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('android: an agent drives the Android stand-in over real adb', { timeout: 300_000 }, () => {
+  it('the stand-in template is listed only with VMHUB_STANDIN_TEMPLATES=1', async () => {
+    const plain = await connect(box, {}, 'no-standins');
+    try {
+      const ids = (await plain.call('vm_list_templates')).structuredContent.templates.map((t: any) => t.id);
+      assert.ok(!ids.includes('android-standin'), `listed without the env var: ${ids.join(', ')}`);
+    } finally {
+      await plain.close();
+    }
+    const t = (await s.call('vm_list_templates')).structuredContent.templates.find((x: any) => x.id === 'android-standin');
+    assert.ok(t, 'listed with VMHUB_STANDIN_TEMPLATES=1');
+    assert.equal(t.availability, 'available', t.reason);
+    assert.equal(t.os, 'android');
+    assert.match(t.description, /stand-in/i);
+  });
+
+  it('lease → ready → a 1080x2400 screenshot', async () => {
+    const created = await s.call('vm_lease_create', { template: 'android-standin', ttl_seconds: 600 });
+    assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
+    lease = created.structuredContent.lease_id;
+    const ready = await waitReady(s, lease, 120);
+    assert.equal(ready.status, 'ready', JSON.stringify(ready));
+    const shot = await s.call('vm_screenshot', { lease_id: lease });
+    assert.equal(shot.isError, undefined, JSON.stringify(shot.structuredContent));
+    assert.deepEqual(shot.structuredContent.screen, { width: 1080, height: 2400 });
+    assert.equal((await appState()).taps, 0);
+  });
+
+  it('a tap on the button changes the next screenshot and the app counts it', async () => {
+    const before = await s.call('vm_screenshot', { lease_id: lease, region: BUTTON.region, format: 'png' });
+    const click = await s.call('vm_click', { lease_id: lease, x: BUTTON.x, y: BUTTON.y, coordinate_space: 'screen' });
+    assert.equal(click.isError, undefined, JSON.stringify(click.structuredContent));
+    const state = await until(appState, (v) => v.taps === 1);
+    assert.equal(state.taps, 1);
+    assert.equal(state.button_text, 'Tapped 1');
+    const afterShot = await s.call('vm_screenshot', { lease_id: lease, region: BUTTON.region, format: 'png' });
+    assert.notEqual(imageHash(afterShot), imageHash(before), 'the button looks different after the tap');
+  });
+
+  it('typed Unicode with shell metacharacters reaches the text field byte-exact', async () => {
+    const text = 'héllo wörld 你好 $HOME `x` 100% "q" \'s\' ;|&';
+    await s.call('vm_click', { lease_id: lease, x: FIELD.x, y: FIELD.y, coordinate_space: 'screen' });
+    const typed = await s.call('vm_type', { lease_id: lease, text });
+    assert.equal(typed.isError, undefined, JSON.stringify(typed.structuredContent));
+    const state = await until(appState, (v) => v.text === text);
+    assert.equal(state.text, text);
+    assert.equal(state.focus, 'input');
+  });
+
+  it('the UI tree (retried through injected null-root failures), windows, close and launch', async () => {
+    const find = (n: any, want: (x: any) => boolean): any => (want(n) ? n : (n.children ?? []).map((c: any) => find(c, want)).find(Boolean));
+    await s.call('vm_exec', { lease_id: lease, command: ['sh', '-c', 'echo 2 > /data/vmhub-standin/faults/uiautomator-null-root'] });
+    const tree = await s.call('vm_inspect', { lease_id: lease, max_depth: 10 });
+    assert.equal(tree.isError, undefined, JSON.stringify(tree.structuredContent));
+    const button = find(tree.structuredContent.tree, (x) => x.role === 'Button');
+    assert.equal(button?.name, 'Tapped 1', JSON.stringify(tree.structuredContent.tree).slice(0, 500));
+    assert.deepEqual([button.x, button.y, button.width, button.height], [60, 700, 960, 240]);
+    const fault = await s.call('vm_exec', { lease_id: lease, command: ['ls', '/data/vmhub-standin/faults'] });
+    assert.equal(fault.structuredContent.stdout, '', 'both injected failures were used up by retries');
+
+    const title = 'com.vmhub.standin/com.vmhub.standin.MainActivity';
+    const wins = (await s.call('vm_list_windows', { lease_id: lease })).structuredContent.windows;
+    assert.ok(wins.some((w: any) => w.title === title && w.focused), JSON.stringify(wins));
+    const closed = await s.call('vm_close', { lease_id: lease, window: title });
+    assert.equal(closed.isError, undefined, JSON.stringify(closed.structuredContent));
+    const after = (await s.call('vm_list_windows', { lease_id: lease })).structuredContent.windows;
+    assert.ok(!after.some((w: any) => w.title === title), 'the app is gone after close');
+    const launched = await s.call('vm_launch', { lease_id: lease, app: 'com.vmhub.standin', wait_seconds: 10 });
+    assert.equal(launched.isError, undefined, JSON.stringify(launched.structuredContent));
+    assert.equal(launched.structuredContent.window?.title, title);
+    assert.equal((await appState()).taps, 0, 'a fresh process of the app');
+  });
+
+  it('text the device cannot take (no clipboard helper for non-ASCII) is a typed error, nothing typed', async () => {
+    const before = (await appState()).text;
+    const un = await s.call('vm_exec', { lease_id: lease, command: ['pm', 'uninstall', 'ca.zgrs.clipper'] });
+    assert.equal(un.structuredContent.stdout.trim(), 'Success');
+    const r = await s.call('vm_type', { lease_id: lease, text: 'ü' });
+    assert.equal(errorCode(r), 'CAPABILITY_UNAVAILABLE', JSON.stringify(r.structuredContent));
+    assert.equal((await appState()).text, before, 'nothing reached the field');
+  });
+
+  it('push and pull a binary file byte-exact; exec exit code and separate stderr', async () => {
+    const data = randomBytes(256 * 1024);
+    const path = '/data/local/tmp/vmhub-blob.bin';
+    const put = await s.call('vm_put_file', { lease_id: lease, path, content_base64: data.toString('base64') });
+    assert.equal(put.isError, undefined, JSON.stringify(put.structuredContent));
+    const got = await s.call('vm_get_file', { lease_id: lease, path });
+    assert.equal(got.isError, undefined, JSON.stringify(got.structuredContent));
+    assert.ok(Buffer.from(got.structuredContent.content_base64, 'base64').equals(data), 'pulled bytes equal pushed bytes');
+    const sum = await s.call('vm_exec', { lease_id: lease, command: ['sha256sum', path] });
+    assert.equal(sum.structuredContent.stdout.split(' ')[0], createHash('sha256').update(data).digest('hex'), 'the bytes on the device are the pushed ones');
+
+    const r = await s.call('vm_exec', { lease_id: lease, command: ['sh', '-c', 'echo out; echo err >&2; exit 3'] });
+    assert.equal(r.structuredContent.exit_code, 3);
+    assert.equal(r.structuredContent.stdout, 'out\n');
+    assert.equal(r.structuredContent.stderr, 'err\n');
+  });
+
+  it('bad input is a typed error: an unknown key name', async () => {
+    const r = await s.call('vm_key', { lease_id: lease, keys: 'NoSuchKeyName' });
+    assert.equal(errorCode(r), 'INVALID_REQUEST', JSON.stringify(r.structuredContent));
+    assert.match(r.structuredContent.message, /NoSuchKeyName/);
+  });
+
+  it('adbd going away mid-call is a typed error, not a hang', async (t) => {
+    const name = `vmhub-${instance}-${lease}`;
+    const call = s.call('vm_exec', { lease_id: lease, command: ['sleep', '20'], timeout_seconds: 60 });
+    await sleep(1000);
+    await docker('exec', name, 'sh', '-c', 'kill -9 $(pidof adbd)');
+    const r = await call;
+    assert.ok(r.isError, `the cut call answered ${JSON.stringify(r.structuredContent)}`);
+    assert.ok(typeof errorCode(r) === 'string', 'typed error code');
+    const next = await s.call('vm_screenshot', { lease_id: lease });
+    assert.ok(next.isError, 'without adbd the device answers nothing');
+    assert.ok(errorCode(next), JSON.stringify(next.structuredContent));
+    t.diagnostic(`cut call: ${errorCode(r)} (${r.structuredContent.message}); next: ${errorCode(next)} (${next.structuredContent.message})`);
+    assert.match(r.structuredContent.message, /went away/, 'the error says the device went away');
+  });
+
+  it('the container stopped behind vmhub\'s back: MACHINE_LOST', async () => {
+    await docker('stop', '-t', '2', `vmhub-${instance}-${lease}`);
+    const r = await s.call('vm_screenshot', { lease_id: lease });
+    assert.equal(errorCode(r), 'MACHINE_LOST', JSON.stringify(r.structuredContent));
+  });
+
+  it('release (or the machine-lost teardown) removes the container from the engine', async () => {
+    const name = `vmhub-${instance}-${lease}`;
+    const r = await s.call('vm_lease_release', { lease_id: lease });
+    assert.ok(['released', 'failed'].includes(r.structuredContent.status), JSON.stringify(r.structuredContent));
+    let gone = false;
+    for (let i = 0; i < 50 && !gone; i++) {
+      gone = await docker('inspect', name).then(() => false, () => true);
+      if (!gone) await sleep(200);
+    }
+    assert.ok(gone, 'the container is gone from the engine');
+    lease = '';
+  });
+});
