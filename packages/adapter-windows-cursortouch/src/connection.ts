@@ -46,7 +46,8 @@ export class WindowsMcp {
   readonly #lease: LeaseContext;
   readonly #options: WindowsOptions;
   readonly #version: string;
-  readonly #key: string | undefined;
+  #key: string | undefined;
+  #secretAsked: Promise<void> | undefined;
   #open: Promise<Open> | undefined;
   #closed = false;
   /** The session's sockets: destroyed at close(), so the lease's forward() listener is free at once. */
@@ -60,9 +61,23 @@ export class WindowsMcp {
     this.#key = key === undefined || key === '' ? undefined : key;
   }
 
-  /** Whether the lease has a key at all (probe reports its absence without dialling). */
-  get hasKey(): boolean {
+  /**
+   * Whether the lease has a key at all (probe reports its absence without dialling): the lease's
+   * own secret (`auth_key_secret`, made by the provider at create) wins over the host env var.
+   */
+  async hasKey(): Promise<boolean> {
+    await this.#leaseKey();
     return this.#key !== undefined;
+  }
+
+  #leaseKey(): Promise<void> {
+    const name = this.#options.auth_key_secret;
+    this.#secretAsked ??= (async () => {
+      if (!name || !this.#lease.secret) return;
+      const value = await this.#lease.secret(name);
+      if (value) this.#key = value;
+    })();
+    return this.#secretAsked;
   }
 
   get keyEnv(): string {
@@ -129,8 +144,10 @@ export class WindowsMcp {
 
   #connect(ctx: AdapterContext): Promise<Open> {
     if (this.#closed) throw winError('LEASE_EXPIRED', 'the session has ended');
-    if (!this.#key) throw noKey(this.#options.auth_key_env);
-    const open = this.#open ??= this.#dial(ctx);
+    const open = this.#open ??= this.#leaseKey().then(() => {
+      if (!this.#key) throw noKey(this.#options.auth_key_env);
+      return this.#dial(ctx);
+    });
     // A failed dial (the guest server still starting, a wrong key fixed later) is tried again by the next call.
     open.catch(() => { if (this.#open === open) this.#open = undefined; });
     return open;

@@ -16,6 +16,13 @@ export const WindowsOptionsSchema = Type.Object({
   /** Env var on the vmhub host holding the Bearer key. Default CURSORTOUCH_AUTH_KEY. */
   auth_key_env: Type.String({ default: 'CURSORTOUCH_AUTH_KEY', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'vmhub host env var with the auth key, default CURSORTOUCH_AUTH_KEY' }),
   /**
+   * Name of the lease secret holding the key (Provider.secret: e.g. the Docker provider's
+   * `provider_options.lease_secrets`), made per lease at create and given to Windows-MCP in the
+   * guest, so no key is baked into a golden. When the lease has it, it wins over auth_key_env.
+   * Default WINDOWS_MCP_AUTH_KEY (the variable Windows-MCP reads).
+   */
+  auth_key_secret: Type.Optional(Type.String({ default: 'WINDOWS_MCP_AUTH_KEY', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'lease secret with the auth key, default WINDOWS_MCP_AUTH_KEY; wins over auth_key_env' })),
+  /**
    * Host header to send instead of the forward() address ("127.0.0.1:<p>"), for a Windows-MCP
    * bound to one IP (its Host check then accepts only that IP). Default: none.
    */

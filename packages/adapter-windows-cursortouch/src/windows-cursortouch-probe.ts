@@ -19,7 +19,7 @@ const NEEDS: Partial<Record<Capability, Role[]>> = {
 export async function probe(rt: WinRuntime, ctx: AdapterContext, declared: readonly Capability[]): Promise<Partial<Record<Capability, string>>> {
   const out: Partial<Record<Capability, string>> = {};
   const all = declared.filter((c) => c !== 'dispatch');
-  if (!rt.mcp.hasKey) {
+  if (!(await rt.mcp.hasKey())) {
     const reason = noKey(rt.mcp.keyEnv).message;
     for (const c of [...all, ...(declared.includes('dispatch') ? ['dispatch' as const] : [])]) out[c] = reason;
     return out;

@@ -73,6 +73,16 @@ for (const version of ['0.5.8', '0.8.2']) {
       assert.equal(standin.state.calls.length, 0, 'nothing was sent without a key');
     });
 
+    it('the lease\'s own secret (made by the provider at create) is the key: no host env var needed, and it wins over one', async () => {
+      const standin: Standin = await startStandin({ version, authKey: KEY });
+      const l = standinLease(standin, 'a-stale-host-key', {}, { WINDOWS_MCP_AUTH_KEY: KEY });
+      const session = await createWindowsAdapter().open(l.lease);
+      started.push(standin, l, { close: () => session.dispose() });
+      const raw = await session.screenshot!(callCtx(l.lease));
+      assert.ok(raw.width > 0, 'Windows-MCP accepted the lease secret');
+      assert.deepEqual(await session.probe!(callCtx(l.lease)), {}, 'probe finds the key');
+    });
+
     it('a key Windows-MCP refuses (401): CAPABILITY_UNAVAILABLE naming the key variable', async () => {
       const { session, ctx, l } = await setup(version, 'wrong-key');
       const e = await failure(session.screenshot!(ctx()));

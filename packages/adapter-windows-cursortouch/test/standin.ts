@@ -21,7 +21,7 @@ export interface StandinLease {
 }
 
 /** A lease on `standin`; `key` goes into a fresh env var (undefined: the var is unset). */
-export function standinLease(standin: Standin, key: string | undefined, adapterOptions: Record<string, unknown> = {}): StandinLease {
+export function standinLease(standin: Standin, key: string | undefined, adapterOptions: Record<string, unknown> = {}, secrets: Record<string, string> = {}): StandinLease {
   const keyEnv = `VMHUB_TEST_WINDOWS_KEY_${randomBytes(4).toString('hex').toUpperCase()}`;
   if (key !== undefined) process.env[keyEnv] = key;
   const guestPort = (adapterOptions.port as number | undefined) ?? 8000;
@@ -39,6 +39,8 @@ export function standinLease(standin: Standin, key: string | undefined, adapterO
     console: async () => { throw new VmhubError('CAPABILITY_UNAVAILABLE', 'no console in tests'); },
     connect: (port) => ports.connect(port),
     forward: (port) => ports.forward(port),
+    // The provider's per-lease secrets (docker: provider_options.lease_secrets).
+    secret: async (name) => secrets[name],
   };
   return { lease, ports, keyEnv, close: async () => { delete process.env[keyEnv]; await ports.close(); } };
 }
