@@ -1,0 +1,115 @@
+/**
+ * The published conformance kit on this adapter:
+ * - on a REAL headless sway on this host (host channel), as sway;
+ * - on the same sway with the Hyprland IPC stand-in beside it, playing 0.41.2 (hyprlang) and
+ *   0.55.4 (Lua), as Hyprland;
+ * - through provider-docker on the `wayland-sway` and `hyprland-standin` goldens (providerTarget):
+ *   a real container, its docker-exec channel. Without the golden image that target's setup fails
+ *   and the kit reports every check as skipped with the provider's reason (build it with
+ *   `vmhub-server golden build wayland-sway` / `hyprland-standin`).
+ * A foot terminal running `cat` (no echo, non-canonical) into a file is the focused window, so
+ * what is typed or pasted lands in that file.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VmhubError, type GuestChannel } from '@vmhub/core';
+import { providerTarget, runAdapterConformance, type AdapterTarget } from '@vmhub/conformance';
+import dockerProvider, { DOCKER_TEMPLATES } from '@vmhub/provider-docker';
+import hyprland from '../src/index.ts';
+import { leaseContext } from './context.ts';
+import { STANDIN } from './desktop.ts';
+import { createHostChannel } from './host-channel.ts';
+import { NOBODY, startSway, until } from './sway-session.ts';
+
+const SINK = 'stty -icanon -echo; exec cat > "$1"';
+
+/**
+ * What the sink file holds once it has not changed for 150 ms (bounded): the last keys of a
+ * vm_type still travel compositor → foot → pty → cat when the call returns.
+ */
+async function quiet(read: () => Promise<string | undefined>): Promise<string> {
+  let last = (await read()) ?? '';
+  for (let i = 0; i < 20; i++) {
+    await sleep(150);
+    const now = (await read()) ?? '';
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
+
+async function hostTarget(hyprlandVersion?: string): Promise<AdapterTarget> {
+  const sway = await startSway();
+  try {
+    if (hyprlandVersion) {
+      sway.spawn(['/usr/bin/python3', STANDIN, '--version', hyprlandVersion, '--signature', 'conformance']);
+      await until('stand-in', () => existsSync(join(sway.runtimeDir, 'hypr', 'conformance', '.socket.sock')), 10_000);
+    }
+    const typed = join(sway.home, 'typed.txt');
+    sway.spawn(['foot', '-T', 'conformance-sink', 'sh', '-c', SINK, 'sink', typed]);
+    await until('sink terminal', () => existsSync(typed), 15_000);
+    const channel = createHostChannel({ home: sway.home, env: { HOME: sway.home, PATH: '/usr/local/bin:/usr/bin:/bin' }, uid: NOBODY });
+    const asUser = (argv: string[]) => execFileSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...argv], { env: { ...process.env, ...sway.env }, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+    return {
+      // The suite creates the adapter before the target exists: the session's whereabouts reach
+      // it through the template's adapter_options, applied when it opens the lease's session.
+      context: leaseContext(channel, { xdg_runtime_dir: sway.runtimeDir, compositor: hyprlandVersion ? 'hyprland' : 'sway' }),
+      dispose: () => sway.stop(),
+      effects: {
+        typedText: () => quiet(async () => readFileSync(typed, 'utf8')),
+        clipboard: async () => { try { return asUser(['wl-paste', '-n']); } catch { return ''; } },
+      },
+    };
+  } catch (err) {
+    await sway.stop();
+    throw err;
+  }
+}
+
+/** A golden's container through provider-docker, with a sink terminal started in it. */
+async function dockerTarget(templateId: string): Promise<AdapterTarget> {
+  const template = DOCKER_TEMPLATES.find((t) => t.id === templateId);
+  if (!template) throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [adapter-hyprland test] provider-docker offers no template ${templateId} (its golden folder has no template.json yet)`);
+  const target = await providerTarget({ plugin: dockerProvider, template, instance: `hyprc${Math.random().toString(16).slice(2, 8)}` });
+  try {
+    const channel: GuestChannel = await target.context.channel();
+    const typed = `${channel.home ?? '/home/user'}/typed.txt`;
+    // The image's env carries XDG_RUNTIME_DIR and WAYLAND_DISPLAY for docker exec.
+    await channel.exec(['sh', '-c', `setsid foot -T conformance-sink sh -c '${SINK}' sink "$0" </dev/null >/dev/null 2>&1 &`, typed], { timeoutMs: 10_000 });
+    const read = async () => { try { return (await channel.getFile(typed, { maxBytes: 1_000_000 })).toString('utf8'); } catch { return undefined; } };
+    await until('sink terminal in the container', async () => ((await read()) !== undefined ? true : undefined), 20_000, 200);
+    await sleep(300);
+    return {
+      ...target,
+      effects: {
+        typedText: () => quiet(read),
+        clipboard: async () => { const r = await channel.exec(['timeout', '3', 'wl-paste', '-n'], { timeoutMs: 5000 }); return r.exit_code === 0 ? r.stdout.toString('utf8') : ''; },
+      },
+    };
+  } catch (err) {
+    await target.dispose();
+    throw err;
+  }
+}
+
+const common = {
+  plugin: hyprland,
+  launchApp: 'foot',
+  dispatch: [{ verb: 'compositor_info', args: {} }, { verb: 'list_outputs', args: {} }, { verb: 'get_clipboard', args: {} }],
+  skip: { inspect: 'no AT-SPI stack on these desktops (foot has no accessibility tree): inspect answers CAPABILITY_UNAVAILABLE, checked in sway.test.ts' },
+  timeoutMs: 60_000,
+  setupTimeoutMs: 180_000,
+};
+
+// VMHUB_HYPRLAND_HOST=0 / VMHUB_HYPRLAND_DOCKER=0 leave out the host or the docker targets.
+if (process.env.VMHUB_HYPRLAND_HOST !== '0') {
+  runAdapterConformance({ ...common, target: () => hostTarget() });
+  runAdapterConformance({ ...common, target: () => hostTarget('0.41.2') });
+  runAdapterConformance({ ...common, target: () => hostTarget('0.55.4') });
+}
+if (process.env.VMHUB_HYPRLAND_DOCKER !== '0') {
+  runAdapterConformance({ ...common, target: () => dockerTarget('wayland-sway'), setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, target: () => dockerTarget('hyprland-standin'), setupTimeoutMs: 300_000 });
+}
