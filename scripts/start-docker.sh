@@ -4,7 +4,9 @@ set -euo pipefail
 if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then exit 0; fi
 command -v dockerd >/dev/null || { echo "[vmhub] dockerd missing: apt-get install docker.io" >&2; exit 1; }
 mkdir -p /var/log
-nohup dockerd --iptables=false --ip-masq=false >/var/log/vmhub-dockerd.log 2>&1 &
+# Its own session: a killed process group (a cancelled build, a test run stopped by a timeout)
+# must not take the engine down with it.
+setsid nohup dockerd --iptables=false --ip-masq=false >/var/log/vmhub-dockerd.log 2>&1 < /dev/null &
 for _ in $(seq 1 60); do
   if docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then echo "[vmhub] dockerd $(docker version --format '{{.Server.Version}}') up" >&2; exit 0; fi
   sleep 1
