@@ -20,6 +20,14 @@ test('qemu: argv carries the identity, devices, resources and no network by defa
   assert.deepEqual(argv.filter((_, i) => argv[i - 1] === '-device'), ['qemu-xhci', 'usb-tablet', 'usb-kbd']);
   assert.equal(after('-initrd'), '/g/initrd');
   assert.ok(!argv.includes('-chardev'), 'no guest agent socket unless asked');
+  assert.equal(after('-vnc'), 'unix:/s/vmhub-x-1/vnc.sock,password=on', 'QEMU\'s VNC server on a unix socket, password set per console');
+});
+
+test('qemu: the VNC server without a password, or none at all', () => {
+  const base = { identity: 'vmhub-x-3', dir: '/s/d', template, options: templateOptions({}), accel: 'tcg' as const, machine: 'q35', defaultMemoryMb: 512, kernel: '/g/vmlinuz' };
+  const none = qemuArgv({ ...base, vnc: 'none' });
+  assert.equal(none[none.indexOf('-vnc') + 1], 'unix:/s/d/vnc.sock');
+  assert.ok(!qemuArgv({ ...base, vnc: 'off' }).includes('-vnc'));
 });
 
 test('qemu: network, guest agent and disk overlay when the template asks', () => {

@@ -3,12 +3,15 @@
  * directory; nothing from agent input. `-name <identity>` is what destroy later finds in
  * /proc/<pid>/cmdline. Two QMP monitors, because each serves one client at a time: `qmp.sock`
  * is the provider's own (readiness, quit on destroy), `console.sock` the lease's console, so
- * an open console never stands in the way of a clean teardown.
+ * an open console never stands in the way of a clean teardown. `-vnc unix:<dir>/vnc.sock,password=on`
+ * is QEMU's own VNC server beside them (ConsoleHandle.openVnc, qemu-vnc.ts); `-display none` only
+ * turns off a local window, not VNC.
  */
 import { join } from 'node:path';
 import type { TemplateConfig } from '@vmhub/core';
 import type { QemuTemplateOptions } from './options.ts';
 import { FILES } from './state-dir.ts';
+import { vncArg, type VncMode } from './qemu-vnc.ts';
 
 export interface ArgvInput {
   identity: string;
@@ -22,6 +25,13 @@ export interface ArgvInput {
   disk?: string;
   /** Kernel for direct boot. */
   kernel?: string;
+  /** QEMU's VNC server on `vnc.sock` in the state dir (qemu-vnc.ts). Default 'password'. */
+  vnc?: VncMode;
+}
+
+function vncFlags(dir: string, mode: VncMode): string[] {
+  const arg = vncArg(dir, mode);
+  return arg ? ['-vnc', arg] : [];
 }
 
 export function qemuArgv(input: ArgvInput): string[] {
@@ -40,6 +50,7 @@ export function qemuArgv(input: ArgvInput): string[] {
     '-device', 'usb-kbd',
     '-qmp', `unix:${join(dir, FILES.qmp)},server=on,wait=off`,
     '-qmp', `unix:${join(dir, FILES.console)},server=on,wait=off`,
+    ...vncFlags(dir, input.vnc ?? 'password'),
     '-serial', `file:${join(dir, FILES.serial)}`,
     '-monitor', 'none',
     '-parallel', 'none',

@@ -8,6 +8,9 @@
  *
  * screendump writes a PNG into the lease's state directory (the path QEMU itself sees), which is
  * read and deleted at once.
+ *
+ * openVnc: a new stream to QEMU's VNC server (vnc.sock) with the password this handle set through
+ * its monitor (qemu-vnc.ts); the caller speaks RFB on it (@vmhub/rfb) and closes it.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,6 +20,7 @@ import { VmhubError, type ConsoleHandle, type MachineRef, type RawScreen } from 
 import { QmpClient, QmpError } from './qmp-client.ts';
 import { requireLive, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { FILES } from './state-dir.ts';
+import { vncOpener } from './qemu-vnc.ts';
 
 /** Width and height from a PNG's IHDR chunk. */
 export function pngSize(data: Buffer): { width: number; height: number } {
@@ -66,6 +70,7 @@ export async function openConsole(rt: QemuRuntime, machine: MachineRef): Promise
         await rm(file, { force: true });
       }
     },
+    openVnc: vncOpener(dir, machine.identity, execute),
     async close(): Promise<void> {
       closed = true;
       (await client.catch(() => undefined))?.close();
