@@ -27,6 +27,8 @@ export const MacosOptionsSchema = Type.Object({
   vnc_username_env: Type.Optional(Type.String({ ...ENV_NAME, description: 'env var holding the ARD user name' })),
   /** Env var on the vmhub host holding the VNC/ARD password. For "console", default: the password the provider hands out. */
   vnc_password_env: Type.Optional(Type.String({ ...ENV_NAME, description: 'env var holding the VNC/ARD password' })),
+  /** Name of the lease secret (Provider.secret, made per lease at create) holding the VNC/ARD password; wins over the others when the lease has it. */
+  vnc_password_secret: Type.Optional(Type.String({ ...ENV_NAME, description: 'lease secret with the VNC/ARD password' })),
   /** The VNC/ARD password inline: for published test credentials only (the stand-in's); use vnc_password_env. */
   vnc_password: Type.Optional(Type.String({ maxLength: 63, description: 'inline VNC/ARD password, test credentials only' })),
   /** Keysym sent for cmd/command: Super_L (Apple's hypervisor VNC, per Lume's client) or Meta_L. Default Super_L. */
@@ -51,6 +53,8 @@ export const MacosOptionsSchema = Type.Object({
   ssh_key_file: Type.Optional(Type.String({ minLength: 1, pattern: '^/', description: 'absolute path of the SSH private key on the vmhub host' })),
   /** Env var on the vmhub host holding the SSH password (Lume/Tart images ship one), when there is no key. */
   ssh_password_env: Type.Optional(Type.String({ ...ENV_NAME, description: 'env var holding the SSH password' })),
+  /** Name of the lease secret (Provider.secret, made per lease at create) holding the SSH password; wins over the others when the lease has it. */
+  ssh_password_secret: Type.Optional(Type.String({ ...ENV_NAME, description: 'lease secret with the SSH password' })),
   /** The SSH private key inline: for published test keys only (the stand-in's); use ssh_key_env or ssh_key_file. */
   ssh_private_key: Type.Optional(Type.String({ minLength: 1, description: 'inline SSH private key, test keys only' })),
   /** SHA-256 (base64, as `ssh-keygen -l` prints it after "SHA256:") the guest's host key must have. Default: pinned on first use for the session. */

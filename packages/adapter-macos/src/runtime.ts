@@ -26,8 +26,8 @@ export class MacosRuntime {
 
   constructor(options: MacosOptions, lease: LeaseContext) {
     this.options = options;
-    this.ssh = new SshLink(options, (port) => lease.connect(port));
-    this.vnc = new VncLink(options, { connect: (port) => lease.connect(port), console: () => lease.console() });
+    this.ssh = new SshLink(options, (port) => lease.connect(port), (name) => lease.secret?.(name) ?? Promise.resolve(undefined));
+    this.vnc = new VncLink(options, { connect: (port) => lease.connect(port), console: () => lease.console(), secret: (name) => lease.secret?.(name) ?? Promise.resolve(undefined) });
   }
 
   /** Screen and input over VNC (else over the in-guest tools). */

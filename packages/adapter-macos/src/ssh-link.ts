@@ -16,12 +16,14 @@ export type SshClient = InstanceType<typeof Client>;
 export class SshLink {
   readonly #options: MacosOptions;
   readonly #connect: (port: number) => Promise<Duplex>;
+  readonly #secret: (name: string) => Promise<string | undefined>;
   #client?: Promise<SshClient>;
   #sftp?: Promise<SFTPWrapper>;
   #pin?: string;
   #closed = false;
 
-  constructor(options: MacosOptions, connect: (port: number) => Promise<Duplex>) {
+  constructor(options: MacosOptions, connect: (port: number) => Promise<Duplex>, secret: (name: string) => Promise<string | undefined> = async () => undefined) {
+    this.#secret = secret;
     this.#options = options;
     this.#connect = connect;
     const want = options.ssh_host_key_sha256;
@@ -56,7 +58,9 @@ export class SshLink {
 
   async #open(): Promise<SshClient> {
     const o = this.#options;
-    const auth = sshAuth(o);
+    // The lease's own password (made by the provider at create) wins over the host's credentials.
+    const leasePassword = o.ssh_password_secret ? await this.#secret(o.ssh_password_secret) : undefined;
+    const auth = leasePassword !== undefined ? { password: leasePassword } : sshAuth(o);
     let sock: Duplex;
     try {
       sock = await this.#connect(o.ssh_port);

@@ -14,6 +14,8 @@ import { vncAuth, type MacosOptions } from './options.ts';
 export interface VncSource {
   connect(port: number): Promise<Duplex>;
   console(): Promise<ConsoleHandle>;
+  /** A per-lease secret the provider made (lease.secret). */
+  secret?(name: string): Promise<string | undefined>;
 }
 
 export class VncLink {
@@ -63,7 +65,8 @@ export class VncLink {
       if ((err as { source?: string }).source === SOURCE) throw err;
       throw macError('CAPABILITY_UNAVAILABLE', `cannot reach ${where}: ${(err as Error).message}. ${o.vnc === 'console' ? 'Does the provider offer a VNC console?' : 'Turn on Screen Sharing (System Settings → General → Sharing) in the guest'} (${DOCS})`, { cause: err });
     }
-    const auth = vncAuth(o, consolePassword);
+    const leasePassword = o.vnc_password_secret ? await this.#source.secret?.(o.vnc_password_secret) : undefined;
+    const auth = leasePassword !== undefined ? { ...vncAuth({ ...o, vnc_password_env: undefined }, consolePassword), password: leasePassword } : vncAuth(o, consolePassword);
     try {
       // Loaded on first use: a session that only runs exec and files never loads the RFB client.
       const { connectRfb } = await import('@vmhub/rfb');

@@ -7,7 +7,7 @@
  * `forward(port)` listens on 127.0.0.1 with an ephemeral port; each accepted connection is piped
  * to a fresh `connect(port)`. Closing destroys the listeners and every stream still open.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, Socket, type Server } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { GuestEndpoint } from './adapter.ts';
 import { VmhubError } from './errors.ts';
@@ -34,6 +34,7 @@ export class GuestPorts {
   async connect(port: number): Promise<Duplex> {
     this.#alive();
     const stream = await this.#open(port, this.#closing.signal);
+    if (stream instanceof Socket) stream.setNoDelay(true);
     if (this.#closing.signal.aborted) {
       stream.destroy();
       this.#alive();
@@ -58,6 +59,8 @@ export class GuestPorts {
     // Half-open: a client that ends its side (HTTP/1.0, a request then FIN) still reads the reply.
     const server = createServer({ allowHalfOpen: true }, (client: Socket) => {
       client.on('error', () => {});
+      // Request/response protocols (adb, HTTP) would otherwise pay Nagle + delayed ACK (~40 ms) per exchange.
+      client.setNoDelay(true);
       this.#accepted.add(client);
       client.once('close', () => this.#accepted.delete(client));
       client.pause();

@@ -19,8 +19,9 @@ import { DockerDemuxer } from './docker-stream.ts';
 const SOURCE = 'provider-docker';
 
 const BRIDGE = [
-  'use strict; use IO::Socket::INET; use IO::Select;',
+  'use strict; use IO::Socket::INET; use IO::Select; use Socket qw(IPPROTO_TCP TCP_NODELAY);',
   'my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Proto => "tcp") or do { print STDERR "refused: $!\\n"; exit 111 };',
+  'setsockopt($s, IPPROTO_TCP, TCP_NODELAY, 1);',
   'binmode STDIN; binmode STDOUT; binmode $s; syswrite STDERR, "ok\\n";',
   'my $sel = IO::Select->new(\\*STDIN, $s);',
   'sub put { my ($fh, $buf) = @_; while (length $buf) { my $w = syswrite($fh, $buf); exit 0 unless defined $w && $w > 0; substr($buf, 0, $w) = "" } }',

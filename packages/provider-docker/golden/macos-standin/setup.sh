@@ -9,5 +9,5 @@ sed -i 's/^Subsystem[[:space:]]\+sftp/#&/' /etc/ssh/sshd_config
 # "*" is no password but not a locked account (sshd without PAM refuses "!"-locked accounts).
 usermod -p '*' user
 install -d -m 0700 -o user -g user /home/user/.ssh
-install -m 0600 -o user -g user /opt/vmhub/authorized_keys /home/user/.ssh/authorized_keys
+install -m 0600 -o user -g user /dev/null /home/user/.ssh/authorized_keys
 mkdir -p /run/sshd
