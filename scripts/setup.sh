@@ -21,7 +21,9 @@ APT_PACKAGES=(
   # Wayland adapter tests on the host: a real headless sway and its tools
   sway grim wtype wl-clipboard foot
   # RFB client and macOS adapter tests: real VNC servers over a live X desktop
-  x11vnc tigervnc-standalone-server
+  x11vnc tigervnc-standalone-server tigervnc-tools x11-xserver-utils
+  # the Windows-MCP stand-in checks its Snapshot text against Python's tabulate
+  python3-tabulate
 )
 # From bookworm-backports: the real adbd (34.x) and a matching adb server, for the Android tests.
 BACKPORTS_PACKAGES=(adbd adb)
