@@ -42,6 +42,20 @@ export const QemuTemplateOptionsSchema = Type.Object({
   ready_marker: Type.Optional(Type.String({ minLength: 1 })),
   /** Give the guest user-mode networking (`-nic user`). Default false: `-nic none`. */
   network: Type.Optional(Type.Boolean()),
+  /**
+   * Guest TCP ports reachable from vmhub (Provider.connect: adbd on an Android-x86 VM, Windows-MCP,
+   * Screen Sharing): each is forwarded from an ephemeral 127.0.0.1 port on the QEMU host through
+   * user-mode networking. Without `network: true` the guest still gets no route out (restrict=on).
+   */
+  forward_ports: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), { maxItems: 16, uniqueItems: true })),
+  /**
+   * `{kind: "adb", port}`: adapters get an adb channel (@vmhub/channel-adb) to the guest's adbd on
+   * that forwarded guest port (an Android-x86/AOSP VM), instead of the guest-agent channel. The
+   * port must be in forward_ports.
+   */
+  guest_channel: Type.Optional(Type.Object({ kind: Type.Literal('adb'), port: Type.Integer({ minimum: 1, maximum: 65535, default: 5555 }) }, { additionalProperties: false })),
+  /** QEMU's own VNC server (ConsoleHandle.openVnc): "password" (default; set per console), "none" (no password) or "off". */
+  vnc: Type.Optional(Type.Union([Type.Literal('password'), Type.Literal('none'), Type.Literal('off')])),
   /** Wire a virtio-serial guest agent socket and offer a GuestChannel through it. Default false. */
   guest_agent: Type.Optional(Type.Boolean()),
   /**

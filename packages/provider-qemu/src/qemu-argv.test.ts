@@ -39,3 +39,15 @@ test('qemu: network, guest agent and disk overlay when the template asks', () =>
   assert.ok(!argv.includes('-kernel'));
   assert.equal(argv[argv.indexOf('-cpu') + 1], 'host');
 });
+
+test('qemu: forwarded guest ports become hostfwd on 127.0.0.1, restricted (no route out) unless network is on', () => {
+  const base = { identity: 'vmhub-x-3', dir: '/s/d', template, accel: 'tcg' as const, machine: 'q35', defaultMemoryMb: 256 };
+  const restricted = qemuArgv({ ...base, options: templateOptions({ forward_ports: [5555, 8000] }), forwards: { 5555: 41001, 8000: 41002 } });
+  assert.equal(restricted[restricted.indexOf('-nic') + 1], 'user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:41001-:5555,hostfwd=tcp:127.0.0.1:41002-:8000');
+  const open = qemuArgv({ ...base, options: templateOptions({ network: true, forward_ports: [22] }), forwards: { 22: 41003 } });
+  assert.equal(open[open.indexOf('-nic') + 1], 'user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:41003-:22');
+  const none = qemuArgv({ ...base, options: templateOptions({}) });
+  assert.equal(none[none.indexOf('-nic') + 1], 'none');
+  const noVnc = qemuArgv({ ...base, options: templateOptions({ vnc: 'off' }) });
+  assert.ok(!noVnc.includes('-vnc'), 'template vnc: "off" turns QEMU\'s VNC server off');
+});

@@ -27,6 +27,15 @@ export interface ArgvInput {
   kernel?: string;
   /** QEMU's VNC server on `vnc.sock` in the state dir (qemu-vnc.ts). Default 'password'. */
   vnc?: VncMode;
+  /** Guest TCP port → 127.0.0.1 port on the host (user-mode hostfwd). */
+  forwards?: Record<number, number>;
+}
+
+/** `-nic`: none; user-mode (network); or user-mode restricted to the forwards (no route out). */
+function nicArg(network: boolean, forwards: Record<number, number>): string {
+  const fwd = Object.entries(forwards).map(([guest, host]) => `,hostfwd=tcp:127.0.0.1:${host}-:${guest}`).join('');
+  if (!network && !fwd) return 'none';
+  return `user,model=virtio-net-pci${network ? '' : ',restrict=on'}${fwd}`;
 }
 
 function vncFlags(dir: string, mode: VncMode): string[] {
@@ -50,14 +59,14 @@ export function qemuArgv(input: ArgvInput): string[] {
     '-device', 'usb-kbd',
     '-qmp', `unix:${join(dir, FILES.qmp)},server=on,wait=off`,
     '-qmp', `unix:${join(dir, FILES.console)},server=on,wait=off`,
-    ...vncFlags(dir, input.vnc ?? 'password'),
+    ...vncFlags(dir, input.vnc ?? options.vnc ?? 'password'),
     '-serial', `file:${join(dir, FILES.serial)}`,
     '-monitor', 'none',
     '-parallel', 'none',
     '-no-reboot',
   ];
   if (input.accel === 'kvm') argv.push('-cpu', 'host');
-  argv.push(...(options.network ? ['-nic', 'user,model=virtio-net-pci'] : ['-nic', 'none']));
+  argv.push('-nic', nicArg(options.network === true, input.forwards ?? {}));
   if (input.disk) argv.push('-drive', `file=${input.disk},if=virtio,format=qcow2,cache=unsafe`);
   if (input.kernel) {
     argv.push('-kernel', input.kernel);

@@ -71,6 +71,8 @@ function cancelled(): ExecResult {
 
 /** The provider's channel(): checks the template and the machine, then a new channel. */
 export async function openChannel(rt: QemuRuntime, machine: MachineRef, template: TemplateConfig): Promise<GuestChannel> {
+  const adb = templateOptions(template.provider_options).guest_channel;
+  if (adb?.kind === 'adb') return openAdbGuestChannel(rt, machine, adb.port);
   if (!templateOptions(template.provider_options).guest_agent) {
     throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] this template has no guest agent channel: set provider_options.guest_agent: true and install qemu-guest-agent in the golden`, { source: SOURCE });
   }
@@ -272,4 +274,16 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
       c?.close();
     },
   };
+}
+
+/**
+ * The adb channel of an Android VM: the host's adb server dials the 127.0.0.1 port QEMU forwards
+ * to the guest's adbd (forward_ports). Loaded lazily, so other templates never load adbkit.
+ */
+async function openAdbGuestChannel(rt: QemuRuntime, machine: MachineRef, port: number): Promise<GuestChannel> {
+  const { record } = await requireLive(rt, machine, 'channel');
+  const host = record.forwards?.[port];
+  if (!host) throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] guest_channel adb needs guest port ${port} in provider_options.forward_ports (${machine.identity} does not forward it)`, { source: SOURCE });
+  const { openAdbChannel } = await import('@vmhub/channel-adb');
+  return openAdbChannel({ address: { host: '127.0.0.1', port: host } });
 }

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -39,6 +40,7 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   let disk: string | undefined;
   let pid: number;
   let startTime = '';
+  let forwards: Record<number, number> = {};
   try {
     let kernel = t.kernel;
     if (await isQcow2(template.golden)) {
@@ -49,7 +51,8 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
     } else {
       kernel ??= template.golden;
     }
-    const argv = qemuArgv({ identity, dir, template, options: t, accel: accel.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel });
+    forwards = await freePorts(t.forward_ports ?? []);
+    const argv = qemuArgv({ identity, dir, template, options: t, accel: accel.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel, forwards });
     request.signal.throwIfAborted();
 
     const logFd = openSync(join(dir, FILES.log), 'a');
@@ -78,7 +81,24 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   await writeRecord(dir, {
     identity, lease_id: request.lease_id, template: template.id, created_at: new Date().toISOString(),
     pid, pid_start_time: startTime, accel: accel.accel, overlay: disk ? FILES.overlay : undefined, guest_agent: t.guest_agent === true,
+    ...(Object.keys(forwards).length ? { forwards } : {}),
   });
   rt.context.log('info', 'qemu started', { identity, pid, accel: accel.accel, template: template.id });
   return { identity, external_id: dir, details: { pid, state_dir: dir, accel: accel.accel } };
+}
+
+/**
+ * An ephemeral 127.0.0.1 port per forwarded guest port, picked by binding port 0. QEMU binds it a
+ * moment later; a port taken in between makes qemu exit at once with a message saying so.
+ */
+async function freePorts(guestPorts: number[]): Promise<Record<number, number>> {
+  const out: Record<number, number> = {};
+  for (const guest of guestPorts) {
+    out[guest] = await new Promise<number>((resolve, reject) => {
+      const srv = createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as AddressInfo; srv.close(() => resolve(port)); });
+    });
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import type { ProviderContext, ProviderMethods } from '@vmhub/core';
 import type { QemuProviderOptions } from './options.ts';
 import { openChannel } from './qemu-channel.ts';
 import { openConsole } from './qemu-console.ts';
+import { connectPort } from './qemu-connect.ts';
 import { create } from './qemu-create.ts';
 import { destroy } from './qemu-destroy.ts';
 import { list } from './qemu-list.ts';
@@ -30,5 +31,6 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     state: (machine) => state(rt, machine),
     console: (machine) => openConsole(rt, machine),
     channel: (machine, template) => openChannel(rt, machine, template),
+    connect: (machine, port, o) => connectPort(rt, machine, port, o.signal),
   };
 }

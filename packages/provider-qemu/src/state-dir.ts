@@ -24,6 +24,8 @@ export interface StateRecord {
   /** Overlay file name inside the dir, when the golden is a disk. */
   overlay?: string;
   guest_agent: boolean;
+  /** Guest TCP port → 127.0.0.1 port on the host (template forward_ports). */
+  forwards?: Record<number, number>;
 }
 
 export const FILES = {

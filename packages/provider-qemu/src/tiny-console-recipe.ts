@@ -26,8 +26,8 @@ const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
 export const RECIPE_VERSION = '2';
 
-/** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial. */
-const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console'];
+/** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial, virtio-net (forwarded guest ports). */
+const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console', 'virtio_net'];
 
 // The marker is assembled at run time ("$M") so the string never sits in a file the kernel or a
 // shell could print before the shell is actually listening on tty1.

@@ -38,7 +38,9 @@ describe('qemu: channels and consoles per call, on a real qemu with the guest ag
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'vmhub-qemu-chan-'));
     await buildGolden('tiny-console-agent', { dir: join(root, 'golden') });
-    template = tinyConsoleAgentTemplate(join(root, 'golden'));
+    const agent = tinyConsoleAgentTemplate(join(root, 'golden'));
+    // Guest port 7000 forwarded (restricted user-mode net: no route out) for the connect() test.
+    template = { ...agent, provider_options: { ...agent.provider_options, forward_ports: [7000] } };
     provider = plugin.create({ state_dir: join(root, 'state') }, testContext(prefix));
     machine = await provider.create({ lease_id: identity.slice(prefix.length), identity, template, signal: AbortSignal.timeout(60_000) });
     await provider.ready(machine, { template, signal: AbortSignal.timeout(240_000), stage: () => {} });
@@ -47,6 +49,26 @@ describe('qemu: channels and consoles per call, on a real qemu with the guest ag
   after(async () => {
     if (machine) await provider.destroy(machine).catch(() => undefined);
     await rm(root, { recursive: true, force: true });
+  });
+
+  test('connect() reaches a forwarded guest port: bytes go to a server in the guest and back; an unforwarded port is refused naming forward_ports', async () => {
+    const ch = await provider.channel!(machine!, template);
+    try {
+      // busybox in the guest: bring up the NIC (QEMU's user-mode net is 10.0.2.0/24) and serve `cat` on 7000.
+      const up = await ch.exec(['sh', '-c', 'ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && (nc -ll -p 7000 -e cat >/dev/null 2>&1 &) && sleep 0.5 && echo up'], { user: 'root', timeoutMs: 30_000 });
+      assert.equal(up.stdout.toString().trim(), 'up', up.stderr.toString());
+      const stream = await provider.connect!(machine!, 7000, { template });
+      const back = await within('the echo through the forward', 30_000, new Promise<string>((resolve) => {
+        let got = '';
+        stream.on('data', (d: Buffer) => { got += d.toString(); if (got.includes('through-qemu')) resolve(got); });
+        stream.write('through-qemu\n');
+      }));
+      assert.match(back, /through-qemu/);
+      stream.destroy();
+    } finally {
+      await ch.close();
+    }
+    await assert.rejects(provider.connect!(machine!, 7001, { template }), (e: unknown) => VmhubError.is(e) && e.code === 'CAPABILITY_UNAVAILABLE' && /forward_ports/.test(e.message));
   });
 
   test('two channel() calls give two independent channels; closing one leaves the other working', async () => {
