@@ -5,7 +5,7 @@
  * after a restart without a state dir). Nothing is pooled: core opens one channel per lease
  * session and closes it when the session ends, and readiness closes the one it probes with.
  */
-import { VmhubError, type MachineRef, type TemplateConfig } from '@vmhub/core';
+import { GuestPorts, VmhubError, type GuestChannel, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
 import { pickAddress, parseHostPort, type AgentInterface } from './address.ts';
 import { releaseOf } from './cluster.ts';
@@ -29,9 +29,10 @@ export async function resolveAddress(template: TemplateConfig, vm: VmAt, signal?
   return ip ? { host: ip, port: t.ssh_port } : undefined;
 }
 
-export async function openChannel(rt: Runtime, machine: MachineRef, template: TemplateConfig, signal?: AbortSignal): Promise<SshChannel | AgentChannel> {
+export async function openChannel(rt: Runtime, machine: MachineRef, template: TemplateConfig, signal?: AbortSignal): Promise<GuestChannel> {
   const t = templateOptions(template);
   const vm = rt.vm(machine);
+  if (t.channel === 'adb') return openAdbGuestChannel(rt, machine, template, t.adb_port);
   const keys = rt.secrets.get(machine.identity);
   if (t.channel === 'agent' || !keys) {
     const release = await releaseOf(vm.client).catch(() => 0);
@@ -58,4 +59,26 @@ export async function openChannel(rt: Runtime, machine: MachineRef, template: Te
     throw err;
   }
   return ch;
+}
+
+/**
+ * An Android-x86/AOSP VM: the host's adb server dials the guest's adbd. Directly at the VM's
+ * address, or through a loopback forward over connect() when the template goes through an SSH
+ * jump host. Loaded lazily, so other templates never load adbkit.
+ */
+async function openAdbGuestChannel(rt: Runtime, machine: MachineRef, template: TemplateConfig, port: number): Promise<GuestChannel> {
+  const { openAdbChannel } = await import('@vmhub/channel-adb');
+  if (!templateOptions(template).ssh_jump) {
+    const address = await resolveAddress(template, rt.vm(machine));
+    if (!address) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] VM ${rt.vm(machine).vmid} has no usable IPv4 address yet (guest agent network-get-interfaces)`, { source: SOURCE });
+    return openAdbChannel({ address: { host: address.host, port } });
+  }
+  const { connectPort } = await import('./proxmox-connect.ts');
+  const ports = new GuestPorts((p, signal) => connectPort(rt, machine, p, template, signal));
+  try {
+    return await openAdbChannel({ address: await ports.forward(port), onClose: () => ports.close() });
+  } catch (err) {
+    await ports.close();
+    throw err;
+  }
 }

@@ -33,7 +33,7 @@ export async function templateAvailability(rt: Runtime, template: TemplateConfig
           const config = await client.get<Record<string, unknown>>(`/nodes/${g.node}/qemu/${g.vmid}/config`).catch(() => ({}));
           const storages = t.full_clone && t.storage ? [t.storage] : diskStorages(config);
           const gaps = missing(perms, requirements({
-            major: Math.floor(release), templateVmid: g.vmid, pool: t.pool, storages, bridges: bridgePaths(config), channel: t.channel,
+            major: Math.floor(release), templateVmid: g.vmid, pool: t.pool, storages, bridges: bridgePaths(config), channel: t.channel === 'agent' ? 'agent' : 'ssh', // adb needs what ssh needs: the agent's address
             cpus: template.resources?.cpus !== undefined, memory: template.resources?.memory_mb !== undefined,
           }));
           if (gaps.length === 0) return { availability: 'available' };

@@ -25,8 +25,10 @@ export const ProxmoxTemplateOptionsSchema = Type.Object({
    * agent's own user: for goldens without that user or without runuser.
    */
   agent_user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*[$]?$' })),
-  /** Guest channel: "ssh" (default) or "agent" (QEMU guest agent exec/file API). */
-  channel: Type.Union([Type.Literal('ssh'), Type.Literal('agent')], { default: 'ssh' }),
+  /** Guest channel: "ssh" (default), "agent" (QEMU guest agent exec/file API) or "adb" (an Android-x86/AOSP VM's adbd on adb_port). */
+  channel: Type.Union([Type.Literal('ssh'), Type.Literal('agent'), Type.Literal('adb')], { default: 'ssh' }),
+  /** adbd's TCP port in the guest, for channel "adb". Default 5555. */
+  adb_port: Type.Integer({ minimum: 1, maximum: 65535, default: 5555 }),
   /** SSH port in the guest. Default 22. */
   ssh_port: Type.Integer({ minimum: 1, maximum: 65535, default: 22 }),
   /** Dial this `host[:port]` instead of the agent-reported address (tests, port forwards). */
