@@ -51,16 +51,16 @@ async function inProcessTarget(version: string): Promise<AdapterTarget> {
   };
 }
 
-/** The key the windows-standin template injects into its container (a fixed test key). */
-const DOCKER_KEY_ENV = 'VMHUB_TEST_WINDOWS_STANDIN_KEY';
-
 async function dockerTarget(): Promise<AdapterTarget> {
   const template = DOCKER_TEMPLATES.find((t) => t.id === 'windows-standin');
   if (!template) throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [adapter-windows-cursortouch test] provider-docker offers no template windows-standin (its golden folder has no template.json yet)');
-  const key = (template.provider_options?.env as Record<string, string> | undefined)?.WINDOWS_MCP_AUTH_KEY;
-  if (!key) throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [adapter-windows-cursortouch test] the windows-standin template sets no WINDOWS_MCP_AUTH_KEY');
-  process.env[DOCKER_KEY_ENV] = key;
+  // The template's key is a lease secret: made by the provider at create, read back the way the adapter does.
   const target = await providerTarget({ plugin: dockerProvider, template, instance: `winc${randomBytes(3).toString('hex')}` });
+  const key = await target.context.secret?.('WINDOWS_MCP_AUTH_KEY');
+  if (!key) {
+    await target.dispose();
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [adapter-windows-cursortouch test] the windows-standin lease has no WINDOWS_MCP_AUTH_KEY secret (template provider_options.lease_secrets)');
+  }
   try {
     const at = await target.context.forward(8000);
     const base = `http://${at.host}:${at.port}`;
@@ -99,5 +99,5 @@ const common = {
 runAdapterConformance({ ...common, target: () => inProcessTarget('0.8.2') });
 runAdapterConformance({ ...common, target: () => inProcessTarget('0.5.8') });
 if (process.env.VMHUB_WINDOWS_DOCKER !== '0') {
-  runAdapterConformance({ ...common, options: { auth_key_env: DOCKER_KEY_ENV }, target: dockerTarget, setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, target: dockerTarget, setupTimeoutMs: 300_000 });
 }
