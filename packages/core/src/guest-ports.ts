@@ -45,7 +45,7 @@ export class GuestPorts {
   }
 
   forward(port: number): Promise<GuestEndpoint> {
-    this.#alive();
+    try { this.#alive(); } catch (err) { return Promise.reject(err); }
     let listening = this.#listeners.get(port);
     if (!listening) {
       listening = this.#listen(port);
