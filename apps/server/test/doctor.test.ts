@@ -10,7 +10,8 @@ import { BIN, connect, defaultTemplates, sandbox, type Sandbox } from './harness
 
 // The installed providers' own templates depend on this host (Docker engine, qemu goldens): off,
 // so what the exit code says is decided by the templates each test configures.
-const HOST_TEMPLATES = ['debian-x11', 'tiny-console', 'tiny-console-agent'];
+// Built-in templates whose goldens depend on this host; the doctor tests look at the fake ones.
+const HOST_TEMPLATES = ['debian-x11', 'wayland-sway', 'tiny-console', 'tiny-console-agent'];
 const boxes: Sandbox[] = [];
 const box = (extra: Record<string, unknown> = {}, templates = defaultTemplates()) => {
   const b = sandbox({ disabled_templates: HOST_TEMPLATES, ...extra }, templates);
@@ -118,12 +119,15 @@ describe('server: health and providers nobody configured', () => {
     try {
       const h = (await s.call('vm_health')).structuredContent;
       const pve = h.providers.find((p: any) => p.id === 'proxmox');
+      // The adb device pool without devices in config is unconfigured too, the same way.
+      const pool = h.providers.find((p: any) => p.id === 'adb-pool');
+      assert.equal(pool?.not_configured, true, JSON.stringify(pool));
       assert.equal(pve.ok, false);
       assert.equal(pve.not_configured, true);
       assert.equal(pve.reason.match(/\[vmhub\]/g)?.length, 1, pve.reason);
       assert.match(pve.reason, /^\[vmhub\] \[provider-proxmox\] node "default" has no API address/);
-      const others = h.providers.filter((p: any) => p.id !== 'proxmox');
-      assert.ok(others.every((p: any) => p.not_configured === undefined), 'only proxmox is unconfigured');
+      const others = h.providers.filter((p: any) => p.id !== 'proxmox' && p.id !== 'adb-pool');
+      assert.ok(others.every((p: any) => p.not_configured === undefined), 'only proxmox and the empty adb pool are unconfigured');
       const healthy = h.store.ok && others.every((p: any) => p.ok) && h.plugins.every((p: any) => p.ok);
       assert.equal(h.status, healthy ? 'ok' : 'degraded', `status follows the configured providers only: ${JSON.stringify(others)}`);
       assert.ok(others.some((p: any) => p.id === 'fake' && p.ok), 'the fake provider is up');
@@ -137,6 +141,9 @@ describe('server: health and providers nobody configured', () => {
     try {
       const h = (await s.call('vm_health')).structuredContent;
       const pve = h.providers.find((p: any) => p.id === 'proxmox');
+      // The adb device pool without devices in config is unconfigured too, the same way.
+      const pool = h.providers.find((p: any) => p.id === 'adb-pool');
+      assert.equal(pool?.not_configured, true, JSON.stringify(pool));
       assert.equal(pve.ok, false);
       assert.equal(pve.not_configured, undefined);
       assert.equal(h.status, 'degraded');
