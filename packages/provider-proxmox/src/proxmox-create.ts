@@ -69,7 +69,19 @@ export async function createVm(rt: Runtime, req: CreateRequest): Promise<Machine
   } catch (err) {
     // The clone is ours (we just made it) but untagged: remove it now, the reaper could not find it.
     log('warn', 'configuring the clone failed; removing it', { vmid, node: place.node, error: (err as Error).message });
-    await remove(vm, rt.steps()).catch((e: Error) => log('error', 'could not remove an untagged clone: remove it by hand', { vmid, node: place.node, error: e.message }));
+    // Tag it first on its own (a failed configure may have lost the tag with the rest), so that if
+    // removing fails too the reaper finds it by its identity; then remove, a few times.
+    await place.client.put(`/nodes/${place.node}/qemu/${vmid}/config`, { tags: tag }).catch(() => undefined);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await remove(vm, rt.steps());
+        break;
+      } catch (e) {
+        if (attempt < 3) continue;
+        log('error', 'could not remove the clone after a failed configure: the reaper removes it by its tag, else remove it by hand', { vmid, node: place.node, error: (e as Error).message });
+        break;
+      }
+    }
     await swept;
     rt.secrets.drop(req.identity);
     throw err;
