@@ -3,7 +3,7 @@
  * exec over shell protocol v2 (exit codes, separate stderr, stdin, binary stdout, kill on the
  * device on timeout), files over adb sync, archives through the device's tar.
  */
-import { VmhubError } from '@vmhub/core';
+import { GuestPorts, VmhubError, type OpenGuestStream } from '@vmhub/core';
 import { AdbChannel, DEFAULT_HOME, DEFAULT_MAX_FILE_BYTES } from './adb-channel.ts';
 import type { Client } from '@devicefarmer/adbkit';
 
@@ -84,5 +84,22 @@ export async function openAdbChannel(options: AdbChannelOptions): Promise<AdbCha
       throw failure;
     }
     await sleep(250);
+  }
+}
+
+/**
+ * openAdbChannel for a device reached through a guest-port opener (a provider's `connect`):
+ * the adb server dials a loopback forward whose connections each open a stream to `port`; the
+ * forward is closed with the channel (or at once if the channel cannot open). For providers
+ * whose devices have no address the host can dial: containers without a network, a VM behind an
+ * SSH jump host.
+ */
+export async function openAdbChannelOver(open: OpenGuestStream, port: number, options: Omit<AdbChannelOptions, 'address' | 'onClose'> = {}): Promise<AdbChannel> {
+  const ports = new GuestPorts(open);
+  try {
+    return await openAdbChannel({ ...options, address: await ports.forward(port), onClose: () => ports.close() });
+  } catch (err) {
+    await ports.close();
+    throw err;
   }
 }

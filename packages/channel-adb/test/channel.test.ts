@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { GuestPorts, VmhubError } from '@vmhub/core';
-import { openAdbChannel, type AdbChannel } from '../src/index.ts';
+import { openAdbChannel, openAdbChannelOver, type AdbChannel } from '../src/index.ts';
 import { adbMissing, processesWith, startAdbd, startAdbServer, type Adbd, type AdbServer } from './adbd.ts';
 
 const skip = adbMissing();
@@ -217,6 +217,30 @@ describe('channel-adb against the real adbd', { skip }, () => {
     assert.equal(closed, 1);
     assert.doesNotMatch(listed(), new RegExp(`${ch.serial.replace(/\./g, '\\.')}\\s+device`));
     await rejectsWith(ch.exec(['true']), 'LEASE_EXPIRED');
+  });
+});
+
+describe('channel-adb: openAdbChannelOver (a provider\'s guest-port opener)', { skip }, () => {
+  it('the adb server reaches the device through a forward over the opener; closing the channel closes every stream it opened', async () => {
+    const adbd = await startAdbd();
+    const server = await startAdbServer();
+    const streams: Socket[] = [];
+    try {
+      const ch = await openAdbChannelOver(async (port) => {
+        assert.equal(port, 5555, 'the opener is asked for the guest port');
+        const s = connect({ host: '127.0.0.1', port: adbd.port });
+        streams.push(s);
+        return s;
+      }, 5555, { adb: { port: server.port }, home: tmpdir() });
+      const r = await ch.exec(['sh', '-c', 'echo through-the-opener']);
+      assert.equal(r.stdout.toString(), 'through-the-opener\n');
+      assert.ok(streams.length >= 1, 'the device was reached through the opener');
+      await ch.close();
+      assert.ok(await until(() => streams.every((s) => s.destroyed)), 'no stream to the device outlives the channel');
+    } finally {
+      server.stop();
+      await adbd.stop();
+    }
   });
 });
 

@@ -7,7 +7,7 @@
  * Errors leave in guest terms (docker-errors.ts): no host path, no engine id.
  */
 import type { Readable } from 'node:stream';
-import { GuestPorts, resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
+import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
 import { inspectContainer } from './docker-create.ts';
@@ -238,16 +238,7 @@ export async function openDockerChannel(docker: DockerClient, machine: MachineRe
  * loopback forward whose connections tunnel to the container's port like every guest port.
  * Loaded lazily so the x11 path never loads adbkit.
  */
-const ADB_CHANNEL = '@vmhub/channel-adb';
-
 async function openAdbGuestChannel(docker: DockerClient, machine: MachineRef, port: number, options: DockerProviderOptions): Promise<GuestChannel> {
-  const ports = new GuestPorts((p, signal) => connectPort(docker, machine, p, options.desktop_user, signal));
-  try {
-    const address = await ports.forward(port);
-    const { openAdbChannel } = (await import(ADB_CHANNEL)) as { openAdbChannel: (o: { address: { host: string; port: number }; maxFileBytes?: number; onClose?: () => Promise<void> }) => Promise<GuestChannel> };
-    return await openAdbChannel({ address, maxFileBytes: options.max_file_bytes, onClose: () => ports.close() });
-  } catch (err) {
-    await ports.close();
-    throw err;
-  }
+  const { openAdbChannelOver } = await import('@vmhub/channel-adb');
+  return openAdbChannelOver((p, signal) => connectPort(docker, machine, p, options.desktop_user, signal), port, { maxFileBytes: options.max_file_bytes });
 }

@@ -5,7 +5,7 @@
  * after a restart without a state dir). Nothing is pooled: core opens one channel per lease
  * session and closes it when the session ends, and readiness closes the one it probes with.
  */
-import { GuestPorts, VmhubError, type GuestChannel, type MachineRef, type TemplateConfig } from '@vmhub/core';
+import { VmhubError, type GuestChannel, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
 import { pickAddress, parseHostPort, type AgentInterface } from './address.ts';
 import { releaseOf } from './cluster.ts';
@@ -67,18 +67,13 @@ export async function openChannel(rt: Runtime, machine: MachineRef, template: Te
  * jump host. Loaded lazily, so other templates never load adbkit.
  */
 async function openAdbGuestChannel(rt: Runtime, machine: MachineRef, template: TemplateConfig, port: number): Promise<GuestChannel> {
-  const { openAdbChannel } = await import('@vmhub/channel-adb');
   if (!templateOptions(template).ssh_jump) {
+    const { openAdbChannel } = await import('@vmhub/channel-adb');
     const address = await resolveAddress(template, rt.vm(machine));
     if (!address) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] VM ${rt.vm(machine).vmid} has no usable IPv4 address yet (guest agent network-get-interfaces)`, { source: SOURCE });
     return openAdbChannel({ address: { host: address.host, port } });
   }
   const { connectPort } = await import('./proxmox-connect.ts');
-  const ports = new GuestPorts((p, signal) => connectPort(rt, machine, p, template, signal));
-  try {
-    return await openAdbChannel({ address: await ports.forward(port), onClose: () => ports.close() });
-  } catch (err) {
-    await ports.close();
-    throw err;
-  }
+  const { openAdbChannelOver } = await import('@vmhub/channel-adb');
+  return openAdbChannelOver((p, signal) => connectPort(rt, machine, p, template, signal), port);
 }
