@@ -41,6 +41,9 @@ export async function verifyQemu(pid: number, startTime: string, identity: strin
   const info = await procInfo(pid);
   if (!isAlive(info)) return { verdict: 'gone' };
   if (info.startTime !== startTime) return { verdict: 'mismatch', why: `pid ${pid} started at tick ${info.startTime}, the record says ${startTime} (pid reused or record forged)` };
+  // Same pid and start tick is the same process; an empty cmdline then means it is exiting (the
+  // kernel drops it with the address space, before the zombie state shows): gone, not someone else.
+  if (info.argv.length === 0) return { verdict: 'gone' };
   if (!basename(info.argv[0] ?? '').startsWith('qemu-system')) return { verdict: 'mismatch', why: `pid ${pid} is ${info.argv[0] ?? '?'}, not qemu-system` };
   const at = info.argv.indexOf('-name');
   if (at < 0 || info.argv[at + 1] !== identity) return { verdict: 'mismatch', why: `pid ${pid} does not carry -name ${identity}` };
