@@ -45,11 +45,11 @@ async function hostTarget(hyprlandVersion?: string): Promise<AdapterTarget> {
   try {
     if (hyprlandVersion) {
       sway.spawn(['/usr/bin/python3', STANDIN, '--version', hyprlandVersion, '--signature', 'conformance']);
-      await until('stand-in', () => existsSync(join(sway.runtimeDir, 'hypr', 'conformance', '.socket.sock')), 10_000);
+      await until('stand-in', () => existsSync(join(sway.runtimeDir, 'hypr', 'conformance', '.socket.sock')), 30_000);
     }
     const typed = join(sway.home, 'typed.txt');
     sway.spawn(['foot', '-T', 'conformance-sink', 'sh', '-c', SINK, 'sink', typed]);
-    await until('sink terminal', () => existsSync(typed), 15_000);
+    await until('sink terminal', () => existsSync(typed), 60_000);
     const channel = createHostChannel({ home: sway.home, env: { HOME: sway.home, PATH: '/usr/local/bin:/usr/bin:/bin' }, uid: NOBODY });
     const asUser = (argv: string[]) => execFileSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...argv], { env: { ...process.env, ...sway.env }, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
     return {
@@ -79,7 +79,7 @@ async function dockerTarget(templateId: string): Promise<AdapterTarget> {
     // The image's env carries XDG_RUNTIME_DIR and WAYLAND_DISPLAY for docker exec.
     await channel.exec(['sh', '-c', `setsid foot -T conformance-sink sh -c '${SINK}' sink "$0" </dev/null >/dev/null 2>&1 &`, typed], { timeoutMs: 10_000 });
     const read = async () => { try { return (await channel.getFile(typed, { maxBytes: 1_000_000 })).toString('utf8'); } catch { return undefined; } };
-    await until('sink terminal in the container', async () => ((await read()) !== undefined ? true : undefined), 20_000, 200);
+    await until('sink terminal in the container', async () => ((await read()) !== undefined ? true : undefined), 60_000, 200);
     await sleep(300);
     return {
       ...target,

@@ -58,7 +58,7 @@ export async function startDesktop(options: { hyprland?: string; outputs?: numbe
   try {
     const standin = async (version: string, signature: string, extra: string[] = []) => {
       sway.spawn(['/usr/bin/python3', STANDIN, '--version', version, '--signature', signature, ...extra]);
-      await until(`stand-in ${signature}`, () => existsSync(join(sway.runtimeDir, 'hypr', signature, '.socket.sock')), 10_000);
+      await until(`stand-in ${signature}`, () => existsSync(join(sway.runtimeDir, 'hypr', signature, '.socket.sock')), 30_000);
       return signature;
     };
     if (options.hyprland) await standin(options.hyprland, 'vmhub-standin');
@@ -73,7 +73,7 @@ export async function startDesktop(options: { hyprland?: string; outputs?: numbe
         const file = join(sway.home, `${title}.txt`);
         const r = await session.launch!(ctx, { app: 'foot', args: ['-T', title, 'sh', '-c', SINK_SCRIPT, 'sink', file], wait_seconds: 15 });
         assert.ok(r.window, `no window for sink ${title}`);
-        await until(`sink ${title} running`, () => existsSync(file) && existsSync(`${file}.size`), 10_000);
+        await until(`sink ${title} running`, () => existsSync(file) && existsSync(`${file}.size`), 30_000);
         const text = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
         return {
           title, file, window: r.window, text,
@@ -133,6 +133,6 @@ export async function rejectsWith(p: Promise<unknown>, code: string, text: RegEx
 }
 
 /** Text of a file once it has stopped growing for `quietMs` and contains `want`. */
-export async function textWith(read: () => string, want: string, ms = 8000): Promise<string> {
+export async function textWith(read: () => string, want: string, ms = 30_000): Promise<string> {
   return until(`text containing ${JSON.stringify(want)}`, () => { const t = read(); return t.includes(want) ? t : undefined; }, ms, 50);
 }

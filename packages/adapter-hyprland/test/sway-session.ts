@@ -23,7 +23,7 @@ export interface SwaySession {
   stop(): Promise<void>;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, ms = 8000, every = 50): Promise<T> {
+export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, ms = 30_000, every = 50): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -64,11 +64,11 @@ export async function startSway(options: { outputs?: number } = {}): Promise<Swa
     env: swayEnv, cwd: home, detached: true, stdio: ['ignore', 'ignore', 'ignore'],
   });
   procs.push(sway);
-  const sock = await until('sway IPC socket', () => readdirSync(runtimeDir).find((f) => f.startsWith('sway-ipc.') && f.endsWith('.sock')), 15_000);
-  await until('wayland socket', () => existsSync(join(runtimeDir, 'wayland-1')), 15_000);
+  const sock = await until('sway IPC socket', () => readdirSync(runtimeDir).find((f) => f.startsWith('sway-ipc.') && f.endsWith('.sock')), 30_000);
+  await until('wayland socket', () => existsSync(join(runtimeDir, 'wayland-1')), 30_000);
   const env = { XDG_RUNTIME_DIR: runtimeDir, WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: join(runtimeDir, sock), LC_ALL: 'C.UTF-8', HOME: home };
   const swaymsg = (...args: string[]) => execFileSync('swaymsg', args, { env: { ...process.env, ...env }, timeout: 10_000 }).toString('utf8');
-  await until('sway answering', () => { try { return swaymsg('-t', 'get_version').includes('1.'); } catch { return undefined; } }, 15_000);
+  await until('sway answering', () => { try { return swaymsg('-t', 'get_version').includes('1.'); } catch { return undefined; } }, 30_000);
   return {
     dir, home, runtimeDir, env, swaymsg,
     spawn(argv, extraEnv = {}) {

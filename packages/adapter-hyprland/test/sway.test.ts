@@ -107,9 +107,12 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     await d.session.scroll!(d.ctx, { x: 600, y: 400, direction: 'down', amount: 3 });
     await d.session.scroll!(d.ctx, { x: 600, y: 400, direction: 'up', amount: 1 });
     // foot reports each notch as several wheel events (its scroll multiplier): count ratios.
-    const m = await until('wheel reports', () => { const r = a.mouse().slice(n).filter((v) => v.b >= 64); return r.some((v) => v.b === 64) ? r : undefined; });
-    await new Promise((r) => setTimeout(r, 300));
-    const all = a.mouse().slice(n).filter((v) => v.b >= 64).map((r) => r.b);
+    const wheel = () => a.mouse().slice(n).filter((v) => v.b >= 64);
+    const m = await until('wheel reports', () => { const r = wheel(); return r.some((v) => v.b === 64) ? r : undefined; });
+    // Count once the reports stop arriving (a loaded machine delivers them late), not after a fixed pause.
+    let seen = -1;
+    await until('wheel reports to stop', () => { const k = wheel().length; const still = k === seen; seen = k; return still || undefined; }, 30_000, 400);
+    const all = wheel().map((r) => r.b);
     const downs = all.filter((b) => b === 65).length, ups = all.filter((b) => b === 64).length;
     assert.ok(ups > 0 && downs === 3 * ups, `3 notches down then 1 up, got ${JSON.stringify(all)}`);
     assert.ok(all.lastIndexOf(65) < all.indexOf(64), 'downs before the up');
