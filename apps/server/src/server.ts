@@ -11,6 +11,7 @@ import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
 import { cloneOnHost } from './clone.ts';
+import { ocrHost } from './ocr.ts';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
 import { log } from './log.ts';
@@ -129,6 +130,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       await writeFile(file, shot.data);
       return file;
     } : undefined,
+    ocr: ocrHost(config.ocr),
     audit: (record, extra) => {
       if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n').catch(() => undefined);
     },

@@ -45,6 +45,7 @@ describe('server: doctor', () => {
     assert.match(line(r.stdout, /^. config /) ?? '', new RegExp(`^✔ config\\s+${b.configFile}: instance "${b.instance}"`));
     assert.match(line(r.stdout, /^. store /) ?? '', new RegExp(`^✔ store\\s+${b.db}: writable, 0 open leases$`));
     assert.match(line(r.stdout, /^. reaper /) ?? '', /^– reaper\s+none running/);
+    assert.match(line(r.stdout, /^. ocr /) ?? '', /^✔ ocr\s+tesseract \d+\.\d+\.\d+ \(eng\)$/);
     assert.match(line(r.stdout, /provider\s+proxmox/) ?? '', /^– provider\s+proxmox: not configured: node "default" has no API address: set VMHUB_NODE_DEFAULT_BASE_URL or PVE_HOST/);
     assert.match(line(r.stdout, /template\s+pve-desk/) ?? '', /^– template\s+pve-desk: provider "proxmox" is not configured$/);
     assert.match(line(r.stdout, /provider\s+fake/) ?? '', /^✔ provider\s+fake: /);
@@ -59,6 +60,15 @@ describe('server: doctor', () => {
     assert.equal((byKey.get('provider proxmox') as any)?.status, 'skip');
     assert.equal((byKey.get('template fake-desktop') as any)?.status, 'ok');
     for (const c of json.checks) assert.ok(['ok', 'fail', 'skip'].includes(c.status) && typeof c.detail === 'string', JSON.stringify(c));
+  });
+
+  it('no tesseract: ocr is ✖ with the install hint but does not fail doctor; ocr.engine "none" is –', async () => {
+    const b = box();
+    const missing = await doctor(b, [], { VMHUB_TESSERACT: join(b.dir, 'no-such-tesseract') });
+    assert.equal(missing.code, 0, missing.stdout + missing.stderr);
+    assert.match(line(missing.stdout, /^. ocr /) ?? '', /^✖ ocr\s+.*no-such-tesseract.*→ fix: .*apt(-get)? install tesseract-ocr/);
+    const off = await doctor(b, [], { VMHUB_OCR: 'none' });
+    assert.match(line(off.stdout, /^. ocr /) ?? '', /^– ocr\s+turned off/);
   });
 
   it('a template that cannot be used is ✖ with its fix, and doctor exits 1', async () => {

@@ -29,7 +29,7 @@ export interface Desktop {
   stop(): Promise<void>;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 5000, every = 50): Promise<T> {
+export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 30_000, every = 50): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -64,7 +64,7 @@ export async function rejectsWith(p: Promise<unknown>, code: string, text: RegEx
 }
 
 /** The text of `path` once it exists. Writers must rename the file into place (never write it in situ). */
-export async function fileText(path: string, ms = 5000): Promise<string> {
+export async function fileText(path: string, ms = 30_000): Promise<string> {
   return until(`file ${path}`, () => (existsSync(path) ? readFileSync(path, 'utf8') : undefined), ms);
 }
 
@@ -77,7 +77,7 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
   const others: OpenSession[] = [];
   // One context serves the whole suite: its deadline is the suite's, not one call's.
   const ctx = callContext(lease, 10 * 60_000);
-  const window = (title: string, ms = 8000) => until(`window "${title}"`, async () => (await session.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
+  const window = (title: string, ms = 30_000) => until(`window "${title}"`, async () => (await session.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
   return {
     x, channel, adapter, lease, session, ctx, window,
     async open(options) {
@@ -87,8 +87,19 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
     },
     async term(title, script) {
       x.spawnX(['xterm', '-T', title, '-geometry', '80x10+40+40', '-e', 'sh', '-c', script]);
-      const w = await until(`"${title}" mapped`, async () => (await session.listWindows!(ctx)).find((v) => v.title === title && v.visible), 8000, 100);
-      return until(`"${title}" focused`, async () => { const f = await session.focus!(ctx, { window: w.id }); return f.focused ? f : undefined; }, 6000, 100);
+      // Look the window up again on each try: under load xterm can be listed before its final
+      // window is (focus on the first id then answers NOT_FOUND), so NOT_FOUND means "not yet".
+      return until(`"${title}" mapped and focused`, async () => {
+        const w = (await session.listWindows!(ctx)).find((v) => v.title === title && v.visible);
+        if (!w) return undefined;
+        try {
+          const f = await session.focus!(ctx, { window: w.id });
+          return f.focused ? f : undefined;
+        } catch (err) {
+          if (VmhubError.is(err) && err.code === 'NOT_FOUND') return undefined;
+          throw err;
+        }
+      }, 30_000, 100);
     },
     async stop() {
       for (const s of [session, ...others]) await s.dispose();

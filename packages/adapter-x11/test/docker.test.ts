@@ -82,7 +82,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}.tmp && mv ${out}.tmp ${out}; sleep 30`], wait_seconds: 15 });
     assert.equal(r.window?.title, title);
     assert.ok(r.pid && r.pid > 1);
-    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
+    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 20_000, 100);
     const text = `héllo ✓ Привет 粘贴 '";|&$()\\\` %s $(touch ${pwned})`;
     await session.type!(ctx, { text: `${text}\n` });
     assert.equal(await guestText(out), text);
@@ -95,7 +95,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const title = `paste-${rand()}`;
     const out = `/tmp/paste-${rand()}.txt`;
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}.tmp && mv ${out}.tmp ${out}; sleep 30`], wait_seconds: 15 });
-    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
+    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 20_000, 100);
     await session.dispatch!(ctx, { verb: 'set_clipboard', args: { text: 'before ✓', selection: 'primary' } });
     await session.type!(ctx, { text: 'junk' });
     await session.key!(ctx, { keys: 'ctrl+u' });
@@ -114,7 +114,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     assert.equal(f.focused, true);
     const from = { x: w0.x + Math.floor(w0.width / 2), y: w0.y - 8 };
     await session.drag!(ctx, { from, to: { x: from.x + 120, y: from.y + 80 }, button: 'left' });
-    const w1 = await until('moved', async () => { const w = (await session.listWindows!(ctx)).find((v) => v.id === w0.id); return w && w.x !== w0.x ? w : undefined; }, 5000, 100);
+    const w1 = await until('moved', async () => { const w = (await session.listWindows!(ctx)).find((v) => v.id === w0.id); return w && w.x !== w0.x ? w : undefined; }, 20_000, 100);
     assert.deepEqual([w1.x - w0.x, w1.y - w0.y], [120, 80]);
     await session.close!(ctx, { window: w0.id });
     await until('closed', async () => ((await session.listWindows!(ctx)).some((w) => w.id === w0.id) ? undefined : true), 5000, 100);
@@ -124,7 +124,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const sink = `/tmp/sink-${rand()}.txt`;
     const title = `sink-${rand()}`;
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `stty -icanon -echo; exec cat > ${sink}`], wait_seconds: 15 });
-    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 5000, 100);
+    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 20_000, 100);
     const sh = async (script: string) => (await session.exec!(ctx, { argv: ['sh', '-c', script], timeout_ms: 5000, max_output_bytes: 10_000 })).stdout.toString().trim();
     const size = async () => Number(await sh(`stat -c %s ${sink} 2>/dev/null || echo 0`));
     const procs = (name: string) => sh(`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = ${name} ] && echo \${p#/proc/}; done; true`);
@@ -149,7 +149,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const ex = new AbortController();
     const pending = session.exec!({ ...ctx, signal: ex.signal }, { argv: ['sleep', arg], timeout_ms: 600_000, max_output_bytes: 100 });
     const sleeping = () => sh(`for p in /proc/[0-9]*; do [ "$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)" = "sleep ${arg} " ] && echo \${p#/proc/}; done; true`);
-    await until('sleep running', async () => ((await sleeping()) !== '' ? true : undefined), 5000, 100);
+    await until('sleep running', async () => ((await sleeping()) !== '' ? true : undefined), 20_000, 100);
     await new Promise((res) => setTimeout(res, 300));
     const execAbortedAt = Date.now();
     ex.abort();

@@ -117,6 +117,18 @@ export const VmhubConfigSchema = Type.Object({
     /** Open MCP sessions at most; past it a new initialize gets 503 (nothing is evicted). Env VMHUB_HTTP_MAX_SESSIONS. */
     max_sessions: Type.Integer({ minimum: 1, default: 100 }),
   }, { default: {} }),
+  ocr: Type.Object({
+    /**
+     * The OCR engine of vm_find_text, vm_wait {for: "text"}, vm_click {text} and
+     * vm_screenshot {marks}: "tesseract" (its Debian binary, found on PATH) or "none" (those
+     * tools answer CAPABILITY_UNAVAILABLE). Env VMHUB_OCR.
+     */
+    engine: Type.Union([Type.Literal('tesseract'), Type.Literal('none')], { default: 'tesseract' }),
+    /** The tesseract binary. Env VMHUB_TESSERACT. Default: `tesseract` on PATH. */
+    tesseract_path: Type.Optional(Type.String()),
+    /** tesseract's -l: language packs joined with "+", e.g. "eng+deu". */
+    languages: Type.String({ default: 'eng', pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$' }),
+  }, { default: {} }),
   audit: Type.Object({
     /** One JSON line per tool call is appended here (secrets redacted). Env VMHUB_AUDIT_FILE. Unset: store events only. */
     file: Type.Optional(Type.String()),
@@ -159,6 +171,8 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_DENY_TOOLS) section('policy').deny_tools = env.VMHUB_DENY_TOOLS.split(',').map((s) => s.trim()).filter(Boolean);
   if (env.VMHUB_SCREENSHOT_DIR) section('screenshots').dir = env.VMHUB_SCREENSHOT_DIR;
   if (env.VMHUB_AUDIT_FILE) section('audit').file = env.VMHUB_AUDIT_FILE;
+  if (env.VMHUB_OCR) section('ocr').engine = env.VMHUB_OCR;
+  if (env.VMHUB_TESSERACT) section('ocr').tesseract_path = env.VMHUB_TESSERACT;
   if (env.VMHUB_REAPER_INTERVAL_SECONDS) section('reaper').interval_seconds = intEnv(env, 'VMHUB_REAPER_INTERVAL_SECONDS');
   if (env.VMHUB_REAPER_AUTOSTART) section('reaper').autostart = !['0', 'false', 'no', 'off'].includes(env.VMHUB_REAPER_AUTOSTART.toLowerCase());
   if (env.VMHUB_HTTP_HOST) section('http').host = env.VMHUB_HTTP_HOST;

@@ -12,13 +12,18 @@ const Strict = { additionalProperties: false } as const;
 /** A string enum as plain JSON Schema `enum` (TypeBox's literal unions are 3× larger on the wire). */
 const StrEnum = <const T extends string>(values: readonly T[], options: Record<string, unknown> = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 const LeaseId = Type.String({ maxLength: 64 });
-// No maximum here: a point past the screen's edge is refused by the off-screen check with a clearer message.
-const Coord = Type.Number({ minimum: 0 });
+// No bounds here: a point off the screen (negative or past the edge) is refused by the off-screen
+// check with a clearer message, and every byte of tools/list costs agents tokens.
+const Coord = Type.Number();
 const Space = Type.Optional(StrEnum(['image', 'screen']));
 const Button = Type.Optional(StrEnum(['left', 'right', 'middle']));
 const GuestPath = Type.String({ minLength: 1, maxLength: 4096 });
 const Window = Type.String({ maxLength: 512 });
 const ExpiresAt = Type.String();
+/** A screen-pixel rectangle. */
+const Region = Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, Strict);
+const Box = { x: Type.Number(), y: Type.Number(), width: Type.Number(), height: Type.Number() };
+const TextQuery = Type.String({ minLength: 1, maxLength: 256 });
 
 /** Output fields every lease-bound tool returns. */
 const bound = <P extends Record<string, TSchema>>(props: P) => Type.Object({ expires_at: ExpiresAt, ...props });
@@ -39,6 +44,8 @@ export interface ToolDefinition<I extends TSchema = TSchema, O extends TSchema =
   annotations: ToolAnnotations;
   /** The capability the lease's adapter must declare; undefined for catalog and lease tools. */
   capability?: Capability;
+  /** Bound to a lease but gated per step by its handler (vm_batch), not by one capability. */
+  bound?: true;
 }
 
 const tool = <I extends TSchema, O extends TSchema>(d: ToolDefinition<I, O>) => d;
@@ -47,6 +54,10 @@ const tool = <I extends TSchema, O extends TSchema>(d: ToolDefinition<I, O>) => 
 const RO: ToolAnnotations = { readOnlyHint: true };
 const ACT: ToolAnnotations = { destructiveHint: false };
 const DESTRUCTIVE: ToolAnnotations = { destructiveHint: true };
+
+/** What a vm_batch step may do: the input tools, a fixed pause, and vm_wait. */
+export const BATCH_ACTIONS = ['click', 'type', 'key', 'paste', 'drag', 'scroll', 'wait', 'wait_for'] as const;
+export type BatchAction = (typeof BATCH_ACTIONS)[number];
 
 export const TOOLS = {
   vm_list_templates: tool({
@@ -72,7 +83,7 @@ export const TOOLS = {
   }),
   vm_health: tool({
     name: 'vm_health', title: 'Health',
-    description: 'Server, store, providers, plugins and lease sessions: versions and problems.',
+    description: 'Server, store, plugins, providers and sessions: versions and problems.',
     input: Type.Object({}, Strict),
     output: Type.Object({
       status: StrEnum(['ok', 'degraded']),
@@ -128,19 +139,52 @@ export const TOOLS = {
   }),
   vm_screenshot: tool({
     name: 'vm_screenshot', title: 'Screenshot', capability: 'screenshot',
-    description: 'See the screen. Input tools take coordinates in this image\'s pixels.',
+    description: 'See the screen; input tools take this image\'s pixels. region + scale>1 zooms; marks numbers text.',
     input: Type.Object({
       lease_id: LeaseId,
       format: Type.Optional(StrEnum(['png', 'jpeg', 'webp'])),
       max_width: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
       max_height: Type.Optional(Type.Integer({ minimum: 64, maximum: 4096 })),
-      region: Type.Optional(Type.Object({ x: Coord, y: Coord, width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, Strict)), // screen pixels
+      region: Type.Optional(Region), // screen pixels
+      scale: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8 })),
+      marks: Type.Optional(Type.Boolean()),
     }, Strict),
     output: bound({
       width: Type.Integer(), height: Type.Integer(), scale: Type.Number(),
       origin: Type.Object({ x: Type.Number(), y: Type.Number() }),
       screen: Type.Object({ width: Type.Integer(), height: Type.Integer() }),
       format: Type.String(), bytes: Type.Integer(), file: Type.Optional(Type.String()),
+      marks: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), text: Type.String(), ...Box }))),
+    }),
+    annotations: RO,
+  }),
+  vm_wait: tool({
+    name: 'vm_wait', title: 'Wait for screen', capability: 'screenshot',
+    description: 'Wait until the screen settles (settle_ms unchanged), shows text, or changes: instead of sleeps.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      for: StrEnum(['settle', 'text', 'change']),
+      text: Type.Optional(TextQuery),
+      region: Type.Optional(Region),
+      timeout_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 300 })),
+      settle_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 60000 })),
+    }, Strict),
+    output: bound({
+      satisfied: Type.Boolean(), waited_ms: Type.Integer(),
+      /** for "text": the match, shaped as one of vm_find_text's. */
+      match: Type.Optional(Type.Unknown()),
+    }),
+    annotations: RO,
+  }),
+  vm_find_text: tool({
+    name: 'vm_find_text', title: 'Find text', capability: 'screenshot',
+    description: 'Find text on screen (OCR); boxes in your latest screenshot\'s pixels.',
+    input: Type.Object({
+      lease_id: LeaseId, text: TextQuery, region: Type.Optional(Region),
+      min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    }, Strict),
+    output: bound({
+      matches: Type.Array(Type.Object({ text: Type.String(), confidence: Type.Number(), ...Box })),
     }),
     annotations: RO,
   }),
@@ -186,14 +230,17 @@ export const TOOLS = {
   }),
   vm_click: tool({
     name: 'vm_click', title: 'Click', capability: 'click',
-    description: 'Click at (x, y): pixels of your latest screenshot unless coordinate_space is "screen".',
+    description: 'Click x, y (latest screenshot\'s pixels, or coordinate_space "screen"), OCR text (index-th), or a mark.',
     input: Type.Object({
-      lease_id: LeaseId, x: Coord, y: Coord, button: Button,
+      lease_id: LeaseId, x: Type.Optional(Coord), y: Type.Optional(Coord),
+      text: Type.Optional(TextQuery), index: Type.Optional(Type.Integer({ minimum: 0, maximum: 99 })),
+      mark: Type.Optional(Type.Integer({ minimum: 1 })),
+      button: Button,
       count: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
       modifiers: Type.Optional(Type.Array(StrEnum(['ctrl', 'shift', 'alt', 'super']))),
       coordinate_space: Space,
     }, Strict),
-    output: bound({ screen_x: Type.Integer(), screen_y: Type.Integer() }),
+    output: bound({ screen_x: Type.Integer(), screen_y: Type.Integer(), text: Type.Optional(Type.String()) }),
     annotations: ACT,
   }),
   vm_type: tool({
@@ -239,6 +286,22 @@ export const TOOLS = {
       coordinate_space: Space,
     }, Strict),
     output: bound({}),
+    annotations: ACT,
+  }),
+  vm_batch: tool({
+    name: 'vm_batch', title: 'Batch actions', bound: true,
+    description: 'Up to 20 steps {action, ...args of vm_<action>}; wait {seconds}, wait_for {vm_wait args}. All checked first; stops at a failure.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      actions: Type.Array(Type.Object({ action: StrEnum(BATCH_ACTIONS) }), { minItems: 1, maxItems: 20 }),
+      screenshot: Type.Optional(Type.Boolean()),
+    }, Strict),
+    output: bound({
+      completed: Type.Integer(),
+      /** One per step run: {action, ok, result?, error?: {code, message}}. */
+      results: Type.Array(Type.Unknown()),
+      screenshot: Type.Optional(Type.Unknown()),
+    }),
     annotations: ACT,
   }),
   vm_dispatch: tool({
@@ -289,7 +352,7 @@ export const TOOLS = {
   }),
   vm_exec: tool({
     name: 'vm_exec', title: 'Run command', capability: 'exec',
-    description: 'Run argv (command) or a shell string (shell); output capped. detach: true returns a job id at once; read it with {job}.',
+    description: 'Run argv (command) or a shell string (shell); output capped. detach: true returns a job id; read it with {job}.',
     input: Type.Object({
       lease_id: LeaseId,
       command: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024 })),
@@ -315,6 +378,6 @@ export type ToolInput<N extends ToolName> = Static<(typeof TOOLS)[N]['input']>;
 export type ToolOutput<N extends ToolName> = Static<(typeof TOOLS)[N]['output']>;
 
 /** Tools that act on a lease's VM through its adapter. */
-export const VM_TOOLS = TOOL_NAMES.filter((n) => TOOLS[n].capability !== undefined);
+export const VM_TOOLS = TOOL_NAMES.filter((n) => TOOLS[n].capability !== undefined || (TOOLS[n] as ToolDefinition).bound);
 
 export { StageSchema };

@@ -167,3 +167,13 @@ export function splitFix(reason: string): { detail: string; fix?: string } {
   if (command) return { detail: reason, fix: `run \`${command[1]}\`` };
   return { detail: reason };
 }
+
+/** The OCR engine of the text tools; its absence never fails doctor (those tools then say why). */
+export async function ocrCheck(config: VmhubConfig['ocr']): Promise<Check> {
+  const base = { check: 'ocr', subject: 'ocr' } as const;
+  if (config.engine === 'none') return { ...base, status: 'skip', detail: 'turned off (ocr.engine "none"): vm_find_text, vm_wait {for: "text"}, vm_click {text} and marks answer CAPABILITY_UNAVAILABLE' };
+  const { detectTesseract } = await import('@vmhub/core/ocr');
+  const r = await detectTesseract({ ...(config.tesseract_path ? { binary: config.tesseract_path } : {}), languages: config.languages });
+  if ('engine' in r) return { ...base, status: 'ok', detail: `${r.engine.id} (${config.languages})` };
+  return { ...base, status: 'fail', detail: `${r.problem}: the text tools answer CAPABILITY_UNAVAILABLE`, fix: r.hint };
+}

@@ -1,6 +1,6 @@
 /**
  * `vmhub-server doctor [--json]`: checks everything a template needs on this host — Node.js,
- * configuration, the store, the reaper, each provider's backend (Docker engine, qemu and KVM,
+ * configuration, the store, the reaper, the OCR engine, each provider's backend (Docker engine, qemu and KVM,
  * Proxmox reachability and token privileges), each template and each golden — one line per check
  * with what to run to fix it.
  * Exit 0 when Node, the store and every template of a configured provider are usable, 1 when one
@@ -11,7 +11,7 @@ import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { VERSION } from '../catalog.ts';
 import { Registry } from '../registry.ts';
-import { goldenChecks, nodeCheck, pluginChecks, providerChecks, reaperCheck, storeCheck, templateChecks, type Check } from './checks.ts';
+import { goldenChecks, nodeCheck, ocrCheck, pluginChecks, providerChecks, reaperCheck, storeCheck, templateChecks, type Check } from './checks.ts';
 
 const MARK = { ok: '✔', fail: '✖', skip: '–' } as const;
 
@@ -45,7 +45,7 @@ export async function runChecks(from: string): Promise<Check[]> {
   try {
     const opened = await storeCheck(config.db ?? defaultStatePath(), async (path) => openStore({ path }));
     store = opened.store;
-    checks.push(opened.check, await reaperCheck(store, config));
+    checks.push(opened.check, await reaperCheck(store, config), await ocrCheck(config.ocr));
     registry = await Registry.load(config, from);
     checks.push(...pluginChecks(registry));
     const providers = await providerChecks(registry);

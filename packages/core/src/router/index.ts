@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolName } from '../tools.ts';
 import { assertValid } from '../validate.ts';
+import { batchSeconds } from './batch.ts';
 import { assertWithinBudget, DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import { deadlineSignal } from './deadline.ts';
 import { assertDeliverable } from './deliverable.ts';
@@ -83,12 +84,14 @@ export function createRouter(host: RouterHost): Router {
         if (!host.leaseList) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_lease_list: this vmhub host does not list leases', { hint: 'Keep the lease_id vm_lease_create returned; this host cannot look it up.' });
         return okResult(await host.leaseList(input as never, extra));
     }
-    const timer = deadlineSignal(Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5) * 1000, `${name} did not finish within the call deadline`);
+    // A batch's deadline comes from its steps (their waits plus an allowance each), not one timeout.
+    const seconds = name === 'vm_batch' ? batchSeconds(input, host.settings) : Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5);
+    const timer = deadlineSignal(seconds * 1000, `${name} did not finish within the call deadline (${seconds} s)`);
     const deadline = AbortSignal.any([extra.signal, timer.signal]);
     try {
       const beat = heartbeat(name, extra);
       try {
-        return await runBound(name, def.capability!, input, deadline);
+        return await runBound(name, def.capability, input, deadline);
       } finally {
         beat.stop();
       }
@@ -97,11 +100,12 @@ export function createRouter(host: RouterHost): Router {
     }
   }
 
-  async function runBound(name: ToolName, capability: NonNullable<(typeof TOOLS)[ToolName]['capability']>, input: Record<string, unknown>, deadline: AbortSignal): Promise<CallToolResult> {
+  /** `capability` undefined: the handler gates each of its steps itself (vm_batch). */
+  async function runBound(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], input: Record<string, unknown>, deadline: AbortSignal): Promise<CallToolResult> {
     const binding = await host.bind(input.lease_id as string, deadline);
     const { adapter, session } = binding;
     if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
-    if (!adapter.capabilities.includes(capability)) {
+    if (capability && !adapter.capabilities.includes(capability)) {
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
     }
     const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;

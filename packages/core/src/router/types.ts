@@ -10,15 +10,33 @@ import type { Adapter, AdapterContext, OpenSession } from '../adapter.ts';
 import type { ScreenMapping } from '../screen-mapping.ts';
 import type { DetachedJobs } from './jobs.ts';
 import type { ShapedScreenshot } from '../screenshot.ts';
+import type { OcrEngine } from '../ocr/types.ts';
 import type { LeaseInfo } from '../shapes.ts';
 import type { TemplateConfig } from '../template.ts';
 import type { ToolInput, ToolName, ToolOutput } from '../tools.ts';
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** Per-lease screen state, owned by the lease's session: the latest screenshot's mapping. */
+/** A numbered box of a set-of-mark screenshot, in screen pixels. */
+export interface ScreenMark {
+  id: number;
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Per-lease screen state, owned by the lease's session: the latest screenshot's mapping, the
+ * marks of the latest `vm_screenshot {marks: true}` (what `vm_click {mark}` clicks), and a digest
+ * of the latest screenshot's pixels (the baseline of `vm_wait {for: "change"}`).
+ */
 export interface ScreenState {
   latest?: ScreenMapping;
+  marks?: ScreenMark[];
+  /** Digest of the decoded pixels of the latest screenshot's region, and that region (screen px). */
+  frame?: { digest: string; region: { x: number; y: number; width: number; height: number } };
 }
 
 export interface LeaseBinding {
@@ -82,6 +100,12 @@ export interface RouterHost {
   cloneOnHost?(input: ToolInput<'vm_clone_repo'>): Promise<HostClone>;
   /** Persist a screenshot (VMHUB_SCREENSHOT_DIR); returns the file path. */
   saveScreenshot?(leaseId: string, shot: ShapedScreenshot): Promise<string | undefined>;
+  /**
+   * The OCR engine for vm_find_text, vm_wait {for: "text"}, vm_click {text} and
+   * vm_screenshot {marks}. Resolves the engine, or rejects with CAPABILITY_UNAVAILABLE whose hint
+   * says how to install one. Optional: a host without it answers those with the same error.
+   */
+  ocr?(): Promise<OcrEngine>;
   /** One record per tool call; must not throw. */
   audit?(record: AuditRecord, extra?: CallExtra): void;
   settings: RouterSettings;

@@ -6,14 +6,19 @@ import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VmhubError } from '../errors.ts';
 import { resolveGuestPath } from '../paths.ts';
-import { shapeScreenshot } from '../screenshot.ts';
+import { decodeRegion, shapePixels } from '../screenshot.ts';
 import type { ToolInput, ToolName } from '../tools.ts';
-import { toScreen } from './coordinates.ts';
+import { checkRegion, toScreen } from './coordinates.ts';
 import type { DetachedJobs } from './jobs.ts';
 import type { ExecResult } from '../channel.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import type { LeaseBinding, RouterHost } from './types.ts';
 import type { OpenSession } from '../adapter.ts';
+import { runBatch, type Precheck } from './batch.ts';
+import { centre, matchesOf, nearestTexts, ocrEngine, readWords, shownMatch } from './find-text.ts';
+import { frameDigest, captureFrame } from './frame.ts';
+import { detectMarks, marksInImage, marksOverlay } from './marks.ts';
+import { checkWait, waitFor } from './wait.ts';
 
 export interface VmToolOutput {
   structured: Record<string, unknown>;
@@ -46,16 +51,105 @@ const jsonLength = (text: string) => Buffer.byteLength(JSON.stringify(text));
 const fileBudget = (maxResultBytes: number) => Math.max(1024, maxResultBytes - 64 * 1024);
 const utf8Exact = (data: Buffer) => { const s = data.toString('utf8'); return Buffer.from(s, 'utf8').equals(data) && !s.includes('\0') ? s : undefined; };
 
+type ClickInput = ToolInput<'vm_click'>;
+const MARKS_FIRST = 'call vm_screenshot {marks: true} first, then click one of the ids it returns';
+
+/** Exactly one target: a point, a text, or a mark. */
+function clickForm(input: ClickInput): 'point' | 'text' | 'mark' {
+  const point = input.x !== undefined || input.y !== undefined;
+  const forms = [point && 'point', input.text !== undefined && 'text', input.mark !== undefined && 'mark'].filter(Boolean) as ('point' | 'text' | 'mark')[];
+  if (forms.length !== 1) throw new VmhubError('INVALID_REQUEST', forms.length ? `vm_click takes one target, got ${forms.join(' and ')}: give x and y, or text (with index), or mark` : 'vm_click needs a target: x and y, or text (with index), or mark');
+  if (point && (input.x === undefined || input.y === undefined)) throw new VmhubError('INVALID_REQUEST', `vm_click needs both x and y (got only ${input.x === undefined ? 'y' : 'x'})`);
+  if (input.index !== undefined && forms[0] !== 'text') throw new VmhubError('INVALID_REQUEST', 'index picks among text matches: give it with text');
+  return forms[0]!;
+}
+
+function markOf(b: BoundLease, id: number) {
+  const marks = b.screen.marks;
+  if (!marks?.length) throw new VmhubError('INVALID_REQUEST', `mark ${id}: this lease has no marks yet; ${MARKS_FIRST}`);
+  const mark = marks.find((m) => m.id === id);
+  if (!mark) throw new VmhubError('INVALID_REQUEST', `mark ${id} is not among the latest marks (1..${marks.length}); ${MARKS_FIRST}`);
+  return mark;
+}
+
+/** Where a click lands, in screen pixels, and the text it targets. */
+async function clickTarget(b: BoundLease, input: ClickInput, host: RouterHost): Promise<{ x: number; y: number; text?: string }> {
+  const form = clickForm(input);
+  if (form === 'point') return at(b, { x: input.x!, y: input.y! }, input.coordinate_space, 'click point');
+  if (form === 'mark') {
+    const mark = markOf(b, input.mark!);
+    return { ...centre(mark, b.screen.latest?.screen ?? { width: Infinity, height: Infinity }), text: mark.text };
+  }
+  const engine = await ocrEngine(host, 'vm_click {text}');
+  const frame = await captureFrame(b);
+  const words = await readWords(engine, frame, b.context.signal);
+  const matches = matchesOf(words, input.text!);
+  const index = input.index ?? 0;
+  const match = matches[index];
+  if (!match) {
+    if (matches.length) throw new VmhubError('NOT_FOUND', `vm_click: "${input.text}" matches ${matches.length} place(s) on the screen, so index ${index} is out of range (0..${matches.length - 1})`, { hint: 'Use a smaller index, or vm_find_text to list the matches.' });
+    const near = nearestTexts(words, input.text!);
+    throw new VmhubError('NOT_FOUND', `vm_click: no text matching "${input.text}" on the screen (OCR); ${near.length ? `nearest seen: ${near.map((t) => JSON.stringify(t)).join(', ')}` : 'OCR read no text there'}`, { hint: 'Check the spelling against what is shown, wait for it with vm_wait {for: "text"}, or click by coordinates or mark.', details: { nearest: near } });
+  }
+  return { ...centre(match, frame.screen), text: match.text };
+}
+
+/** What vm_batch checks of a step before any step runs: the same checks the tool makes first. */
+export const PRECHECKS: Partial<Record<ToolName, Precheck>> = {
+  async vm_click(b, input, host) {
+    const form = clickForm(input as ClickInput);
+    if (form === 'point') await at(b, input as { x: number; y: number }, (input as ClickInput).coordinate_space, 'click point');
+    else if (form === 'mark') markOf(b, (input as ClickInput).mark!);
+    else await ocrEngine(host, 'vm_click {text}');
+  },
+  async vm_drag(b, input) {
+    const i = input as ToolInput<'vm_drag'>;
+    await at(b, i.from, i.coordinate_space, 'from');
+    await at(b, i.to, i.coordinate_space, 'to');
+  },
+  async vm_scroll(b, input) {
+    const i = input as ToolInput<'vm_scroll'>;
+    await at(b, i, i.coordinate_space, 'scroll point');
+  },
+  async vm_wait(b, input, host) {
+    const i = input as ToolInput<'vm_wait'>;
+    checkWait(i);
+    if (i.region) await checkRegion(b.screen, b.session, b.context, i.region);
+    if (i.for === 'text') await ocrEngine(host, 'vm_wait {for: "text"}');
+  },
+};
+
 export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
   async vm_screenshot(b, input, { host }) {
-    const raw = await b.session.screenshot!(b.context);
+    const px = await decodeRegion(await b.session.screenshot!(b.context), input.region);
+    const marks = input.marks ? await detectMarks(b, host, px) : undefined;
     const s = host.settings.screenshot;
-    const shot = await shapeScreenshot(raw, { format: input.format ?? s.format, maxWidth: input.max_width ?? s.maxWidth, maxHeight: input.max_height ?? s.maxHeight, maxBytes: s.maxBytes, region: input.region });
+    const shot = await shapePixels(px, {
+      format: input.format ?? s.format, maxWidth: input.max_width ?? s.maxWidth, maxHeight: input.max_height ?? s.maxHeight, maxBytes: s.maxBytes,
+      ...(input.scale !== undefined ? { scale: input.scale } : {}),
+      ...(marks ? { overlay: (m) => marksOverlay(marks, m) } : {}),
+    });
     b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
+    b.screen.frame = { digest: frameDigest(px), region: px.region };
+    if (marks) b.screen.marks = marks;
     const file = await host.saveScreenshot?.(b.lease_id, shot);
     const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };
     if (file) structured.file = file;
+    if (marks) structured.marks = marksInImage(marks, b.screen.latest);
     return { structured, content: [{ type: 'image', data: shot.data.toString('base64'), mimeType: shot.mime }] };
+  },
+  async vm_wait(b, input, { host }) {
+    return { structured: { ...await waitFor(b, input, host) } };
+  },
+  async vm_find_text(b, input, { host }) {
+    const engine = await ocrEngine(host, 'vm_find_text');
+    const frame = await captureFrame(b, input.region);
+    const words = await readWords(engine, frame, b.context.signal);
+    const matches = matchesOf(words, input.text, input.min_confidence).flatMap((m) => { const shown = shownMatch(m, b.screen.latest); return shown ? [shown] : []; });
+    return { structured: { matches } };
+  },
+  async vm_batch(b, input, { host }) {
+    return runBatch(b, input, host, VM_HANDLERS as never, PRECHECKS);
   },
   async vm_inspect(b, input) {
     const r = await b.session.inspect!(b.context, { max_depth: input.max_depth ?? 12 });
@@ -77,10 +171,10 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     const r = await b.session.launch!(b.context, { app: input.app, args: input.args ?? [], wait_seconds: input.wait_seconds ?? 5 });
     return { structured: { ...(r.pid !== undefined ? { pid: r.pid } : {}), ...(r.window ? { window: r.window } : {}) } };
   },
-  async vm_click(b, input) {
-    const p = await at(b, input, input.coordinate_space, 'click point');
-    await b.session.click!(b.context, { ...p, button: input.button ?? 'left', count: input.count ?? 1, modifiers: (input.modifiers ?? []) as ('ctrl' | 'shift' | 'alt' | 'super')[] });
-    return { structured: { screen_x: p.x, screen_y: p.y } };
+  async vm_click(b, input, { host }) {
+    const target = await clickTarget(b, input, host);
+    await b.session.click!(b.context, { x: target.x, y: target.y, button: input.button ?? 'left', count: input.count ?? 1, modifiers: (input.modifiers ?? []) as ('ctrl' | 'shift' | 'alt' | 'super')[] });
+    return { structured: { screen_x: target.x, screen_y: target.y, ...(target.text !== undefined ? { text: target.text } : {}) } };
   },
   async vm_type(b, input) {
     await b.session.type!(b.context, { text: input.text });

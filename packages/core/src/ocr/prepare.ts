@@ -1,0 +1,153 @@
+import type { Sharp, SharpOptions } from 'sharp';
+import { VmhubError } from '../errors.ts';
+import type { OcrImage } from './types.ts';
+
+export type Polarity = 'local' | 'global' | 'none';
+
+export interface PrepareOptions {
+  /**
+   * How to make text dark on light, which is what tesseract reads best (screens are not scans):
+   * 'local' (default) draws each pixel by its distance from the local background, so dark
+   * panels, light windows and coloured buttons on one screen all come out dark on white;
+   * 'global' inverts the whole image when its mean is dark; 'none' keeps the grey as it is.
+   */
+  polarity?: Polarity;
+  /** Magnify by this before OCR; small screen fonts (10–14 px) read better larger. Default 2. */
+  scale?: number;
+  /** 'local' only: how much the distance from the background is amplified (thin, grey text). Default 2. */
+  gain?: number;
+}
+
+/** Grey pixels ready for OCR (dark text on white), magnified by `scale`. */
+export interface PreparedImage {
+  pixels: Buffer;
+  width: number;
+  height: number;
+  scale: number;
+}
+
+/** Rows [top, bottom) of a prepared image as a binary PGM (P5), which tesseract reads on stdin. */
+export function toPgm(image: PreparedImage, top = 0, bottom = image.height): Buffer {
+  return Buffer.concat([Buffer.from(`P5\n${image.width} ${bottom - top}\n255\n`), image.pixels.subarray(top * image.width, bottom * image.width)]);
+}
+
+// sharp is an optional peer, loaded on first use as in screenshot.ts. Every grey pipeline ends in
+// extractChannel(0): sharp writes one-channel raw input back out as three channels otherwise.
+type SharpFactory = (input?: Buffer, options?: SharpOptions) => Sharp;
+let sharpModule: Promise<{ default: SharpFactory }> | undefined;
+async function sharp(input: Buffer, options: SharpOptions): Promise<Sharp> {
+  sharpModule ??= import('sharp') as unknown as Promise<{ default: SharpFactory }>;
+  try {
+    return (await sharpModule).default(input, options);
+  } catch (err) {
+    sharpModule = undefined;
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [ocr] sharp is needed to prepare images for OCR: ${(err as Error).message}`, { hint: 'Install sharp beside @vmhub/core (npm install sharp).', cause: err });
+  }
+}
+
+export async function prepareForOcr(image: OcrImage, options: PrepareOptions = {}): Promise<PreparedImage> {
+  const { width, height } = image;
+  const scale = options.scale ?? 2;
+  const grey = await greyOf(image);
+  const polarity = options.polarity ?? 'local';
+  if (polarity === 'local') distanceFromBackground(grey, width, height, options.gain ?? 2);
+  else if (polarity === 'global' && mean(grey) < 128) for (let i = 0; i < grey.length; i++) grey[i] = 255 - grey[i]!;
+  let pixels = grey;
+  let outW = width, outH = height;
+  if (scale !== 1) {
+    outW = Math.round(width * scale); outH = Math.round(height * scale);
+    pixels = await (await sharp(grey, { raw: { width, height, channels: 1 } })).resize(outW, outH, { kernel: 'cubic', fit: 'fill' }).extractChannel(0).raw().toBuffer();
+  }
+  return { pixels, width: outW, height: outH, scale: outW / width };
+}
+
+async function greyOf(image: OcrImage): Promise<Buffer> {
+  const { data, width, height, channels } = image;
+  if (data.length !== width * height * channels) {
+    throw new VmhubError('INVALID_REQUEST', `[vmhub] [ocr] image data is ${data.length} bytes, not ${width}×${height}×${channels}`);
+  }
+  if (channels === 1) return Buffer.from(data);
+  const img = await sharp(data, { raw: { width, height, channels } });
+  return (channels === 4 ? img.removeAlpha() : img).toColourspace('b-w').extractChannel(0).raw().toBuffer();
+}
+
+function mean(grey: Buffer): number {
+  let sum = 0;
+  for (let i = 0; i < grey.length; i += 7) sum += grey[i]!;
+  return sum / Math.ceil(grey.length / 7);
+}
+
+/** The background is estimated per CELL×CELL block, from the WINDOW×WINDOW blocks around it (~20 px). */
+const CELL = 4;
+const WINDOW = 5;
+const BINS = 16;
+/** Backgrounds this far apart in grey make an edge (a panel's, a button's). */
+const EDGE = 40;
+
+/**
+ * Text, whatever its colour, is what differs from the local background. The background of each
+ * 4 px cell is the most common grey (16 bins) in the ~20 px around it: text covers less of any
+ * window than its background does, even dense console text, and anti-aliased glyphs spread over
+ * several bins. Each pixel becomes white at the background and darker the further it is from it:
+ * light-on-dark panels, dark-on-light windows and white-on-blue buttons all come out dark on white.
+ */
+function distanceFromBackground(grey: Buffer, width: number, height: number, gain: number): void {
+  const sw = Math.ceil(width / CELL), sh = Math.ceil(height / CELL), cells = sw * sh;
+  // per-cell histograms (counts and sums of grey, to take the winning bin's mean), then box sums
+  const cellCount = new Uint32Array(cells * BINS), cellSum = new Uint32Array(cells * BINS);
+  for (let y = 0; y < height; y++) {
+    const row = Math.floor(y / CELL) * sw;
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      const v = grey[p]!, k = (row + Math.floor(x / CELL)) * BINS + (v >> 4);
+      cellCount[k]!++; cellSum[k]! += v;
+    }
+  }
+  const count = boxSum(cellCount, sw, sh), sum = boxSum(cellSum, sw, sh);
+  const background = new Uint8Array(cells);
+  for (let c = 0; c < cells; c++) {
+    let best = 0;
+    for (let b = 1; b < BINS; b++) if (count[c * BINS + b]! > count[c * BINS + best]!) best = b;
+    background[c] = Math.round(sum[c * BINS + best]! / Math.max(1, count[c * BINS + best]!));
+  }
+  const half = CELL >> 1;
+  // Each pixel takes, of the four background cells around it, the one closest to its own value:
+  // at a panel's or a button's edge the pixel then meets its own background, not a 4 px step.
+  for (let y = 0; y < height; y++) {
+    const j0 = Math.max(0, Math.min(sh - 1, Math.floor((y - half) / CELL))), j1 = Math.min(sh - 1, j0 + 1);
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      const i0 = Math.max(0, Math.min(sw - 1, Math.floor((x - half) / CELL))), i1 = Math.min(sw - 1, i0 + 1);
+      const v = grey[p]!;
+      const a = background[j0 * sw + i0]!, b = background[j0 * sw + i1]!, c = background[j1 * sw + i0]!, e = background[j1 * sw + i1]!;
+      const lo = Math.min(a, b, c, e), hi = Math.max(a, b, c, e);
+      // where two backgrounds meet, the anti-aliased blend between them is edge, not ink
+      const d = hi - lo > EDGE && v > lo && v < hi ? 0
+        : Math.min(Math.abs(v - a), Math.abs(v - b), Math.abs(v - c), Math.abs(v - e)) * gain;
+      grey[p] = d >= 255 ? 0 : 255 - d;
+    }
+  }
+}
+
+/** Each cell's histogram summed over the WINDOW×WINDOW cells around it (edges clamped). */
+function boxSum(h: Uint32Array, sw: number, sh: number): Uint32Array {
+  const r = WINDOW >> 1;
+  const across = new Uint32Array(h.length), out = new Uint32Array(h.length);
+  for (let j = 0; j < sh; j++) {
+    for (let i = 0; i < sw; i++) {
+      const to = (j * sw + i) * BINS;
+      for (let d = -r; d <= r; d++) {
+        const from = (j * sw + Math.min(sw - 1, Math.max(0, i + d))) * BINS;
+        for (let b = 0; b < BINS; b++) across[to + b]! += h[from + b]!;
+      }
+    }
+  }
+  for (let j = 0; j < sh; j++) {
+    for (let i = 0; i < sw; i++) {
+      const to = (j * sw + i) * BINS;
+      for (let d = -r; d <= r; d++) {
+        const from = (Math.min(sh - 1, Math.max(0, j + d)) * sw + i) * BINS;
+        for (let b = 0; b < BINS; b++) out[to + b]! += across[from + b]!;
+      }
+    }
+  }
+  return out;
+}

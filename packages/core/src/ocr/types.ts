@@ -1,0 +1,58 @@
+/**
+ * The OCR contract core's text tools (vm_find_text, vm_wait {for: "text"}, vm_click {text},
+ * vm_screenshot {marks}) run on. An engine turns raw screen pixels into words with boxes; core
+ * does the rest (matching, marks, coordinate mapping), so any engine that yields words works for
+ * every adapter at once. The server picks the engine (`@vmhub/core/ocr`'s tesseract by default);
+ * without one, those tools answer CAPABILITY_UNAVAILABLE with the install hint.
+ */
+
+/** Raw pixels at screen resolution, top-left origin, rows packed (no stride padding). */
+export interface OcrImage {
+  data: Buffer;
+  width: number;
+  height: number;
+  /** 1 = grey, 3 = RGB, 4 = RGBA. */
+  channels: 1 | 3 | 4;
+}
+
+/** One recognised word, its box in the OcrImage's pixels. */
+export interface OcrWord {
+  text: string;
+  /** 0..1. */
+  confidence: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Words with the same line number are one line of text, in reading order within it. */
+  line: number;
+}
+
+export interface OcrEngine {
+  /** e.g. "tesseract 5.3.0". */
+  readonly id: string;
+  /** Recognise the words on the image; rejects with a VmhubError, aborts on the signal. */
+  recognize(image: OcrImage, options?: { signal?: AbortSignal }): Promise<OcrWord[]>;
+}
+
+/** A match of a query in the recognised text, in the OcrImage's pixels. */
+export interface TextMatch {
+  /** The recognised text that matched (may differ from the query in case or by OCR slips). */
+  text: string;
+  /** 0..1: the words' OCR confidence times how closely they match the query. */
+  confidence: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A numbered box for set-of-mark screenshots: a run of words on one line that read as one element. */
+export interface TextElement {
+  text: string;
+  confidence: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
