@@ -1,6 +1,6 @@
 // Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
 // machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
-//   names: cold-start, desktop, console, reaper, sessions, android, wayland, vnc
+//   names: cold-start, desktop, console, reaper, sessions, android, wayland, vnc, ocr, agent-tools
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -14,7 +14,9 @@ const BENCHES = {
   sessions: { file: './session-leak.mjs', spawn: true, nodeArgs: ['--expose-gc'], args: ['--leases', '800'], title: 'Per-lease state after 800 leases, in process (issue 9)', targets: 'every per-lease count back to 0; heap growth per lease after the deadline timers settle ≈ 0 (floor: the same calls without leases)' },
   android: { file: './android.mjs', title: 'Android over adb (stand-in: real adbd) vs a per-call `adb shell` (issue 12)', targets: 'screencap p50 ≤ 150 ms at 1080×2400 (cua reports 519 ms per ADB screenshot); tap p50 reported beside the naive way' },
   wayland: { file: './wayland.mjs', title: 'sway (Wayland, headless) beside x11 on Docker (issue 13)', targets: 'measured, no target: click, type and screenshot p50 on sway beside x11 in one run' },
+  ocr: { file: './ocr.mjs', title: 'OCR on rendered screens: tesseract as core runs it vs the naive way (issue 16)', targets: 'measured, no target: recall and precision on the corpus (bench/ocr-corpus.mjs), p50/p95 per 1280×800 screen beside the naive way and the floor (decode + preprocessing)' },
   vnc: { file: './vnc.mjs', title: 'Screenshots over VNC (live framebuffer) vs QMP screendump on one QEMU guest (issue 15)', targets: 'measured, no target: VNC incremental p50 beside QMP screendump, a fresh VNC connection per shot, and the floor' },
+  'agent-tools': { file: './agent-tools.mjs', title: 'Agent tools on Docker + X11: find text, and a 10-step batch with wait-for-settle vs fixed sleeps (issue 16)', targets: 'measured, no target: vm_find_text p50/p95 at 1280×800 (changed screen, cached same screen, floor vm_screenshot); 10-step task total time with wait_for settle vs 1 s sleeps, and whether its effect was right' },
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
