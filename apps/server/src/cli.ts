@@ -9,6 +9,7 @@
  *   vmhub-server --version | --help
  */
 import { VERSION } from './catalog.ts';
+import { docPath } from './docs-path.ts';
 import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
 import { parseArgs } from 'node:util';
@@ -21,7 +22,8 @@ import { LineStdioTransport } from './stdio-transport.ts';
 /** Largest JSON-RPC message accepted on stdin (a base64 file of files.max_bytes fits). */
 const MAX_MESSAGE_BYTES = 96 * 1024 * 1024;
 
-const HELP = `vmhub-server ${VERSION}
+/** Built on demand: the docs' path is where this install put the package. */
+const help = (): string => `vmhub-server ${VERSION}
 Usage:
   vmhub-server                        serve the vm_* MCP tools over stdio
   vmhub-server --http [--host H] [--port P]
@@ -39,7 +41,13 @@ Usage:
   vmhub-server doctor [--json]        check Node, store, reaper, providers, templates and goldens;
                                       each problem with its fix (exit 1 when a template is unusable)
   vmhub-server --version | --help
-Configuration: env (VMHUB_CONFIG, VMHUB_DB, VMHUB_INSTANCE, ...) — see docs/configuration.md`;
+Configuration: env (VMHUB_CONFIG, VMHUB_DB, VMHUB_INSTANCE, VMHUB_PLUGINS, ...) and a JSON file
+(VMHUB_CONFIG, else ~/.config/vmhub/config.json); every key: ${docPath('configuration.md')}
+Docs (installed with this package): ${docPath()}
+  configuration.md  agent-tools.md  security.md  reaper.md  golden-images.md  setup-proxmox.md
+  vnc.md  conformance.md (writing a plugin)  adapters/<id>.md  providers/<id>.md
+Extra plugins: VMHUB_PLUGINS=<package name, directory or entry file>; with npx:
+  npx -y -p @vmhub/server -p my-adapter vmhub-server`;
 
 /** A command-line mistake: one line on stderr, exit 2, no stack. */
 class UsageError extends Error {}
@@ -73,7 +81,7 @@ function usageMessage(err: Error & { code?: string }): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(HELP + '\n'); return 0; }
+  if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(help() + '\n'); return 0; }
   if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   if (argv[0] === 'golden') return goldenCommand(argv.slice(1));
   if (argv[0] === 'leases') return (await import('./leases-cli.ts')).leasesCommand(argv.slice(1));

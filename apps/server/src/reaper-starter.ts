@@ -10,6 +10,7 @@ import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Store } from '@vmhub/store';
+import { docPath } from './docs-path.ts';
 import { log } from './log.ts';
 
 /** Do not start another within this long of the last start (it needs a moment to take the lock). */
@@ -30,7 +31,7 @@ export function reaperStarter(store: Store, options: { enabled: boolean; configF
     if (holder) return;
     lastStart = Date.now();
     const bin = reaperBin();
-    if (!bin) { log('warn', 'no reaper to start: @vmhub/reaper is not installed next to @vmhub/server; expired leases wait for a reaper you run (docs/reaper.md)'); return; }
+    if (!bin) { log('warn', `no reaper to start: @vmhub/reaper is not installed next to @vmhub/server; expired leases wait for a reaper you run (${docPath('reaper.md')})`); return; }
     const out = openSync(join(dirname(store.path), 'reaper.log'), 'a');
     const env = { ...(options.env ?? process.env), ...(options.configFile ? { VMHUB_CONFIG: options.configFile } : {}) };
     let child;

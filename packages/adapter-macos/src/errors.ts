@@ -2,7 +2,8 @@
 import { VmhubError, type ErrorCode, type VmhubErrorOptions } from '@vmhub/core';
 
 export const SOURCE = 'adapter-macos';
-export const DOCS = 'docs/adapters/macos.md';
+// The page installed with @vmhub/server (the adapter's README links it too).
+export const DOCS = 'node_modules/@vmhub/server/docs/adapters/macos.md';
 
 export function macError(code: ErrorCode, message: string, options: Omit<VmhubErrorOptions, 'source'> = {}): VmhubError {
   return new VmhubError(code, `[vmhub] [${SOURCE}] ${message}`, { ...options, source: SOURCE });

@@ -98,7 +98,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
 
     it(`${id}: plugin shape and contract version`, () => {
       check(plugin && plugin.kind === 'adapter', 'default export is not an adapter plugin', 'export default defineAdapter({...}) from @vmhub/core');
-      check(plugin.contractVersion === CONTRACT_VERSION, `adapter speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, `port the adapter to contract ${CONTRACT_VERSION} (docs/conformance.md) and write contractVersion: ${CONTRACT_VERSION} as a literal`);
+      check(plugin.contractVersion === CONTRACT_VERSION, `adapter speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, `port the adapter to contract ${CONTRACT_VERSION} (node_modules/@vmhub/server/docs/conformance.md) and write contractVersion: ${CONTRACT_VERSION} as a literal`);
       check(typeof plugin.version === 'string' && /^\d+\.\d+\.\d+/.test(plugin.version), `version "${plugin.version}" is not a package version`, 'set version: readPackageVersion(import.meta.url) (from @vmhub/core), not a hand-written string');
       for (const c of plugin.capabilities) check(isCapability(c), `unknown capability "${c}"`, `declare only: ${CAPABILITIES.join(', ')}`);
       check(!setupError, `setting up the target failed: ${(setupError as Error)?.message}`, 'read the error: plugin.create(options) and adapter.open(lease) must not throw (a declared capability without its method is refused at open), and target() must return {context, dispose} (is its backend, e.g. Docker, running?)');

@@ -185,7 +185,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   const what = `[vmhub] configuration${source ? ` (${source})` : ''}`;
   const unknown = unknownKeys(VmhubConfigSchema, raw, '');
   if (unknown.length > 0) {
-    throw new VmhubError('INVALID_REQUEST', `${what}: ${unknown.slice(0, 5).map(describeUnknown).join('; ')}`, { source: 'config', hint: 'Fix or remove the key (docs/configuration.md lists every key), then start again.' });
+    throw new VmhubError('INVALID_REQUEST', `${what}: ${unknown.slice(0, 5).map(describeUnknown).join('; ')}`, { source: 'config', hint: 'Fix or remove the key, then start again. Every key is in node_modules/@vmhub/server/docs/configuration.md (`vmhub-server --help` prints its full path).' });
   }
   const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, what, 'config');
   return { ...config, source };

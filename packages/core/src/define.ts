@@ -228,7 +228,7 @@ export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>)
         assertValid(spec.templateOptions, structuredClone(template.provider_options ?? {}), `[vmhub] [${source}] template "${template.id}" provider_options`, source);
       } catch (err) {
         if (!VmhubError.is(err)) throw err;
-        throw new VmhubError('INVALID_REQUEST', err.message, { source, hint: `Fix ${key} in the vmhub config file; docs/providers/${spec.id}.md lists the keys.` });
+        throw new VmhubError('INVALID_REQUEST', err.message, { source, hint: `Fix ${key} in the vmhub config file; the provider's README lists the keys (vmhub's own providers: node_modules/@vmhub/server/docs/providers/${spec.id}.md).` });
       }
     },
     create(raw: Partial<O> | undefined, context: ProviderContext): Provider {

@@ -113,7 +113,10 @@ export function loadGolden(name: string): Golden {
     else if (f.module) {
       const file = resolveModule(f.module);
       if (file) files.push({ dest: f.dest, data: readFileSync(file), mode });
-      else problems.push(`${f.module} (for ${f.dest}) does not resolve: install and build it (in a checkout: pnpm --filter ${f.module.split('/').slice(0, 2).join('/')} run build)`);
+      else {
+        const pkg = f.module.split('/').slice(0, 2).join('/');
+        problems.push(`${f.module} (for ${f.dest}) does not resolve: install ${pkg} where @vmhub/provider-docker is installed (npm install ${pkg})`);
+      }
     }
   }
   const h = createHash('sha256');

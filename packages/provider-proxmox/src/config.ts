@@ -33,7 +33,7 @@ const DEFAULT_TOKEN_ID = 'vmhub@pve!automation';
 const TOKEN_ID = /^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/;
 
 function fail(message: string): never {
-  throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${message}`, { source: SOURCE, hint: 'Fix the provider configuration (docs/providers/proxmox.md), then restart vmhub.' });
+  throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${message}`, { source: SOURCE, hint: 'Fix the provider configuration (node_modules/@vmhub/server/docs/providers/proxmox.md), then restart vmhub.' });
 }
 
 /** `VMHUB_NODE_<ID>_...`: the id upper-cased, anything outside [A-Z0-9] as `_`. */

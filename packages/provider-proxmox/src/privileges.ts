@@ -70,7 +70,7 @@ export function missing(perms: PermissionMap, reqs: Requirement[]): Requirement[
 }
 
 export function describeMissing(tokenId: string, gaps: Requirement[]): string {
-  return gaps.map((g) => `${g.anyOf.join(' or ')} on ${g.path} (to ${g.why})`).join('; ') + ` — token ${tokenId} lacks it: grant it (docs/setup-proxmox.md)`;
+  return gaps.map((g) => `${g.anyOf.join(' or ')} on ${g.path} (to ${g.why})`).join('; ') + ` — token ${tokenId} lacks it: grant it (node_modules/@vmhub/server/docs/setup-proxmox.md)`;
 }
 
 /** Storage ids of the template's disks (`scsi0: local-lvm:base-9000-disk-0,size=8G`). */

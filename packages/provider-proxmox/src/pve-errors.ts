@@ -110,7 +110,7 @@ export function toVmhubError(err: unknown, what: string): VmhubError {
       const perm = permissionOf(err.text);
       if (perm) Object.assign(details, perm);
       const need = perm?.privilege ? `${perm.privilege} on ${perm.path}` : perm?.path ?? 'a privilege';
-      return new VmhubError('POLICY_DENIED', `[vmhub] [${SOURCE}] ${what}: the API token lacks ${need} (${where}: ${err.message.trim()}); grant it to the token's role (docs/setup-proxmox.md)`, { source: SOURCE, details, hint: `Ask the Proxmox administrator to grant ${need} to the vmhub token (docs/setup-proxmox.md), or use another template.` });
+      return new VmhubError('POLICY_DENIED', `[vmhub] [${SOURCE}] ${what}: the API token lacks ${need} (${where}: ${err.message.trim()}); grant it to the token's role (node_modules/@vmhub/server/docs/setup-proxmox.md)`, { source: SOURCE, details, hint: `Ask the Proxmox administrator to grant ${need} to the vmhub token (node_modules/@vmhub/server/docs/setup-proxmox.md), or use another template.` });
     }
     if (err.status === 401) {
       return new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${what}: authentication failed on node "${err.endpoint}": check the token id and secret (PVE_TOKEN_ID / PVE_TOKEN or VMHUB_NODE_<ID>_TOKEN)`, { source: SOURCE, details });

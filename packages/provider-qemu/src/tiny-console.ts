@@ -13,7 +13,7 @@ export type GoldenName = 'tiny-console' | 'tiny-console-agent';
 export const GOLDEN_NAMES: readonly GoldenName[] = ['tiny-console', 'tiny-console-agent'];
 export function buildHint(name: GoldenName): string {
   const pkgs = name === 'tiny-console-agent' ? 'linux-image-amd64, busybox-static and qemu-guest-agent' : 'linux-image-amd64 and busybox-static';
-  return `build it with \`vmhub-server golden build ${name}\` or \`node packages/provider-qemu/golden/build.mjs ${name}\` (needs Debian packages ${pkgs})`;
+  return `build it with \`vmhub-server golden build ${name}\` (needs Debian packages ${pkgs})`;
 }
 
 /** The default template. Paths are resolved from the environment now; existence is checked by availability(). */

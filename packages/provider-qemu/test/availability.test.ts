@@ -13,7 +13,7 @@ test('qemu: a missing golden is unavailable with the exact build command', async
   const r = await p.availability(tinyConsoleTemplate('/nonexistent/golden'));
   assert.equal(r.availability, 'unavailable');
   assert.match(r.reason!, /vmhub-server golden build tiny-console/);
-  assert.match(r.reason!, /golden\/build\.mjs tiny-console/);
+  assert.doesNotMatch(r.reason!, /packages\/|build\.mjs/, 'the hint names a command an installed vmhub has, not a path of the repository');
   const rel = await p.availability({ ...tinyConsoleTemplate(), golden: 'relative.qcow2' });
   assert.match(rel.reason!, /absolute path/);
   await assert.rejects(p.create({ lease_id: 'x', identity: 'vmhub-a-x', template: tinyConsoleTemplate('/nonexistent'), signal: AbortSignal.timeout(5000) }), (e: { code?: string }) => e.code === 'PROVISION_FAILED');

@@ -57,7 +57,7 @@ export function assertTransition(leaseId: string, from: readonly LeaseStatus[], 
   for (const f of from) {
     if (canTransition(f, to)) continue;
     const allowed = (TRANSITIONS[f] as readonly string[] | undefined)?.join(', ');
-    throw new LeaseTransitionError(`[vmhub] [store] lease ${leaseId}: ${f} → ${to} is not a lease transition; from ${f} a lease may move to ${allowed || 'nothing (it is final)'} (the state machine in docs/architecture.md)`);
+    throw new LeaseTransitionError(`[vmhub] [store] lease ${leaseId}: ${f} → ${to} is not a lease transition; from ${f} a lease may move to ${allowed || 'nothing (it is final)'} (the state machine in @vmhub/store's README)`);
   }
 }
 

@@ -315,7 +315,7 @@ export class Store {
 }
 
 function assertNoStatus(patch: LeasePatch): void {
-  if ('status' in patch) throw new Error('[vmhub] [store] a lease patch cannot set status: move the lease with transition() (the state machine in docs/architecture.md)');
+  if ('status' in patch) throw new Error('[vmhub] [store] a lease patch cannot set status: move the lease with transition() (the state machine in @vmhub/store\'s README)');
 }
 
 export function openStore(options: StoreOptions): Store {

@@ -10,6 +10,7 @@ import type { ProviderPlugin } from '@vmhub/core';
 import { discoverPlugins, type VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { providerHealth, tidyReason } from '../catalog.ts';
+import { docPath, pluginDoc } from '../docs-path.ts';
 import type { Registry } from '../registry.ts';
 
 export interface Check {
@@ -63,7 +64,7 @@ export async function reaperCheck(store: Store | undefined, config: VmhubConfig)
   const autostart = (config.reaper as { autostart?: boolean }).autostart !== false;
   return autostart
     ? { ...base, status: 'skip', detail: 'none running now: the server starts one with the first lease (reaper.autostart)' }
-    : { ...base, status: 'skip', detail: 'none running, and reaper.autostart is off: expired leases keep their machines', fix: 'run `vmhub-reaper` as a service (docs/reaper.md), or turn reaper.autostart on' };
+    : { ...base, status: 'skip', detail: 'none running, and reaper.autostart is off: expired leases keep their machines', fix: `run \`vmhub-reaper\` as a service (${docPath('reaper.md')}), or turn reaper.autostart on` };
 }
 
 export function pluginChecks(registry: Registry): Check[] {
@@ -81,12 +82,12 @@ export async function providerChecks(registry: Registry): Promise<{ checks: Chec
     const base = { check: 'provider', subject: id };
     if (s.not_configured) {
       unconfigured.add(id);
-      return { ...base, status: 'skip', detail: `not configured: ${s.reason ?? 'no settings'}`, fix: `only if you want it: configure providers.${id} (docs/providers/${id}.md)` };
+      return { ...base, status: 'skip', detail: `not configured: ${s.reason ?? 'no settings'}`, fix: `only if you want it: configure providers.${id} (${pluginDoc('providers', id)})` };
     }
     const nodes = s.nodes?.map((n) => `${n.id} ${n.status}${n.detail ? ` (${n.detail})` : ''}`).join(', ');
     if (!s.ok) {
       const { detail, fix } = splitFix(s.reason ?? 'not ok');
-      return { ...base, status: 'fail', detail: [detail, nodes].filter(Boolean).join('; '), fix: fix ?? `check providers.${id} in the config (docs/providers/${id}.md)` };
+      return { ...base, status: 'fail', detail: [detail, nodes].filter(Boolean).join('; '), fix: fix ?? `check providers.${id} in the config (${pluginDoc('providers', id)})` };
     }
     return { ...base, status: 'ok', detail: [summary(s.details), nodes].filter(Boolean).join('; ') || 'ok' };
   }));
@@ -116,7 +117,7 @@ export async function templateChecks(registry: Registry, unconfigured: Set<strin
     const a = await registry.providers.get(t.provider)!.availability(t).catch((err: Error) => ({ availability: 'unavailable' as const, reason: err.message }));
     if (a.availability === 'unavailable') {
       const { detail, fix } = splitFix(tidyReason(a.reason ?? 'unavailable'));
-      return { ...base, status: 'fail', detail, fix: `${fix ?? `see docs/providers/${t.provider}.md`}; or ${hide}`, counts: true };
+      return { ...base, status: 'fail', detail, fix: `${fix ?? `see ${pluginDoc('providers', t.provider)}`}; or ${hide}`, counts: true };
     }
     const caps = registry.adapterFor(t)?.capabilities.length ?? 0;
     return { ...base, status: 'ok', detail: `${t.provider} + ${t.adapter}, ${caps} capabilities${a.availability === 'stub' ? ' (stub)' : ''}` };

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { VERSION } from '../catalog.ts';
+import { docPath } from '../docs-path.ts';
 import { Registry } from '../registry.ts';
 import { goldenChecks, nodeCheck, ocrCheck, pluginChecks, providerChecks, reaperCheck, storeCheck, templateChecks, type Check } from './checks.ts';
 
@@ -35,7 +36,7 @@ export async function runChecks(from: string): Promise<Check[]> {
   try {
     config = loadConfig();
   } catch (err) {
-    checks.push({ check: 'config', subject: 'configuration', status: 'fail', detail: (err as Error).message, fix: 'fix the file or variable it names (docs/configuration.md)', counts: true });
+    checks.push({ check: 'config', subject: 'configuration', status: 'fail', detail: (err as Error).message, fix: `fix the file or variable it names (every key: ${docPath('configuration.md')})`, counts: true });
     return checks;
   }
   checks.push({ check: 'config', subject: config.source ?? 'no config file (defaults and env)', status: 'ok', detail: `instance "${config.instance}"${config.templates.length ? `, ${config.templates.length} templates of its own` : ''}` });
