@@ -60,6 +60,9 @@ if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yam
   pnpm install --frozen-lockfile --reporter=append-only >&2
 fi
 pnpm run build >&2
+# npm's cache gets every third-party dependency of the packed packages, so the installed-package
+# test installs the tarballs the way a user does (npm install) without itself touching the registry.
+bash scripts/warm-npm-cache.sh
 
 bash scripts/start-docker.sh
 

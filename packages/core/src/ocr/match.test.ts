@@ -56,6 +56,13 @@ describe('core: ocr text matching', () => {
     assert.equal(findMatches(layout([['Sign', 'in']]), 'signin')[0]!.text, 'Sign in');
     assert.equal(findMatches(layout([['Signin']]), 'sign in')[0]!.text, 'Signin');
   });
+  it('finds a word a terminal cursor split, with junk glued to its second half', () => {
+    // xterm's hollow cursor after "walrus" read as "wal" + "rus||" (seen on the x11 golden)
+    const [m] = findMatches(layout([['$', 'echo', 'wal', 'rus||']]), 'walrus');
+    assert.equal(m!.text, 'wal rus');
+    assert.equal(m!.x, 10 + 16 + 46, 'box starts at "wal"');
+    assert.equal(m!.x + m!.width, 10 + 16 + 46 + 36 + 30, 'and ends after "rus", not after the junk');
+  });
   it('ranks exact whole words before in-word and fuzzy matches, then by confidence', () => {
     const words = [
       ...layout([['Windows']], 0.99),

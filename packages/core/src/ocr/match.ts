@@ -67,8 +67,18 @@ function fuzzyMatches(line: readonly OcrWord[], text: LineText, q: string, lineN
   const maxWords = q.split(' ').length + 1;
   for (let i = 0; i < line.length; i++) {
     let compact = '';
+    /** Where each character of `compact` sits in the line's text. */
+    const at: number[] = [];
     for (let k = i; k < line.length && k < i + maxWords; k++) {
-      compact += lower(line[k]!.text);
+      const piece = lower(line[k]!.text);
+      for (let c = 0; c < piece.length; c++) at.push(text.starts[k]! + c);
+      compact += piece;
+      // A word split by a cursor or a gap, with junk glued on ("wal" + "rus||" holds "walrus").
+      const inside = k > i ? compact.indexOf(compactQuery) : -1;
+      if (inside !== -1 && compact !== compactQuery) {
+        const start = at[inside]!, end = at[inside + compactQuery.length - 1]! + 1;
+        if (text.low.slice(start, end) !== q) out.push(candidate(2, lineNo, line, text, start, end, JOINED_SPACING * INSIDE_WORD));
+      }
       if (compact.length > compactQuery.length * 1.25 + 2) break;
       const similarity = 1 - levenshtein(compactQuery, compact) / Math.max(compactQuery.length, compact.length);
       if (similarity < MIN_SIMILARITY) continue;
