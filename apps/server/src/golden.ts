@@ -3,7 +3,7 @@
  * them, through the contract (`ProviderPlugin.goldens(options)`): this file names no provider
  * package. Each build is content-hashed and skipped when up to date.
  */
-import type { GoldenImages, ProviderPlugin } from '@vmhub/core';
+import { VmhubError, type GoldenImages, type ProviderPlugin } from '@vmhub/core';
 import { discoverPlugins, loadConfig } from '@vmhub/core/config';
 
 interface GoldenEntry {
@@ -30,6 +30,14 @@ async function entries(): Promise<Map<string, GoldenEntry>> {
   return out;
 }
 
+/** The golden an operator named, or NOT_FOUND listing the goldens the installed providers build. */
+function named(all: Map<string, GoldenEntry>, name: string): GoldenEntry {
+  const g = all.get(name);
+  if (g) return g;
+  const known = [...all.keys()].join(', ') || '(none: install a provider that builds goldens, e.g. @vmhub/provider-docker)';
+  throw new VmhubError('NOT_FOUND', `[vmhub] [golden] unknown golden "${name}"; known: ${known}`, { source: 'golden', details: { golden: name, known: [...all.keys()] }, hint: 'Pick a name from `vmhub-server golden status`, or install the provider package that builds it.' });
+}
+
 export async function goldenCommand(args: string[]): Promise<number> {
   const [verb, name] = args;
   if (verb !== 'status' && !(verb === 'build' && name)) {
@@ -38,19 +46,26 @@ export async function goldenCommand(args: string[]): Promise<number> {
   }
   const all = await entries();
   if (verb === 'status') {
-    for (const [n, g] of all) {
-      if (name && n !== name) continue;
+    const shown = name ? new Map([[name, named(all, name)]]) : all;
+    for (const [n, g] of shown) {
       const s = await g.images.status(n).catch((e: Error) => ({ built: false, ref: `? (${e.message})` }));
       process.stdout.write(`${n}\t${s.built ? 'built' : 'missing'}\t${s.ref}\t${g.provider}\n`);
     }
     return 0;
   }
-  const g = all.get(name!);
-  if (!g) { process.stderr.write(`unknown golden "${name}"; known: ${[...all.keys()].join(', ') || '(none: install a provider that builds goldens, e.g. @vmhub/provider-docker)'}\n`); return 2; }
+  const g = named(all, name!);
+  // Asked first, so an up-to-date golden is reported as such and its provider starts no build
+  // (nor prints "building…"); build() still skips what it finds current if status() could not tell.
+  const before = await g.images.status(name!).catch(() => undefined);
+  if (before?.built) {
+    process.stdout.write(`${name} is up to date (${before.ref}), nothing to build\n`);
+    return 0;
+  }
   const started = Date.now();
   try {
     const r = await g.images.build(name!, { progress: (m) => process.stderr.write(`[golden ${name}] ${m}\n`) });
-    process.stdout.write(`${name}\t${r.ref}\t${r.rebuilt ? 'built' : 'up to date'} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    if (!r.rebuilt) process.stdout.write(`${name} is up to date (${r.ref}), nothing to build\n`);
+    else process.stdout.write(`${name} built in ${((Date.now() - started) / 1000).toFixed(1)} s (${r.ref})\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`[golden ${name}] failed: ${(err as Error).message}\n`);

@@ -1,8 +1,13 @@
 // Broken, missing or incompatible plugins are reported in vm_health and template availability;
 // the server never crashes because of them.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { connect, errorCode, sandbox, type Sandbox, type Session } from './harness.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -72,4 +77,78 @@ it('server: a provider whose options are invalid still lists its own templates, 
     await d.close();
     bad.cleanup();
   }
+});
+
+// A third-party adapter that is not installed anywhere: examples/adapter-template copied and
+// built with its own tsc, then named in the config by its directory or by its entry file.
+describe('server: a plugin named by directory or entry file', () => {
+  const area = mkdtempSync(join(tmpdir(), 'vmhub-itest-plugin-path-'));
+  const built = join(area, 'vmhub-adapter-example');
+  const unbuilt = join(area, 'unbuilt', 'vmhub-adapter-example');
+  const template = { id: 'example-desktop', provider: 'fake', adapter: 'example', os: 'linux', golden: 'g' };
+  after(() => rmSync(area, { recursive: true, force: true }));
+  before(() => {
+    const src = fileURLToPath(new URL('../../../examples/adapter-template/', import.meta.url));
+    const copy = (to: string) => cpSync(src, to, { recursive: true, filter: (p) => !/[/\\](node_modules|dist)([/\\]|$)/.test(p.slice(src.length - 1)) });
+    copy(built);
+    copy(unbuilt);
+    // What `npm install` gives the copied template: @vmhub/core as this server has it, its tsc and node types.
+    const server = fileURLToPath(new URL('../node_modules/', import.meta.url));
+    const root = createRequire(join(fileURLToPath(new URL('../../../', import.meta.url)), 'package.json'));
+    for (const [name, target] of [['@vmhub/core', realpathSync(join(server, '@vmhub/core'))], ['typescript', dirname(root.resolve('typescript/package.json'))], ['@types/node', dirname(root.resolve('@types/node/package.json'))]] as const) {
+      mkdirSync(dirname(join(built, 'node_modules', name)), { recursive: true });
+      symlinkSync(target, join(built, 'node_modules', name), 'dir');
+    }
+    try {
+      execFileSync(process.execPath, [join(built, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: built, encoding: 'utf8' });
+    } catch (err) {
+      assert.fail(`the template's tsc failed: ${(err as { stdout?: string }).stdout ?? ''}${(err as Error).message}`);
+    }
+  });
+
+  /** vm_health's record of the example adapter and the availability of a template using it. */
+  async function served(plugins: string[], env: Record<string, string> = {}) {
+    const box = sandbox({ plugins: ['@vmhub/conformance/fake', ...plugins] }, [template]);
+    const s = await connect(box, env);
+    try {
+      const health = (await s.call('vm_health')).structuredContent;
+      const templates = (await s.call('vm_list_templates')).structuredContent.templates;
+      return { health, adapter: health.plugins.find((p: any) => p.kind === 'adapter' && p.id === 'example'), template: templates.find((t: any) => t.id === template.id) };
+    } finally {
+      await s.close();
+      box.cleanup();
+    }
+  }
+  const isServed = (r: Awaited<ReturnType<typeof served>>) => {
+    assert.deepEqual(r.adapter, { id: 'example', kind: 'adapter', package: 'vmhub-adapter-example', version: '0.2.0', ok: true });
+    assert.equal(r.template.availability, 'available', JSON.stringify(r.template));
+    assert.deepEqual([...r.template.capabilities].sort(), ['click', 'exec', 'get_file', 'key', 'put_file', 'screenshot', 'type']);
+    assert.deepEqual(r.health.plugins.filter((p: any) => !p.ok), []);
+  };
+
+  it('by its directory (config plugins)', async () => {
+    isServed(await served([built]));
+  });
+  it('by its entry file (config plugins)', async () => {
+    isServed(await served([join(built, 'dist', 'index.js')]));
+  });
+  it('by a directory relative to the working directory (VMHUB_PLUGINS)', async () => {
+    const rel = relative(process.cwd(), built);
+    isServed(await served([], { VMHUB_PLUGINS: rel.startsWith('.') ? rel : `./${rel}` }));
+  });
+
+  it('an unbuilt copy: the template says to build it, not to install a package', async () => {
+    const r = await served([unbuilt]);
+    assert.equal(r.template.availability, 'unavailable');
+    assert.match(r.template.reason, new RegExp(`^adapter "example" is unusable: plugin vmhub-adapter-example \\(${unbuilt}\\): its entry \\./dist/index\\.js \\(package\\.json "exports"\\) does not exist: build the package first \\(e\\.g\\. npm run build in ${unbuilt}\\)$`));
+  });
+
+  it('a directory without package.json and an entry without a plugin are reported with their paths', async () => {
+    const notPlugin = join(area, 'not-a-plugin.mjs');
+    writeFileSync(notPlugin, 'export const exampleAdapter = {};\n');
+    const r = await served([join(area, 'unbuilt'), notPlugin]);
+    const reason = (id: string) => r.health.plugins.find((p: any) => p.kind === 'package' && p.id === id)?.reason;
+    assert.match(reason(join(area, 'unbuilt')), new RegExp(`^plugin directory ${join(area, 'unbuilt')} has no package\\.json \\(it holds vmhub-adapter-example; did you mean ${unbuilt}\\?\\)`));
+    assert.match(reason(notPlugin), new RegExp(`^${notPlugin} exports no plugin \\(found no default export and named exports exampleAdapter\\)`));
+  });
 });

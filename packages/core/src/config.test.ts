@@ -25,6 +25,12 @@ describe('core: configuration', () => {
     assert.equal(c.leases.default_ttl_seconds, 120);
     assert.deepEqual(c.policy.deny_tools, ['vm_exec']);
   });
+  it('relative plugin paths in the file are from its folder; VMHUB_PLUGINS ones stay as given', () => {
+    const file = join(dir, 'plugins.json');
+    writeFileSync(file, JSON.stringify({ plugins: ['./my-adapter', '../shared/p.mjs', 'vmhub-adapter-x', '/abs/dir'] }));
+    const c = loadConfig({ env: { VMHUB_CONFIG: file, VMHUB_PLUGINS: './from-env,pkg' } });
+    assert.deepEqual(c.plugins, [join(dir, 'my-adapter'), join(dir, '..', 'shared', 'p.mjs'), 'vmhub-adapter-x', '/abs/dir', './from-env', 'pkg']);
+  });
   it('names the bad key and the file', () => {
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ leases: { default_ttl_seconds: 'soon' } }));

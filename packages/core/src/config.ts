@@ -6,9 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { VmhubError } from './errors.ts';
+import { isPluginPath, resolvePluginPath } from './plugin-path.ts';
 import { TemplateConfigSchema } from './template.ts';
 import { assertValid } from './validate.ts';
 
@@ -19,7 +20,7 @@ export const VmhubConfigSchema = Type.Object({
   instance: Type.String({ pattern: '^[a-z0-9][a-z0-9_]{0,23}$', default: 'local' }),
   /** SQLite file. Env VMHUB_DB. Default: the user's state dir. */
   db: Type.Optional(Type.String()),
-  /** Extra plugin packages to load by name. Env VMHUB_PLUGINS (comma-separated). */
+  /** Extra plugins: package names, package directories or entry files (relative paths: from this file's folder). Env VMHUB_PLUGINS (comma-separated; relative to the working directory). */
   plugins: Type.Array(Type.String(), { default: [] }),
   /** Options per provider id, passed to the provider's factory. */
   providers: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), { default: {} }),
@@ -160,6 +161,9 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} must hold a JSON object`, { source: 'config' });
 
+  // A relative plugin path in the file means the file's folder, whatever directory the server
+  // (or the reaper it starts) runs in; VMHUB_PLUGINS paths stay relative to the working directory.
+  if (source && Array.isArray(raw.plugins)) raw.plugins = raw.plugins.map((p: unknown) => (typeof p === 'string' && isPluginPath(p) ? resolvePluginPath(p, dirname(source!)) : p));
   const section = (k: string) => (raw[k] ??= {});
   if (env.VMHUB_INSTANCE) raw.instance = env.VMHUB_INSTANCE;
   if (env.VMHUB_DB) raw.db = env.VMHUB_DB;
