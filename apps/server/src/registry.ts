@@ -130,7 +130,8 @@ export class Registry {
     const pkg = this.plugins.find((p) => p.kind === 'package' && !p.ok && (p.package === `@vmhub/${kind}-${id}` || p.package === `vmhub-${kind}-${id}`));
     const problem = own ?? pkg;
     if (problem) return `${kind} "${id}" is unusable: ${problem.reason}`;
-    return `${kind} "${id}" is not installed: add @vmhub/${kind}-${id} (or the package providing it) next to @vmhub/server`;
+    // No package of ours is named for every id (third parties name theirs vmhub-<kind>-<id>, or anything).
+    return `${kind} "${id}" is not installed: no loaded plugin provides it — install the package that does beside @vmhub/server (npx -y -p @vmhub/server -p <package> vmhub-server), or name its directory in VMHUB_PLUGINS (built-in ones are @vmhub/${kind}-<id>; conventional third-party names are vmhub-${kind}-<id>)`;
   }
 
   async close(): Promise<void> {
