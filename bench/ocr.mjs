@@ -4,7 +4,8 @@
 //   naive:  tesseract on the colour PNG as captured, its defaults (psm 3, every core)
 //   ours:   @vmhub/core/ocr's createTesseractEngine() defaults, from the decoded pixels
 //   floor:  the capture-side cost only: PNG decode + prepareForOcr, no OCR
-//   ours-*: one default changed at a time, to show what each choice buys
+//   ours-*: one default changed at a time, to show what each choice buys (ours-no-bitmap is the
+//           engine before bitmap-font detection; ours-bitmap-always applies it to every screen)
 // A truth word is found when a recognised word has the same text and each box holds the other's
 // centre; precision is the share of recognised words that are such a find.
 //   node bench/ocr.mjs [variant...]        (prints JSON; bench/run.mjs ocr writes RESULTS.md)
@@ -28,6 +29,8 @@ const VARIANTS = {
   'ours-no-invert': { options: { prepare: { polarity: 'none' } } },
   'ours-psm3': { options: { psm: 3 } },
   'ours-psm6': { options: { psm: 6 } },
+  'ours-no-bitmap': { options: { prepare: { bitmap: false } } },
+  'ours-bitmap-always': { options: { prepare: { bitmap: true } } },
 };
 
 function tesseract(args, input, env) {

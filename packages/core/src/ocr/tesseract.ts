@@ -67,7 +67,7 @@ function tesseractEngine(options: TesseractOptions, id: string): OcrEngine {
         const words: OcrWord[] = [];
         let lines = 0;
         for (const band of read) {
-          for (const w of band) words.push(toImagePixels({ ...w, line: w.line + lines }, prepared.scale, image));
+          for (const w of band) words.push(toImagePixels({ ...w, line: w.line + lines }, prepared, image));
           lines += band.reduce((n, w) => Math.max(n, w.line + 1), 0);
         }
         return words;
@@ -98,11 +98,11 @@ function isBlank(image: PreparedImage, row: number): boolean {
   return true;
 }
 
-function toImagePixels(w: OcrWord, scale: number, image: OcrImage): OcrWord {
-  if (scale === 1) return w;
-  const x = Math.max(0, Math.floor(w.x / scale)), y = Math.max(0, Math.floor(w.y / scale));
+function toImagePixels(w: OcrWord, { scale, scaleY }: PreparedImage, image: OcrImage): OcrWord {
+  if (scale === 1 && scaleY === 1) return w;
+  const x = Math.max(0, Math.floor(w.x / scale)), y = Math.max(0, Math.floor(w.y / scaleY));
   const right = Math.min(image.width, Math.ceil((w.x + w.width) / scale));
-  const bottom = Math.min(image.height, Math.ceil((w.y + w.height) / scale));
+  const bottom = Math.min(image.height, Math.ceil((w.y + w.height) / scaleY));
   return { ...w, x, y, width: Math.max(1, right - x), height: Math.max(1, bottom - y) };
 }
 
