@@ -26,6 +26,8 @@ APT_PACKAGES=(
   x11vnc tigervnc-standalone-server tigervnc-tools x11-xserver-utils
   # the Windows-MCP stand-in checks its Snapshot text against Python's tabulate
   python3-tabulate
+  # the live view's browser tests: Debian's Chromium, driven by playwright-core (no browser download)
+  chromium
 )
 # From bookworm-backports: the real adbd (34.x) and a matching adb server, for the Android tests.
 BACKPORTS_PACKAGES=(adbd adb)
