@@ -16,7 +16,7 @@ const to = fileURLToPath(new URL('docs/', import.meta.url));
 // For users of the server, and conformance.md for plugin authors (who test a plugin installed
 // beside the server). Left out: architecture.md (for contributors) and proxmox-simulator.md (a
 // private test package).
-const SHIPPED = ['configuration.md', 'agent-tools.md', 'security.md', 'reaper.md', 'golden-images.md', 'setup-proxmox.md', 'vnc.md', 'conformance.md', 'adapters', 'providers'];
+const SHIPPED = ['configuration.md', 'agent-tools.md', 'live-view.md', 'security.md', 'reaper.md', 'golden-images.md', 'setup-proxmox.md', 'vnc.md', 'conformance.md', 'adapters', 'providers'];
 
 if (!existsSync(from)) {
   // Built outside the repository (no docs/ to copy): keep whatever docs/ the package has.

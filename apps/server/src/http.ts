@@ -5,6 +5,8 @@
  * Each token names a principal (http/auth.ts); each MCP session gets its own McpServer over the
  * one shared runtime, is bound to the credential that opened it, and is closed when idle, when
  * its credential is revoked (setTokens, on SIGHUP), or by its client (DELETE).
+ * The live view shares the port and the tokens: /ui/ (pages, cookie sign-in) and /api/ (JSON),
+ * see live/ and docs/live-view.md.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,9 +21,16 @@ import { Credentials, DEFAULT_PRINCIPAL, type Credential, type PrincipalToken } 
 import { readBody } from './http/body.ts';
 import { ANONYMOUS_PRINCIPAL, principalAuthInfo } from './http/principal.ts';
 import { HttpSessions, type HttpSession } from './http/sessions.ts';
+import { handleApi, sendJson } from './live/api.ts';
+import { COOKIE, cookieValue, htmlPage, loopbackHost, originProblem, securityHeaders, signInCookie, signInPage } from './live/auth-cookie.ts';
+import { LEASE_ID } from './live/recorder.ts';
+import { UI_FILES } from './ui/index.ts';
 
 export { bearerToken, principalTokens, DEFAULT_PRINCIPAL, type PrincipalToken } from './http/auth.ts';
 export { ANONYMOUS_PRINCIPAL, localPrincipal, principalOf } from './http/principal.ts';
+
+/** The pages load only their own scripts and styles; frames arrive as blob: URLs. */
+const PAGE_CSP = "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** Largest request body kept (a base64 file of files.max_bytes fits); larger ones get 413. */
 const MAX_BODY_BYTES = 96 * 1024 * 1024;
@@ -80,7 +89,8 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
 
   async function handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://vmhub');
-    if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp');
+    if (isLive(url.pathname)) return handleLive(req, res, url);
+    if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp (the live view: /ui/)');
     const origin = req.headers.origin;
     if (origin !== undefined && !options.allowedOrigins.includes(origin)) return reply(res, 403, `origin ${origin} is not allowed (http.allowed_origins)`);
     let credential: Credential | undefined;
@@ -128,6 +138,50 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     }
   }
 
+  /** /ui/ and /api/: the same tokens as /mcp, by bearer header or the sign-in cookie. */
+  async function handleLive(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    securityHeaders(res);
+    const ui = url.pathname === '/ui' || url.pathname.startsWith('/ui/');
+    const refuse = (status: number, code: string, message: string, hint?: string) => ui
+      ? htmlPage(res, status, status === 403 ? 'refused' : status === 405 ? 'method not allowed' : 'not found', `<p>${escapeHtml(message)}</p>`)
+      : sendJson(res, status, { error: { code, message, ...(hint ? { hint } : {}) } });
+    if (req.headers.origin !== undefined && originProblem(req, options.allowedOrigins, false)) return refuse(403, 'FORBIDDEN', originProblem(req, options.allowedOrigins, false)!);
+    if (open && !loopbackHost(req)) return refuse(403, 'FORBIDDEN', 'without a token the live view answers only loopback host names (DNS rebinding)');
+    let credential: Credential | undefined;
+    let byCookie = false;
+    const signIn = ui && req.method === 'GET' ? url.searchParams.get('token') : null;
+    if (signIn !== null) {
+      // The token leaves the address bar (and the history) at once: a cookie carries it from here.
+      if (open) return void res.writeHead(303, { Location: url.pathname }).end();
+      if (!credentials.match(`Bearer ${signIn}`)) return signInPage(res, true);
+      return void res.writeHead(303, { Location: url.pathname, 'Set-Cookie': signInCookie(signIn, idleSeconds) }).end();
+    }
+    if (!open) {
+      const cookie = req.headers.authorization === undefined ? cookieValue(req, COOKIE) : undefined;
+      credential = credentials.match(cookie !== undefined ? `Bearer ${cookie}` : req.headers.authorization);
+      byCookie = cookie !== undefined;
+      if (!credential) {
+        res.setHeader('WWW-Authenticate', 'Bearer realm="vmhub"');
+        // A cookie that no longer matches (token revoked) is dropped with the answer.
+        if (cookie !== undefined) res.setHeader('Set-Cookie', signInCookie('', 0));
+        if (ui) return signInPage(res, cookie !== undefined);
+        return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: 'missing, wrong or revoked bearer token', hint: 'Send Authorization: Bearer <token> (VMHUB_HTTP_TOKEN or your http.tokens entry), or sign in once at /ui/?token=<token>.' } });
+      }
+    }
+    const csrf = originProblem(req, options.allowedOrigins, byCookie);
+    if (csrf) return refuse(403, 'FORBIDDEN', csrf);
+    const principal = credential?.principal ?? ANONYMOUS_PRINCIPAL;
+    // The pages show who is signed in; a principal name is not a secret to its own holder.
+    res.setHeader('X-Vmhub-Principal', principal);
+    if (!ui) return handleApi(req, res, url, principal, hub.live);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(405, 'INVALID_REQUEST', `${req.method} is not allowed on the live view's pages`);
+    if (url.pathname === '/ui') return void res.writeHead(303, { Location: '/ui/' }).end();
+    const lease = /^\/ui\/leases\/([^/]+)\/?$/.exec(url.pathname);
+    const file = lease ? (LEASE_ID.test(lease[1]!) ? UI_FILES['/ui/lease'] : undefined) : url.pathname === '/ui/lease' ? undefined : UI_FILES[url.pathname];
+    if (!file) return refuse(404, 'NOT_FOUND', `no page ${url.pathname}: the live view starts at /ui/`);
+    res.writeHead(200, { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': PAGE_CSP, 'X-Frame-Options': 'DENY' }).end(req.method === 'HEAD' ? undefined : file.body);
+  }
+
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, credential: Credential | undefined, principal: string): Promise<void> {
     const { mcp } = hub.session();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -160,7 +214,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   });
   const address = server.address() as { port: number };
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}/mcp`;
-  log('info', 'vmhub MCP over HTTP', { url, auth: open ? 'none (loopback opt-out)' : 'bearer', principals: credentials.principals, session_idle_seconds: idleSeconds, max_sessions: sessions.max });
+  log('info', 'vmhub MCP over HTTP', { url, live_view: url.replace(/\/mcp$/, '/ui/'), auth: open ? 'none (loopback opt-out)' : 'bearer', principals: credentials.principals, session_idle_seconds: idleSeconds, max_sessions: sessions.max });
   return {
     server,
     url,
@@ -181,6 +235,14 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
 
 function reply(res: ServerResponse, status: number, message: string, id?: string | number, code = -32000): void {
   res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
+}
+
+function isLive(path: string): boolean {
+  return path === '/ui' || path.startsWith('/ui/') || path === '/api' || path.startsWith('/api/');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 function sameCredential(a: Credential | undefined, b: Credential | undefined): boolean {

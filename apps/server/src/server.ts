@@ -14,6 +14,7 @@ import { cloneOnHost } from './clone.ts';
 import { ocrHost } from './ocr.ts';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
+import { createLive, liveHooks, type Live } from './live/index.ts';
 import { log } from './log.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
@@ -40,6 +41,8 @@ export interface VmhubHub {
   runtime(): Promise<Runtime>;
   /** A new McpServer with every tool registered, backed by the shared runtime. */
   session(): VmhubSession;
+  /** The live view's side of this hub (recordings, take-over); absent in hand-made test hubs. */
+  live?: Live;
   close(): Promise<void>;
 }
 
@@ -56,12 +59,17 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     if (!runtime) {
       runtime = startRuntime(config, options.from ?? import.meta.url);
       runtime.then(
-        (r) => log('info', 'vmhub server ready', { version: VERSION, db: r.store.path, instance: config.instance, templates: [...r.registry.templates.keys()], plugins: r.registry.plugins.map((p) => `${p.kind}:${p.id}${p.ok ? '' : ' (broken)'}`) }),
+        (r) => {
+          // Old recordings are swept once the store (and so the recordings' folder) is known.
+          live.recordings.start();
+          log('info', 'vmhub server ready', { version: VERSION, db: r.store.path, instance: config.instance, templates: [...r.registry.templates.keys()], plugins: r.registry.plugins.map((p) => `${p.kind}:${p.id}${p.ok ? '' : ' (broken)'}`) });
+        },
         (err: Error) => log('error', 'vmhub runtime failed to start; every tool call will report it', { error: err.message }),
       );
     }
     return runtime;
   };
+  const live = createLive(config, rt);
   const sessions = new Set<McpServer>();
 
   function session(): VmhubSession {
@@ -70,7 +78,7 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     // module loading is CPU work on this one thread and would delay the handshake.
     mcp.server.oninitialized = () => { setImmediate(() => void rt().catch(() => undefined)); };
     const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
-    const router = createRouter(hostFor(config, rt, owner));
+    const router = createRouter(hostFor(config, rt, owner, live));
     router.register(mcp);
     sessions.add(mcp);
     mcp.server.onclose = () => { sessions.delete(mcp); };
@@ -82,10 +90,13 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     config,
     runtime: rt,
     session,
+    live,
     async close() {
       if (closed) return;
       closed = true;
+      live.recordings.stop();
       await Promise.allSettled([...sessions].map((m) => m.close()));
+      await live.recordings.flush();
       await (await runtime?.catch(() => undefined))?.close();
     },
   };
@@ -98,8 +109,9 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
   return { mcp, router, config: hub.config, runtime: hub.runtime, close: () => hub.close() };
 }
 
-function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string): RouterHost {
+function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string, live: Live): RouterHost {
   return {
+    ...liveHooks(live),
     listTemplates: async () => (await rt()).catalog.listTemplates(),
     capabilities: async (input) => (await rt()).catalog.capabilities(input),
     health: async () => (await rt()).catalog.health(),

@@ -130,6 +130,14 @@ export const VmhubConfigSchema = Type.Object({
     /** tesseract's -l: language packs joined with "+", e.g. "eng+deu". */
     languages: Type.String({ default: 'eng', pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$' }),
   }, { default: {} }),
+  recordings: Type.Object({
+    /** Keep each lease's trajectory (tool calls, screenshots, the person's turns of the live view). */
+    enabled: Type.Boolean({ default: true }),
+    /** Where: one folder per lease. Default: `recordings/` beside the store's SQLite file. */
+    dir: Type.Optional(Type.String()),
+    /** A lease's folder untouched this long is deleted (checked at start and hourly). */
+    keep_hours: Type.Integer({ minimum: 1, default: 72 }),
+  }, { default: {} }),
   audit: Type.Object({
     /** One JSON line per tool call is appended here (secrets redacted). Env VMHUB_AUDIT_FILE. Unset: store events only. */
     file: Type.Optional(Type.String()),

@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   POLICY_DENIED: { retryable: false, hint: 'The operator\'s policy forbids this: use another tool or ask the operator.' },
   TIMEOUT: { retryable: true, hint: 'The operation ran out of time: retry, or raise the timeout if the tool has one.' },
   RESULT_TOO_LARGE: { retryable: false, hint: 'The answer would not fit one message: ask for less (vm_get_file {offset, length}, a smaller screenshot, less output).' },
+  HUMAN_CONTROL: { retryable: true, hint: 'A person has taken over this machine. Wait for hand-back: call vm_screenshot to watch (it keeps working) and retry later.' },
   INTERNAL: { retryable: true, hint: 'Retry once; if it fails again, report the message to the operator.' },
 } as const satisfies Record<string, { retryable: boolean; hint: string }>;
 

@@ -44,6 +44,11 @@ export class LeaseSessions {
     return { open: this.#open.size, channels };
   }
 
+  /** The lease's open session, if a call has opened one (the live view reads its control). */
+  get(leaseId: string): LeaseSession | undefined {
+    return this.#open.get(leaseId);
+  }
+
   async bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding> {
     const lease = await this.#leases.get(leaseId);
     if (lease.status !== 'ready') {

@@ -47,7 +47,14 @@ function heartbeat(name: string, extra: CallExtra): { stop(): void } {
 }
 
 /** Errors that say nothing about the machine's health: no need to check on it. */
-const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED']);
+const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED', 'HUMAN_CONTROL']);
+
+/**
+ * The tools that act on the machine: while a person has taken over a lease they answer
+ * HUMAN_CONTROL, so the agent and the person never type into the same screen at once. Watching
+ * (vm_screenshot, vm_wait, vm_find_text), files, exec and the lease tools keep working.
+ */
+export const HUMAN_GATED_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_launch', 'vm_focus', 'vm_close', 'vm_dispatch']);
 
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
@@ -108,6 +115,10 @@ export function createRouter(host: RouterHost): Router {
     if (capability && !adapter.capabilities.includes(capability)) {
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
     }
+    if (HUMAN_GATED_TOOLS.has(name)) {
+      const held = await host.control?.(binding.lease_id);
+      if (held?.human) throw new VmhubError('HUMAN_CONTROL', `${name}: a person took over lease ${binding.lease_id} at ${held.since} (live view); input tools wait for the hand-back`, { details: { since: held.since } });
+    }
     const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
     let out: Awaited<ReturnType<typeof handler>>;
     try {
@@ -121,7 +132,14 @@ export function createRouter(host: RouterHost): Router {
       }
       throw err;
     }
-    return assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+    const result = assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+    // Taken only once the answer is sure to reach the agent: a failed call keeps the note for the next.
+    const note = await host.takeNote?.(binding.lease_id);
+    if (note !== undefined) {
+      (result.structuredContent as Record<string, unknown>).human_note = note;
+      result.content = [{ type: 'text', text: `Note from the person who had control: ${note}` }, ...result.content];
+    }
+    return result;
   }
 
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
@@ -138,8 +156,10 @@ export function createRouter(host: RouterHost): Router {
     }
     try {
       const leaseId = typeof (args as { lease_id?: unknown })?.lease_id === 'string' ? (args as { lease_id: string }).lease_id : undefined;
-      host.audit?.({ at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' : 'ok', ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started }, extra);
-    } catch { /* auditing never breaks a call */ }
+      const record = { at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' as const : 'ok' as const, ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started };
+      host.audit?.(record, extra);
+      if (leaseId && Object.hasOwn(VM_HANDLERS, name)) host.record?.({ ...record, lease_id: leaseId, args: args as Record<string, unknown>, result }, extra);
+    } catch { /* auditing and recording never break a call */ }
     return result;
   }
 

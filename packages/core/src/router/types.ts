@@ -4,7 +4,7 @@
  * policy, capability gating, coordinate mapping, screenshot shaping and error conversion.
  */
 import type { Readable } from 'node:stream';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Adapter, AdapterContext, OpenSession } from '../adapter.ts';
 import type { ScreenMapping } from '../screen-mapping.ts';
@@ -72,6 +72,22 @@ export interface AuditRecord {
   duration_ms: number;
 }
 
+/** A person's hold on a lease (the live view's take-over): the gated tools answer HUMAN_CONTROL. */
+export interface HumanControl {
+  human: true;
+  /** When the person took over (ISO time). */
+  since: string;
+}
+
+/** One VM-bound call as it finished, for a lease's recording (the host redacts `args`). */
+export interface RecordedCall extends AuditRecord {
+  lease_id: string;
+  /** The validated-or-not arguments exactly as the client sent them. */
+  args: Record<string, unknown>;
+  /** What the client got (the screenshot it saw is in `content`). */
+  result: CallToolResult;
+}
+
 export interface RouterHost {
   listTemplates(): Promise<ToolOutput<'vm_list_templates'>>;
   capabilities(input: ToolInput<'vm_capabilities'>): Promise<ToolOutput<'vm_capabilities'>>;
@@ -108,6 +124,15 @@ export interface RouterHost {
   ocr?(): Promise<OcrEngine>;
   /** One record per tool call; must not throw. */
   audit?(record: AuditRecord, extra?: CallExtra): void;
+  /**
+   * Whether a person holds the lease (live view take-over). Checked after bind and before the
+   * handler of the input tools (HUMAN_GATED_TOOLS); undefined: the agent drives.
+   */
+  control?(leaseId: string): HumanControl | undefined | Promise<HumanControl | undefined>;
+  /** The hand-back note for the lease, consumed: the next successful VM-bound result carries it. */
+  takeNote?(leaseId: string): string | undefined | Promise<string | undefined>;
+  /** One call per finished VM-bound tool call on a lease (its recording); must not throw or block. */
+  record?(call: RecordedCall, extra?: CallExtra): void;
   settings: RouterSettings;
 }
 

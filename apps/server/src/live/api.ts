@@ -1,0 +1,248 @@
+/**
+ * The live view's JSON API under /api/ (docs/live-view.md): the principal's leases, a lease's
+ * screen, events and recording, renew and release, take-over, the person's input and hand-back.
+ * The caller is already authenticated (http.ts); here every lease id is checked against the
+ * principal first — another principal's lease is as unknown as one that never existed.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { asVmhubError, assertValid, CAPABILITY_METHOD, LIVE_LEASE_STATES, Type, VmhubError, type Capability, type LeaseInfo } from '@vmhub/core';
+import { toScreen, type LeaseBinding } from '@vmhub/core/router';
+import { shapeScreenshot } from '@vmhub/core/screenshot';
+import type { LeaseRow } from '@vmhub/store';
+import { readBody } from '../http/body.ts';
+import { leaseView } from '../leases/view.ts';
+import type { Runtime } from '../runtime.ts';
+import { MAX_NOTE } from './control.ts';
+import { LEASE_ID, type Recordings } from './recorder.ts';
+import { recordingHtml } from './recording-html.ts';
+
+export interface Live {
+  runtime(): Promise<Runtime>;
+  recordings: Recordings;
+}
+
+const MAX_BODY = 256 * 1024;
+/** Ended leases stay in the list this long. */
+const ENDED_SHOWN_MS = 60 * 60 * 1000;
+/** A live-view call on the machine (a capture, one input) gets this long. */
+const CALL_MS = 30_000;
+const ROUTE = /^\/api\/leases(?:\/([^/]*)(?:\/([a-z]+))?)?\/?$/;
+
+/** An answer of the API that is not a VmhubError code (401/403/405, NOT_IN_CONTROL). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly hint: string | undefined;
+  constructor(status: number, code: string, message: string, hint?: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+const STATUS: Record<string, number> = {
+  INVALID_REQUEST: 400, NOT_FOUND: 404, LEASE_NOT_READY: 409, LEASE_EXPIRED: 409, CAPABILITY_UNAVAILABLE: 409, MACHINE_LOST: 409,
+  PROVISION_FAILED: 409, BOOT_TIMEOUT: 409, HUMAN_CONTROL: 409, POLICY_DENIED: 403, TIMEOUT: 504, LOCK_CONTENTION: 409,
+};
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }).end(JSON.stringify(body));
+}
+
+export function sendError(res: ServerResponse, err: unknown): void {
+  if (err instanceof ApiError) return sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } });
+  const e = asVmhubError(err, 'live-api');
+  sendJson(res, STATUS[e.code] ?? 500, { error: { code: e.code, message: e.message, hint: e.hint } });
+}
+
+export async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, principal: string, live: Live | undefined): Promise<void> {
+  try {
+    const m = ROUTE.exec(url.pathname);
+    if (!m || !live) throw new ApiError(404, 'NOT_FOUND', `no API route ${url.pathname}: see docs/live-view.md (GET /api/leases, /api/leases/{id}[/screen|/events|/recording], POST …/renew|release|takeover|handback|input)`);
+    const [, id, action] = m;
+    const rt = await live.runtime();
+    if (id === undefined || id === '') {
+      only(req, 'GET');
+      return sendJson(res, 200, { leases: await listLeases(rt, principal) });
+    }
+    // Checked before anything reads the store or the disk with it.
+    if (!LEASE_ID.test(id)) throw new ApiError(400, 'INVALID_REQUEST', `"${id.slice(0, 64)}" is not a lease id (36 characters of 0-9, a-f and -)`);
+    const row = await ownLease(rt, id, principal);
+    const api = new LeaseApi(rt, live.recordings, row);
+    switch (action) {
+      case undefined: only(req, 'GET'); return sendJson(res, 200, api.detail());
+      case 'screen': only(req, 'GET'); return await api.screen(res, url);
+      case 'events': only(req, 'GET'); return sendJson(res, 200, await api.events());
+      case 'recording': only(req, 'GET'); return await api.recording(res, url);
+      case 'renew': case 'release': case 'takeover': case 'handback': case 'input': {
+        only(req, 'POST');
+        const read = await readBody(req, MAX_BODY);
+        if (!read.ok) throw new ApiError(read.status, 'INVALID_REQUEST', read.status === 413 ? `request body over ${MAX_BODY} bytes` : read.message);
+        const body = read.value ?? {};
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'INVALID_REQUEST', 'the request body must be a JSON object');
+        return sendJson(res, 200, await api[action](body as Record<string, unknown>));
+      }
+      default: throw new ApiError(404, 'NOT_FOUND', `no API route ${url.pathname}`);
+    }
+  } catch (err) {
+    if (!res.headersSent) sendError(res, err);
+    else res.destroy();
+  }
+}
+
+function only(req: IncomingMessage, method: 'GET' | 'POST'): void {
+  if (req.method === method || (method === 'GET' && req.method === 'HEAD')) return;
+  throw new ApiError(405, 'INVALID_REQUEST', `${req.method} is not allowed here: use ${method}`);
+}
+
+async function listLeases(rt: Runtime, principal: string): Promise<unknown[]> {
+  const { leases } = await rt.leases.list({ principal }, 200);
+  const since = Date.now() - ENDED_SHOWN_MS;
+  return leases
+    .filter((row) => LIVE_LEASE_STATES.includes(row.status as never) || row.updated_at >= since)
+    .map((row) => ({ ...leaseView(row), control: rt.sessions.get(row.id)?.control.human ? 'human' : 'agent' }));
+}
+
+async function ownLease(rt: Runtime, id: string, principal: string): Promise<LeaseRow> {
+  const row = await rt.leases.get(id).catch((err) => { throw VmhubError.is(err) && err.code === 'NOT_FOUND' ? notFound(id) : err; });
+  if (row.principal !== principal) throw notFound(id);
+  return row;
+}
+
+const notFound = (id: string) => new ApiError(404, 'NOT_FOUND', `no lease "${id}" of yours`, 'GET /api/leases lists the leases of this token\'s principal.');
+
+const Point = Type.Object({ x: Type.Number(), y: Type.Number() }, { additionalProperties: false });
+const Button = Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')]));
+const INPUTS = {
+  click: Type.Object({ type: Type.Literal('click'), x: Type.Number(), y: Type.Number(), button: Button, count: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) }, { additionalProperties: false }),
+  type: Type.Object({ type: Type.Literal('type'), text: Type.String({ minLength: 1, maxLength: 20000 }) }, { additionalProperties: false }),
+  key: Type.Object({ type: Type.Literal('key'), keys: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
+  scroll: Type.Object({ type: Type.Literal('scroll'), x: Type.Number(), y: Type.Number(), direction: Type.Union(['up', 'down', 'left', 'right'].map((d) => Type.Literal(d))), amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }, { additionalProperties: false }),
+  drag: Type.Object({ type: Type.Literal('drag'), from: Point, to: Point, button: Button }, { additionalProperties: false }),
+} as const;
+type InputKind = keyof typeof INPUTS;
+
+class LeaseApi {
+  readonly #rt: Runtime;
+  readonly #recordings: Recordings;
+  readonly #row: LeaseRow;
+
+  constructor(rt: Runtime, recordings: Recordings, row: LeaseRow) {
+    this.#rt = rt;
+    this.#recordings = recordings;
+    this.#row = row;
+  }
+
+  get #id(): string { return this.#row.id; }
+  #control() { return this.#rt.sessions.get(this.#id)?.control; }
+
+  detail(): LeaseInfo & Record<string, unknown> {
+    const c = this.#control();
+    return { ...leaseView(this.#row), control: c?.human ? 'human' : 'agent', ...(c?.since ? { control_since: c.since } : {}), ...(c?.note !== undefined ? { note: c.note } : {}) };
+  }
+
+  /** The lease's session (opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */
+  async #bind(): Promise<LeaseBinding & { session: NonNullable<LeaseBinding['session']> }> {
+    const b = await this.#rt.sessions.bind(this.#id, AbortSignal.timeout(CALL_MS));
+    if (!b.adapter || !b.session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `lease ${this.#id}: the adapter "${b.template.adapter}" of template ${b.template.id} is not loaded: ${b.adapterProblem ?? 'plugin missing'}`);
+    return b as LeaseBinding & { session: NonNullable<LeaseBinding['session']> };
+  }
+
+  #need(b: LeaseBinding, capability: Capability): void {
+    if (!b.adapter?.capabilities.includes(capability) || typeof (b.session as unknown as Record<string, unknown>)?.[CAPABILITY_METHOD[capability]] !== 'function') {
+      throw new VmhubError('CAPABILITY_UNAVAILABLE', `lease ${this.#id}: adapter "${b.adapter?.id}" (template ${b.template.id}) does not provide "${capability}"`);
+    }
+  }
+
+  async screen(res: ServerResponse, url: URL): Promise<void> {
+    const format = url.searchParams.get('format') === 'jpeg' ? 'jpeg' : 'png';
+    const asked = Number(url.searchParams.get('max_width') ?? 1280);
+    if (!Number.isInteger(asked) || asked < 16 || asked > 4096) throw new ApiError(400, 'INVALID_REQUEST', 'max_width must be an integer 16..4096');
+    const b = await this.#bind();
+    this.#need(b, 'screenshot');
+    // The agent's own mapping (b.screen.latest) is not touched: its coordinates stay its own.
+    const shot = await shapeScreenshot(await b.session.screenshot!(b.context), { format, maxWidth: asked, maxHeight: 4096, maxBytes: 16 * 1024 * 1024 });
+    res.writeHead(200, {
+      'Content-Type': shot.mime, 'Cache-Control': 'no-store', 'Content-Length': shot.data.length,
+      'X-Screen-Width': String(shot.screen.width), 'X-Screen-Height': String(shot.screen.height), 'X-Image-Scale': String(Number(shot.scale.toFixed(6))),
+    }).end(shot.data);
+  }
+
+  async events(): Promise<unknown> {
+    const rows = await this.#rt.store.listEvents({ lease_id: this.#id, limit: 1000 });
+    return { events: rows.map((e) => ({ at: new Date(e.at).toISOString(), kind: e.kind, detail: parse(e.data) })) };
+  }
+
+  async recording(res: ServerResponse, url: URL): Promise<void> {
+    // ?since=<seq>: only the steps after it, so a page polling the timeline does not fetch every image again.
+    const since = Number(url.searchParams.get('since') ?? -1);
+    if (!Number.isInteger(since) || since < -1) throw new ApiError(400, 'INVALID_REQUEST', `since must be a step's seq (an integer ≥ 0), not "${url.searchParams.get('since')}"`);
+    const steps = (await this.#recordings.read(this.#id)).filter((s) => s.seq > since);
+    const lease = leaseView(this.#row);
+    if (url.searchParams.get('format') === 'html') {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="vmhub-${this.#id.slice(0, 8)}-recording.html"` }).end(recordingHtml(lease, steps));
+      return;
+    }
+    sendJson(res, 200, { lease, steps });
+  }
+
+  async renew(body: Record<string, unknown>): Promise<LeaseInfo> {
+    const input = assertValid<{ ttl_seconds?: number }>(Type.Object({ ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })) }, { additionalProperties: false }), body, 'renew body');
+    return this.#rt.leases.renew({ lease_id: this.#id, ...(input.ttl_seconds !== undefined ? { ttl_seconds: input.ttl_seconds } : {}) });
+  }
+
+  async release(body: Record<string, unknown>): Promise<LeaseInfo> {
+    assertValid(Type.Object({}, { additionalProperties: false }), body, 'release body');
+    return this.#rt.leases.release({ lease_id: this.#id });
+  }
+
+  async takeover(body: Record<string, unknown>): Promise<unknown> {
+    assertValid(Type.Object({}, { additionalProperties: false }), body, 'takeover body');
+    await this.#bind();
+    const control = this.#control();
+    if (!control) throw new VmhubError('LEASE_EXPIRED', `lease ${this.#id} has ended`);
+    const { since, changed } = control.takeover();
+    if (changed) this.#recordings.human(this.#id, 'takeover', {});
+    return { control: 'human', control_since: since };
+  }
+
+  async handback(body: Record<string, unknown>): Promise<unknown> {
+    const input = assertValid<{ note?: string }>(Type.Object({ note: Type.Optional(Type.String({ maxLength: MAX_NOTE })) }, { additionalProperties: false }), body, 'handback body');
+    const note = input.note?.trim() || undefined;
+    const { changed } = this.#control()?.handback(note) ?? { changed: false };
+    if (changed) this.#recordings.human(this.#id, 'handback', {}, note !== undefined ? { note } : {});
+    return { control: 'agent' };
+  }
+
+  async input(body: Record<string, unknown>): Promise<unknown> {
+    if (!this.#control()?.human) throw new ApiError(409, 'NOT_IN_CONTROL', `lease ${this.#id}: input needs control: take over first (POST /api/leases/${this.#id}/takeover)`);
+    const kind = body.type as InputKind;
+    if (typeof kind !== 'string' || !Object.hasOwn(INPUTS, kind)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUTS).join(', ')}`);
+    const input = assertValid<Record<string, any>>(INPUTS[kind], body, `input ${kind}`);
+    const b = await this.#bind();
+    this.#need(b, kind);
+    const started = Date.now();
+    const s = b.session;
+    const at = (p: { x: number; y: number }, field: string) => toScreen(b.screen, s, b.context, p, 'screen', field);
+    try {
+      switch (kind) {
+        case 'click': await s.click!(b.context, { ...await at(input as { x: number; y: number }, 'click point'), button: input.button ?? 'left', count: input.count ?? 1, modifiers: [] }); break;
+        case 'type': await s.type!(b.context, { text: input.text }); break;
+        case 'key': await s.key!(b.context, { keys: input.keys }); break;
+        case 'scroll': await s.scroll!(b.context, { ...await at(input as { x: number; y: number }, 'scroll point'), direction: input.direction, amount: input.amount ?? 3 }); break;
+        case 'drag': await s.drag!(b.context, { from: await at(input.from, 'from'), to: await at(input.to, 'to'), button: input.button ?? 'left' }); break;
+      }
+    } catch (err) {
+      const e = asVmhubError(err);
+      this.#recordings.human(this.#id, 'input', body, { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
+      throw e;
+    }
+    this.#recordings.human(this.#id, 'input', body, { frame: true, duration_ms: Date.now() - started });
+    return { ok: true };
+  }
+}
+
+function parse(json: string): unknown {
+  try { return JSON.parse(json); } catch { return json; }
+}

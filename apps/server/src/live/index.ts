@@ -1,0 +1,48 @@
+/**
+ * The live view's server side, wired once per hub: the recordings (their folder beside the
+ * store unless recordings.dir says otherwise, swept at start and hourly), the frame captures
+ * they take after input actions, and the router hooks of take-over and hand-back notes.
+ */
+import { dirname, join } from 'node:path';
+import type { VmhubConfig } from '@vmhub/core/config';
+import type { RouterHost } from '@vmhub/core/router';
+import { shapeScreenshot } from '@vmhub/core/screenshot';
+import type { Runtime } from '../runtime.ts';
+import type { Live } from './api.ts';
+import { Recordings } from './recorder.ts';
+
+/** Recorded frames: PNG, at most this wide. */
+const FRAME_WIDTH = 1280;
+const CAPTURE_MS = 20_000;
+
+export type { Live } from './api.ts';
+
+export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>): Live {
+  const settings = config.recordings ?? { enabled: true, keep_hours: 72 };
+  const recordings = new Recordings({
+    enabled: settings.enabled,
+    keepHours: settings.keep_hours,
+    root: async () => settings.dir ?? join(dirname((await rt()).store.path), 'recordings'),
+    capture: async (leaseId) => captureFrame(await rt(), leaseId),
+    known: async (leaseId) => (await rt()).sessions.get(leaseId) !== undefined,
+  });
+  return { runtime: rt, recordings };
+}
+
+/** The router hooks: the take-over gate, the hand-back note, and the recorder. */
+export function liveHooks(live: Live): Pick<RouterHost, 'control' | 'takeNote' | 'record'> {
+  return {
+    control: async (leaseId) => (await live.runtime()).sessions.get(leaseId)?.control.held(),
+    takeNote: async (leaseId) => (await live.runtime()).sessions.get(leaseId)?.control.takeNote(),
+    record: (call) => live.recordings.agent(call),
+  };
+}
+
+/** The lease's screen now as a PNG, or undefined when the lease has no session or no screen. */
+async function captureFrame(r: Runtime, leaseId: string): Promise<Buffer | undefined> {
+  if (!r.sessions.get(leaseId)) return undefined;
+  const b = await r.sessions.bind(leaseId, AbortSignal.timeout(CAPTURE_MS));
+  if (!b.session?.screenshot || !b.adapter?.capabilities.includes('screenshot')) return undefined;
+  const shot = await shapeScreenshot(await b.session.screenshot(b.context), { format: 'png', maxWidth: FRAME_WIDTH, maxHeight: 4096, maxBytes: 8 * 1024 * 1024 });
+  return shot.data;
+}

@@ -1,0 +1,263 @@
+/**
+ * Recordings: every lease's trajectory on disk, `<root>/<lease id>/steps.jsonl` (one Step per
+ * line) beside the images it names (`NNNN.png`). The agent's VM-bound calls arrive through the
+ * router's `record` hook, the person's turns from the live API.
+ *
+ * Never on the agent's critical path: a step is queued and written later, one write chain per
+ * lease (so steps keep their order), with at most one frame capture in flight per lease —
+ * input actions that arrive while a capture waits share it. Bounded: past MAX_IMAGE_STEPS steps
+ * or MAX_IMAGE_BYTES of images a lease's recording keeps no more images (a step says so), and
+ * past MAX_STEPS it stops (a final step says so). A sweep deletes folders untouched for
+ * `keepHours`. Reading goes through `read(id)` only: the id is validated and nothing outside
+ * `<root>/<id>/` is opened.
+ */
+import { appendFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RecordedCall } from '@vmhub/core/router';
+import { log } from '../log.ts';
+import { redactArgs } from './redact.ts';
+
+export const LEASE_ID = /^[0-9a-f-]{36}$/;
+const IMAGE_FILE = /^\d{4,}\.(png|jpg|webp)$/;
+export const MAX_IMAGE_STEPS = 2000;
+export const MAX_IMAGE_BYTES = 200 * 1024 * 1024;
+export const MAX_STEPS = 20_000;
+const SWEEP_MS = 60 * 60 * 1000;
+const STEPS_FILE = 'steps.jsonl';
+
+/** Input tools after which a frame is captured (the agent did not see the result itself). */
+const FRAME_AFTER = new Set(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_launch', 'vm_focus', 'vm_close']);
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
+
+export interface Step {
+  seq: number;
+  at: string;
+  actor: 'agent' | 'human';
+  tool: string;
+  outcome: 'ok' | 'error';
+  code?: string;
+  duration_ms: number;
+  args: Record<string, unknown>;
+  note?: string;
+  /** On disk: the image's file name; from `read()`: a data URL. */
+  screenshot?: string;
+}
+
+type NewStep = Omit<Step, 'seq' | 'screenshot'>;
+type Image = { data: Buffer; ext: string };
+
+export interface RecordingsOptions {
+  enabled: boolean;
+  keepHours: number;
+  /** The folder holding one folder per lease (resolved once, on first use). */
+  root: () => Promise<string>;
+  /** A PNG of the lease's screen now, or undefined (no screen, lease gone). */
+  capture: (leaseId: string) => Promise<Buffer | undefined>;
+  /** Whether the lease is live in this process: calls on unknown ids record nothing. */
+  known: (leaseId: string) => Promise<boolean>;
+}
+
+interface LeaseRecording {
+  /** Steps written; undefined until the folder was read on first use. */
+  seq?: number;
+  bytes: number;
+  images: boolean;
+  stopped: boolean;
+  chain: Promise<void>;
+  /** Steps waiting for a capture that has not started yet: a new input step joins them. */
+  waiting?: NewStep[];
+}
+
+export class Recordings {
+  readonly enabled: boolean;
+  readonly #options: RecordingsOptions;
+  readonly #leases = new Map<string, LeaseRecording>();
+  #root: Promise<string> | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: RecordingsOptions) {
+    this.enabled = options.enabled;
+    this.#options = options;
+  }
+
+  root(): Promise<string> {
+    this.#root ??= this.#options.root();
+    return this.#root;
+  }
+
+  /** The router's hook: one agent step per VM-bound call. Never throws, never waits. */
+  agent(call: RecordedCall): void {
+    if (!this.enabled || !LEASE_ID.test(call.lease_id)) return;
+    const id = call.lease_id;
+    const structured = call.result.structuredContent as { human_note?: unknown } | undefined;
+    const step: NewStep = {
+      at: call.at, actor: 'agent', tool: call.tool, outcome: call.outcome, ...(call.code ? { code: call.code } : {}),
+      duration_ms: call.duration_ms, args: redactArgs(call.args),
+      ...(typeof structured?.human_note === 'string' ? { note: structured.human_note } : {}),
+    };
+    const shown = call.outcome === 'ok' ? call.result.content.find((c) => c.type === 'image') : undefined;
+    const image = shown?.type === 'image' ? { data: Buffer.from(shown.data, 'base64'), ext: EXT[shown.mimeType] ?? 'png' } : undefined;
+    const frame = !image && call.outcome === 'ok' && FRAME_AFTER.has(call.tool);
+    void this.#options.known(id).then((known) => {
+      if (known) this.#enqueue(id, step, image ?? (frame ? 'capture' : undefined));
+    }, () => undefined);
+  }
+
+  /** A person's turn (take-over, hand-back, input); `frame`: capture the screen after it. */
+  human(leaseId: string, tool: string, args: Record<string, unknown>, options: { note?: string; frame?: boolean; outcome?: 'ok' | 'error'; code?: string; duration_ms?: number } = {}): void {
+    if (!this.enabled || !LEASE_ID.test(leaseId)) return;
+    const step: NewStep = {
+      at: new Date().toISOString(), actor: 'human', tool, outcome: options.outcome ?? 'ok', ...(options.code ? { code: options.code } : {}),
+      duration_ms: options.duration_ms ?? 0, args: redactArgs(args), ...(options.note !== undefined ? { note: options.note } : {}),
+    };
+    this.#enqueue(leaseId, step, options.frame && step.outcome === 'ok' ? 'capture' : undefined);
+  }
+
+  /** Everything written so far for the lease (after its queued steps), images as data URLs. */
+  async read(leaseId: string): Promise<Step[]> {
+    if (!LEASE_ID.test(leaseId)) return [];
+    await this.#leases.get(leaseId)?.chain;
+    const dir = join(await this.root(), leaseId);
+    const info = await lstat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) return [];
+    let text: string;
+    try { text = await readFile(join(dir, STEPS_FILE), 'utf8'); } catch { return []; }
+    const images = new Map<string, string | undefined>();
+    const steps: Step[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      let step: Step;
+      try { step = JSON.parse(line) as Step; } catch { continue; }
+      if (step.screenshot !== undefined) {
+        const name = step.screenshot;
+        if (!images.has(name)) images.set(name, IMAGE_FILE.test(name) ? await dataUrl(join(dir, name), name) : undefined);
+        const url = images.get(name);
+        if (url) step.screenshot = url;
+        else delete step.screenshot;
+      }
+      steps.push(step);
+    }
+    return steps;
+  }
+
+  /** Delete lease folders untouched for keepHours; resolves to how many went. */
+  async sweep(now = Date.now()): Promise<number> {
+    const root = await this.root();
+    const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+    const cutoff = now - this.#options.keepHours * 3600 * 1000;
+    let removed = 0;
+    for (const e of entries) {
+      // Only folders named like a lease id: never a symlink, never anything an operator put there.
+      if (!e.isDirectory() || !LEASE_ID.test(e.name)) continue;
+      const dir = join(root, e.name);
+      const touched = Math.max(...await Promise.all([dir, join(dir, STEPS_FILE)].map((p) => stat(p).then((s) => s.mtimeMs, () => 0))));
+      if (touched >= cutoff || this.#leases.get(e.name)?.waiting) continue;
+      await rm(dir, { recursive: true, force: true }).then(() => { removed++; this.#leases.delete(e.name); }, (err: Error) => log('warn', 'recording sweep could not delete a folder', { dir, error: err.message }));
+    }
+    if (removed) log('info', 'old recordings deleted', { removed, keep_hours: this.#options.keepHours });
+    return removed;
+  }
+
+  /** Sweep now and hourly (the timer does not keep the process alive). */
+  start(): void {
+    if (!this.enabled || this.#sweeper) return;
+    const run = () => void this.sweep().catch((err: Error) => log('warn', 'recording sweep failed', { error: err.message }));
+    run();
+    this.#sweeper = setInterval(run, SWEEP_MS);
+    this.#sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+
+  /** Wait (at most `ms`) for every queued step to be written: at shutdown, nothing is cut mid-write. */
+  async flush(ms = 3000): Promise<void> {
+    const wait = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+    await Promise.race([Promise.all([...this.#leases.values()].map((r) => r.chain)), wait]);
+  }
+
+  #lease(id: string): LeaseRecording {
+    let rec = this.#leases.get(id);
+    if (!rec) {
+      rec = { bytes: 0, images: true, stopped: false, chain: Promise.resolve() };
+      this.#leases.set(id, rec);
+    }
+    return rec;
+  }
+
+  #enqueue(id: string, step: NewStep, image: Image | 'capture' | undefined): void {
+    const rec = this.#lease(id);
+    if (image === 'capture') {
+      if (rec.waiting) { rec.waiting.push(step); return; }
+      const group = [step];
+      rec.waiting = group;
+      this.#then(id, rec, async () => {
+        if (rec.waiting === group) rec.waiting = undefined;
+        const png = rec.images && !rec.stopped ? await this.#options.capture(id).catch(() => undefined) : undefined;
+        await this.#write(id, rec, group, png ? { data: png, ext: 'png' } : undefined);
+      });
+      return;
+    }
+    // A step without a capture closes the waiting group: a later input step must not jump it.
+    rec.waiting = undefined;
+    this.#then(id, rec, () => this.#write(id, rec, [step], image));
+  }
+
+  #then(id: string, rec: LeaseRecording, job: () => Promise<void>): void {
+    const chain: Promise<void> = rec.chain.then(job).catch((err: Error) => log('warn', 'recording a step failed', { lease: id, error: err.message })).then(async () => {
+      // Idle and the lease gone from this process: forget it (a later step re-reads the folder).
+      if (rec.chain === chain && !rec.waiting && !await this.#options.known(id).catch(() => false) && this.#leases.get(id) === rec) this.#leases.delete(id);
+    });
+    rec.chain = chain;
+  }
+
+  async #write(id: string, rec: LeaseRecording, steps: NewStep[], image: Image | undefined): Promise<void> {
+    if (rec.stopped) return;
+    const dir = join(await this.root(), id);
+    if (rec.seq === undefined) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const text = await readFile(join(dir, STEPS_FILE), 'utf8').catch(() => '');
+      rec.seq = text.split('\n').filter(Boolean).length;
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (IMAGE_FILE.test(name)) rec.bytes += await stat(join(dir, name)).then((s) => s.size, () => 0);
+      }
+    } else {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+    }
+    const lines: Step[] = [];
+    let name: string | undefined;
+    for (const s of steps) {
+      if (rec.seq >= MAX_STEPS) {
+        lines.push({ seq: ++rec.seq, at: new Date().toISOString(), actor: 'agent', tool: 'recording', outcome: 'ok', duration_ms: 0, args: {}, note: `recording stopped: this lease reached ${MAX_STEPS} steps` });
+        rec.stopped = true;
+        break;
+      }
+      const seq = ++rec.seq;
+      if (image && rec.images && rec.seq <= MAX_IMAGE_STEPS && rec.bytes + image.data.length <= MAX_IMAGE_BYTES) {
+        if (name === undefined) {
+          name = `${String(seq).padStart(4, '0')}.${image.ext}`;
+          await writeFile(join(dir, name), image.data, { mode: 0o600 });
+          rec.bytes += image.data.length;
+        }
+        lines.push({ seq, ...s, screenshot: name });
+      } else {
+        lines.push({ seq, ...s });
+        if (image && rec.images) {
+          rec.images = false;
+          lines.push({ seq: ++rec.seq, at: new Date().toISOString(), actor: s.actor, tool: 'recording', outcome: 'ok', duration_ms: 0, args: {}, note: `recording keeps no more images: this lease reached ${MAX_IMAGE_STEPS} steps or ${MAX_IMAGE_BYTES / 1048576} MB of images` });
+        }
+      }
+    }
+    await appendFile(join(dir, STEPS_FILE), lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { mode: 0o600 });
+  }
+}
+
+async function dataUrl(file: string, name: string): Promise<string | undefined> {
+  const info = await lstat(file).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  const data = await readFile(file).catch(() => undefined);
+  return data ? `data:${MIME[name.split('.').pop()!]};base64,${data.toString('base64')}` : undefined;
+}

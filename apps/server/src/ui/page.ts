@@ -1,0 +1,26 @@
+/**
+ * The HTML shell both pages share. No inline script or style anywhere (the CSP allows only
+ * 'self'), and every asset is a path the server serves from UI_FILES.
+ */
+export function page(title: string, script: string, main: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="stylesheet" href="/ui/app.css">
+<script src="${script}" defer></script>
+</head>
+<body>
+<header class="top">
+<a class="brand" href="/ui/">vmhub</a>
+<span class="principal" id="principal" title="signed in as" hidden></span>
+</header>
+<p id="message" class="message" role="status" hidden></p>
+${main}
+</body>
+</html>
+`;
+}
