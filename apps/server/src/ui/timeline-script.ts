@@ -95,14 +95,12 @@ function renderSteps(steps) {
   $('step-count').textContent = stepCount === 1 ? '1 step' : stepCount + ' steps';
 }
 
-var lastSeq = -1;
 function pollRecording() {
   // Only the steps after the last one shown (?since), and never for a tab nobody looks at.
   if (document.hidden) { setTimeout(pollRecording, RECORDING_MS); return; }
   var wasEnded = ended;
   api('GET', base + '/recording' + (lastSeq >= 0 ? '?since=' + lastSeq : '')).then(function (data) {
     var steps = ((data && data.steps) || []).slice().sort(function (a, b) { return a.seq - b.seq; });
-    steps.forEach(function (s) { if (s.seq > lastSeq) lastSeq = s.seq; });
     renderSteps(steps);
     $('steps-empty').textContent = 'No steps yet: tool calls on this lease appear here.';
   }).catch(function (err) {
