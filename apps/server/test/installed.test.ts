@@ -240,7 +240,9 @@ describe('installed from the tarballs: the packages as published', () => {
 describe('installed from the tarballs: a full lease on the Docker desktop', () => {
   it('create → ready → screenshot → type → exec → release, the container gone', { timeout: 10 * 60_000 }, async () => {
     const s = await connectInstalled();
-    const templates = (await s.call('vm_list_templates')).structuredContent.templates;
+    const listed = await s.call('vm_list_templates');
+    assert.equal(listed.isError, undefined, `vm_list_templates from the installed server: ${JSON.stringify(listed.structuredContent)}\n${s.stderr().slice(-3000)}`);
+    const templates = listed.structuredContent.templates;
     const t = templates.find((x: any) => x.id === 'debian-x11');
     assert.equal(t?.availability, 'available', `debian-x11: ${t?.reason} (built by setup: vmhub-server golden build debian-x11)`);
     const example = templates.find((x: any) => x.id === 'debian-x11-example');
@@ -316,7 +318,9 @@ describe('installed from the tarballs: an adapter built from the template, insta
     await npmInstall([tarball], preRelease ? ['--legacy-peer-deps'] : []);
 
     const s = await connectInstalled();
-    const health = (await s.call('vm_health')).structuredContent;
+    const healthy = await s.call('vm_health');
+    assert.equal(healthy.isError, undefined, `vm_health from the installed server: ${JSON.stringify(healthy.structuredContent)}\n${s.stderr().slice(-3000)}`);
+    const health = healthy.structuredContent;
     const plugin = health.plugins.find((p: any) => p.package === 'vmhub-adapter-example');
     assert.ok(plugin, `vm_health lists the installed template adapter: ${JSON.stringify(health.plugins)}`);
     assert.deepEqual([plugin.kind, plugin.id, plugin.ok, plugin.reason], ['adapter', 'example', true, undefined]);
