@@ -58,14 +58,24 @@ async function sh(cmd: string, args: string[], options: ExecFileOptions = {}): P
  * build libvips from source and fail. Native addons build against this Node's own headers.
  */
 function npmEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|nodedir|userconfig)$/i.test(k)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|userconfig)$/i.test(k)));
+  // Always this Node's own headers: without a nodedir, Debian's node-gyp builds against the
+  // system Node's (20, ABI 115), and the installed server, run by this Node (24), cannot load the
+  // addon. Under turbo the nodedir scripts/env.sh exports does not reach the test, so it is set here.
   const headers = dirname(dirname(process.execPath));
-  if (!env.npm_config_nodedir && existsSync(join(headers, 'include', 'node', 'node.h'))) env.npm_config_nodedir = headers;
-  return { ...env, 'prebuild-install_buildFromSource': 'true', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  assert.ok(existsSync(join(headers, 'include', 'node', 'node.h')), `no Node headers beside ${process.execPath} (${headers}/include/node): native addons cannot be built for this Node`);
+  return { ...env, npm_config_nodedir: headers, 'prebuild-install_buildFromSource': 'true', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+}
+
+/** npm's own CLI, run by this Node (not whichever `node` npm's shebang finds first on PATH). */
+function npmCli(): string {
+  const onPath = (process.env.PATH ?? '').split(':').map((d) => join(d, 'npm')).find((f) => existsSync(f));
+  assert.ok(onPath, 'npm is not on PATH');
+  return realpathSync(onPath);
 }
 
 async function npmInstall(tarballs: string[], extra: string[] = []): Promise<void> {
-  const r = await sh('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...extra, ...tarballs], { cwd: app, env: npmEnv() });
+  const r = await sh(process.execPath, [npmCli(), 'install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...extra, ...tarballs], { cwd: app, env: npmEnv() });
   assert.equal(r.code, 0, `npm install --offline of ${tarballs.map((t) => t.slice(packs.length + 1)).join(', ')} failed (is the npm cache warm? bash scripts/warm-npm-cache.sh):\n${r.stdout}${r.stderr}`);
 }
 
@@ -130,7 +140,8 @@ async function connectInstalled(): Promise<Session & { reaperPids(): number[] }>
   const transport = new StdioClientTransport({
     command: join(app, 'node_modules', '.bin', 'vmhub-server'),
     cwd: app,
-    env: { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'info' },
+    // This Node first on PATH: the bin's `#!/usr/bin/env node` must find the Node the addons were built for.
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'info' },
     stderr: 'pipe',
   });
   let err = '';
