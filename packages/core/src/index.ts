@@ -25,4 +25,4 @@ export { readPackageVersion } from './package-version.ts';
 export { GuestPorts, type OpenGuestStream } from './guest-ports.ts';
 /** TypeBox, re-exported so a plugin can declare its options and verb schemas without its own copy. */
 export { Type, type TSchema, type Static } from '@sinclair/typebox';
-export type { OcrEngine, OcrImage, OcrWord, TextMatch, TextElement } from './ocr/types.ts';
+export type { OcrEngine, OcrImage, OcrWord, TextBox, TextMatch, TextElement } from './ocr/types.ts';

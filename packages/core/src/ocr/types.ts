@@ -15,8 +15,8 @@ export interface OcrImage {
   channels: 1 | 3 | 4;
 }
 
-/** One recognised word, its box in the OcrImage's pixels. */
-export interface OcrWord {
+/** Text with a box in the OcrImage's pixels and how sure the engine is of it. */
+export interface TextBox {
   text: string;
   /** 0..1. */
   confidence: number;
@@ -24,6 +24,10 @@ export interface OcrWord {
   y: number;
   width: number;
   height: number;
+}
+
+/** One recognised word. */
+export interface OcrWord extends TextBox {
   /** Words with the same line number are one line of text, in reading order within it. */
   line: number;
 }
@@ -35,24 +39,12 @@ export interface OcrEngine {
   recognize(image: OcrImage, options?: { signal?: AbortSignal }): Promise<OcrWord[]>;
 }
 
-/** A match of a query in the recognised text, in the OcrImage's pixels. */
-export interface TextMatch {
-  /** The recognised text that matched (may differ from the query in case or by OCR slips). */
-  text: string;
-  /** 0..1: the words' OCR confidence times how closely they match the query. */
-  confidence: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+/**
+ * A match of a query in the recognised text: its `text` is what was recognised (it may differ
+ * from the query in case or by OCR slips); its confidence is the words' OCR confidence times how
+ * closely they match the query.
+ */
+export type TextMatch = TextBox;
 
 /** A numbered box for set-of-mark screenshots: a run of words on one line that read as one element. */
-export interface TextElement {
-  text: string;
-  confidence: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type TextElement = TextBox;
