@@ -15,6 +15,7 @@ import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
 import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
 import { connect, errorCode, waitReady, type Session } from './harness.ts';
+import { assertTextToolsNeedOcr } from './agent-tools-checks.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -129,24 +130,7 @@ describe('agent tools on the QEMU VGA console (tiny-console)', { timeout: 900_00
   // First, before this server opens the lease's console: QEMU's console monitor serves one
   // client at a time, and the second server needs it for its screenshot.
   it('without an OCR engine (VMHUB_OCR=none) the text tools answer CAPABILITY_UNAVAILABLE with the install hint; screenshots still work', async () => {
-    const off = await connect(box, { VMHUB_OCR: 'none' }, 'no-ocr');
-    try {
-      const calls: [string, Record<string, unknown>][] = [
-        ['vm_find_text', { text: 'tiny' }],
-        ['vm_wait', { for: 'text', text: 'tiny', timeout_seconds: 1 }],
-        ['vm_click', { text: 'tiny' }],
-        ['vm_screenshot', { marks: true }],
-      ];
-      for (const [tool, args] of calls) {
-        const r = await off.call(tool, { lease_id: lease, ...args });
-        assert.equal(errorCode(r), 'CAPABILITY_UNAVAILABLE', `${tool}: ${JSON.stringify(r.structuredContent)}`);
-        assert.match(`${r.structuredContent.message} ${r.structuredContent.hint}`, /tesseract/i, `${tool} says how to get OCR`);
-      }
-      const plain = await off.call('vm_screenshot', { lease_id: lease });
-      assert.equal(plain.isError, undefined, JSON.stringify(plain.structuredContent));
-    } finally {
-      await off.close();
-    }
+    await assertTextToolsNeedOcr(box, lease, 'tiny');
   });
 
   it('setup: the guest dumps its tablet events to the serial port; a clean screen', async () => {

@@ -14,6 +14,7 @@ import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
 import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
 import { connect, errorCode, waitReady, type Session } from './harness.ts';
+import { assertTextToolsNeedOcr } from './agent-tools-checks.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -105,24 +106,7 @@ describe('agent tools on a real x11 desktop (docker + debian-x11)', { timeout: 6
   });
 
   it('without an OCR engine (VMHUB_OCR=none) the text tools answer CAPABILITY_UNAVAILABLE with the install hint; screenshots still work', async () => {
-    const off = await connect(box, { VMHUB_OCR: 'none' }, 'no-ocr');
-    try {
-      const calls: [string, Record<string, unknown>][] = [
-        ['vm_find_text', { text: 'anything' }],
-        ['vm_wait', { for: 'text', text: 'anything', timeout_seconds: 1 }],
-        ['vm_click', { text: 'anything' }],
-        ['vm_screenshot', { marks: true }],
-      ];
-      for (const [tool, args] of calls) {
-        const r = await off.call(tool, { lease_id: lease, ...args });
-        assert.equal(errorCode(r), 'CAPABILITY_UNAVAILABLE', `${tool}: ${JSON.stringify(r.structuredContent)}`);
-        assert.match(`${r.structuredContent.message} ${r.structuredContent.hint}`, /tesseract/i, `${tool} says how to get OCR`);
-      }
-      const plain = await off.call('vm_screenshot', { lease_id: lease });
-      assert.equal(plain.isError, undefined, JSON.stringify(plain.structuredContent));
-    } finally {
-      await off.close();
-    }
+    await assertTextToolsNeedOcr(box, lease, 'anything');
   });
 
   it('setup: a terminal with a readable font', async () => {

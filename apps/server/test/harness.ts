@@ -55,12 +55,16 @@ export interface Session {
 }
 
 export async function connect(box: Sandbox, env: Record<string, string> = {}, name = 'itest'): Promise<Session> {
-  const transport = new StdioClientTransport({
+  return connectOver(new StdioClientTransport({
     command: process.execPath,
     args: [BIN],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env },
     stderr: 'pipe',
-  });
+  }), name);
+}
+
+/** A Session over a server this transport starts (any vmhub-server binary: the built one, an installed one). */
+export async function connectOver(transport: StdioClientTransport, name = 'itest'): Promise<Session> {
   let err = '';
   transport.stderr?.on('data', (d) => { err += d; });
   const client = new Client({ name, version: '1.0.0' });

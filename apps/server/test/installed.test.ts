@@ -16,11 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { compile, describeErrors, TOOLS, type ToolName } from '@vmhub/core';
-import { waitReady, type Session } from './harness.ts';
+import { connectOver, waitReady, type Session } from './harness.ts';
 
 const runFile = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -144,26 +141,11 @@ async function connectInstalled(): Promise<Session & { reaperPids(): number[] }>
     env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'info' },
     stderr: 'pipe',
   });
-  let err = '';
-  transport.stderr?.on('data', (d) => { err += d; });
-  const client = new Client({ name: 'installed-test', version: '1.0.0' });
-  await client.connect(transport);
+  const base = await connectOver(transport, 'installed-test');
   const session = {
-    client,
-    pid: transport.pid,
-    call: async (tool: string, args: Record<string, unknown> = {}) => {
-      const result = await client.callTool({ name: tool, arguments: args }) as CallToolResult & { structuredContent?: any };
-      const schema = TOOLS[tool as ToolName]?.output;
-      if (schema && !result.isError) {
-        const check = compile(schema);
-        if (!check(result.structuredContent)) throw new Error(`${tool} output does not match its schema: ${describeErrors(check.errors ?? [])}`);
-      }
-      return result;
-    },
-    stderr: () => err,
-    close: () => client.close(),
+    ...base,
     // The server logs the detached reaper it starts; the test ends it if it outlives the test.
-    reaperPids: () => [...err.matchAll(/"msg":"reaper started for this store","pid":(\d+)/g)].map((m) => Number(m[1])),
+    reaperPids: () => [...base.stderr().matchAll(/"msg":"reaper started for this store","pid":(\d+)/g)].map((m) => Number(m[1])),
   };
   sessions.push(session);
   return session;
