@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, percentile, round } from './lib.mjs';
+import { connectServer, leaseReady, percentile, round, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 15);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -28,18 +28,11 @@ export async function run() {
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ instance: 'bencha', db: join(dir, 'vmhub.db'), reaper: { autostart: false } }));
   const client = await connectServer({ VMHUB_CONFIG: config });
-  const call = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args });
-    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
-    return r;
-  };
+  const call = toolCaller(client);
   const timed = async (fn) => { const t = performance.now(); await fn(); return performance.now() - t; };
   let lease;
   try {
-    lease = (await call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id;
-    let status = 'provisioning';
-    while (['provisioning', 'starting'].includes(status)) status = (await call('vm_lease_status', { lease_id: lease, wait_seconds: 20 })).structuredContent.status;
-    if (status !== 'ready') throw new Error(`lease ${lease} ${status}`);
+    lease = await leaseReady(call, 'debian-x11', (id) => { lease = id; });
     const L = { lease_id: lease };
 
     // A terminal over the whole 1280×800 screen, full of text (package list), an interactive

@@ -20,3 +20,26 @@ export async function connectServer(env = {}) {
   await client.connect(transport);
   return client;
 }
+
+/** A tool caller on a connected client: an error result throws, naming the tool and its payload. */
+export function toolCaller(client) {
+  return async (name, args = {}) => {
+    const r = await client.callTool({ name, arguments: args });
+    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r;
+  };
+}
+
+/**
+ * Lease a template and wait (vm_lease_status, 20 s a poll) until it is ready; returns the lease
+ * id. `created(id)` hears of the lease before the wait, so a bench releases it even if it never
+ * becomes ready.
+ */
+export async function leaseReady(call, template, created = () => {}) {
+  const lease = (await call('vm_lease_create', { template })).structuredContent.lease_id;
+  created(lease);
+  let status = 'provisioning';
+  while (['provisioning', 'starting'].includes(status)) status = (await call('vm_lease_status', { lease_id: lease, wait_seconds: 20 })).structuredContent.status;
+  if (status !== 'ready') throw new Error(`lease ${lease} ${status}`);
+  return lease;
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SERVER_BIN, percentile, round } from './lib.mjs';
+import { SERVER_BIN, leaseReady, percentile, round, toolCaller } from './lib.mjs';
 
 // playwright-core is a devDependency of apps/server (its browser tests); the bench borrows it.
 const { chromium } = createRequire(new URL('../apps/server/package.json', import.meta.url))('playwright-core');
@@ -89,18 +89,11 @@ export async function run() {
   const { child, base } = await startServer(config, token);
   const client = new Client({ name: 'vmhub-bench-live', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  const call = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args });
-    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
-    return r;
-  };
+  const call = toolCaller(client);
   let browser;
   let lease;
   try {
-    lease = (await call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id;
-    let status = 'provisioning';
-    while (['provisioning', 'starting'].includes(status)) status = (await call('vm_lease_status', { lease_id: lease, wait_seconds: 20 })).structuredContent.status;
-    if (status !== 'ready') throw new Error(`lease ${lease} ${status}`);
+    lease = await leaseReady(call, 'debian-x11', (id) => { lease = id; });
     const L = { lease_id: lease };
     // A terminal whose tty echoes each typed character (cat reads and discards the lines).
     const w = (await call('vm_launch', { ...L, app: 'xterm', args: ['-geometry', '100x30+40+40', '-e', 'sh', '-c', 'cat > /dev/null'], wait_seconds: 10 })).structuredContent.window;
