@@ -217,6 +217,7 @@ export class Recordings {
   async #write(id: string, rec: LeaseRecording, steps: NewStep[], image: Image | undefined): Promise<void> {
     if (rec.stopped) return;
     const dir = join(await this.root(), id);
+    // Once per lease in this process: the folder, and where an earlier process left its numbering.
     if (rec.seq === undefined) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const text = await readFile(join(dir, STEPS_FILE), 'utf8').catch(() => '');
@@ -224,8 +225,6 @@ export class Recordings {
       for (const name of await readdir(dir).catch(() => [] as string[])) {
         if (IMAGE_FILE.test(name)) rec.bytes += await stat(join(dir, name)).then((s) => s.size, () => 0);
       }
-    } else {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
     }
     const lines: Step[] = [];
     let name: string | undefined;
