@@ -14,6 +14,14 @@ status=0
 pnpm test 2>&1 | tee "$log" || status=$?
 passed=$(grep -Eo 'ℹ pass [0-9]+' "$log" | awk '{s += $3} END {print s + 0}')
 failed=$(grep -Eo 'ℹ fail [0-9]+' "$log" | awk '{s += $3} END {print s + 0}')
+# CI keeps only the tail of the output: repeat each failing test with its error at the end.
+if [ "$failed" != 0 ]; then
+  echo
+  echo "failing tests, with their errors:"
+  awk '/failing tests:/ { split($0, a, ":"); prefix = a[1]; on = 1; next }
+       on && index($0, prefix ":") != 1 { on = 0 }
+       on { print; if (++n >= 300) exit }' "$log"
+fi
 echo
 echo "${passed} passed, ${failed} failed"
 exit "$status"
