@@ -35,6 +35,8 @@ export interface NewEvent {
   lease_id: string | null;
   kind: EventKind;
   data?: Record<string, unknown>;
+  /** Unique per event (the store call's token, plus what tells its events apart): an event whose token is already written is skipped, so a retried call never writes it twice. */
+  token?: string;
 }
 
 const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
@@ -51,12 +53,18 @@ export function assertEventKind(kind: string): asserts kind is EventKind {
   if (!KINDS.has(kind)) throw new EventKindError(`[vmhub] [store] unknown event kind "${kind}": events use a closed set of kinds (${EVENT_KINDS.join(', ')}); add it to EVENT_KINDS in @vmhub/store first`);
 }
 
-/** Append events in chunks of 500 rows per INSERT (one statement each), checking every kind first. */
+/** Append events in chunks of 500 rows per INSERT (one statement each), checking every kind first; events whose token is already written are skipped. */
 export async function insertEvents(db: Kysely<Database>, actor: string, events: readonly NewEvent[]): Promise<void> {
   for (const e of events) assertEventKind(e.kind);
   const at = Date.now();
   for (let i = 0; i < events.length; i += 500) {
-    const rows = events.slice(i, i + 500).map((e) => ({ at, lease_id: e.lease_id, actor, kind: e.kind, data: JSON.stringify(e.data ?? {}) }));
-    await db.insertInto('events').values(rows).execute();
+    const rows = events.slice(i, i + 500).map((e) => ({ at, lease_id: e.lease_id, actor, kind: e.kind, data: JSON.stringify(e.data ?? {}), token: e.token ?? null }));
+    await db.insertInto('events').values(rows).onConflict((oc) => oc.column('token').doNothing()).execute();
   }
+}
+
+/** Events a store call wrote (tokens `<token>:…`), oldest first: how a retry learns what its lost first attempt did. */
+export function eventsOfCall(db: Kysely<Database>, token: string): Promise<{ lease_id: string | null; kind: string; data: string }[]> {
+  // ';' follows ':' in every collation the store uses (byte-wise): the range is exactly the prefix.
+  return db.selectFrom('events').select(['lease_id', 'kind', 'data']).where('token', '>=', `${token}:`).where('token', '<', `${token};`).orderBy('id').execute();
 }

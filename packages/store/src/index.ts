@@ -1,7 +1,8 @@
 /**
- * @vmhub/store — vmhub's state on disk: leases (tombstoned, unique request_id), machines
- * (identity, provider, node, state) and an append-only event/audit log, in one SQLite file with
- * forward-only migrations. Safe for several processes (servers and the reaper) at once.
+ * @vmhub/store — vmhub's state: leases (tombstoned, unique request_id), machines (identity,
+ * provider, node, state) and an append-only event/audit log, with forward-only migrations, in one
+ * SQLite file (the embedded default: several processes on a host) or one PostgreSQL database
+ * (several hosts). Same schema, state machine and claims on both.
  *
  * It owns the lease lifecycle: the state machine (TRANSITIONS), claims, teardown records and the
  * closed set of event kinds, so the server and the reaper write it the same way. The database
@@ -20,5 +21,8 @@ export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from '
 export type { ExpiredLease, FailedLease } from './sweeps.ts';
 export type { Database, LeaseTable, MachineTable, EventTable } from './schema.ts';
 export { MIGRATIONS, type Migration } from './migrations/index.ts';
-export { migrate, StoreVersionError } from './migrate.ts';
+export { migrate } from './migrate.ts';
+export { StoreVersionError, StoreUnavailableError, StoreConfigError } from './errors.ts';
+export { parseStoreTarget, redact, type StoreTarget, type PostgresSettings } from './target.ts';
+export type { SchemaInfo } from './backend.ts';
 export { defaultStatePath } from './paths.ts';

@@ -1,11 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { StoreVersionError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 
-export class StoreVersionError extends Error {
-  readonly code = 'STORE_TOO_NEW';
-}
+export { StoreVersionError };
 
-/** Apply pending migrations; safe when several processes open the same file at once. */
+/** Apply pending SQLite migrations; safe when several processes open the same file at once (PostgreSQL: postgres-backend.ts). */
 export function migrate(db: BetterSqlite3.Database): { from: number; to: number } {
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
   const current = () => db.pragma('user_version', { simple: true }) as number;

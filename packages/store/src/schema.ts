@@ -30,6 +30,8 @@ export interface LeaseTable {
   /** Process that owns the current transition (server pid/host or reaper id). */
   claimed_by: string | null;
   claim_expires_at: number | null;
+  /** The store call that last changed the row (migration 4): lets a retried write see that its first attempt committed. */
+  write_token: string | null;
 }
 
 export interface MachineTable {
@@ -52,6 +54,8 @@ export interface EventTable {
   /** One of EVENT_KINDS (rows written before the set was closed may hold others). */
   kind: EventKind;
   data: string;
+  /** Unique per event written by a store call (migration 4): a retried write never adds it twice. Null on older rows. */
+  token: Generated<string | null>;
 }
 
 /** A named lock held until `until` (ms) by `holder`; lapsed locks may be taken over. */
@@ -60,6 +64,16 @@ export interface LockTable {
   holder: string;
   until: number;
 }
+
+/** Every column of a lease row, for explicit selects (PostgreSQL's table also has `seq`, which is not part of a row). */
+export const LEASE_COLUMNS = [
+  'id', 'request_id', 'template', 'provider', 'adapter', 'owner', 'principal', 'status', 'identity', 'created_at', 'updated_at',
+  'expires_at', 'max_expires_at', 'deadline_at', 'stages', 'error_code', 'error_message', 'claimed_by', 'claim_expires_at', 'write_token',
+] as const satisfies readonly (keyof LeaseTable)[];
+// Fails to compile when a column is added to LeaseTable but not to LEASE_COLUMNS.
+type Missing = Exclude<keyof LeaseTable, (typeof LEASE_COLUMNS)[number]>;
+const _allColumns: Missing extends never ? true : Missing = true;
+void _allColumns;
 
 export interface Database {
   leases: LeaseTable;

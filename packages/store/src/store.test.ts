@@ -19,14 +19,14 @@ describe('store: migrations', () => {
   it('migrates an empty file to the latest version with every table', async () => {
     const path = join(dir, 'empty.db');
     const store = new Store({ path });
-    const info = store.schemaInfo();
+    const info = await store.schemaInfo();
     assert.equal(info.version, MIGRATIONS.at(-1)!.version);
     for (const t of ['events', 'leases', 'machines']) assert.ok(info.tables.includes(t), `table ${t}`);
     assert.equal(info.journalMode, 'wal');
     await store.close();
     // re-opening is a no-op
     const again = new Store({ path });
-    assert.equal(again.schemaInfo().version, MIGRATIONS.at(-1)!.version);
+    assert.equal((await again.schemaInfo()).version, MIGRATIONS.at(-1)!.version);
     await again.close();
   });
 

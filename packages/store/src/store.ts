@@ -1,17 +1,24 @@
 /**
  * The store: one SQLite file (WAL, busy timeout) shared by every vmhub process on a host —
- * several stdio servers and the reaper. Every state change is a single conditional UPDATE
- * (`... WHERE status IN (...) RETURNING *`), so two processes can never both win a transition,
- * and every status change follows the state machine in lifecycle.ts. Lease rows are never
- * deleted: finished leases stay as tombstones, so an old request_id can never mint a new machine.
- * The database handle is private: what the server and the reaper do is a method here.
+ * several stdio servers and the reaper — or one PostgreSQL database shared by several hosts.
+ * Every state change is a single conditional UPDATE (`... WHERE status IN (...) RETURNING ...`),
+ * so two processes can never both win a transition, and every status change follows the state
+ * machine in lifecycle.ts. Lease rows are never deleted: finished leases stay as tombstones, so
+ * an old request_id can never mint a new machine. On PostgreSQL a call whose connection fails is
+ * retried (retry.ts); its writes carry one token across attempts, so a retry whose first attempt
+ * committed returns that attempt's result and writes nothing twice. The database handle is
+ * private: what the server and the reaper do is a method here.
  */
-import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type Selectable, type Updateable } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Backend, SchemaInfo } from './backend.ts';
 import { insertEvents, type EventKind, type NewEvent } from './events.ts';
 import { assertTransition, type LeaseStatus, type MachineState, type TransitionTarget } from './lifecycle.ts';
-import type { Database, EventTable, LeaseTable, MachineTable } from './schema.ts';
-import { openSqlite } from './sqlite-file.ts';
+import { postgresBackend } from './postgres-backend.ts';
+import { withRetry } from './retry.ts';
+import { LEASE_COLUMNS, type Database, type EventTable, type LeaseTable, type MachineTable } from './schema.ts';
+import { sqliteBackend } from './sqlite-backend.ts';
+import { parseStoreTarget, type PostgresSettings } from './target.ts';
 import * as locks from './locks.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
@@ -23,19 +30,25 @@ export type EventRow = Selectable<EventTable>;
  * Fields a caller may change on a lease. Never `status`: that moves only through `transition()`
  * (and the store's own sweeps and teardown records). `updated_at` is set to now unless given.
  */
-export type LeasePatch = Omit<Updateable<LeaseTable>, 'id' | 'request_id' | 'created_at' | 'status'>;
+export type LeasePatch = Omit<Updateable<LeaseTable>, 'id' | 'request_id' | 'created_at' | 'status' | 'write_token'>;
 
 export interface StoreOptions {
-  /** Path of the SQLite file (created with its directory). `:memory:` for tests. */
+  /**
+   * What VMHUB_DB holds: a SQLite file path (created with its directory; `:memory:` for tests)
+   * or a `postgres://user:password@host:port/database` URL. Any other `scheme://` is refused
+   * (StoreConfigError naming it).
+   */
   path: string;
-  /** Milliseconds a writer waits for another process's lock before failing. Default 10 000. */
+  /** SQLite: milliseconds a writer waits for another process's lock before failing. Default 10 000. */
   busyTimeoutMs?: number;
-  /** Open without migrating (read-only tools). Default false. */
+  /** SQLite: open without migrating (read-only tools). Default false. */
   readonly?: boolean;
+  /** PostgreSQL: pool and timeouts (override the URL's `pool_max`, `statement_timeout_ms`, `connect_timeout_ms`, `retry_ms`). */
+  postgres?: PostgresSettings;
 }
 
 /** A lease as inserted: the table's columns minus bookkeeping the store fills in itself. */
-export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at' | 'principal'> & { stages?: string; principal?: string | null };
+export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at' | 'principal' | 'write_token'> & { stages?: string; principal?: string | null };
 
 export interface LeaseFilter {
   status?: readonly LeaseStatus[];
@@ -63,45 +76,73 @@ export interface EventFilter {
 }
 
 export class Store {
+  /** `sqlite` or `postgres`. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** The SQLite file, or the PostgreSQL URL with its password masked (safe to log and show). */
   readonly path: string;
+  readonly #backend: Backend;
   readonly #db: Kysely<Database>;
-  readonly #sqlite: BetterSqlite3.Database;
 
   constructor(options: StoreOptions) {
-    this.path = options.path;
-    this.#sqlite = openSqlite(options.path, { busyTimeoutMs: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false });
-    this.#db = new Kysely<Database>({ dialect: new SqliteDialect({ database: this.#sqlite }) });
+    const target = parseStoreTarget(options.path);
+    this.#backend = target.kind === 'sqlite'
+      ? sqliteBackend(target.path, { busyTimeoutMs: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false })
+      : postgresBackend(target.url, target.redacted, { ...target.settings, ...options.postgres });
+    this.kind = this.#backend.kind;
+    this.path = this.#backend.location;
+    this.#db = this.#backend.db;
   }
 
-  /** `PRAGMA user_version` and `journal_mode` of the open file: what migrations and WAL did (for health checks and tests). */
-  schemaInfo(): { version: number; journalMode: string; tables: string[] } {
-    const tables = (this.#sqlite.prepare("select name from sqlite_master where type = 'table' order by name").all() as { name: string }[]).map((r) => r.name);
-    return { version: this.#sqlite.pragma('user_version', { simple: true }) as number, journalMode: String(this.#sqlite.pragma('journal_mode', { simple: true })), tables };
+  /** Connect and migrate now (otherwise the first call does): PostgreSQL down → StoreUnavailableError after the retry window. */
+  async ready(): Promise<void> {
+    await withRetry(this.#backend, 'opening the store', () => Promise.resolve());
+  }
+
+  /** The schema version, tables and (SQLite) journal mode: what migrations and WAL did (for health checks and tests). */
+  schemaInfo(): Promise<SchemaInfo> {
+    return this.#run('schemaInfo', () => this.#backend.schemaInfo());
+  }
+
+  /** Run one call, retrying transient failures (PostgreSQL); `attempt` is 0 on the first try. */
+  #run<T>(what: string, fn: (attempt: number) => Promise<T>): Promise<T> {
+    return withRetry(this.#backend, what, fn);
+  }
+
+  /** A retried single-row write whose first attempt may have committed: the row if our token is on it. */
+  #ownWrite(id: string, token: string): Promise<LeaseRow | undefined> {
+    return this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('id', '=', id).where('write_token', '=', token).executeTakeFirst();
   }
 
   // ── leases ───────────────────────────────────────────────────────────────────────────────
 
-  /** Insert a lease unless its request_id is taken; either way return the row that owns it. */
-  async createLease(lease: NewLease): Promise<{ lease: LeaseRow; created: boolean }> {
-    const now = Date.now();
-    const inserted = await this.#db
-      .insertInto('leases')
-      .values({ ...lease, principal: lease.principal ?? null, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null })
-      .onConflict((oc) => oc.column('request_id').doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (inserted) return { lease: inserted, created: true };
-    const existing = await this.getLeaseByRequest(lease.request_id);
-    if (!existing) throw new Error(`[vmhub] [store] lease insert for request_id ${lease.request_id} neither inserted nor found`);
-    return { lease: existing, created: false };
+  /**
+   * Insert a lease unless its request_id is taken; either way return the row that owns it.
+   * `created` says whether this call's lease (its `id`) owns the request_id — also when a retry
+   * finds the row its own first attempt inserted.
+   */
+  createLease(lease: NewLease): Promise<{ lease: LeaseRow; created: boolean }> {
+    const token = randomUUID();
+    return this.#run('createLease', async () => {
+      const now = Date.now();
+      const inserted = await this.#db
+        .insertInto('leases')
+        .values({ ...lease, principal: lease.principal ?? null, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null, write_token: token })
+        .onConflict((oc) => oc.column('request_id').doNothing())
+        .returning(LEASE_COLUMNS)
+        .executeTakeFirst();
+      if (inserted) return { lease: inserted, created: true };
+      const existing = await this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', lease.request_id).executeTakeFirst();
+      if (!existing) throw new Error(`[vmhub] [store] lease insert for request_id ${lease.request_id} neither inserted nor found`);
+      return { lease: existing, created: existing.id === lease.id };
+    });
   }
 
   getLease(id: string): Promise<LeaseRow | undefined> {
-    return this.#db.selectFrom('leases').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.#run('getLease', () => this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('id', '=', id).executeTakeFirst());
   }
 
   getLeaseByRequest(requestId: string): Promise<LeaseRow | undefined> {
-    return this.#db.selectFrom('leases').selectAll().where('request_id', '=', requestId).executeTakeFirst();
+    return this.#run('getLeaseByRequest', () => this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', requestId).executeTakeFirst());
   }
 
   /**
@@ -114,44 +155,58 @@ export class Store {
     const sources: readonly LeaseStatus[] = typeof from === 'string' ? [from] : from;
     assertTransition(id, sources, to);
     assertNoStatus(patch);
-    return this.#db
-      .updateTable('leases')
-      .set({ ...patch, status: to, updated_at: Date.now() })
-      .where('id', '=', id)
-      .where('status', 'in', [...sources])
-      .returningAll()
-      .executeTakeFirst();
+    const token = randomUUID();
+    return this.#run('transition', async (attempt) => {
+      const row = await this.#db
+        .updateTable('leases')
+        .set({ ...patch, status: to, updated_at: Date.now(), write_token: token })
+        .where('id', '=', id)
+        .where('status', 'in', [...sources])
+        .returning(LEASE_COLUMNS)
+        .executeTakeFirst();
+      return row ?? (attempt > 0 ? this.#ownWrite(id, token) : undefined);
+    });
   }
 
   /** Update fields (never the status) of a lease that is in one of `inStatus` (any when omitted). */
   updateLease(id: string, patch: LeasePatch, inStatus?: readonly LeaseStatus[]): Promise<LeaseRow | undefined> {
     assertNoStatus(patch);
-    let q = this.#db.updateTable('leases').set({ updated_at: Date.now(), ...patch }).where('id', '=', id);
-    if (inStatus) q = q.where('status', 'in', [...inStatus]);
-    return q.returningAll().executeTakeFirst();
+    const token = randomUUID();
+    return this.#run('updateLease', async (attempt) => {
+      let q = this.#db.updateTable('leases').set({ updated_at: Date.now(), ...patch, write_token: token }).where('id', '=', id);
+      if (inStatus) q = q.where('status', 'in', [...inStatus]);
+      const row = await q.returning(LEASE_COLUMNS).executeTakeFirst();
+      return row ?? (attempt > 0 ? this.#ownWrite(id, token) : undefined);
+    });
   }
 
   listLeases(filter: LeaseFilter = {}): Promise<LeaseRow[]> {
-    let q = this.#db.selectFrom('leases').selectAll();
+    return this.#run('listLeases', () => this.#listLeases(filter));
+  }
+
+  #listLeases(filter: LeaseFilter): Promise<LeaseRow[]> {
+    let q = this.#db.selectFrom('leases').select(LEASE_COLUMNS);
     if (filter.status) q = q.where('status', 'in', [...filter.status]);
     if (filter.expiresBefore !== undefined) q = q.where('expires_at', '<', filter.expiresBefore);
     if (filter.maxExpiresBefore !== undefined) q = q.where('max_expires_at', '<', filter.maxExpiresBefore);
     if (filter.deadlineBefore !== undefined) q = q.where('deadline_at', '<', filter.deadlineBefore);
     if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
     if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
-    // rowid breaks ties within a millisecond: insertion order.
+    // rowid (SQLite) or seq (PostgreSQL) breaks ties within a millisecond: insertion order.
     const direction = filter.newestFirst ? 'desc' : 'asc';
-    q = q.orderBy('created_at', direction).orderBy(sql`rowid`, direction);
+    q = q.orderBy('created_at', direction).orderBy(this.#backend.insertionOrder, direction);
     if (filter.limit !== undefined) q = q.limit(filter.limit);
     return q.execute();
   }
 
-  async countLeases(filter: { status: readonly LeaseStatus[]; owner?: string; principal?: string }): Promise<number> {
-    let q = this.#db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', [...filter.status]);
-    if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
-    if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
-    const row = await q.executeTakeFirstOrThrow();
-    return Number(row.n);
+  countLeases(filter: { status: readonly LeaseStatus[]; owner?: string; principal?: string }): Promise<number> {
+    return this.#run('countLeases', async () => {
+      let q = this.#db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', [...filter.status]);
+      if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
+      if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
+      const row = await q.executeTakeFirstOrThrow();
+      return Number(row.n);
+    });
   }
 
   // ── sweeps (whole-table lifecycle work, one statement per source status) ──────────────────
@@ -162,7 +217,8 @@ export class Store {
    * reason, so a lease renewed a moment earlier is not expired by a stale read.
    */
   expireDue(now: number, actor: string): Promise<sweeps.ExpiredLease[]> {
-    return sweeps.expireDue(this.#db, now, actor);
+    const token = randomUUID();
+    return this.#run('expireDue', (attempt) => sweeps.expireDue(this.#db, now, actor, token, attempt));
   }
 
   /**
@@ -171,32 +227,33 @@ export class Store {
    * Returns them (their machines must go).
    */
   failStuck(now: number, fallbackCreatedBefore: number, actor: string): Promise<sweeps.FailedLease[]> {
-    return sweeps.failStuck(this.#db, now, fallbackCreatedBefore, actor);
+    const token = randomUUID();
+    return this.#run('failStuck', (attempt) => sweeps.failStuck(this.#db, now, fallbackCreatedBefore, actor, token, attempt));
   }
 
   /** `releasing` leases whose releaser is gone: claim lapsed before `before`, or never set and untouched since then. */
   stuckReleases(before: number): Promise<LeaseRow[]> {
-    return sweeps.stuckReleases(this.#db, before);
+    return this.#run('stuckReleases', () => sweeps.stuckReleases(this.#db, before));
   }
 
   /** Finished leases (final status, updated before `updatedBefore`) whose machine row is not settled: a process died between the transition and the destroy. */
   lingering(updatedBefore: number): Promise<LeaseRow[]> {
-    return sweeps.lingering(this.#db, updatedBefore);
+    return this.#run('lingering', () => sweeps.lingering(this.#db, updatedBefore));
   }
 
   /** Providers that an unfinished lease or an unsettled machine row names. */
   providersInUse(): Promise<Set<string>> {
-    return sweeps.providersInUse(this.#db);
+    return this.#run('providersInUse', () => sweeps.providersInUse(this.#db));
   }
 
   /** Identities that a lease still owns (any status that is not final: live or expired). */
   ownedIdentities(): Promise<Set<string>> {
-    return sweeps.ownedIdentities(this.#db);
+    return this.#run('ownedIdentities', () => sweeps.ownedIdentities(this.#db));
   }
 
   /** Lease rows by identity (500 identities per statement). */
   leasesByIdentity(identities: readonly string[]): Promise<Map<string, LeaseRow>> {
-    return sweeps.leasesByIdentity(this.#db, identities);
+    return this.#run('leasesByIdentity', () => sweeps.leasesByIdentity(this.#db, identities));
   }
 
   // ── claims and teardown records ──────────────────────────────────────────────────────────
@@ -207,7 +264,7 @@ export class Store {
    * the work is picked up again.
    */
   async claim(id: string, by: string, until: number, inStatus: readonly LeaseStatus[]): Promise<LeaseRow | undefined> {
-    return (await teardowns.claimMany(this.#db, [id], by, until, inStatus)).claimed[0];
+    return (await this.claimMany([id], by, until, inStatus)).claimed[0];
   }
 
   /**
@@ -216,17 +273,18 @@ export class Store {
    * leases that left `inStatus` meanwhile are in neither list.
    */
   claimMany(ids: readonly string[], by: string, until: number, inStatus: readonly LeaseStatus[]): Promise<teardowns.ClaimResult> {
-    return teardowns.claimMany(this.#db, ids, by, until, inStatus);
+    // A retry re-claims what its first attempt claimed (claimed_by = by is claimable by `by`).
+    return this.#run('claimMany', () => teardowns.claimMany(this.#db, ids, by, until, inStatus));
   }
 
   /** Extend the claims `by` still holds on `ids` to `until` (a heartbeat while the work runs); others' are untouched. */
   renewClaims(ids: readonly string[], by: string, until: number): Promise<void> {
-    return teardowns.renewClaims(this.#db, ids, by, until);
+    return this.#run('renewClaims', () => teardowns.renewClaims(this.#db, ids, by, until));
   }
 
   /** Machine rows of these leases, by lease id (one statement per 500). */
   machinesFor(leaseIds: readonly string[]): Promise<Map<string, MachineRow>> {
-    return teardowns.machinesFor(this.#db, leaseIds);
+    return this.#run('machinesFor', () => teardowns.machinesFor(this.#db, leaseIds));
   }
 
   /**
@@ -236,81 +294,93 @@ export class Store {
    * records' events. Returns the leases that reached their final status. Bad records (a
    * transition the state machine refuses, an unknown event kind) throw before anything is written.
    */
-  recordTeardowns(actor: string, records: readonly teardowns.TeardownRecord[]): Promise<teardowns.FinishedLease[]> {
-    return teardowns.recordTeardowns(this.#db, actor, records);
+  async recordTeardowns(actor: string, records: readonly teardowns.TeardownRecord[]): Promise<teardowns.FinishedLease[]> {
+    teardowns.checkRecords(records);
+    const token = randomUUID();
+    return this.#run('recordTeardowns', (attempt) => teardowns.recordTeardowns(this.#db, actor, records, token, attempt));
   }
 
   // ── machines ─────────────────────────────────────────────────────────────────────────────
 
-  async putMachine(machine: Omit<MachineRow, 'created_at' | 'updated_at'>): Promise<MachineRow> {
-    const now = Date.now();
-    return this.#db
-      .insertInto('machines')
-      .values({ ...machine, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('lease_id').doUpdateSet({ external_id: machine.external_id, node: machine.node, state: machine.state, details: machine.details, updated_at: now }))
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  /** Insert or update a lease's machine row (an upsert: a retry writes the same row). */
+  putMachine(machine: Omit<MachineRow, 'created_at' | 'updated_at'>): Promise<MachineRow> {
+    return this.#run('putMachine', () => {
+      const now = Date.now();
+      return this.#db
+        .insertInto('machines')
+        .values({ ...machine, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.column('lease_id').doUpdateSet({ external_id: machine.external_id, node: machine.node, state: machine.state, details: machine.details, updated_at: now }))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
   }
 
   getMachine(leaseId: string): Promise<MachineRow | undefined> {
-    return this.#db.selectFrom('machines').selectAll().where('lease_id', '=', leaseId).executeTakeFirst();
+    return this.#run('getMachine', () => this.#db.selectFrom('machines').selectAll().where('lease_id', '=', leaseId).executeTakeFirst());
   }
 
   setMachineState(leaseId: string, state: MachineState): Promise<MachineRow | undefined> {
-    return this.#db.updateTable('machines').set({ state, updated_at: Date.now() }).where('lease_id', '=', leaseId).returningAll().executeTakeFirst();
+    return this.#run('setMachineState', () => this.#db.updateTable('machines').set({ state, updated_at: Date.now() }).where('lease_id', '=', leaseId).returningAll().executeTakeFirst());
   }
 
   listMachines(filter: { state?: readonly MachineState[] } = {}): Promise<MachineRow[]> {
-    let q = this.#db.selectFrom('machines').selectAll();
-    if (filter.state) q = q.where('state', 'in', [...filter.state]);
-    return q.execute();
+    return this.#run('listMachines', () => {
+      let q = this.#db.selectFrom('machines').selectAll();
+      if (filter.state) q = q.where('state', 'in', [...filter.state]);
+      return q.execute();
+    });
   }
 
   // ── events ───────────────────────────────────────────────────────────────────────────────
 
   /** Append one event; its kind must be one of EVENT_KINDS (anything else throws, nothing is written). */
   async appendEvent(event: NewEvent & { actor: string }): Promise<void> {
-    await insertEvents(this.#db, event.actor, [event]);
+    const token = randomUUID();
+    await this.#run('appendEvent', () => insertEvents(this.#db, event.actor, [{ ...event, token }]));
   }
 
   listEvents(filter: EventFilter = {}): Promise<EventRow[]> {
-    let q = this.#db.selectFrom('events').selectAll();
-    if (filter.lease_id !== undefined) q = q.where('lease_id', '=', filter.lease_id);
-    if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
-    // A range on the text (BINARY collation) rather than LIKE: no escaping, no case folding.
-    if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
-    return q.orderBy('id').limit(filter.limit ?? 1000).execute();
+    return this.#run('listEvents', () => {
+      let q = this.#db.selectFrom('events').selectAll();
+      if (filter.lease_id !== undefined) q = q.where('lease_id', '=', filter.lease_id);
+      if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
+      // A range on the text (byte-wise: SQLite's BINARY, PostgreSQL's COLLATE "C") rather than LIKE: no escaping, no case folding.
+      if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
+      return q.orderBy('id').limit(filter.limit ?? 1000).execute();
+    });
   }
 
   // ── locks and whether there is work ────────────────────────────────────────────────────
 
   /** Take or renew the named lock until `until` (ms); true when `holder` holds it. */
   acquireLock(name: string, holder: string, until: number): Promise<boolean> {
-    return locks.acquireLock(this.#db, name, holder, until);
+    return this.#run('acquireLock', () => locks.acquireLock(this.#db, name, holder, until));
   }
 
   releaseLock(name: string, holder: string): Promise<void> {
-    return locks.releaseLock(this.#db, name, holder);
+    return this.#run('releaseLock', () => locks.releaseLock(this.#db, name, holder));
   }
 
   /** Who holds the named lock now; undefined when nobody does (or it lapsed). */
   lockHolder(name: string): Promise<locks.LockHeld | undefined> {
-    return locks.lockHolder(this.#db, name);
+    return this.#run('lockHolder', () => locks.lockHolder(this.#db, name));
   }
 
   /**
    * Is there anything a reaper must watch? Leases not yet final (provisioning, starting, ready,
    * releasing, expired), or machines not yet destroyed (a failed lease's machine included).
    */
-  async hasWork(): Promise<boolean> {
-    const lease = await this.#db.selectFrom('leases').select('id').where('status', 'in', ['provisioning', 'starting', 'ready', 'releasing', 'expired']).limit(1).executeTakeFirst();
-    if (lease) return true;
-    const machine = await this.#db.selectFrom('machines').select('lease_id').where('state', 'not in', ['destroyed', 'mismatch']).limit(1).executeTakeFirst();
-    return machine !== undefined;
+  hasWork(): Promise<boolean> {
+    return this.#run('hasWork', async () => {
+      const lease = await this.#db.selectFrom('leases').select('id').where('status', 'in', ['provisioning', 'starting', 'ready', 'releasing', 'expired']).limit(1).executeTakeFirst();
+      if (lease) return true;
+      const machine = await this.#db.selectFrom('machines').select('lease_id').where('state', 'not in', ['destroyed', 'mismatch']).limit(1).executeTakeFirst();
+      return machine !== undefined;
+    });
   }
 
   async close(): Promise<void> {
-    await this.#db.destroy();
+    await this.#backend.close();
   }
 }
 

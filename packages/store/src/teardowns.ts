@@ -6,10 +6,10 @@
  * where the recorder still holds the claim), claims released, events.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { assertEventKind, insertEvents, type NewEvent } from './events.ts';
+import { assertEventKind, eventsOfCall, insertEvents, type NewEvent } from './events.ts';
 import { assertTransition, FINAL_STATUSES, type LeaseStatus } from './lifecycle.ts';
 import type { MachineRef } from './machine-ref.ts';
-import type { Database, LeaseTable, MachineTable } from './schema.ts';
+import { LEASE_COLUMNS, type Database, type LeaseTable, type MachineTable } from './schema.ts';
 
 type LeaseRow = Selectable<LeaseTable>;
 type MachineRow = Selectable<MachineTable>;
@@ -64,7 +64,7 @@ export async function claimMany(db: Kysely<Database>, ids: readonly string[], by
       .where('id', 'in', chunk)
       .where('status', 'in', [...inStatus])
       .where((eb) => eb.or([eb('claim_expires_at', 'is', null), eb('claim_expires_at', '<', now), eb('claimed_by', '=', by)]))
-      .returningAll()
+      .returning(LEASE_COLUMNS)
       .execute();
     result.claimed.push(...rows);
     if (rows.length === chunk.length) continue;
@@ -89,9 +89,8 @@ export async function machinesFor(db: Kysely<Database>, leaseIds: readonly strin
   return out;
 }
 
-/** Statements: one per found row, one per machine state, one per final (from, to, mismatch) group, one for released claims, one per 500 events. */
-export async function recordTeardowns(db: Kysely<Database>, actor: string, records: readonly TeardownRecord[]): Promise<FinishedLease[]> {
-  // Refuse a bad record before anything is written.
+/** Refuse a bad record before anything is written (and before any connection is used). */
+export function checkRecords(records: readonly TeardownRecord[]): void {
   for (const r of records) {
     if (r.final) {
       assertTransition(r.lease_id, [r.final.from], r.final.to);
@@ -100,6 +99,17 @@ export async function recordTeardowns(db: Kysely<Database>, actor: string, recor
     for (const e of r.events ?? []) assertEventKind(e.kind);
     if (r.found && !r.machine) throw new Error(`[vmhub] [store] teardown record for lease ${r.lease_id} has a found machine but no state to record it in`);
   }
+}
+
+/**
+ * Statements: one per found row, one per machine state, one per final (from, to, mismatch)
+ * group, one for released claims, one per 500 events. Every write is idempotent or conditional,
+ * and every event carries `<token>:<lease>:…`, so a retry (`attempt` > 0) of a call whose first
+ * attempt committed changes nothing and writes no event twice; the leases that attempt finished
+ * are read back from its events.
+ */
+export async function recordTeardowns(db: Kysely<Database>, actor: string, records: readonly TeardownRecord[], token: string, attempt = 0): Promise<FinishedLease[]> {
+  checkRecords(records);
   if (records.length === 0) return [];
   const finished: FinishedLease[] = [];
   await db.transaction().execute(async (trx) => {
@@ -127,18 +137,18 @@ export async function recordTeardowns(db: Kysely<Database>, actor: string, recor
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
     const events: NewEvent[] = [];
-    for (const r of records) for (const e of r.events ?? []) events.push({ ...e, lease_id: r.lease_id });
+    for (const r of records) (r.events ?? []).forEach((e, i) => events.push({ ...e, lease_id: r.lease_id, token: `${token}:${r.lease_id}:${i}` }));
     for (const [key, group] of groups) {
       const [from, to, mismatch] = key.split('|') as [LeaseStatus, LeaseStatus, string];
       const rows = await trx.updateTable('leases')
-        .set({ status: to, claimed_by: null, claim_expires_at: null, updated_at: now, ...(mismatch === 'true' ? MISMATCH_ERROR : {}) })
+        .set({ status: to, claimed_by: null, claim_expires_at: null, updated_at: now, write_token: token, ...(mismatch === 'true' ? MISMATCH_ERROR : {}) })
         .where('id', 'in', group.map((r) => r.lease_id)).where('status', '=', from).where('claimed_by', '=', actor)
         .returning('id').execute();
       const won = new Set(rows.map((r) => r.id));
       for (const r of group) {
         if (!won.has(r.lease_id)) continue;
         finished.push({ lease_id: r.lease_id, from, to });
-        events.push({ lease_id: r.lease_id, kind: `lease.${to}` as NewEvent['kind'], data: { from, machine: r.outcome } });
+        events.push({ lease_id: r.lease_id, kind: `lease.${to}` as NewEvent['kind'], data: { from, machine: r.outcome }, token: `${token}:${r.lease_id}:final` });
       }
     }
     if (release.length > 0) {
@@ -146,5 +156,11 @@ export async function recordTeardowns(db: Kysely<Database>, actor: string, recor
     }
     await insertEvents(trx, actor, events);
   });
+  if (attempt === 0) return finished;
+  const seen = new Set(finished.map((f) => f.lease_id));
+  for (const e of await eventsOfCall(db, token)) {
+    if (!e.lease_id || seen.has(e.lease_id) || !e.kind.startsWith('lease.')) continue;
+    finished.push({ lease_id: e.lease_id, from: (JSON.parse(e.data) as { from: LeaseStatus }).from, to: e.kind.slice('lease.'.length) as LeaseStatus });
+  }
   return finished;
 }
