@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   TIMEOUT: { retryable: true, hint: 'The operation ran out of time: retry, or raise the timeout if the tool has one.' },
   RESULT_TOO_LARGE: { retryable: false, hint: 'The answer would not fit one message: ask for less (vm_get_file {offset, length}, a smaller screenshot, less output).' },
   HUMAN_CONTROL: { retryable: true, hint: 'A person has taken over this machine. Wait for hand-back: call vm_screenshot to watch (it keeps working) and retry later.' },
+  STORE_UNAVAILABLE: { retryable: true, hint: 'vmhub\'s database is unreachable for now: retry in a few seconds. Operator: check that the database in VMHUB_DB is running (vm_health shows the store).' },
   INTERNAL: { retryable: true, hint: 'Retry once; if it fails again, report the message to the operator.' },
 } as const satisfies Record<string, { retryable: boolean; hint: string }>;
 
@@ -100,6 +101,10 @@ export function asVmhubError(err: unknown, source?: string): VmhubError {
     return err;
   }
   const message = err instanceof Error ? err.message : String(err);
+  // @vmhub/store's typed errors carry their code: the database being down is not an internal error.
+  if (err instanceof Error && (err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
+    return new VmhubError('STORE_UNAVAILABLE', message, { source: source ?? 'store', cause: err });
+  }
   if (err instanceof Error && err.name === 'AbortError') {
     return new VmhubError('TIMEOUT', `${prefix(source)}operation aborted: ${message}`, { source, cause: err });
   }

@@ -88,7 +88,7 @@ export const TOOLS = {
     output: Type.Object({
       status: StrEnum(['ok', 'degraded']),
       version: Type.String(),
-      store: Type.Object({ ok: Type.Boolean(), path: Type.String() }),
+      store: Type.Object({ ok: Type.Boolean(), kind: StrEnum(['sqlite', 'postgres']), path: Type.String(), reason: Type.Optional(Type.String()) }),
       plugins: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), reason: Type.Optional(Type.String()) })),
       // not_configured: nobody set this provider up (e.g. Proxmox without PVE_HOST); it does not make status degraded.
       providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), not_configured: Type.Optional(Type.Boolean()), reason: Type.Optional(Type.String()) })),

@@ -4,3 +4,4 @@
  * demand. Private: never a dependency of published code.
  */
 export { startPostgres, postgresBinDir, freePort, type PostgresServer, type PostgresOptions } from './server.ts';
+export { createNetwork, type Host, type Network } from './netns.ts';
