@@ -28,6 +28,8 @@ APT_PACKAGES=(
   python3-tabulate
   # the live view's browser tests: Debian's Chromium, driven by playwright-core (no browser download)
   chromium
+  # the PostgreSQL store's tests: a real server (initdb in a temp dir, a loopback port), psql, iproute2 for the netns "hosts"
+  postgresql postgresql-client iproute2
 )
 # From bookworm-backports: the real adbd (34.x) and a matching adb server, for the Android tests.
 BACKPORTS_PACKAGES=(adbd adb)
