@@ -68,6 +68,20 @@ async function hostTarget(hyprlandVersion?: string): Promise<AdapterTarget> {
   }
 }
 
+/**
+ * dockerTarget, tried twice: the first container on a freshly started engine has failed to come
+ * up on CI machines (not reproduced here); the first failure is printed in full, so a real fault
+ * still shows, and a second one fails the suite with its message.
+ */
+async function dockerTargetWithRetry(templateId: string): Promise<AdapterTarget> {
+  try {
+    return await dockerTarget(templateId);
+  } catch (err) {
+    process.stderr.write(`[adapter-hyprland test] docker target ${templateId}: first setup failed, trying once more: ${(err as Error).stack ?? String(err)}\n`);
+    return dockerTarget(templateId);
+  }
+}
+
 /** A golden's container through provider-docker, with a sink terminal started in it. */
 async function dockerTarget(templateId: string): Promise<AdapterTarget> {
   const template = DOCKER_TEMPLATES.find((t) => t.id === templateId);
@@ -110,6 +124,6 @@ if (process.env.VMHUB_HYPRLAND_HOST !== '0') {
   runAdapterConformance({ ...common, target: () => hostTarget('0.55.4') });
 }
 if (process.env.VMHUB_HYPRLAND_DOCKER !== '0') {
-  runAdapterConformance({ ...common, target: () => dockerTarget('wayland-sway'), setupTimeoutMs: 300_000 });
-  runAdapterConformance({ ...common, target: () => dockerTarget('hyprland-standin'), setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, target: () => dockerTargetWithRetry('wayland-sway'), setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, target: () => dockerTargetWithRetry('hyprland-standin'), setupTimeoutMs: 300_000 });
 }
