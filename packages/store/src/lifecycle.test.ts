@@ -1,14 +1,10 @@
+// The lease state machine and the event vocabulary, enforced by the store on both dialects.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { before, it } from 'node:test';
+import { forDialects } from '../test/dialects.ts';
 import { EVENT_KINDS, EventKindError } from './events.ts';
 import { canTransition, FINAL_STATUSES, LEASE_STATUSES, LeaseTransitionError, OWNING_STATUSES, TRANSITIONS, type LeaseStatus } from './lifecycle.ts';
 import { Store, type NewLease } from './store.ts';
-
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-store-lifecycle-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
 function lease(status: LeaseStatus): NewLease {
@@ -17,9 +13,9 @@ function lease(status: LeaseStatus): NewLease {
   return { id, request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity: `vmhub-test-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null };
 }
 
-describe('store: the lease state machine', () => {
-  const store = new Store({ path: join(dir, 'machine.db') });
-  after(() => store.close());
+forDialects('store: the lease state machine', (d) => {
+  let store: Store;
+  before(async () => { store = await d.open('machine'); });
 
   it('is the one in docs/architecture.md', () => {
     assert.deepEqual(TRANSITIONS, {
@@ -85,9 +81,9 @@ describe('store: the lease state machine', () => {
   });
 });
 
-describe('store: event kinds', () => {
-  const store = new Store({ path: join(dir, 'events.db') });
-  after(() => store.close());
+forDialects('store: event kinds', (d) => {
+  let store: Store;
+  before(async () => { store = await d.open('events'); });
 
   it('covers every kind the server and the reaper write', () => {
     for (const kind of ['lease.created', 'lease.ready', 'lease.renewed', 'lease.releasing', 'lease.released', 'lease.expired', 'lease.failed', 'lease.reaped',

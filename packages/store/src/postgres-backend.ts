@@ -56,6 +56,8 @@ export function postgresBackend(url: string, redacted: string, settings: Postgre
       });
       // An idle connection the server drops (a restart) is reported here: the pool replaces it.
       p.on('error', () => undefined);
+      // A checked-out client has no listener of the pool's: a connection lost mid-query would emit an unhandled 'error' (crashing the process); the query itself fails with it and is retried.
+      p.on('connect', (client) => { client.on('error', () => undefined); });
       return p;
     })();
     return creating;

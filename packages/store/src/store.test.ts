@@ -1,55 +1,87 @@
+// The store's basics on both dialects: migrations (and what each dialect refuses), idempotent
+// create by request_id with tombstones, conditional transitions, lapsing claims, machines and events.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { freePort } from '@vmhub/postgres-testing';
+import { forDialects, tempDir } from '../test/dialects.ts';
+import { StoreUnavailableError, StoreVersionError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { Store, type NewLease } from './store.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-store-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const LATEST = MIGRATIONS.at(-1)!.version;
 
 function lease(id: string, requestId = `req-${id}`): NewLease {
   const now = Date.now();
   return { id, request_id: requestId, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-test-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: now + 300_000 };
 }
 
-describe('store: migrations', () => {
-  it('migrates an empty file to the latest version with every table', async () => {
-    const path = join(dir, 'empty.db');
-    const store = new Store({ path });
+forDialects('store: migrations', (d) => {
+  it('migrates an empty database to the latest version with every table', async () => {
+    const path = await d.fresh('empty');
+    const store = d.connect(path);
     const info = await store.schemaInfo();
-    assert.equal(info.version, MIGRATIONS.at(-1)!.version);
+    assert.equal(info.kind, d.kind);
+    assert.equal(info.version, LATEST);
     for (const t of ['events', 'leases', 'machines']) assert.ok(info.tables.includes(t), `table ${t}`);
-    assert.equal(info.journalMode, 'wal');
+    if (d.kind === 'sqlite') assert.equal(info.journalMode, 'wal');
+    else {
+      assert.equal(info.journalMode, undefined);
+      assert.ok(info.tables.includes('vmhub_schema'), 'vmhub_schema records the versions');
+    }
     await store.close();
     // re-opening is a no-op
-    const again = new Store({ path });
-    assert.equal((await again.schemaInfo()).version, MIGRATIONS.at(-1)!.version);
+    const again = d.connect(path);
+    assert.equal((await again.schemaInfo()).version, LATEST);
     await again.close();
   });
 
-  it('creates missing parent directories, and fails at once on an impossible path', async () => {
-    const deep = join(dir, 'a', 'b', 'c', 'deep.db');
-    await new Store({ path: deep }).close();
-    const started = Date.now();
-    assert.throws(() => new Store({ path: '/proc/vmhub-no-such-dir/x.db' }), /cannot create .*VMHUB_DB/);
-    assert.ok(Date.now() - started < 2000);
-  });
+  if (d.kind === 'sqlite') {
+    it('creates missing parent directories, and fails at once on an impossible path', async () => {
+      const deep = join(tempDir(), 'a', 'b', 'c', 'deep.db');
+      await new Store({ path: deep }).close();
+      const started = Date.now();
+      assert.throws(() => new Store({ path: '/proc/vmhub-no-such-dir/x.db' }), /cannot create .*VMHUB_DB/);
+      assert.ok(Date.now() - started < 2000);
+    });
 
-  it('refuses a database newer than this code', () => {
-    const path = join(dir, 'newer.db');
-    const raw = new BetterSqlite3(path);
-    raw.pragma('user_version = 999');
-    raw.close();
-    assert.throws(() => new Store({ path }), /newer than this vmhub/);
-  });
+    it('refuses a database newer than this code', async () => {
+      const path = await d.fresh('newer');
+      const raw = new BetterSqlite3(path);
+      raw.pragma('user_version = 999');
+      raw.close();
+      assert.throws(() => new Store({ path }), /newer than this vmhub/);
+    });
+  } else {
+    it('a host that refuses connections fails the call with StoreUnavailableError naming the masked URL', async () => {
+      const port = await freePort();
+      const store = d.connect(`postgres://vmhub:secret-pw@127.0.0.1:${port}/nothing?retry_ms=500`);
+      await assert.rejects(store.ready(), (err: unknown) =>
+        err instanceof StoreUnavailableError && err.code === 'STORE_UNAVAILABLE' && err.message.includes(`postgres://vmhub:***@127.0.0.1:${port}/nothing`) && !err.message.includes('secret-pw'));
+      await assert.rejects(store.getLease('x'), StoreUnavailableError);
+    });
+
+    it('refuses a database newer than this code (vmhub_schema version 999)', async () => {
+      const path = await d.fresh('newer');
+      const first = d.connect(path);
+      await first.ready();
+      await first.close();
+      const raw = new pg.Client({ connectionString: path });
+      await raw.connect();
+      await raw.query("insert into vmhub_schema (version, name, applied_at) values (999, 'future', 0)");
+      await raw.end();
+      const store = d.connect(path);
+      await assert.rejects(store.ready(), (err: unknown) => err instanceof StoreVersionError && /newer than this vmhub/.test(err.message));
+      await assert.rejects(store.createLease(lease('n1')), /newer than this vmhub/);
+    });
+  }
 });
 
-describe('store: leases', () => {
+forDialects('store: leases', (d) => {
   it('createLease is idempotent by request_id and keeps tombstones', async () => {
-    const store = new Store({ path: join(dir, 'leases.db') });
+    const store = await d.open('leases');
     const a = await store.createLease(lease('a', 'same'));
     const b = await store.createLease(lease('b', 'same'));
     assert.equal(a.created, true);
@@ -65,7 +97,7 @@ describe('store: leases', () => {
   });
 
   it('transition only wins from the stated states', async () => {
-    const store = new Store({ path: join(dir, 'transition.db') });
+    const store = await d.open('transition');
     await store.createLease(lease('x'));
     assert.equal((await store.transition('x', ['ready'], 'releasing')), undefined);
     assert.equal((await store.transition('x', ['provisioning'], 'starting'))?.status, 'starting');
@@ -74,7 +106,7 @@ describe('store: leases', () => {
   });
 
   it('claims lapse and can be taken over', async () => {
-    const store = new Store({ path: join(dir, 'claims.db') });
+    const store = await d.open('claims');
     await store.createLease(lease('c1'));
     const now = Date.now();
     assert.ok(await store.claim('c1', 'reaper-1', now + 60_000, ['provisioning']));
@@ -85,7 +117,7 @@ describe('store: leases', () => {
   });
 
   it('machines and events round-trip', async () => {
-    const store = new Store({ path: join(dir, 'machines.db') });
+    const store = await d.open('machines');
     await store.createLease(lease('m1'));
     await store.putMachine({ lease_id: 'm1', identity: 'vmhub-test-m1', provider: 'fake', external_id: null, node: null, state: 'creating', details: '{}' });
     await store.putMachine({ lease_id: 'm1', identity: 'vmhub-test-m1', provider: 'fake', external_id: 'abc', node: 'n1', state: 'running', details: '{}' });

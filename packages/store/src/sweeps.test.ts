@@ -1,13 +1,10 @@
+// The reaper's whole-table sweeps on both dialects: expiry by TTL and hard cap, stuck provisioning,
+// stuck releases, lingering machines, owned identities and providers in use.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { it } from 'node:test';
+import { forDialects } from '../test/dialects.ts';
 import type { LeaseStatus, MachineState } from './lifecycle.ts';
 import { Store, type LeaseRow, type NewLease } from './store.ts';
-
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-store-sweeps-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 const ACTOR = 'reaper:test:1:abcdef';
 let n = 0;
@@ -22,9 +19,9 @@ async function seed(store: Store, status: LeaseStatus, options: Partial<NewLease
   return (await store.getLease(id))!;
 }
 
-describe('store: sweeps', () => {
+forDialects('store: sweeps', (d) => {
   it('expireDue expires live leases past their TTL or hard cap, with one event each', async () => {
-    const store = new Store({ path: join(dir, 'expire.db') });
+    const store = await d.open('expire');
     const now = Date.now();
     const ttl = await seed(store, 'ready', { expires_at: now - 1 });
     const cap = await seed(store, 'provisioning', { max_expires_at: now - 1 });
@@ -41,7 +38,7 @@ describe('store: sweeps', () => {
   });
 
   it('failStuck fails provisioning past its deadline (or past the fallback without one) with BOOT_TIMEOUT', async () => {
-    const store = new Store({ path: join(dir, 'stuck.db') });
+    const store = await d.open('stuck');
     const now = Date.now();
     const late = await seed(store, 'starting', { deadline_at: now - 1 });
     const old = await seed(store, 'provisioning', { created_at: now - 10_000 });
@@ -61,7 +58,7 @@ describe('store: sweeps', () => {
   });
 
   it('finds stuck releases, lingering machines, owned identities and the providers in use', async () => {
-    const store = new Store({ path: join(dir, 'find.db') });
+    const store = await d.open('find');
     const now = Date.now();
     const dead = await seed(store, 'releasing');
     await store.updateLease(dead.id, { claimed_by: 'server:dead', claim_expires_at: now - 10_000 });

@@ -62,5 +62,5 @@ export function parseStoreTarget(value: string): StoreTarget {
 
 /** The URL with any password replaced by `***`. */
 export function redact(value: string): string {
-  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/, '$1:***@');
+  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:/?#@]*):[^@]*@/, '$1:***@');
 }

@@ -1,14 +1,12 @@
+// Claims and teardown records on both dialects (the reaper's and the server's teardown path);
+// machineRef needs no database.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import { forDialects } from '../test/dialects.ts';
 import { machineRef } from './machine-ref.ts';
 import type { LeaseStatus } from './lifecycle.ts';
 import { Store, type LeaseRow } from './store.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-store-teardown-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 const ME = 'reaper:test:1:aaaaaa';
 const OTHER = 'server:test:2';
@@ -24,9 +22,9 @@ async function seed(store: Store, status: LeaseStatus, o: { claim?: { by: string
   return (await store.getLease(id))!;
 }
 
-describe('store: claims', () => {
-  const store = new Store({ path: join(dir, 'claims.db') });
-  after(() => store.close());
+forDialects('store: claims', (d) => {
+  let store: Store;
+  before(async () => { store = await d.open('claims'); });
 
   it('claimMany takes free and lapsed claims, never another holder\'s live one, and says who holds it', async () => {
     const now = Date.now();
@@ -64,9 +62,9 @@ describe('store: claims', () => {
   });
 });
 
-describe('store: teardown records', () => {
-  const store = new Store({ path: join(dir, 'records.db') });
-  after(() => store.close());
+forDialects('store: teardown records', (d) => {
+  let store: Store;
+  before(async () => { store = await d.open('records'); });
 
   it('final transitions happen only under the recorder\'s own claim; machine state and events are written either way', async () => {
     const until = Date.now() + 60_000;

@@ -1,18 +1,16 @@
-// Several processes on one SQLite file at once: migrations race, inserts race on one request_id,
-// and transitions race; exactly one winner each time, no SQLITE_BUSY surfacing.
+// Several processes (on the built package) on one database at once, on both dialects: migrations
+// race, inserts race on one request_id, and transitions race; exactly one winner each time, no
+// SQLITE_BUSY or PostgreSQL conflict surfacing. On PostgreSQL this is idempotent create by
+// request_id across processes.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Store } from '../dist/index.js';
+import { forDialects } from './dialects.ts';
 
 const run = promisify(execFile);
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-store-mp-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
 const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
 const worker = `
@@ -32,17 +30,25 @@ console.log(JSON.stringify({ created, won }));
 await store.close();
 `;
 
-it('store: four processes racing on one file agree on one winner per request_id', async () => {
-  const path = join(dir, 'shared.db');
-  const n = 150;
-  const results = await Promise.all(['p1', 'p2', 'p3', 'p4'].map((name) =>
-    run(process.execPath, ['--input-type=module', '-e', worker, entry, path, name, String(n)]).then((r) => JSON.parse(r.stdout))));
-  const created = results.reduce((s, r) => s + r.created, 0);
-  const won = results.reduce((s, r) => s + r.won, 0);
-  assert.equal(created, n, 'exactly one insert per request_id');
-  assert.equal(won, n, 'exactly one transition winner per lease');
-  const store = new Store({ path });
-  assert.equal(await store.countLeases({ status: ['starting'] }), n);
-  assert.equal((await store.listEvents({ limit: 10_000 })).length, 4 * n);
-  await store.close();
+forDialects('store: concurrent writers', (d) => {
+  it('four processes racing on one database agree on one winner per request_id', { timeout: 120_000 }, async () => {
+    const path = await d.fresh('shared');
+    const n = 150;
+    const results = await Promise.all(['p1', 'p2', 'p3', 'p4'].map((name) =>
+      run(process.execPath, ['--input-type=module', '-e', worker, entry, path, name, String(n)], { timeout: 110_000 }).then((r) => JSON.parse(r.stdout))));
+    const created = results.reduce((s, r) => s + r.created, 0);
+    const won = results.reduce((s, r) => s + r.won, 0);
+    assert.equal(created, n, 'exactly one insert per request_id');
+    assert.equal(won, n, 'exactly one transition winner per lease');
+    const store = new Store({ path });
+    try {
+      assert.equal(await store.countLeases({ status: ['starting'] }), n);
+      const rows = await store.listLeases({ limit: 10_000 });
+      assert.equal(rows.length, n, 'one row per request_id, no duplicates');
+      assert.equal(new Set(rows.map((r) => r.request_id)).size, n);
+      assert.equal((await store.listEvents({ limit: 10_000 })).length, 4 * n);
+    } finally {
+      await store.close();
+    }
+  });
 });
