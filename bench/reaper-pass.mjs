@@ -1,21 +1,26 @@
 #!/usr/bin/env node
-// Reaper benchmark: one pass over 10,000 leases (mostly live, some expired) in a SQLite store,
-// against the conformance fake provider (machines as directories shared between processes).
+// Reaper benchmark: one pass over 10,000 leases (mostly live, some expired) in a SQLite store
+// and in a PostgreSQL one (issue 18; a real Debian server from @vmhub/postgres-testing on
+// loopback), against the conformance fake provider (machines as directories shared between processes).
 // Budget: one pass <= 1 s. Reports wall time and peak RSS of the process that runs the pass
 // (a fresh child, so the setup's memory does not count), and the same pass through the built
 // `vmhub-reaper --once` binary (startup included).
 //
-//   node bench/reaper-pass.mjs [--leases 10000] [--expired 500] [--append]
+//   node bench/reaper-pass.mjs [--leases 10000] [--expired 500] [--dialect sqlite|postgres|both] [--append]
 //
-// Needs the built packages: apps/reaper, packages/store, packages/core, packages/conformance.
-// --append adds the figures to bench/RESULTS.md under "## Reaper". `*_statements` count the SQL
-// statements the store prepared during a pass (BEGIN/COMMIT included): the store's cost in a
-// form that does not depend on the host's load.
+// Needs the built packages: apps/reaper, packages/store, packages/core, packages/conformance,
+// packages/postgres-testing. --append writes the figures into bench/RESULTS.md's reaper section
+// (bench/run.mjs's format, its notes kept). `*_statements` count the SQL statements of a pass
+// (BEGIN/COMMIT included): on SQLite the statements the store prepared (kysely prepares each one
+// it runs), on PostgreSQL the queries sent through pg's Client (its prototype's query() wrapped in
+// the child). The store's cost in a form that does not depend on the host's load. The setup
+// writes the rows in bulk: better-sqlite3 prepared INSERTs in one transaction, or pg multi-row
+// INSERTs (1 000 rows each) in one transaction.
 import { execFileSync, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -28,10 +33,12 @@ const storeDist = join(root, 'packages/store/dist/index.js');
 const fakeDist = join(root, 'packages/conformance/dist/fake/index.js');
 // The store's own better-sqlite3: the setup writes rows in bulk through it, and the child counts
 // the statements the store prepares on it. The Store itself exposes no database handle.
-const BetterSqlite3 = createRequire(join(root, 'packages/store/package.json'))('better-sqlite3');
+const storeRequire = createRequire(join(root, 'packages/store/package.json'));
+const BetterSqlite3 = storeRequire('better-sqlite3');
+const pgTestingDist = join(root, 'packages/postgres-testing/dist/index.js');
 const BUDGET_MS = 1000;
 
-const { values } = parseArgs({ options: { leases: { type: 'string', default: '10000' }, expired: { type: 'string', default: '500' }, append: { type: 'boolean', default: false }, child: { type: 'string' }, db: { type: 'string' }, provider: { type: 'string' } } });
+const { values } = parseArgs({ options: { leases: { type: 'string', default: '10000' }, expired: { type: 'string', default: '500' }, dialect: { type: 'string', default: 'both' }, append: { type: 'boolean', default: false }, child: { type: 'string' }, db: { type: 'string' }, provider: { type: 'string' }, fake: { type: 'string' } } });
 
 const silent = () => undefined;
 const INSTANCE = 'bench';
@@ -42,15 +49,23 @@ function settings(reaperId) {
 }
 
 if (values.child) {
-  // The measured process: open the store, make the provider, run passes, report.
+  // The measured process: open the store, make the provider, run passes, report. `--db` is the
+  // SQLite file's name in the bench directory, or a postgres:// URL.
   const dir = values.child;
   let statements = 0;
   const prepare = BetterSqlite3.prototype.prepare;
   BetterSqlite3.prototype.prepare = function (...args) { statements++; return prepare.apply(this, args); };
+  if (values.db.startsWith('postgres://')) {
+    // Loaded only for PostgreSQL, so the SQLite child's peak RSS stays comparable with earlier runs.
+    const { Client } = storeRequire('pg');
+    const query = Client.prototype.query;
+    Client.prototype.query = function (...args) { statements++; return query.apply(this, args); };
+  }
   const { Store } = await import(storeDist);
   const { runPass } = await import(reaperDist);
-  const store = new Store({ path: join(dir, values.db) });
-  const provider = values.provider === 'memory' ? await memoryProvider(store) : (await import(fakeDist)).fakeProvider.create({ dir: join(dir, 'fake') }, { identityPrefix: PREFIX, log: silent });
+  const store = new Store({ path: values.db.startsWith('postgres://') ? values.db : join(dir, values.db) });
+  await store.ready();
+  const provider = values.provider === 'memory' ? await memoryProvider(store) : (await import(fakeDist)).fakeProvider.create({ dir: values.fake }, { identityPrefix: PREFIX, log: silent });
   const ctx = { store, providers: new Map([['fake', provider]]), configured: new Set(['fake']), unavailable: new Map(), settings: settings(`reaper:bench:${process.pid}`), log: silent };
   statements = 0;
   const t0 = performance.now();
@@ -86,37 +101,39 @@ async function memoryProvider(store) {
   return plugin.create({}, { identityPrefix: PREFIX, log: silent });
 }
 
-function measure(dir, db, provider) {
-  const child = fork(fileURLToPath(import.meta.url), ['--child', dir, '--db', db, '--provider', provider], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function measure(dir, db, provider, fake) {
+  const child = fork(fileURLToPath(import.meta.url), ['--child', dir, '--db', db, '--provider', provider, '--fake', fake], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => { child.once('message', resolve); child.once('exit', (code) => code && reject(new Error(`bench child exited ${code}`))); });
 }
 
 const N = Number(values.leases);
 const EXPIRED = Number(values.expired);
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-reaper-'));
-try {
-  const { Store } = await import(storeDist);
-  const { fakeProvider, fakeTemplate, readFakeLedger } = await import(fakeDist);
-  // Open (and migrate) through the store once, then seed the rows over a raw connection.
-  await new Store({ path: join(dir, 'vmhub.db') }).close();
-  const raw = new BetterSqlite3(join(dir, 'vmhub.db'));
-  const provider = fakeProvider.create({ dir: join(dir, 'fake') }, { identityPrefix: PREFIX, log: silent });
+const dialects = values.dialect === 'both' ? ['sqlite', 'postgres'] : [values.dialect];
+if (!dialects.every((d) => d === 'sqlite' || d === 'postgres')) throw new Error(`--dialect ${values.dialect}: sqlite, postgres or both`);
+
+/** The same world for every dialect: N machines in a fake provider directory, their lease and machine rows. */
+async function makeRows(fakeDir) {
+  const { fakeProvider, fakeTemplate } = await import(fakeDist);
+  const provider = fakeProvider.create({ dir: fakeDir }, { identityPrefix: PREFIX, log: silent });
   const template = fakeTemplate();
-  const now = Date.now();
-  const tSetup = performance.now();
-  const expiredIds = new Set();
-  // Leases and machine rows in one transaction (setup speed only; the pass does its own writes).
-  const insertLease = raw.prepare(`insert into leases (id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages) values (?, ?, 'fake-desktop', 'fake', 'fake', ?, 'ready', ?, ?, ?, ?, ?, null, '[]')`);
-  const insertMachine = raw.prepare(`insert into machines (lease_id, identity, provider, external_id, node, state, details, created_at, updated_at) values (?, ?, 'fake', ?, null, 'running', '{}', ?, ?)`);
   const rows = [];
+  let expiredCount = 0;
   for (let i = 0; i < N; i++) {
     const id = randomUUID();
     const identity = `${PREFIX}${id}`;
     const m = await provider.create({ lease_id: id, identity, template, signal: AbortSignal.timeout(10_000) });
-    const expired = i % Math.max(1, Math.floor(N / EXPIRED)) === 0 && expiredIds.size < EXPIRED;
-    if (expired) expiredIds.add(id);
+    const expired = i % Math.max(1, Math.floor(N / EXPIRED)) === 0 && expiredCount < EXPIRED;
+    if (expired) expiredCount++;
     rows.push([id, identity, m.external_id, expired]);
   }
+  return rows;
+}
+
+/** Leases and machine rows in one transaction through better-sqlite3 (setup speed only; the pass does its own writes). */
+function seedSqlite(file, rows, now) {
+  const raw = new BetterSqlite3(file);
+  const insertLease = raw.prepare(`insert into leases (id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages) values (?, ?, 'fake-desktop', 'fake', 'fake', ?, 'ready', ?, ?, ?, ?, ?, null, '[]')`);
+  const insertMachine = raw.prepare(`insert into machines (lease_id, identity, provider, external_id, node, state, details, created_at, updated_at) values (?, ?, 'fake', ?, null, 'running', '{}', ?, ?)`);
   raw.transaction(() => {
     for (const [id, identity, ext, expired] of rows) {
       insertLease.run(id, `req-${id}`, `owner-${id.slice(0, 2)}`, identity, now - 60_000, now - 60_000, expired ? now - 1000 : now + 3_600_000, now + 86_400_000);
@@ -125,64 +142,128 @@ try {
   })();
   raw.pragma('wal_checkpoint(TRUNCATE)');
   raw.close();
+}
+
+/** The same rows through pg: multi-row INSERTs of 1 000 rows in one transaction, then ANALYZE (as autovacuum would soon). */
+async function seedPostgres(url, rows, now) {
+  const client = new (storeRequire('pg').Client)({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    for (let i = 0; i < rows.length; i += 1000) {
+      const chunk = rows.slice(i, i + 1000);
+      const lease = []; const machine = []; const lp = []; const mp = [];
+      chunk.forEach(([id, identity, ext, expired], k) => {
+        lease.push(`($${k * 6 + 1}, $${k * 6 + 2}, 'fake-desktop', 'fake', 'fake', $${k * 6 + 3}, 'ready', $${k * 6 + 4}, ${now - 60_000}, ${now - 60_000}, $${k * 6 + 5}, $${k * 6 + 6}, null, '[]')`);
+        lp.push(id, `req-${id}`, `owner-${id.slice(0, 2)}`, identity, expired ? now - 1000 : now + 3_600_000, now + 86_400_000);
+        machine.push(`($${k * 3 + 1}, $${k * 3 + 2}, 'fake', $${k * 3 + 3}, null, 'running', '{}', ${now - 60_000}, ${now - 60_000})`);
+        mp.push(id, identity, ext);
+      });
+      await client.query(`insert into leases (id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages) values ${lease.join(', ')}`, lp);
+      await client.query(`insert into machines (lease_id, identity, provider, external_id, node, state, details, created_at, updated_at) values ${machine.join(', ')}`, mp);
+    }
+    await client.query('COMMIT');
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+/** One dialect: seed two stores (one per provider), measure a pass on each, then the CLI on the fake one. */
+async function measureDialect(dialect, dir, pgServer) {
+  const { Store } = await import(storeDist);
+  const { readFakeLedger } = await import(fakeDist);
+  const fakeDir = join(dir, `fake-${dialect}`);
+  const memoryFakeDir = join(dir, `fake-${dialect}-unused`);
+  const tSetup = performance.now();
+  const rows = await makeRows(fakeDir);
+  const now = Date.now();
+  let fakeDb; let memoryDb; let storePath;
+  if (dialect === 'sqlite') {
+    // Open (and migrate) through the store once, then seed the rows over a raw connection.
+    await new Store({ path: join(dir, 'vmhub.db') }).close();
+    seedSqlite(join(dir, 'vmhub.db'), rows, now);
+    copyFileSync(join(dir, 'vmhub.db'), join(dir, 'memory.db'));
+    fakeDb = 'vmhub.db'; memoryDb = 'memory.db'; storePath = join(dir, 'vmhub.db');
+  } else {
+    fakeDb = await pgServer.createDatabase('reaper_fake');
+    memoryDb = await pgServer.createDatabase('reaper_memory');
+    for (const url of [fakeDb, memoryDb]) {
+      const s = new Store({ path: url });
+      await s.ready();
+      await s.close();
+      await seedPostgres(url, rows, now);
+    }
+    storePath = fakeDb;
+  }
   const setupMs = performance.now() - tSetup;
 
-  copyFileSync(join(dir, 'vmhub.db'), join(dir, 'memory.db'));
-  const memory = await measure(dir, 'memory.db', 'memory');
-  const result = await measure(dir, 'vmhub.db', 'fake');
+  const memory = await measure(dir, memoryDb, 'memory', memoryFakeDir);
+  const result = await measure(dir, fakeDb, 'fake', fakeDir);
 
-  const ledger = await readFakeLedger(join(dir, 'fake'));
+  const ledger = await readFakeLedger(fakeDir);
   const destroys = ledger.filter((e) => e.op === 'destroy');
   const uniqueDestroys = new Set(destroys.map((e) => e.external_id)).size;
 
   // The same world through the CLI: a steady pass (nothing left to expire), startup included.
-  const cliDir = join(dir, 'cli');
+  const cliDir = join(dir, `cli-${dialect}`);
   mkdirSync(cliDir);
-  writeFileSync(join(cliDir, 'config.json'), JSON.stringify({ instance: INSTANCE, db: join(dir, 'vmhub.db'), plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: join(dir, 'fake') } } }));
+  writeFileSync(join(cliDir, 'config.json'), JSON.stringify({ instance: INSTANCE, db: storePath, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } } }));
   const tCli = performance.now();
   const out = execFileSync(process.execPath, [reaperBin, '--once', '--json'], { env: { PATH: process.env.PATH, HOME: cliDir, VMHUB_CONFIG: join(cliDir, 'config.json') }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const cliWallMs = performance.now() - tCli;
   const cliSummary = JSON.parse(out.trim().split('\n').at(-1));
 
   const figures = {
-    leases: N, expired: EXPIRED, setup_ms: Math.round(setupMs),
+    setup_ms: Math.round(setupMs),
     pass_ms: Math.round(result.firstMs), pass_summary: `expired=${result.first.expired} reaped=${result.first.reaped} destroyed=${result.first.destroyed} errors=${result.first.errors}`,
     steady_pass_ms: Math.round(result.secondMs), fake_list_ms: Math.round(result.listMs),
     peak_rss_mb: Math.round(result.maxRssKb / 1024),
     destroy_calls: destroys.length, unique_destroyed: uniqueDestroys,
-    cli_once_wall_ms: Math.round(cliWallMs), cli_pass_ms: cliSummary.duration_ms,
+    cli_once_wall_ms: Math.round(cliWallMs), cli_pass_ms: cliSummary.duration_ms, cli_errors: cliSummary.errors,
     memory_pass_ms: Math.round(memory.firstMs), memory_steady_pass_ms: Math.round(memory.secondMs), memory_peak_rss_mb: Math.round(memory.maxRssKb / 1024),
     pass_statements: memory.firstStatements, steady_pass_statements: memory.secondStatements,
     memory_summary: `expired=${memory.first.expired} reaped=${memory.first.reaped} destroyed=${memory.first.destroyed} errors=${memory.first.errors}`,
-    budget_ms: BUDGET_MS, within_budget: memory.firstMs <= BUDGET_MS, fake_within_budget: result.firstMs <= BUDGET_MS,
-    node: process.version, cpus: cpus().length,
+    within_budget: memory.firstMs <= BUDGET_MS, fake_within_budget: result.firstMs <= BUDGET_MS,
   };
-  console.log(JSON.stringify(figures, null, 2));
-  if (result.first.expired !== EXPIRED || result.first.reaped !== EXPIRED || uniqueDestroys !== EXPIRED || destroys.length !== EXPIRED || memory.first.reaped !== EXPIRED || memory.first.destroyed !== EXPIRED) {
-    console.error('bench: the pass did not do exactly the expected work');
-    process.exitCode = 1;
-  }
-  if (!figures.within_budget) process.exitCode = 1;
+  const exact = result.first.expired === EXPIRED && result.first.reaped === EXPIRED && uniqueDestroys === EXPIRED && destroys.length === EXPIRED && memory.first.reaped === EXPIRED && memory.first.destroyed === EXPIRED;
+  return { figures, exact };
+}
 
-  if (values.append) {
-    const file = join(here, 'RESULTS.md');
-    let text = '';
-    try { text = readFileSync(file, 'utf8'); } catch { text = '# Benchmark results\n'; }
-    const line = [
-      `- ${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, ${cpus().length} cpus (shared with other work): ${N} leases (${EXPIRED} expired), ${N} machines.`,
-      `  - reaper's own cost (the machines held in memory by a provider defined in the bench): first pass **${figures.memory_pass_ms} ms** (${figures.memory_summary}; ${figures.pass_statements} store statements), steady pass ${figures.memory_steady_pass_ms} ms (${figures.steady_pass_statements} statements), peak RSS **${figures.memory_peak_rss_mb} MB**. Budget ${BUDGET_MS} ms: ${figures.within_budget ? 'met' : 'MISSED'}.`,
-      `  - against @vmhub/conformance/fake (one directory per machine): first pass ${figures.pass_ms} ms (${figures.pass_summary}), steady ${figures.steady_pass_ms} ms; the fake's own list() of ${N} directories alone takes ~${figures.fake_list_ms} ms; peak RSS ${figures.peak_rss_mb} MB. Budget: ${figures.fake_within_budget ? 'met' : 'missed, dominated by the fake provider file reads'}.`,
-      `  - \`vmhub-reaper --once\` on the fake store afterwards (steady; process start and plugin discovery included): wall ${figures.cli_once_wall_ms} ms, pass ${figures.cli_pass_ms} ms.`,
-    ].join('\n');
-    const heading = '## Reaper';
-    if (!text.includes(heading)) text = `${text.trimEnd()}\n\n${heading}\n\n\`node bench/reaper-pass.mjs --append\` — one pass over 10,000 leases in the store (mostly live, some expired), measured twice: with the machines held in memory (the reaper's own cost: store queries, claims, bookkeeping) and against the conformance fake provider (adds the fake's file I/O: one directory per machine). Budget ≤ 1 s per pass. Peak RSS is the pass process's (setup excluded).\n\n`;
-    const start = text.indexOf(heading);
-    const next = text.indexOf('\n## ', start + heading.length);
-    const section = next === -1 ? text.slice(start) : text.slice(start, next);
-    const updated = `${section.trimEnd()}\n${line}\n`;
-    text = text.slice(0, start) + updated + (next === -1 ? '' : `\n${text.slice(next + 1)}`);
-    writeFileSync(file, text);
+const started = Date.now();
+const loadBefore = loadavg().map((l) => Math.round(l * 100) / 100);
+const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-reaper-'));
+let pgServer;
+try {
+  const figures = { leases: N, expired: EXPIRED, budget_ms: BUDGET_MS };
+  let ok = true;
+  for (const dialect of dialects) {
+    if (dialect === 'postgres') {
+      pgServer = await (await import(pgTestingDist)).startPostgres();
+      figures.postgres_version = execFileSync('psql', ['-At', '-c', 'show server_version', pgServer.url()], { encoding: 'utf8' }).trim();
+    }
+    const { figures: f, exact } = await measureDialect(dialect, dir, pgServer);
+    figures[dialect] = f;
+    if (!exact) { console.error(`bench: the ${dialect} pass did not do exactly the expected work`); ok = false; }
+    if (!f.within_budget) ok = false;
   }
+  Object.assign(figures, { load_before: loadBefore, load_after: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version, cpus: cpus().length });
+  console.log(JSON.stringify(figures, null, 2));
+  if (!ok) process.exitCode = 1;
+  if (values.append) appendSection(figures, (Date.now() - started) / 1000);
 } finally {
+  pgServer?.destroy();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Replace this bench's section in RESULTS.md, in bench/run.mjs's format (its title and targets), keeping its notes. */
+function appendSection(figures, seconds) {
+  const file = join(here, 'RESULTS.md');
+  let text = '';
+  try { text = readFileSync(file, 'utf8'); } catch { text = '# Benchmark results\n'; }
+  const notes = /<!-- notes:reaper -->[\s\S]*?<!-- \/notes:reaper -->/.exec(text)?.[0] ?? '<!-- notes:reaper -->\n<!-- /notes:reaper -->';
+  const args = process.argv.slice(2).join(' ');
+  const section = `<!-- bench:reaper -->\n## Reaper pass over 10 000 leases (issue 4)\n\nTargets: one pass ≤ 1 s; memory peak reported\n\n\`\`\`json\n${JSON.stringify(figures, null, 2)}\n\`\`\`\n_measured ${new Date().toISOString()} in ${seconds.toFixed(1)} s (\`node bench/reaper-pass.mjs ${args}\`)_\n\n${notes}\n<!-- /bench:reaper -->`;
+  const existing = /<!-- bench:reaper -->[\s\S]*?<!-- \/bench:reaper -->/;
+  writeFileSync(file, existing.test(text) ? text.replace(existing, () => section) : `${text.trimEnd()}\n\n${section}\n`);
 }

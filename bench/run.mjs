@@ -1,6 +1,6 @@
 // Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
 // machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
-//   names: cold-start, desktop, console, reaper, sessions, android, wayland, vnc, ocr, agent-tools, live-view
+//   names: cold-start, desktop, console, reaper, store, sessions, android, wayland, vnc, ocr, agent-tools, live-view
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -10,7 +10,8 @@ const BENCHES = {
   'cold-start': { file: './cold-start.mjs', title: 'Server cold start and tools/list size (issue 2)', targets: 'cold start median ≤ 400 ms; tools/list ≤ 20 KB (20 480 bytes) for all tools (issue 9 raised it from 16 KB as tools grow toward 29)' },
   desktop: { file: './desktop.mjs', title: 'Docker + X11 through MCP vs one `docker exec` per action (issue 3)', targets: 'vm_click p50 ≤ 20 ms; vm_screenshot p50 ≤ 150 ms and ≤ 300 KB at 1280×800; create → ready ≤ 5 s with the image present' },
   console: { file: './console.mjs', title: 'QEMU (TCG) + console adapter through MCP (issue 6)', targets: 'measured, no target: boot → ready under TCG; vm_screenshot p50; vm_key p50' },
-  reaper: { file: './reaper-pass.mjs', spawn: true, title: 'Reaper pass over 10 000 leases (issue 4)', targets: 'one pass ≤ 1 s; memory peak reported' },
+  reaper: { file: './reaper-pass.mjs', spawn: true, title: 'Reaper pass over 10 000 leases, SQLite and PostgreSQL (issues 4, 18)', targets: 'one pass ≤ 1 s; memory peak reported' },
+  store: { file: './store.mjs', spawn: true, title: 'Store: lease create on SQLite and PostgreSQL (issue 18)', targets: 'lease create p50 on both dialects, beside the naive way and the floor' },
   sessions: { file: './session-leak.mjs', spawn: true, nodeArgs: ['--expose-gc'], args: ['--leases', '800'], title: 'Per-lease state after 800 leases, in process (issue 9)', targets: 'every per-lease count back to 0; heap growth per lease after the deadline timers settle ≈ 0 (floor: the same calls without leases)' },
   android: { file: './android.mjs', title: 'Android over adb (stand-in: real adbd) vs a per-call `adb shell` (issue 12)', targets: 'screencap p50 ≤ 150 ms at 1080×2400 (cua reports 519 ms per ADB screenshot); tap p50 reported beside the naive way' },
   wayland: { file: './wayland.mjs', title: 'sway (Wayland, headless) beside x11 on Docker (issue 13)', targets: 'measured, no target: click, type and screenshot p50 on sway beside x11 in one run' },
