@@ -74,8 +74,10 @@ export class Catalog {
   }
 
   async health(): Promise<ToolOutput<'vm_health'>> {
-    let storeOk = true;
-    try { await this.#store.countLeases({ status: ['ready'] }); } catch { storeOk = false; }
+    // The store's kind and path (a PostgreSQL URL arrives masked); the reason is the store's own message (masked too).
+    let storeReason: string | undefined;
+    try { await this.#store.countLeases({ status: ['ready'] }); } catch (err) { storeReason = tidyReason((err as Error).message); }
+    const storeOk = storeReason === undefined;
     const providers = await Promise.all([...this.#registry.providers.entries()].map(async ([id, p]) => {
       const s = await providerHealth(p);
       return { id, ok: s.ok, ...(s.not_configured ? { not_configured: true } : {}), ...(s.reason ? { reason: s.reason } : {}), ...(s.nodes ? { nodes: s.nodes.map((n) => ({ id: n.id, status: n.status })) } : {}) };
@@ -83,7 +85,7 @@ export class Catalog {
     const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: tidyReason(p.reason) } : {}) }));
     // A provider nobody configured is not a problem of this server: only the ones in use count.
     const ok = storeOk && providers.every((p) => p.ok || p.not_configured) && plugins.every((p) => p.ok);
-    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, path: this.#store.path }, plugins, providers, sessions: this.#sessions.counts() };
+    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, kind: this.#store.kind, path: this.#store.path, ...(storeReason === undefined ? {} : { reason: storeReason }) }, plugins, providers, sessions: this.#sessions.counts() };
   }
 }
 

@@ -18,6 +18,7 @@ import { loadConfig } from '@vmhub/core/config';
 import { principalTokens, serveHttp } from './http.ts';
 import { createVmhubHub, createVmhubServer } from './server.ts';
 import { LineStdioTransport } from './stdio-transport.ts';
+import { checkStoreTarget } from './store-target.ts';
 
 /** Largest JSON-RPC message accepted on stdin (a base64 file of files.max_bytes fits). */
 const MAX_MESSAGE_BYTES = 96 * 1024 * 1024;
@@ -89,7 +90,8 @@ async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
   if (command.http) return serveHttpCommand(command);
 
-  const server = await createVmhubServer();
+  const config = await serveConfig();
+  const server = await createVmhubServer({ config });
   // The SDK's stdio transport drops the connection on a line over 10 MiB and copies large lines
   // quadratically; ours takes large requests in one copy, so an oversized argument reaches
   // validation and gets a typed INVALID_REQUEST, and a vm_put_file of files.max_bytes is fast.
@@ -112,8 +114,15 @@ async function main(argv: string[]): Promise<number> {
   return -1;
 }
 
+/** The configuration a server starts with; a VMHUB_DB the store cannot use stops it here (exit 2), before anything is created. */
+async function serveConfig(): Promise<ReturnType<typeof loadConfig>> {
+  const config = loadConfig();
+  await checkStoreTarget(config.db);
+  return config;
+}
+
 async function serveHttpCommand(command: Command): Promise<number> {
-  const hub = createVmhubHub();
+  const hub = createVmhubHub({ config: await serveConfig() });
   const http = hub.config.http;
   const port = command.port !== undefined ? (/^\d{1,5}$/.test(command.port) ? Number(command.port) : NaN) : http.port;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number 0..65535, not "${command.port}"`);

@@ -6,12 +6,13 @@
  * machine left. An operator's reaper service holds the same lock, and then none is started.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Store } from '@vmhub/store';
 import { docPath } from './docs-path.ts';
 import { log } from './log.ts';
+import { stateDir } from './store-target.ts';
 
 /** Do not start another within this long of the last start (it needs a moment to take the lock). */
 const RESTART_GAP_MS = 15_000;
@@ -21,7 +22,12 @@ export interface ReaperStarter {
   ensure(reason: string): Promise<void>;
 }
 
-export function reaperStarter(store: Store, options: { enabled: boolean; configFile?: string | null; env?: NodeJS.ProcessEnv }): ReaperStarter {
+/**
+ * `db` is VMHUB_DB as the server got it. A SQLite path goes on the reaper's command line (as
+ * `--db`); a PostgreSQL URL carries a password, so it goes in the child's env (VMHUB_DB), never
+ * in its argv where every `ps` shows it, and reaper.log goes to the default state directory.
+ */
+export function reaperStarter(store: Store, options: { enabled: boolean; db: string; configFile?: string | null; env?: NodeJS.ProcessEnv }): ReaperStarter {
   let lastStart = 0;
   let pending: Promise<void> | undefined;
   const ensure = async (reason: string): Promise<void> => {
@@ -32,17 +38,22 @@ export function reaperStarter(store: Store, options: { enabled: boolean; configF
     lastStart = Date.now();
     const bin = reaperBin();
     if (!bin) { log('warn', `no reaper to start: @vmhub/reaper is not installed next to @vmhub/server; expired leases wait for a reaper you run (${docPath('reaper.md')})`); return; }
-    const out = openSync(join(dirname(store.path), 'reaper.log'), 'a');
-    const env = { ...(options.env ?? process.env), ...(options.configFile ? { VMHUB_CONFIG: options.configFile } : {}) };
+    const postgres = store.kind === 'postgres';
+    const dir = await stateDir(store, options.env ?? process.env);
+    if (postgres) mkdirSync(dir, { recursive: true });
+    const logFile = join(dir, 'reaper.log');
+    const out = openSync(logFile, 'a');
+    const env = { ...(options.env ?? process.env), ...(options.configFile ? { VMHUB_CONFIG: options.configFile } : {}), ...(postgres ? { VMHUB_DB: options.db } : {}) };
+    const args = postgres ? [bin, '--while-needed'] : [bin, '--while-needed', '--db', store.path];
     let child;
     try {
-      child = spawn(process.execPath, [bin, '--while-needed', '--db', store.path], { detached: true, stdio: ['ignore', out, out], env });
+      child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env });
     } finally {
       closeSync(out); // the child has its own copy; ours would leak one descriptor per start
     }
     child.on('error', (err) => log('warn', 'starting the reaper failed', { error: err.message }));
     child.unref();
-    log('info', 'reaper started for this store', { pid: child.pid, reason, log: join(dirname(store.path), 'reaper.log') });
+    log('info', 'reaper started for this store', { pid: child.pid, reason, log: logFile });
   };
   return {
     ensure(reason) {

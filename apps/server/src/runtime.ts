@@ -25,8 +25,12 @@ export interface Runtime {
 export async function startRuntime(config: VmhubConfig, from: string): Promise<Runtime> {
   // Loaded here, not at module load: better-sqlite3 and kysely are not needed to answer `initialize`.
   const { defaultStatePath, openStore } = await import('@vmhub/store');
+  // VMHUB_DB as given (a PostgreSQL URL with its password): only the store and the reaper's env see it.
+  const db = config.db ?? defaultStatePath();
+  // Opening connects nothing: a PostgreSQL store that is down makes tool calls answer
+  // STORE_UNAVAILABLE until it is back, and never stops the server from starting.
   const [store, registry] = await Promise.all([
-    Promise.resolve().then(() => openStore({ path: config.db ?? defaultStatePath() })),
+    Promise.resolve().then(() => openStore({ path: db })),
     Registry.load(config, from),
   ]);
   const sessions = new LeaseSessions(store, registry);
@@ -34,8 +38,9 @@ export async function startRuntime(config: VmhubConfig, from: string): Promise<R
   const leases = new LeaseManager(store, registry, config, (leaseId, reason) => sessions.end(leaseId, reason));
   sessions.attach(leases);
   const catalog = new Catalog(registry, store, leases, sessions);
-  const reaper = reaperStarter(store, { enabled: config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
+  const reaper = reaperStarter(store, { db, enabled: config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
   // Leases left live by an earlier server (it died with its client): make sure someone reaps them.
+  // A store that is unreachable now is not checked again here: the next lease created starts a reaper.
   void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);
   return {
     store, registry, sessions, leases, catalog, reaper,

@@ -83,7 +83,7 @@ export const TOOLS = {
   }),
   vm_health: tool({
     name: 'vm_health', title: 'Health',
-    description: 'Server, store, plugins, providers and sessions: versions and problems.',
+    description: 'Server, store, plugins, providers, sessions: versions, problems.',
     input: Type.Object({}, Strict),
     output: Type.Object({
       status: StrEnum(['ok', 'degraded']),
@@ -132,7 +132,7 @@ export const TOOLS = {
   }),
   vm_lease_list: tool({
     name: 'vm_lease_list', title: 'List leases',
-    description: 'Your leases, newest first (find a lost lease_id); status "live" = not ended.',
+    description: 'Your leases, newest first (find a lost lease_id); "live" = not ended.',
     input: Type.Object({ owner: Type.Optional(Type.String({ maxLength: 128 })), status: Type.Optional(StrEnum([...LEASE_STATES, 'live'])) }, Strict),
     output: Type.Object({ leases: Type.Array(LeaseInfoSchema), truncated: Type.Boolean() }),
     annotations: { ...RO, idempotentHint: true },
@@ -160,7 +160,7 @@ export const TOOLS = {
   }),
   vm_wait: tool({
     name: 'vm_wait', title: 'Wait for screen', capability: 'screenshot',
-    description: 'Wait until the screen settles (settle_ms unchanged), shows text, or changes: instead of sleeps.',
+    description: 'Wait until the screen settles (settle_ms unchanged), shows text, or changes (not sleeps).',
     input: Type.Object({
       lease_id: LeaseId,
       for: StrEnum(['settle', 'text', 'change']),

@@ -20,6 +20,7 @@ import { LEASE_COLUMNS, type Database, type EventTable, type LeaseTable, type Ma
 import { sqliteBackend } from './sqlite-backend.ts';
 import { parseStoreTarget, type PostgresSettings } from './target.ts';
 import * as locks from './locks.ts';
+import { lapsingLeadership, postgresLeadership, type Leadership } from './leadership.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -82,9 +83,13 @@ export class Store {
   readonly path: string;
   readonly #backend: Backend;
   readonly #db: Kysely<Database>;
+  readonly #leadership: (name: string, holder: string, ttlMs: number) => Leadership;
 
   constructor(options: StoreOptions) {
     const target = parseStoreTarget(options.path);
+    this.#leadership = target.kind === 'sqlite'
+      ? (name, holder, ttlMs) => lapsingLeadership(this.#db, name, holder, ttlMs)
+      : (name) => postgresLeadership(target.url, name, { connectTimeoutMs: options.postgres?.connectTimeoutMs ?? target.settings.connectTimeoutMs ?? 3_000, statementTimeoutMs: options.postgres?.statementTimeoutMs ?? target.settings.statementTimeoutMs ?? 10_000 });
     this.#backend = target.kind === 'sqlite'
       ? sqliteBackend(target.path, { busyTimeoutMs: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false })
       : postgresBackend(target.url, target.redacted, { ...target.settings, ...options.postgres });
@@ -118,18 +123,25 @@ export class Store {
   /**
    * Insert a lease unless its request_id is taken; either way return the row that owns it.
    * `created` says whether this call's lease (its `id`) owns the request_id — also when a retry
-   * finds the row its own first attempt inserted.
+   * finds the row its own first attempt inserted. With `event`, its `lease.created` event is
+   * written in the same transaction.
    */
-  createLease(lease: NewLease): Promise<{ lease: LeaseRow; created: boolean }> {
+  createLease(lease: NewLease, options: { event?: { actor: string; data?: Record<string, unknown> } } = {}): Promise<{ lease: LeaseRow; created: boolean }> {
     const token = randomUUID();
-    return this.#run('createLease', async () => {
+    const insert = async (db: Kysely<Database>): Promise<LeaseRow | undefined> => {
       const now = Date.now();
-      const inserted = await this.#db
+      const row = await db
         .insertInto('leases')
         .values({ ...lease, principal: lease.principal ?? null, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null, write_token: token })
         .onConflict((oc) => oc.column('request_id').doNothing())
         .returning(LEASE_COLUMNS)
         .executeTakeFirst();
+      // The `lease.created` event commits with the row, or neither does.
+      if (row && options.event) await insertEvents(db, options.event.actor, [{ lease_id: lease.id, kind: 'lease.created', data: options.event.data ?? {}, token: `${token}:${lease.id}` }]);
+      return row;
+    };
+    return this.#run('createLease', async () => {
+      const inserted = options.event ? await this.#db.transaction().execute(insert) : await insert(this.#db);
       if (inserted) return { lease: inserted, created: true };
       const existing = await this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', lease.request_id).executeTakeFirst();
       if (!existing) throw new Error(`[vmhub] [store] lease insert for request_id ${lease.request_id} neither inserted nor found`);
@@ -364,6 +376,15 @@ export class Store {
   /** Who holds the named lock now; undefined when nobody does (or it lapsed). */
   lockHolder(name: string): Promise<locks.LockHeld | undefined> {
     return this.#run('lockHolder', () => locks.lockHolder(this.#db, name));
+  }
+
+  /**
+   * Exclusive leadership of `name` among every process of this store (leadership.ts): on
+   * PostgreSQL a session advisory lock on a dedicated connection, released the moment that
+   * session ends; on SQLite the lapsing lock `name` held by `holder` for `ttlMs` per acquire().
+   */
+  leadership(name: string, holder: string, ttlMs: number): Leadership {
+    return this.#leadership(name, holder, ttlMs);
   }
 
   /**

@@ -12,6 +12,7 @@ import type { Store } from '@vmhub/store';
 import { providerHealth, tidyReason } from '../catalog.ts';
 import { docPath, pluginDoc } from '../docs-path.ts';
 import type { Registry } from '../registry.ts';
+import { isStoreUrl, maskStoreUrl } from '../store-target.ts';
 
 export interface Check {
   /** What kind of thing: node, config, store, reaper, plugin, provider, template, golden. */
@@ -32,8 +33,13 @@ export function nodeCheck(version = process.versions.node): Check {
   return { check: 'node', subject: 'Node.js', status: ok ? 'ok' : 'fail', detail: `v${version}${ok ? '' : `, older than ${MIN_NODE_MAJOR}`}`, counts: true, ...(ok ? {} : { fix: `install Node.js ${MIN_NODE_MAJOR}+ (https://nodejs.org, or \`nvm install ${MIN_NODE_MAJOR}\`)` }) };
 }
 
-/** The store's file (or, before the first run, its directory) must be writable by this user. */
+/**
+ * The store's file (or, before the first run, its directory) must be writable by this user; a
+ * PostgreSQL store (a URL) must answer: connected, migrated, its open leases counted. A URL is
+ * shown with its password masked.
+ */
 export async function storeCheck(path: string, open: (path: string) => Promise<Store>): Promise<{ check: Check; store?: Store }> {
+  if (isStoreUrl(path)) return urlStoreCheck(path, open);
   const fix = `set VMHUB_DB (or "db" in the config) to a file this user can write, or fix the permissions of ${dirname(path)}`;
   const fail = (detail: string): { check: Check } => ({ check: { check: 'store', subject: path, status: 'fail', detail, fix, counts: true } });
   try {
@@ -49,6 +55,23 @@ export async function storeCheck(path: string, open: (path: string) => Promise<S
     return { check: { check: 'store', subject: path, status: 'ok', detail: `writable, ${live} open lease${live === 1 ? '' : 's'}`, counts: true }, store };
   } catch (err) {
     return fail(`cannot be opened: ${(err as Error).message}`);
+  }
+}
+
+async function urlStoreCheck(url: string, open: (path: string) => Promise<Store>): Promise<{ check: Check; store?: Store }> {
+  let subject = maskStoreUrl(url);
+  let store: Store | undefined;
+  try {
+    store = await open(url);
+    subject = store.path;
+    await store.ready();
+    const live = await store.countLeases({ status: ['provisioning', 'starting', 'ready', 'releasing', 'expired'] });
+    return { check: { check: 'store', subject, status: 'ok', detail: `${store.kind} reachable, ${live} open lease${live === 1 ? '' : 's'}`, counts: true }, store };
+  } catch (err) {
+    await store?.close().catch(() => undefined);
+    const config = (err as { code?: unknown }).code === 'STORE_CONFIG';
+    return { check: { check: 'store', subject, status: 'fail', detail: `${config ? 'unusable' : 'unreachable'}: ${(err as Error).message}`, counts: true,
+      fix: config ? 'set VMHUB_DB (or "db" in the config) to a SQLite file path or postgres://user:password@host:5432/database' : 'start PostgreSQL or fix the host, port, user, password or database in VMHUB_DB (or "db" in the config)' } };
   }
 }
 

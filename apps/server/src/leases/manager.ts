@@ -74,10 +74,20 @@ export class LeaseManager {
     if (availability.availability !== 'available') throw new VmhubError('CAPABILITY_UNAVAILABLE', `template ${template.id} is ${availability.availability}: ${availability.reason ?? 'no reason given'}`);
 
     const limits = this.#config.leases;
+    // At the quota, a concurrent call with this request_id (another process) may just have made
+    // the lease that filled it: that call's lease is the answer, not a refusal.
+    const full = async () => {
+      const raced = await this.#store.getLeaseByRequest(requestId);
+      return raced ? this.#same(raced, input.template) : undefined;
+    };
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES, principal })) >= limits.max_per_owner) {
+      const raced = await full();
+      if (raced) return raced;
       throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner counts the authenticated principal, whatever owner label a call gives)`);
     }
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
+      const raced = await full();
+      if (raced) return raced;
       throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
     }
 
@@ -99,10 +109,10 @@ export class LeaseManager {
       max_expires_at: maxExpires,
       deadline_at: now + limits.provision_timeout_seconds * 1000,
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
-    });
+    }, { event: { actor: this.#actor, data: { template: template.id, owner, principal, request_id: requestId } } });
     if (!created) return this.#same(lease, input.template);
-    await this.#store.appendEvent({ lease_id: id, actor: this.#actor, kind: 'lease.created', data: { template: template.id, owner, principal, request_id: requestId } });
-    void this.#provision(lease, template);
+    // The row and its lease.created event committed together.
+    void this.#provision(lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message }));
     return leaseView(lease);
   }
 

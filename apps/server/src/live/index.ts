@@ -1,13 +1,15 @@
 /**
  * The live view's server side, wired once per hub: the recordings (their folder beside the
- * store unless recordings.dir says otherwise, swept at start and hourly), the frame captures
- * they take after input actions, and the router hooks of take-over and hand-back notes.
+ * SQLite store, or in the default state directory for a PostgreSQL store, unless recordings.dir
+ * says otherwise; swept at start and hourly), the frame captures they take after input actions,
+ * and the router hooks of take-over and hand-back notes.
  */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { RouterHost } from '@vmhub/core/router';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
 import type { Runtime } from '../runtime.ts';
+import { stateDir } from '../store-target.ts';
 import type { Live } from './api.ts';
 import { Recordings } from './recorder.ts';
 
@@ -22,7 +24,7 @@ export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>): Liv
   const recordings = new Recordings({
     enabled: settings.enabled,
     keepHours: settings.keep_hours,
-    root: async () => settings.dir ?? join(dirname((await rt()).store.path), 'recordings'),
+    root: async () => settings.dir ?? join(await stateDir((await rt()).store), 'recordings'),
     capture: async (leaseId) => captureFrame(await rt(), leaseId),
     known: async (leaseId) => (await rt()).sessions.get(leaseId) !== undefined,
   });

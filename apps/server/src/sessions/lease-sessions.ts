@@ -108,7 +108,9 @@ export class LeaseSessions {
     this.#sweeping ??= (async () => {
       try {
         for (const id of [...this.#open.keys()]) {
-          const row = await this.#leases.get(id).catch(() => undefined);
+          // A store that cannot be read now (PostgreSQL down) says nothing about the lease: keep its session.
+          const row = await this.#leases.get(id).catch((err: { code?: unknown }) => (err?.code === 'STORE_UNAVAILABLE' ? 'unknown' as const : undefined));
+          if (row === 'unknown') continue;
           if (!row || row.status !== 'ready') await this.end(id, row?.status ?? 'gone');
         }
       } catch (err) {

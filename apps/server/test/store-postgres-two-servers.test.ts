@@ -1,0 +1,117 @@
+// Two server processes on one PostgreSQL database and one fake machine directory make one lease
+// and one machine per request_id (issue 18): both call vm_lease_create with the same request_id
+// at once, ten request_ids over; then the same with each server in its own network namespace (a
+// "host" of its own, reaching PostgreSQL over a veth link). Checked in the fake provider's
+// directory and ledger and in the database's events, not in the tools' answers alone.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { readFakeLedger } from '@vmhub/conformance/fake';
+import { createNetwork, startPostgres, type Network, type PostgresServer } from '@vmhub/postgres-testing';
+import { Store } from '@vmhub/store';
+import { connect, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+import { connectSpawned } from './spawn-in-host.ts';
+
+const REQUESTS = 10;
+
+/** Every machine record in the fake provider's directory. */
+function machineRecords(dir: string): { lease_id: string; identity: string }[] {
+  let names: string[];
+  try { names = readdirSync(join(dir, 'machines')); } catch { return []; }
+  return names.map((n) => JSON.parse(readFileSync(join(dir, 'machines', n, 'machine.json'), 'utf8')) as { lease_id: string; identity: string });
+}
+
+/** Both servers create with each request_id at once; then every check of "one lease, one machine". */
+async function sameRequestIds(a: Session, b: Session, box: Sandbox, url: string, prefix: string): Promise<void> {
+  const leaseIds: string[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const request_id = `${prefix}-${i}`;
+    const [ra, rb] = await Promise.all([a, b].map((s) => s.call('vm_lease_create', { template: 'fake-desktop', request_id })));
+    assert.equal(ra!.isError, undefined, `${request_id}: ${JSON.stringify(ra!.structuredContent)}`);
+    assert.equal(rb!.isError, undefined, JSON.stringify(rb!.structuredContent));
+    assert.equal(ra!.structuredContent.lease_id, rb!.structuredContent.lease_id, `both servers answer the same lease for ${request_id}`);
+    leaseIds.push(ra!.structuredContent.lease_id);
+  }
+  for (const [i, id] of leaseIds.entries()) assert.equal((await waitReady(i % 2 ? a : b, id, 60)).status, 'ready');
+
+  const store = new Store({ path: url });
+  try {
+    const rows = (await store.listLeases({ limit: 1000 })).filter((r) => r.request_id.startsWith(`${prefix}-`));
+    assert.equal(rows.length, REQUESTS, 'one lease row per request_id');
+    assert.deepEqual(new Set(rows.map((r) => r.id)), new Set(leaseIds));
+    const records = machineRecords(box.fakeDir);
+    const ledger = await readFakeLedger(box.fakeDir);
+    for (const row of rows) {
+      assert.equal(records.filter((m) => m.lease_id === row.id).length, 1, `exactly one machine for lease ${row.id} (${row.request_id})`);
+      assert.equal(ledger.filter((e) => e.op === 'create' && e.identity === row.identity).length, 1, `the provider created one machine for ${row.request_id}`);
+      assert.equal((await store.listEvents({ lease_id: row.id, kind: 'lease.created' })).length, 1, `one lease.created event for ${row.id}`);
+    }
+    // Released from the server that did not provision half of them: each machine goes, once.
+    for (const [i, id] of leaseIds.entries()) assert.equal((await (i % 2 ? b : a).call('vm_lease_release', { lease_id: id })).structuredContent.status, 'released');
+    const left = machineRecords(box.fakeDir).filter((m) => leaseIds.includes(m.lease_id));
+    assert.deepEqual(left, [], 'every machine of these leases is gone');
+    const destroyed = (await readFakeLedger(box.fakeDir)).filter((e) => e.op === 'destroy' && rows.some((r) => r.identity === e.identity));
+    assert.equal(destroyed.length, REQUESTS, 'each destroyed once');
+  } finally {
+    await store.close();
+  }
+}
+
+describe('two servers, one PostgreSQL database, one request_id', () => {
+  let pg: PostgresServer;
+  let box: Sandbox;
+  let url: string;
+  const open: Session[] = [];
+  before(async () => {
+    pg = await startPostgres();
+    url = await pg.createDatabase('two_servers');
+    box = sandbox();
+  });
+  after(async () => {
+    await Promise.allSettled(open.map((s) => s.close()));
+    pg?.destroy();
+    box?.cleanup();
+  });
+
+  it('two processes on one host: the same lease and one machine per request_id', async () => {
+    const [a, b] = await Promise.all([connect(box, { VMHUB_DB: url }, 'client-a'), connect(box, { VMHUB_DB: url }, 'client-b')]);
+    open.push(a!, b!);
+    await sameRequestIds(a!, b!, box, url, 'one-host');
+  });
+});
+
+describe('two servers on two hosts (network namespaces), one PostgreSQL database', () => {
+  let pg: PostgresServer;
+  let net: Network;
+  let box: Sandbox;
+  const db = 'two_hosts';
+  const open: Session[] = [];
+  before(async () => {
+    net = createNetwork(2);
+    pg = await startPostgres({ listen: [...net.gateways], allow: [net.cidr] });
+    await pg.createDatabase(db);
+    box = sandbox();
+  });
+  after(async () => {
+    await Promise.allSettled(open.map((s) => s.close()));
+    net?.destroy();
+    pg?.destroy();
+    box?.cleanup();
+  });
+
+  it('each server in its own namespace reaches PostgreSQL over its link: one lease and one machine per request_id', async () => {
+    const [h1, h2] = net.hosts;
+    const sessions = await Promise.all([h1!, h2!].map((host, i) => connectSpawned(box, (argv, env) => host.spawn(argv, { env, stdio: ['pipe', 'pipe', 'pipe'] }), { VMHUB_DB: pg.url(db, host.gateway) }, `host-${i + 1}`)));
+    open.push(...sessions);
+    // Each server really is on its host: its health names the database at its own gateway.
+    for (const [i, s] of sessions.entries()) {
+      const h = await s.call('vm_health');
+      assert.equal(h.structuredContent.store.ok, true, JSON.stringify(h.structuredContent.store));
+      assert.ok(h.structuredContent.store.path.includes(`@${net.hosts[i]!.gateway}:`), h.structuredContent.store.path);
+    }
+    // ...and cannot reach the database on loopback (its namespace has its own).
+    assert.throws(() => h1!.exec([process.execPath, '-e', `require('net').connect(${pg.port}, '127.0.0.1').on('error', () => process.exit(3)).on('connect', () => process.exit(0))`]), (err: { status?: number }) => err.status === 3);
+    await sameRequestIds(sessions[0]!, sessions[1]!, box, pg.url(db), 'two-hosts');
+  });
+});
