@@ -141,13 +141,23 @@ describe('qemu: guest-agent channel as the desktop user; typed file errors; stat
   it('state(): running; SIGSTOP → stopped; QMP stop → stopped; forged identity → gone', async () => {
     assert.equal(await provider.state!(machine!), 'running');
     const record = (await readRecord(join(root, 'state', identity)))!;
+    // A signal takes effect asynchronously: on a loaded host the process may not be stopped (or
+    // running again) yet when kill() returns, so wait for the state, bounded.
+    const settles = async (want: string) => {
+      let got = '';
+      for (let i = 0; i < 100 && got !== want; i++) {
+        got = await provider.state!(machine!);
+        if (got !== want) await new Promise((res) => setTimeout(res, 100));
+      }
+      return got;
+    };
     process.kill(record.pid, 'SIGSTOP');
     try {
-      assert.equal(await provider.state!(machine!), 'stopped');
+      assert.equal(await settles('stopped'), 'stopped');
     } finally {
       process.kill(record.pid, 'SIGCONT');
     }
-    assert.equal(await provider.state!(machine!), 'running');
+    assert.equal(await settles('running'), 'running');
     const con = await provider.console!(machine!);
     try {
       await con.execute('stop');
