@@ -1,12 +1,15 @@
 /**
  * The CLI's life: parse, set up, then one pass (--once) or passes every interval until
- * SIGTERM/SIGINT. A signal lets the running pass finish (its claims are then released or
- * completed); a second signal exits at once — claims then lapse and the next pass resumes.
+ * SIGTERM/SIGINT (loop.ts). A signal lets the running pass finish (its claims are then released
+ * or completed); a second signal exits at once — claims then lapse and the next pass resumes.
+ * Exit code 2 is for bad configuration only: a store that is unreachable now (STORE_UNAVAILABLE)
+ * is not one — a looping reaper waits for it, and --once reports it as a pass error (1).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { VmhubError } from '@vmhub/core';
 import { HELP, parseCli, type CliArgs } from './args.ts';
 import { createLogger, parseLogLevel } from './log.ts';
+import { LOCK, loop, storeUnavailable } from './loop.ts';
 import { runPass } from './pass.ts';
 import { ConfigError, newReaperId, setup, type Setup } from './setup.ts';
 import { formatSummary, summaryJson, type PassSummary } from './summary.ts';
@@ -32,25 +35,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   try {
     s = await setup(args, env, log, reaperId);
   } catch (err) {
-    const bad = VmhubError.is(err) || err instanceof ConfigError || (err as Error).name === 'StoreVersionError' || (err as NodeJS.ErrnoException).code !== undefined || /sqlite|database/i.test((err as Error).message);
+    const bad = badConfiguration(err);
     log('error', bad ? 'bad configuration: the reaper cannot start' : 'reaper failed to start', { error: (err as Error).message });
-    return EXIT_CONFIG;
+    return bad ? EXIT_CONFIG : EXIT_ERRORS;
   }
   const print = (summary: PassSummary) => process.stdout.write(`${args.json ? summaryJson(summary) : formatSummary(summary)}\n`);
 
   try {
-    if (args.once) {
-      let summary: PassSummary;
-      try {
-        summary = await runPass(s.ctx);
-      } catch (err) {
-        // runPass contains its own failures; an escape is reported like any other error.
-        s.ctx.log('error', 'reaper pass failed unexpectedly', { error: (err as Error).stack ?? String(err) });
-        return EXIT_ERRORS;
-      }
-      print(summary);
-      return summary.errors > 0 ? EXIT_ERRORS : EXIT_CLEAN;
-    }
+    if (args.once) return await (s.coordination === 'leader' ? onceIfLeader(s, print) : once(s, print));
     await loop(s, print, args.whileNeeded);
     return EXIT_CLEAN;
   } finally {
@@ -58,57 +50,45 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
 }
 
-/** The store lock a looping reaper holds, renewed every pass, so servers see that one runs. */
-const LOCK = 'reaper';
-
-async function loop(s: Setup, print: (summary: PassSummary) => void, whileNeeded: boolean): Promise<void> {
-  const { store, settings } = s.ctx;
-  const me = settings.reaperId;
-  // Held for three intervals: a reaper that died is replaced within that much (plus a margin).
-  const lockUntil = () => Date.now() + s.intervalMs * 3 + 15_000;
-  let stopping = false;
-  let wake: () => void = () => undefined;
-  const onSignal = (signal: string) => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    s.ctx.log('info', 'stopping after the current pass', { signal });
-    wake();
-  };
-  const onTerm = () => onSignal('SIGTERM');
-  const onInt = () => onSignal('SIGINT');
-  process.on('SIGTERM', onTerm);
-  process.on('SIGINT', onInt);
-  s.ctx.log('info', 'loop started', { interval_ms: s.intervalMs, while_needed: whileNeeded });
+async function once(s: Setup, print: (summary: PassSummary) => void): Promise<number> {
+  let summary: PassSummary;
   try {
-    while (!stopping) {
-      const started = Date.now();
-      const holding = await store.acquireLock(LOCK, me, lockUntil()).catch(() => false);
-      if (!holding && whileNeeded) {
-        s.ctx.log('info', 'another reaper holds this store\'s reaper lock: exiting', { holder: (await store.lockHolder(LOCK).catch(() => undefined))?.holder });
-        break;
-      }
-      try {
-        print(await runPass(s.ctx));
-      } catch (err) {
-        // runPass contains its own failures; this is the last guard that keeps the loop alive.
-        s.ctx.log('error', 'reaper pass failed unexpectedly; next pass as scheduled', { error: (err as Error).stack ?? String(err) });
-      }
-      if (whileNeeded && (!existsSync(store.path) || !(await store.hasWork().catch(() => true)))) {
-        s.ctx.log('info', existsSync(store.path) ? 'no live leases and no machines left: exiting' : 'the store file is gone: exiting');
-        break;
-      }
-      const wait = Math.max(0, s.intervalMs - (Date.now() - started));
-      if (stopping) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        wake = () => { clearTimeout(timer); resolve(); };
-      });
-    }
-  } finally {
-    process.off('SIGTERM', onTerm);
-    process.off('SIGINT', onInt);
-    if (existsSync(store.path)) await store.releaseLock(LOCK, me).catch(() => undefined);
+    summary = await runPass(s.ctx);
+  } catch (err) {
+    // runPass contains its own failures; an escape is reported like any other error.
+    s.ctx.log('error', 'reaper pass failed unexpectedly', { error: (err as Error).stack ?? String(err) });
+    return EXIT_ERRORS;
   }
+  print(summary);
+  return summary.errors > 0 ? EXIT_ERRORS : EXIT_CLEAN;
+}
+
+/** --once --coordination leader: a pass only if no other reaper leads (an unreachable store is an error, 1). */
+async function onceIfLeader(s: Setup, print: (summary: PassSummary) => void): Promise<number> {
+  try {
+    await s.ctx.store.ready();
+  } catch (err) {
+    s.ctx.log('error', storeUnavailable(err) ? 'the store is unavailable: no pass' : 'the store cannot be opened: no pass', { db: s.ctx.store.path, error: (err as Error).message });
+    return EXIT_ERRORS;
+  }
+  const leader = s.ctx.store.leadership(LOCK, s.ctx.settings.reaperId, 60_000);
+  if (!(await leader.acquire())) {
+    s.ctx.log('info', 'another reaper leads: no pass', { coordination: 'leader' });
+    return EXIT_CLEAN;
+  }
+  try {
+    return await once(s, print);
+  } finally {
+    await leader.release();
+  }
+}
+
+/** Configuration the operator must fix (exit 2), as opposed to a failure that may pass by itself. */
+export function badConfiguration(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException;
+  if (storeUnavailable(err)) return false;
+  if (e?.code === 'STORE_CONFIG' || e?.code === 'STORE_TOO_NEW' || e?.name === 'StoreVersionError') return true;
+  return VmhubError.is(err) || err instanceof ConfigError || e?.code !== undefined || /sqlite|database/i.test(e?.message ?? '');
 }
 
 function packageVersion(): string {

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { identityPrefix, type Provider, type ProviderPlugin } from '@vmhub/core';
 import { discoverPlugins, loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { defaultStatePath, Store } from '@vmhub/store';
-import type { CliArgs } from './args.ts';
+import { COORDINATIONS, type CliArgs, type Coordination } from './args.ts';
 import type { PassContext } from './context.ts';
 import type { Logger } from './log.ts';
 
@@ -17,6 +17,7 @@ export interface Setup {
   ctx: PassContext;
   config: VmhubConfig & { source: string | null };
   intervalMs: number;
+  coordination: Coordination;
   close(): Promise<void>;
 }
 
@@ -26,6 +27,10 @@ export async function setup(args: CliArgs, env: NodeJS.ProcessEnv, log: Logger, 
   const dbPath = args.db ?? config.db ?? defaultStatePath(env);
   const claimSeconds = args.claimSeconds ?? envNumber(env, 'VMHUB_REAPER_CLAIM_SECONDS') ?? 60;
   const prefix = identityPrefix(config.instance);
+  const coordination = args.coordination ?? envCoordination(env);
+  // Throws StoreConfigError (STORE_CONFIG) for a scheme it does not support; connects lazily,
+  // so a PostgreSQL that is down now does not stop the reaper from starting (passes retry).
+  const store = new Store({ path: dbPath });
 
   const providers = new Map<string, Provider>();
   const unavailable = new Map<string, string>();
@@ -56,8 +61,8 @@ export async function setup(args: CliArgs, env: NodeJS.ProcessEnv, log: Logger, 
     if (!providers.has(id)) log('warn', 'configured provider is not available: its leases cannot be torn down here', { provider: id, reason: unavailable.get(id) ?? 'not installed' });
   }
 
-  const store = new Store({ path: dbPath });
-  log('info', 'reaper ready', { reaper_id: reaperId, instance: config.instance, db: dbPath, config: config.source, providers: [...providers.keys()], claim_seconds: claimSeconds });
+  // store.path, never dbPath: a PostgreSQL URL's password is masked there.
+  log('info', 'reaper ready', { reaper_id: reaperId, instance: config.instance, db: store.path, store: store.kind, config: config.source, providers: [...providers.keys()], claim_seconds: claimSeconds, coordination });
   const ctx: PassContext = {
     store, providers, configured, unavailable, log,
     settings: {
@@ -74,6 +79,7 @@ export async function setup(args: CliArgs, env: NodeJS.ProcessEnv, log: Logger, 
   return {
     ctx, config,
     intervalMs: (args.interval ?? config.reaper.interval_seconds) * 1000,
+    coordination,
     async close() {
       for (const p of providers.values()) await p.close?.().catch(() => undefined);
       await store.close();
@@ -91,6 +97,13 @@ function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name}="${raw}" must be a positive number of seconds`);
   return n;
+}
+
+function envCoordination(env: NodeJS.ProcessEnv): Coordination {
+  const raw = env.VMHUB_REAPER_COORDINATION;
+  if (raw === undefined || raw === '') return 'claims';
+  if (!(COORDINATIONS as readonly string[]).includes(raw)) throw new ConfigError(`VMHUB_REAPER_COORDINATION="${raw}" must be one of ${COORDINATIONS.join(', ')}`);
+  return raw as Coordination;
 }
 
 export class ConfigError extends Error {}

@@ -48,18 +48,30 @@ export async function teardownAll(ctx: PassContext, targets: readonly Target[], 
 async function teardownBatch(ctx: PassContext, batch: readonly Target[], listing: Listing, tally: Tally): Promise<void> {
   const { store, settings } = ctx;
   const me = settings.reaperId;
-  const claimed = await claimBatch(ctx, batch, tally);
+  // Until when our claims surely hold: the last `until` the store accepted from us.
+  let validUntil = Date.now() + settings.claimMs;
+  const claimed = await claimBatch(ctx, batch, validUntil, tally);
   if (claimed.length === 0) return;
   const pending = new Set(claimed.map((t) => t.lease.id));
   const heartbeat = setInterval(() => {
     if (pending.size === 0) return;
-    store.renewClaims([...pending], me, Date.now() + settings.claimMs).catch(() => undefined);
+    const until = Date.now() + settings.claimMs;
+    store.renewClaims([...pending], me, until).then(() => { validUntil = Math.max(validUntil, until); }, () => undefined);
   }, Math.max(100, Math.floor(settings.claimMs / 3)));
   const records: TeardownRecord[] = [];
   const done: Done[] = [];
   try {
     const machines = await store.machinesFor([...pending]);
     await eachLimited(claimed, settings.concurrency, async (target) => {
+      // Two heartbeats missed (the store unreachable: a partition, an outage): the claims may
+      // lapse before a destroy started now ends, and another reaper may then take them. Start
+      // no more destroys; the rest are left to lapse and be taken over (by us or another).
+      if (Date.now() > validUntil - settings.claimMs / 3) {
+        tally.skip('claim_not_renewed');
+        ctx.log('warn', 'teardown claim could not be renewed: destroy not started, left to whoever claims it next', { lease_id: target.lease.id });
+        pending.delete(target.lease.id);
+        return;
+      }
       try {
         const d = await destroyOne(ctx, target, machines.get(target.lease.id), listing, tally);
         done.push(d);
@@ -89,13 +101,13 @@ async function teardownBatch(ctx: PassContext, batch: readonly Target[], listing
 }
 
 /** Claim every target of the batch that nobody else holds; one UPDATE per claimable status. */
-async function claimBatch(ctx: PassContext, batch: readonly Target[], tally: Tally): Promise<Target[]> {
+async function claimBatch(ctx: PassContext, batch: readonly Target[], until: number, tally: Tally): Promise<Target[]> {
   const { store, settings } = ctx;
   const groups = new Map<LeaseStatus, Target[]>();
   for (const t of batch) groups.set(t.claimIn, [...(groups.get(t.claimIn) ?? []), t]);
   const claimed: Target[] = [];
   for (const [status, targets] of groups) {
-    const { claimed: rows, elsewhere } = await store.claimMany(targets.map((t) => t.lease.id), settings.reaperId, Date.now() + settings.claimMs, [status]);
+    const { claimed: rows, elsewhere } = await store.claimMany(targets.map((t) => t.lease.id), settings.reaperId, until, [status]);
     const won = new Map(rows.map((r) => [r.id, r]));
     for (const t of targets) if (won.has(t.lease.id)) claimed.push({ ...t, lease: won.get(t.lease.id)! });
     for (const row of elsewhere) {

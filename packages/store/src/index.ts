@@ -25,4 +25,5 @@ export { migrate } from './migrate.ts';
 export { StoreVersionError, StoreUnavailableError, StoreConfigError } from './errors.ts';
 export { parseStoreTarget, redact, type StoreTarget, type PostgresSettings } from './target.ts';
 export type { SchemaInfo } from './backend.ts';
+export type { Leadership } from './leadership.ts';
 export { defaultStatePath } from './paths.ts';
