@@ -43,39 +43,50 @@ export async function startDesktop(o: { vncPassword?: string; screen?: string } 
   const procs: ChildProcess[] = [];
   const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', o.screen ?? '1024x768x24', '-nolisten', 'tcp', '-ac', '-noreset'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
   procs.push(xvfb);
-  const num = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    (xvfb.stdio[3] as NodeJS.ReadableStream).on('data', (d: Buffer) => { buf += d.toString(); if (buf.includes('\n')) resolve(buf.trim()); });
-    xvfb.once('exit', (c) => reject(new Error(`Xvfb exited with ${c}`)));
-    setTimeout(() => reject(new Error('Xvfb gave no display number in 10 s')), 10_000);
-  });
-  const display = `:${num}`;
-  const env = { ...process.env, DISPLAY: display, LC_ALL: 'C.UTF-8', HOME: dir };
-  const x = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { env, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
-  const spawnX = (argv: string[]) => { const p = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore', cwd: dir }); procs.push(p); return p; };
-  spawnX(['openbox']);
-  await until('openbox', () => (x(['wmctrl', '-m']).includes('Openbox') ? true : undefined));
-  const vncPort = await freePort();
-  const auth = o.vncPassword ? ['-passwd', o.vncPassword] : ['-nopw'];
-  spawnX(['x11vnc', '-display', display, '-rfbport', String(vncPort), '-localhost', ...auth, '-forever', '-shared', '-noncache', '-quiet', '-norc']);
-  await waitPort(vncPort, 15_000);
-  const typedFile = join(dir, 'typed.txt');
-  spawnX(['xterm', '-T', 'vmhub-sink', '-geometry', '120x40+0+0', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${typedFile}'`]);
-  await until('sink xterm', () => (existsSync(typedFile) && x(['wmctrl', '-l']).includes('vmhub-sink') ? true : undefined));
-  x(['wmctrl', '-a', 'vmhub-sink']);
-  const toolsDir = join(dir, 'tools');
-  execFileSync('mkdir', ['-p', toolsDir]);
-  for (const t of ['screencapture', 'cliclick', 'osascript', 'open']) {
-    writeFileSync(join(toolsDir, t), `#!/bin/sh\nDISPLAY=${display} exec /usr/bin/node ${TOOLS_JS} ${t} "$@"\n`);
-    chmodSync(join(toolsDir, t), 0o755);
-  }
-  return {
-    display, vncPort, dir, toolsDir, typedFile, x, spawnX,
-    typed: () => readFileSync(typedFile, 'utf8'),
-    async stop() {
-      for (const p of procs.reverse()) if (p.exitCode === null) p.kill('SIGKILL');
-      await new Promise((r) => setTimeout(r, 100));
-      rmSync(dir, { recursive: true, force: true });
-    },
+  // A setup that fails part-way must not leave Xvfb and friends running: they would keep the
+  // test process alive (the suite then hangs instead of failing).
+  const abandon = (err: unknown): never => {
+    for (const p of procs.reverse()) if (p.exitCode === null) p.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   };
+  try {
+    const num = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      (xvfb.stdio[3] as NodeJS.ReadableStream).on('data', (d: Buffer) => { buf += d.toString(); if (buf.includes('\n')) resolve(buf.trim()); });
+      xvfb.once('exit', (c) => reject(new Error(`Xvfb exited with ${c}`)));
+      setTimeout(() => reject(new Error('Xvfb gave no display number in 10 s')), 10_000);
+    });
+    const display = `:${num}`;
+    const env = { ...process.env, DISPLAY: display, LC_ALL: 'C.UTF-8', HOME: dir };
+    const x = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { env, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+    const spawnX = (argv: string[]) => { const p = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore', cwd: dir }); procs.push(p); return p; };
+    spawnX(['openbox']);
+    await until('openbox', () => (x(['wmctrl', '-m']).includes('Openbox') ? true : undefined));
+    const vncPort = await freePort();
+    const auth = o.vncPassword ? ['-passwd', o.vncPassword] : ['-nopw'];
+    spawnX(['x11vnc', '-display', display, '-rfbport', String(vncPort), '-localhost', ...auth, '-forever', '-shared', '-noncache', '-quiet', '-norc']);
+    await waitPort(vncPort, 15_000);
+    const typedFile = join(dir, 'typed.txt');
+    spawnX(['xterm', '-T', 'vmhub-sink', '-geometry', '120x40+0+0', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${typedFile}'`]);
+    await until('sink xterm', () => (existsSync(typedFile) && x(['wmctrl', '-l']).includes('vmhub-sink') ? true : undefined));
+    x(['wmctrl', '-a', 'vmhub-sink']);
+    const toolsDir = join(dir, 'tools');
+    execFileSync('mkdir', ['-p', toolsDir]);
+    for (const t of ['screencapture', 'cliclick', 'osascript', 'open']) {
+      writeFileSync(join(toolsDir, t), `#!/bin/sh\nDISPLAY=${display} exec /usr/bin/node ${TOOLS_JS} ${t} "$@"\n`);
+      chmodSync(join(toolsDir, t), 0o755);
+    }
+    return {
+      display, vncPort, dir, toolsDir, typedFile, x, spawnX,
+      typed: () => readFileSync(typedFile, 'utf8'),
+      async stop() {
+        for (const p of procs.reverse()) if (p.exitCode === null) p.kill('SIGKILL');
+        await new Promise((r) => setTimeout(r, 100));
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    return abandon(err);
+  }
 }
