@@ -15,11 +15,6 @@ export function isStoreUrl(db: string): boolean {
   return SCHEME.test(db);
 }
 
-/** The URL with any password replaced by `***` (the store's masking, for messages made before it is loaded). */
-export function maskStoreUrl(db: string): string {
-  return db.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/, '$1:***@');
-}
-
 /** Throws a config error (exit 2, one line) when the store would refuse this VMHUB_DB value. */
 export async function checkStoreTarget(db: string | undefined): Promise<void> {
   if (db === undefined || !isStoreUrl(db)) return;

@@ -12,7 +12,7 @@ import type { Store } from '@vmhub/store';
 import { providerHealth, tidyReason } from '../catalog.ts';
 import { docPath, pluginDoc } from '../docs-path.ts';
 import type { Registry } from '../registry.ts';
-import { isStoreUrl, maskStoreUrl } from '../store-target.ts';
+import { isStoreUrl } from '../store-target.ts';
 
 export interface Check {
   /** What kind of thing: node, config, store, reaper, plugin, provider, template, golden. */
@@ -59,7 +59,8 @@ export async function storeCheck(path: string, open: (path: string) => Promise<S
 }
 
 async function urlStoreCheck(url: string, open: (path: string) => Promise<Store>): Promise<{ check: Check; store?: Store }> {
-  let subject = maskStoreUrl(url);
+  // The store's own masking (doctor loads the store anyway).
+  let subject = (await import('@vmhub/store')).redact(url);
   let store: Store | undefined;
   try {
     store = await open(url);
