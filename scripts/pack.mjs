@@ -43,7 +43,7 @@ export const BUDGETS = {
   '@vmhub/provider-proxmox': 211 * KB,
   '@vmhub/provider-qemu': 151 * KB,
   '@vmhub/rfb': 96 * KB,
-  '@vmhub/store': 84 * KB,
+  '@vmhub/store': 132 * KB, // 109 kB on 2026-12-01 with the PostgreSQL backend (issue 18)
   '@vmhub/windows-mcp-standin': 1260 * KB,
   '@vmhub/reaper': 67 * KB,
   '@vmhub/server': 3237 * KB,

@@ -83,7 +83,7 @@ export async function shapePixels(px: RegionPixels, options: Omit<ShapeOptions, 
     const width = Math.max(1, Math.round(region.width * scale));
     const height = Math.max(1, Math.round(region.height * scale));
     let img = await sharp(px.data, { raw: { width: px.width, height: px.height, channels: px.channels } });
-    if (width !== region.width || height !== region.height) img = img.resize(width, height, { fit: 'fill', kernel: width > region.width ? 'nearest' : 'lanczos2' });
+    if (width !== region.width || height !== region.height) img = img.resize(width, height, { fit: 'fill', kernel: width > region.width ? 'nearest' : 'lanczos3' });
     const mapping: ScreenMapping = { width, height, scale: width / region.width, origin: { x: region.x, y: region.y }, screen };
     if (options.overlay) img = (await sharp(await img.raw().toBuffer(), { raw: { width, height, channels: px.channels } })).composite([{ input: options.overlay(mapping), top: 0, left: 0 }]);
     const data = await encode(img, format, quality);
