@@ -38,7 +38,9 @@ async function allUnavailable(store: Store, id: string, masked: string, password
     store.expireDue(Date.now(), 'reaper:test'),
     store.appendEvent({ lease_id: id, actor: 'test', kind: 'lease.renewed' }),
   ];
-  for (const c of calls) await assert.rejects(c, unavailable(masked, password));
+  // Every promise gets its handler now: awaiting them one by one would leave the later ones
+  // rejecting with no handler while the first is awaited (an unhandled rejection fails the test).
+  await Promise.all(calls.map((c) => assert.rejects(c, unavailable(masked, password))));
 }
 
 forDialects('store: PostgreSQL down', (d) => {
