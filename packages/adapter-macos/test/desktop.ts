@@ -43,11 +43,20 @@ export async function startDesktop(o: { vncPassword?: string; screen?: string } 
   const procs: ChildProcess[] = [];
   const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', o.screen ?? '1024x768x24', '-nolisten', 'tcp', '-ac', '-noreset'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
   procs.push(xvfb);
+  // SIGTERM first: x11vnc removes its SysV shared-memory segments only when it exits cleanly
+  // (SIGKILLed, it leaked ~200 per run of this package). SIGKILL what is still there after 2 s.
+  const stopAll = async (): Promise<void> => {
+    const live = [...procs].reverse().filter((p) => p.exitCode === null && p.signalCode === null);
+    const exited = live.map((p) => new Promise((r) => p.once('exit', r)));
+    for (const p of live) p.kill('SIGTERM');
+    await Promise.race([Promise.all(exited), new Promise((r) => setTimeout(r, 2000))]);
+    for (const p of live) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
   // A setup that fails part-way must not leave Xvfb and friends running: they would keep the
   // test process alive (the suite then hangs instead of failing).
-  const abandon = (err: unknown): never => {
-    for (const p of procs.reverse()) if (p.exitCode === null) p.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+  const abandon = async (err: unknown): Promise<never> => {
+    await stopAll();
     throw err;
   };
   try {
@@ -80,13 +89,9 @@ export async function startDesktop(o: { vncPassword?: string; screen?: string } 
     return {
       display, vncPort, dir, toolsDir, typedFile, x, spawnX,
       typed: () => readFileSync(typedFile, 'utf8'),
-      async stop() {
-        for (const p of procs.reverse()) if (p.exitCode === null) p.kill('SIGKILL');
-        await new Promise((r) => setTimeout(r, 100));
-        rmSync(dir, { recursive: true, force: true });
-      },
+      stop: stopAll,
     };
   } catch (err) {
-    return abandon(err);
+    return await abandon(err);
   }
 }
