@@ -14,7 +14,7 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { Backend, SchemaInfo } from './backend.ts';
 import { insertEvents, type EventKind, type NewEvent } from './events.ts';
 import { assertTransition, type LeaseStatus, type MachineState, type TransitionTarget } from './lifecycle.ts';
-import { postgresBackend } from './postgres-backend.ts';
+import { POSTGRES_DEFAULTS, postgresBackend } from './postgres-backend.ts';
 import { withRetry } from './retry.ts';
 import { LEASE_COLUMNS, type Database, type EventTable, type LeaseTable, type MachineTable } from './schema.ts';
 import { sqliteBackend } from './sqlite-backend.ts';
@@ -89,7 +89,7 @@ export class Store {
     const target = parseStoreTarget(options.path);
     this.#leadership = target.kind === 'sqlite'
       ? (name, holder, ttlMs) => lapsingLeadership(this.#db, name, holder, ttlMs)
-      : (name) => postgresLeadership(target.url, name, { connectTimeoutMs: options.postgres?.connectTimeoutMs ?? target.settings.connectTimeoutMs ?? 3_000, statementTimeoutMs: options.postgres?.statementTimeoutMs ?? target.settings.statementTimeoutMs ?? 10_000 });
+      : (name) => postgresLeadership(target.url, name, { ...POSTGRES_DEFAULTS, ...target.settings, ...options.postgres });
     this.#backend = target.kind === 'sqlite'
       ? sqliteBackend(target.path, { busyTimeoutMs: options.busyTimeoutMs ?? 10_000, readonly: options.readonly ?? false })
       : postgresBackend(target.url, target.redacted, { ...target.settings, ...options.postgres });
