@@ -23,5 +23,10 @@ if [ "$failed" != 0 ]; then
        on { print; if (++n >= 300) exit }' "$log"
 fi
 echo
+# What this machine was, for a failure seen only on another one.
+echo "machine: $(nproc) cpus, kernel $(uname -r), $(free -g | awk '/^Mem/ {print $2 " GiB"}'), $(df -h --output=avail . | tail -1 | tr -d ' ') free here," \
+  "docker $(docker info --format '{{.ServerVersion}} {{.Driver}} cgroup v{{.CgroupVersion}}' 2>/dev/null || echo down)," \
+  "$(ipcs -m 2>/dev/null | grep -c '^0x') SysV shm segments, ulimit -n $(ulimit -n) -u $(ulimit -u)," \
+  "dockerd's: $(awk '/open files|processes/ {print $(NF-2)}' "/proc/$(pgrep -xo dockerd)/limits" 2>/dev/null | paste -sd/), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "${passed} passed, ${failed} failed"
 exit "$status"

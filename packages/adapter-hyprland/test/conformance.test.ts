@@ -10,7 +10,8 @@
  * A foot terminal running `cat` (no echo, non-canonical) into a file is the focused window, so
  * what is typed or pasted lands in that file.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -97,15 +98,39 @@ async function dockerTarget(templateId: string): Promise<AdapterTarget> {
     await sleep(300);
     return {
       ...target,
+      diagnose: () => diagnoseContainer(channel, target.context.machine.external_id),
       effects: {
         typedText: () => quiet(read),
         clipboard: async () => { const r = await channel.exec(['timeout', '3', 'wl-paste', '-n'], { timeoutMs: 5000 }); return r.exit_code === 0 ? r.stdout.toString('utf8') : ''; },
       },
     };
   } catch (err) {
+    if (err instanceof Error) err.message += `\n  the container's diagnosis:\n${(await diagnoseContainer(await target.context.channel(), target.context.machine.external_id).catch((e: Error) => e.message)).replace(/^/gm, '    ')}`;
     await target.dispose();
     throw err;
   }
+}
+
+/**
+ * What a failed check in a container adds to its message: the guest's processes, sway's windows
+ * and the container's log (sway's stderr, and that of every app it starts, foot's included).
+ */
+async function diagnoseContainer(channel: GuestChannel, containerId: string): Promise<string> {
+  const run = async (argv: string[]) => {
+    try {
+      const r = await channel.exec(argv, { timeoutMs: 5000 });
+      return `${r.stdout.toString('utf8')}${r.stderr.toString('utf8')}`.trim() || `(exit ${r.exit_code}, no output)`;
+    } catch (err) {
+      return `(failed: ${(err as Error).message})`;
+    }
+  };
+  const logs = spawnSync('docker', ['logs', '--tail', '30', containerId], { encoding: 'utf8', timeout: 10_000 });
+  return [
+    `host: ${availableParallelism()} cpus, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    `guest processes:\n${await run(['ps', '-eo', 'pid,user,stat,etime,args'])}`,
+    `sway windows:\n${await run(['sh', '-c', 'swaymsg -r -t get_tree | grep -E \'"(app_id|pid|name|visible)"\' | tr -s " " | paste -sd " " | cut -c1-600'])}`,
+    `container log (last 30 lines):\n${`${logs.stdout ?? ''}${logs.stderr ?? ''}`.trim() || `(docker logs: ${logs.error?.message ?? `exit ${logs.status}`})`}`,
+  ].join('\n');
 }
 
 const common = {

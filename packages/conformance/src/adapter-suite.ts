@@ -45,6 +45,29 @@ export interface AdapterConformanceOptions<O = unknown> {
 const ORDER: Capability[] = ['screenshot', 'inspect', 'list_windows', 'launch', 'focus', 'close', 'click', 'type', 'key', 'paste', 'drag', 'scroll', 'dispatch', 'put_file', 'get_file', 'clone_repo', 'exec'];
 const CHECKS: CheckTable = { ...SCREEN_CHECKS, ...WINDOW_CHECKS, ...INPUT_CHECKS, ...FILE_CHECKS, ...EXEC_CHECKS };
 
+const DIAGNOSIS_MAX = 4000;
+
+/** Runs a check; when it fails and the target can diagnose, the failure carries what it sees. */
+async function withDiagnosis(target: AdapterTarget, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    if (!target.diagnose || !(err instanceof Error)) throw err;
+    let seen: string;
+    try {
+      seen = await target.diagnose();
+    } catch (e) {
+      seen = `diagnose() failed: ${(e as Error).message}`;
+    }
+    if (seen.length > DIAGNOSIS_MAX) seen = `${seen.slice(0, DIAGNOSIS_MAX)}\n[… ${seen.length - DIAGNOSIS_MAX} more characters]`;
+    const before = err.message;
+    err.message = `${before}\n  the target's diagnosis:\n${seen.replace(/^/gm, '    ')}`;
+    // Reporters print the stack, which holds the message as it was when the error was made.
+    if (err.stack?.includes(before)) err.stack = err.stack.replace(before, err.message);
+    throw err;
+  }
+}
+
 export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): void {
   const { plugin } = spec;
   const id = plugin?.id ?? 'adapter';
@@ -129,7 +152,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
             if (!env) { t.skip(`target setup failed: ${(setupError as Error)?.message ?? 'unknown'}`); return; }
             const reason = declared.has(cap) ? spec.skip?.[cap] : undefined;
             if (reason) { t.skip(reason); return; }
-            await c.run(env, t);
+            await withDiagnosis(env.target, () => c.run(env!, t));
           });
         }
       });

@@ -27,4 +27,11 @@ export interface AdapterTarget {
   context: LeaseContext;
   dispose(): Promise<void>;
   effects?: TargetEffects;
+  /**
+   * What the target sees when a check fails (processes, the desktop's own log, ...): called
+   * once per failed check, its text (bounded to 4 000 characters) appended to the failure's
+   * message, so a failure on a machine you cannot log into still says why. Optional; it must not
+   * change the target. A diagnose() that throws adds its error instead.
+   */
+  diagnose?(): Promise<string>;
 }

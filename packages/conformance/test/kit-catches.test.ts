@@ -22,6 +22,8 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
     for (const expected of [
       /not ok \d+ - writes 64 KB of random binary byte-exact/,
       /fix: move bytes unchanged: no text mode, no newline translation, no truncation/,
+      // the target's diagnose() output, indented, in the failure's message
+      /the target's diagnosis:\n\s+sloppy-diagnosis: line one\n\s+sloppy-diagnosis: line two/,
       /not ok \d+ - honours timeout_seconds/,
       /fix: when timeout_ms passes, kill the process/,
       /not ok \d+ - destroy\(\) with a forged identity answers "identity_mismatch"/,
