@@ -50,6 +50,12 @@ export const X11OptionsSchema = Type.Object({
    * Faster through docker's exec helper (66 vs 107 ms) and over any network channel. Default true.
    */
   screenshot_gzip: Type.Boolean({ default: true, description: 'gzip the frame in the guest before transfer, default true' }),
+  /**
+   * Read the screen from the framebuffer file the provider shares with the host
+   * (lease.framebuffer(): Xvfb -fbdir on a tmpfs), when it has one: no guest process per
+   * screenshot. Falls back to `xwd` in the guest per call. Default true.
+   */
+  screenshot_framebuffer: Type.Boolean({ default: true, description: 'read the screen from the provider\'s host framebuffer file when there is one, default true' }),
   /** Timeout for one adapter command in the guest (not vm_exec). Default 15000. */
   command_timeout_ms: Type.Integer({ default: 15000, minimum: 500, maximum: 600000, description: 'timeout of one guest command, default 15000' }),
   /** Largest archive vm_clone_repo buffers when the channel has no putArchive. Default 512 MiB. */

@@ -4,6 +4,7 @@
  * session (x11-session.ts) and is dropped with it. A fact that turns out wrong (a resized screen)
  * is forgotten by the caller and learned again.
  */
+import type { FramebufferSource } from '@vmhub/core';
 import type { ProbeFacts } from './x11-probe.ts';
 import type { Size } from './x11-screen-size.ts';
 import type { Bindings } from './x11-type.ts';
@@ -11,11 +12,14 @@ import type { Bindings } from './x11-type.ts';
 interface Memoised {
   screen: Size;
   probe: ProbeFacts;
+  framebuffer: FramebufferSource | undefined;
 }
 
 export class SessionFacts {
   screen?: Promise<Size>;
   probe?: Promise<ProbeFacts>;
+  /** The provider's host framebuffer file (x11-framebuffer.ts), asked once. */
+  framebuffer?: Promise<FramebufferSource | undefined>;
   /** Characters vm_type left bound to spare keycodes (see x11-type.ts). */
   readonly bindings: Bindings = { byChar: new Map() };
   /** Tail of the session's input queue (see serial()). */
@@ -50,6 +54,7 @@ export class SessionFacts {
   clear(): void {
     this.screen = undefined;
     this.probe = undefined;
+    this.framebuffer = undefined;
     this.bindings.byChar.clear();
   }
 }

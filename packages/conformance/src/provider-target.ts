@@ -81,6 +81,7 @@ function leaseTarget(provider: Provider, leaseId: string, machine: MachineRef, t
     connect: (port) => ended ? Promise.reject(fail('LEASE_EXPIRED', `the target's lease ${leaseId} has ended`)) : ports.connect(port),
     forward: (port) => ended ? Promise.reject(fail('LEASE_EXPIRED', `the target's lease ${leaseId} has ended`)) : ports.forward(port),
     secret: async (name) => (provider.secret ? provider.secret(machine, name, { template }) : undefined),
+    framebuffer: async () => (provider.framebuffer ? provider.framebuffer(machine, { template }) : undefined),
   };
   return {
     context,

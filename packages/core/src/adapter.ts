@@ -25,6 +25,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Capability } from './capabilities.ts';
 import type { ConsoleHandle, ExecResult, GuestChannel, RawScreen } from './channel.ts';
 import type { ElementNode, MachineRef, WindowInfo } from './shapes.ts';
+import type { FramebufferSource } from './provider.ts';
 import type { TemplateConfig } from './template.ts';
 
 /** One lease, as `open()` sees it for the life of the session. */
@@ -60,6 +61,13 @@ export interface LeaseContext {
    * was built without a provider (hand-made test contexts).
    */
   secret?(name: string): Promise<string | undefined>;
+  /**
+   * The machine's framebuffer as a file on the vmhub host (Provider.framebuffer), or undefined:
+   * a screenshot read from it skips the guest entirely (no process, no copy through the
+   * channel). Guard against tearing — the display draws into it while you read. Optional, like
+   * secret(); undefined whenever the provider has none.
+   */
+  framebuffer?(): Promise<FramebufferSource | undefined>;
 }
 
 /** A host-side TCP address that reaches a port in the machine (LeaseContext.forward). */

@@ -206,7 +206,7 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
 }
 
 const REQUIRED_PROVIDER_METHODS = ['status', 'availability', 'create', 'ready', 'destroy', 'list'] as const;
-const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'console', 'state', 'close'] as const;
+const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'close'] as const;
 
 export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>): ProviderPlugin<O> {
   checkHeader('provider', spec);

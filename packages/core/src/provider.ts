@@ -95,10 +95,27 @@ export interface ProviderMethods {
    * store; undefined when the machine has no such secret. Adapters reach it as `lease.secret(name)`.
    */
   secret?(machine: MachineRef, name: string, options: { template: TemplateConfig }): Promise<string | undefined>;
+  /**
+   * Where the machine's display memory can be read on THIS host without going through the guest:
+   * a file the display server keeps its framebuffer in (Xvfb `-fbdir`, an XWD image) on a tmpfs
+   * the provider shares with the machine. Undefined when there is none (a remote engine, a golden
+   * whose session does not write one, the feature off): adapters then capture through the guest.
+   * The file is read while the display draws into it, so a reader must guard against tearing
+   * (read until two reads agree). Adapters reach it as `lease.framebuffer()`.
+   */
+  framebuffer?(machine: MachineRef, options: { template: TemplateConfig }): Promise<FramebufferSource | undefined>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */
   close?(): Promise<void>;
+}
+
+/** A framebuffer readable on the vmhub host (Provider.framebuffer). */
+export interface FramebufferSource {
+  /** `xwd`: the file is an X Window Dump (header, colormap, then ZPixmap rows), as Xvfb -fbdir keeps it. */
+  format: 'xwd';
+  /** Absolute path on the vmhub host. */
+  path: string;
 }
 
 export interface Provider extends ProviderMethods {

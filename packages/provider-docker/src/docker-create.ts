@@ -7,6 +7,7 @@ import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } 
 import type { DockerClient } from './docker-client.ts';
 import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
 import { goldenBuildCommand } from './golden-build.ts';
+import { FB_MOUNT } from './docker-framebuffer.ts';
 import { dockerTemplateOptions } from './options.ts';
 
 const SOURCE = 'provider-docker';
@@ -23,7 +24,7 @@ export function missingImageReason(image: string): string {
   return `image ${image} is not present: docker pull ${image} (or build it) on the Docker host`;
 }
 
-function hostConfig(template: TemplateConfig, network: string | undefined): Record<string, unknown> {
+function hostConfig(template: TemplateConfig, network: string | undefined, framebufferDir: string | undefined): Record<string, unknown> {
   const hc: Record<string, unknown> = {
     // Off unless the template opts in (provider_options.network: "bridge" or a network name).
     NetworkMode: network ?? 'none',
@@ -32,6 +33,7 @@ function hostConfig(template: TemplateConfig, network: string | undefined): Reco
     ShmSize: 256 * 1024 * 1024,
     PidsLimit: 4096,
     RestartPolicy: { Name: 'no' },
+    ...(framebufferDir ? { Mounts: [{ Type: 'bind', Source: framebufferDir, Target: FB_MOUNT }] } : {}),
   };
   const cpus = template.resources?.cpus;
   if (cpus) hc.NanoCpus = Math.round(cpus * 1e9);
@@ -60,7 +62,8 @@ function ref(c: Inspect, identity: string, image: string): MachineRef {
   return { identity, external_id: c.Id, details: { name: identity, image } };
 }
 
-export async function createContainer(docker: DockerClient, request: CreateRequest, attempt = 0): Promise<MachineRef> {
+/** `framebufferDir`: the host directory made for this machine's framebuffer (docker-framebuffer.ts), if any. */
+export async function createContainer(docker: DockerClient, request: CreateRequest, framebufferDir?: string, attempt = 0): Promise<MachineRef> {
   const { identity, template, signal } = request;
   const image = template.golden;
   const opts = dockerTemplateOptions(template);
@@ -77,6 +80,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
     Hostname: 'vmhub',
     Env: [
       `VMHUB_SCREEN=${opts.screen}`,
+      ...(framebufferDir ? [`VMHUB_FBDIR=${FB_MOUNT}`] : []),
       ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`),
       // Made here, for this lease only; read back from the container by secret() (docker-secret.ts).
       ...(opts.lease_secrets ?? []).map((k) => `${k}=${randomBytes(24).toString('base64url')}`),
@@ -89,13 +93,13 @@ export async function createContainer(docker: DockerClient, request: CreateReque
     },
     Tty: false,
     OpenStdin: false,
-    HostConfig: hostConfig(template, opts.network),
+    HostConfig: hostConfig(template, opts.network, framebufferDir),
   };
   const res = await docker.raw('POST', '/containers/create', { query: { name: identity }, body, signal });
   if (res.status === 404) {
     throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${missingImageReason(image)}`, { source: SOURCE, hint: 'Ask the operator to build the golden image, then create a new lease.', details: { image } });
   }
-  if (res.status === 409 && attempt === 0) return createContainer(docker, request, 1); // lost a race with a retry: adopt
+  if (res.status === 409 && attempt === 0) return createContainer(docker, request, framebufferDir, 1); // lost a race with a retry: adopt
   if (res.status >= 400) throw new VmhubError('PROVISION_FAILED', docker.httpError('POST', '/containers/create', res.status, res.body).message, { source: SOURCE });
   const { Id } = JSON.parse(res.body.toString('utf8')) as { Id: string };
   await start(docker, Id, identity, signal);

@@ -9,8 +9,9 @@ import { openDockerChannel } from './docker-channel.ts';
 import { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
 import { leaseSecret } from './docker-secret.ts';
-import { createContainer } from './docker-create.ts';
+import { createContainer, inspectContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
+import { framebufferOf, framebufferRoot, prepareFramebuffer, removeFramebuffer } from './docker-framebuffer.ts';
 import { listOwned } from './docker-list.ts';
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
@@ -21,6 +22,9 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
   let client: DockerClient | undefined;
   // Lazy: the factory does no I/O and a bad DOCKER_HOST surfaces on first use.
   const docker = (): DockerClient => (client ??= new DockerClient({ host: options.docker_host, apiVersion: options.api_version }));
+  // Worked out on first use, like the client (a stat of /dev/shm); a bad DOCKER_HOST turns it off here and surfaces on the client.
+  let root: { dir: string | undefined } | undefined;
+  const fbRoot = (): string | undefined => (root ??= { dir: (() => { try { return framebufferRoot(options); } catch { return undefined; } })() }).dir;
 
   return {
     async status() {
@@ -37,13 +41,28 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
         return { availability: 'unavailable', reason: (err as Error).message };
       }
     },
-    create: (request) => createContainer(docker(), request),
+    async create(request) {
+      const top = fbRoot();
+      const dir = top === undefined ? undefined : prepareFramebuffer(top, request.identity, (msg) => context.log('warn', msg));
+      try {
+        return await createContainer(docker(), request, dir);
+      } catch (err) {
+        // No container, no directory; a container that exists is destroyed later, and its directory with it.
+        if (dir && !(await inspectContainer(docker(), request.identity).catch(() => undefined))) removeFramebuffer(top, request.identity);
+        throw err;
+      }
+    },
     ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user),
-    destroy: (machine) => destroyContainer(docker(), machine, context.log),
+    async destroy(machine) {
+      const outcome = await destroyContainer(docker(), machine, context.log);
+      if (outcome !== 'identity_mismatch') removeFramebuffer(fbRoot(), machine.identity);
+      return outcome;
+    },
     list: () => listOwned(docker(), context.identityPrefix),
     state: (machine) => machineState(docker(), machine),
     channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
     secret: (machine, name, o) => leaseSecret(docker(), machine, name, o.template),
+    framebuffer: async (machine) => framebufferOf(fbRoot(), machine),
     connect: (machine, port, o) => connectPort(docker(), machine, port, dockerTemplateOptions(o.template).user ?? options.desktop_user, o.signal),
     async close() {
       client?.close();

@@ -19,6 +19,13 @@ export const DockerProviderOptionsSchema = Type.Object({
   max_archive_bytes: Type.Integer({ minimum: 1, default: 1073741824, description: 'cap for putArchive in bytes; default 1073741824 (1 GiB)' }),
   /** Run execs through the persistent in-guest helper (perl). Default true; false = one docker exec per call. */
   exec_helper: Type.Boolean({ default: true, description: 'persistent in-guest exec helper; default true (false: one docker exec per call)' }),
+  /**
+   * Share each container's framebuffer with the host through a tmpfs directory (Xvfb -fbdir), so
+   * screenshots read it without entering the guest. Only with an engine on a unix socket. Default true.
+   */
+  framebuffer: Type.Boolean({ default: true, description: 'screenshots read Xvfb\'s framebuffer from a host tmpfs (local engine only); default true' }),
+  /** Host directory (on a tmpfs) for the framebuffers. Default /dev/shm/vmhub-fb-<uid>. */
+  framebuffer_dir: Type.Optional(Type.String({ pattern: '^/', description: 'absolute host directory on a tmpfs; default /dev/shm/vmhub-fb-<uid>' })),
 }, { additionalProperties: false });
 
 export type DockerProviderOptions = Static<typeof DockerProviderOptionsSchema>;

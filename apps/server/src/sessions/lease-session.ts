@@ -47,6 +47,7 @@ export class LeaseSession {
       connect: (port) => { this.#alive(); return this.#ports.connect(port); },
       forward: (port) => { this.#alive(); return this.#ports.forward(port); },
       secret: async (name) => { this.#alive(); return provider?.secret ? provider.secret(machine, name, { template }) : undefined; },
+      framebuffer: async () => { this.#alive(); return provider?.framebuffer ? provider.framebuffer(machine, { template }) : undefined; },
     };
   }
 

@@ -1,6 +1,9 @@
 #!/bin/sh
 # vmhub desktop session (PID 1's child under tini): Xvfb on $DISPLAY and openbox, both as the
 # desktop user. The screen is "WIDTHxHEIGHTxDEPTH" from $VMHUB_SCREEN (set at container start).
+# With $VMHUB_FBDIR (a directory the provider shares with the host, on a tmpfs), Xvfb keeps its
+# screen there (-fbdir: $VMHUB_FBDIR/screen/Xvfb_screen0, an XWD file), so the host can read the
+# framebuffer without entering the container (the pointer is not drawn, as in `xwd`).
 set -eu
 : "${VMHUB_SCREEN:=1280x800x24}"
 : "${DISPLAY:=:0}"
@@ -17,7 +20,17 @@ mkdir -p /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix
 stop() { kill -TERM $wm $xvfb 2>/dev/null || true; wait 2>/dev/null || true; exit 0; }
 trap stop TERM INT
 
-as_user Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -nolisten tcp -ac -noreset &
+set --
+if [ -n "${VMHUB_FBDIR:-}" ] && [ -d "$VMHUB_FBDIR" ]; then
+  if mkdir -p "$VMHUB_FBDIR/screen" && chown "$VMHUB_USER" "$VMHUB_FBDIR/screen" && chmod 0755 "$VMHUB_FBDIR/screen"; then
+    # -nocursor: Xvfb draws the pointer into its framebuffer, where `xwd` (GetImage) never shows
+    # it; without it the two capture paths would disagree, and the pointer would cover text.
+    set -- -fbdir "$VMHUB_FBDIR/screen" -nocursor
+  else
+    echo "[vmhub] [session] $VMHUB_FBDIR is not usable: Xvfb keeps its screen in memory" >&2
+  fi
+fi
+as_user Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -nolisten tcp -ac -noreset "$@" &
 xvfb=$!
 i=0
 while [ ! -S "/tmp/.X11-unix/X$num" ]; do

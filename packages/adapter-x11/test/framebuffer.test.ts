@@ -1,0 +1,124 @@
+/**
+ * Screenshots from the host framebuffer file (lease.framebuffer()) on a REAL debian-x11
+ * container: provider-docker shares Xvfb's -fbdir through a tmpfs, the adapter reads it without
+ * a guest process. The frame must be the one `xwd` in the guest gives, and must show what the
+ * desktop draws. Needs the golden image (`vmhub-server golden build debian-x11`): without it the
+ * suite FAILS with the provider's reason.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AdapterContext, GuestChannel, LeaseContext, MachineRef, OpenSession, Provider, RawScreen } from '@vmhub/core';
+import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
+import { createX11Adapter } from '../src/index.ts';
+import { readStableFrame } from '../src/x11-framebuffer.ts';
+import { until } from './desktop.ts';
+
+const instance = `x11fb${randomBytes(3).toString('hex')}`;
+const lease = randomUUID();
+const identity = `vmhub-${instance}-${lease}`;
+let provider: Provider;
+let machine: MachineRef | undefined;
+let channel: GuestChannel;
+const calls: string[][] = [];
+const sessions: OpenSession[] = [];
+
+/** A session on the machine; `framebuffer: false` leaves lease.framebuffer out (the guest path). */
+async function open(options: { framebuffer: boolean }): Promise<{ session: OpenSession; ctx: AdapterContext }> {
+  const recording: GuestChannel = {
+    home: channel.home,
+    exec: (argv, o) => { calls.push(argv); return channel.exec(argv, o); },
+    putFile: (p, d, o) => channel.putFile(p, d, o),
+    getFile: (p, o) => channel.getFile(p, o),
+    close: async () => undefined,
+  };
+  const lc: LeaseContext = {
+    lease_id: lease, machine: machine!, template,
+    channel: async () => recording,
+    console: async () => { throw new Error('no console'); },
+    connect: async () => { throw new Error('no guest ports'); },
+    forward: async () => { throw new Error('no guest ports'); },
+    ...(options.framebuffer ? { framebuffer: () => provider.framebuffer!(machine!, { template }) } : {}),
+  };
+  const session = await createX11Adapter({}).open(lc);
+  sessions.push(session);
+  return { session, ctx: { ...lc, signal: AbortSignal.timeout(120_000) } };
+}
+
+const pixel = (s: RawScreen, x: number, y: number) => [...s.data.subarray((y * s.width + x) * 3, (y * s.width + x) * 3 + 3)];
+
+describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provider-docker)', { timeout: 240_000 }, () => {
+  before(async () => {
+    provider = dockerProvider.create({}, { identityPrefix: `vmhub-${instance}-`, log: () => {} });
+    const avail = await provider.availability(template);
+    assert.equal(avail.availability, 'available', `golden image for ${template.id} not usable: ${avail.reason ?? ''} — build it with: vmhub-server golden build debian-x11`);
+    machine = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(120_000) });
+    await provider.ready(machine, { signal: AbortSignal.timeout(120_000), template, stage: () => {} });
+    channel = await provider.channel!(machine, template);
+  });
+  after(async () => {
+    for (const s of sessions) await s.dispose();
+    await channel?.close();
+    if (machine) assert.equal(await provider.destroy(machine), 'destroyed');
+    await provider?.close?.();
+  });
+
+  it('the provider names an XWD file on the host, and a screenshot from it runs nothing in the guest', async () => {
+    const fb = await provider.framebuffer!(machine!, { template });
+    assert.equal(fb?.format, 'xwd', 'provider-docker shares the framebuffer of a local engine');
+    const { session, ctx } = await open({ framebuffer: true });
+    calls.length = 0;
+    const shot = await session.screenshot!(ctx, {});
+    assert.deepEqual([shot.width, shot.height, shot.format], [1280, 800, 'rgb']);
+    assert.deepEqual(calls, [], 'no guest command for a framebuffer screenshot');
+  });
+
+  it('shows what the desktop draws: a red xterm appears in the next frame where X put it', async () => {
+    const { session, ctx } = await open({ framebuffer: true });
+    const title = `fb-${randomBytes(3).toString('hex')}`;
+    const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-bg', 'red', '-geometry', '30x8+300+200', '-e', 'sleep', '120'], wait_seconds: 15 });
+    assert.ok(r.window, 'xterm opened');
+    const inside = { x: r.window.x + Math.floor(r.window.width / 2), y: r.window.y + r.window.height - 5 };
+    const red = await until('red in the framebuffer', async () => {
+      const shot = await session.screenshot!(ctx, {});
+      const [rr, g, b] = pixel(shot, inside.x, inside.y);
+      return rr! > 200 && g! < 60 && b! < 60 ? true : undefined;
+    }, 10_000, 100);
+    assert.equal(red, true);
+    await session.close!(ctx, { window: r.window.id });
+  });
+
+  it('is the frame `xwd` in the guest gives, pixel for pixel', async () => {
+    const fromFb = await open({ framebuffer: true });
+    const fromGuest = await open({ framebuffer: false });
+    // A static screen (no blinking cursor on the root window): the two paths must agree exactly.
+    // Taken a few times, in case something was still drawing between the two.
+    let same = false;
+    for (let i = 0; i < 5 && !same; i++) {
+      const a = await fromFb.session.screenshot!(fromFb.ctx, {});
+      calls.length = 0;
+      const b = await fromGuest.session.screenshot!(fromGuest.ctx, {});
+      assert.ok(calls.some((argv) => argv.join(' ').includes('xwd')), 'the session without a framebuffer ran xwd in the guest');
+      assert.deepEqual([a.width, a.height], [b.width, b.height]);
+      same = a.data.equals(b.data);
+    }
+    assert.ok(same, 'the framebuffer frame differs from xwd\'s on a static screen');
+  });
+
+  it('readStableFrame: a missing file or one that is not XWD gives no frame (the caller falls back)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
+    try {
+      assert.equal(await readStableFrame(join(dir, 'absent')), undefined);
+      writeFileSync(join(dir, 'junk'), randomBytes(4096));
+      assert.equal(await readStableFrame(join(dir, 'junk')), undefined);
+      const fb = await provider.framebuffer!(machine!, { template });
+      const frame = await readStableFrame(fb!.path);
+      assert.ok(frame && frame.length > 1280 * 800 * 4, 'the live framebuffer reads as one stable frame');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * The framebuffer a screenshot can read without entering the guest. Each container gets its own
+ * directory on a host tmpfs (`<framebuffer_dir>/<identity>`), bind-mounted at FB_MOUNT with
+ * VMHUB_FBDIR naming it; a golden whose session honours VMHUB_FBDIR (lib/session.sh) starts
+ * Xvfb with `-fbdir $VMHUB_FBDIR/screen`, so Xvfb keeps its screen in
+ * `<dir>/screen/Xvfb_screen0`, an XWD file mmap'd by the X server. framebuffer() hands that
+ * path to adapters once the file exists; destroy removes the directory.
+ *
+ * Only for an engine on this host (a unix socket): a remote engine would mount a directory of ITS
+ * host. A socket forwarded from another host looks local; then the file never appears here,
+ * framebuffer() stays undefined and adapters capture through the guest (turn it off with
+ * `framebuffer: false` to keep the remote host's tmpfs clean).
+ */
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FramebufferSource, MachineRef } from '@vmhub/core';
+import { parseDockerHost } from './docker-host.ts';
+import type { DockerProviderOptions } from './options.ts';
+
+/** Where the machine's directory appears in the container. */
+export const FB_MOUNT = '/run/vmhub-fb';
+/** The file Xvfb -fbdir keeps screen 0 in. */
+const SCREEN_FILE = join('screen', 'Xvfb_screen0');
+const SAFE_IDENTITY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$/;
+
+/** The host directory all machines' framebuffers go under, or undefined when off / not local. */
+export function framebufferRoot(options: Pick<DockerProviderOptions, 'framebuffer' | 'framebuffer_dir' | 'docker_host'>): string | undefined {
+  if (!options.framebuffer) return undefined;
+  if (parseDockerHost(options.docker_host).socketPath === undefined) return undefined;
+  if (options.framebuffer_dir) return options.framebuffer_dir;
+  // Per host user: a second server under another uid must not share (or be locked out of) one root.
+  try {
+    if (!statSync('/dev/shm').isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return `/dev/shm/vmhub-fb-${process.getuid?.() ?? 0}`;
+}
+
+function machineDir(root: string, identity: string): string | undefined {
+  return SAFE_IDENTITY.test(identity) ? join(root, identity) : undefined;
+}
+
+/**
+ * Make the machine's directory before its container is created: the root private to this host
+ * user (0700), the machine's readable (the guest's session makes `screen/` inside it for its X
+ * user). Undefined when it cannot be made: the container then runs without it.
+ */
+export function prepareFramebuffer(root: string, identity: string, log: (msg: string) => void): string | undefined {
+  const dir = machineDir(root, identity);
+  if (!dir) return undefined;
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    return dir;
+  } catch (err) {
+    log(`[vmhub] [provider-docker] no framebuffer directory for ${identity} under ${root} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): screenshots go through the guest`);
+    return undefined;
+  }
+}
+
+/** The machine's framebuffer file, once the guest's X server has made it. */
+export function framebufferOf(root: string | undefined, machine: MachineRef): FramebufferSource | undefined {
+  const dir = root === undefined ? undefined : machineDir(root, machine.identity);
+  if (!dir) return undefined;
+  const path = join(dir, SCREEN_FILE);
+  try {
+    const st = statSync(path);
+    return st.isFile() && st.size > 100 ? { format: 'xwd', path } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remove the machine's directory (after its container is gone). */
+export function removeFramebuffer(root: string | undefined, identity: string): void {
+  const dir = root === undefined ? undefined : machineDir(root, identity);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}

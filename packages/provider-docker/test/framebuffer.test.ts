@@ -1,0 +1,75 @@
+/**
+ * The framebuffer shared with the host (docker-framebuffer.ts) on real debian-x11 containers:
+ * each container gets its own tmpfs directory, Xvfb keeps its screen there as an XWD file the
+ * host reads, destroy removes the directory; off (framebuffer: false) or with a remote engine
+ * there is none, and the container is not told of one.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { machineIdentity, type MachineRef } from '@vmhub/core';
+import { framebufferRoot } from '../src/docker-framebuffer.ts';
+import { ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
+
+async function guestEnv(provider: ReturnType<typeof makeProvider>['provider'], m: MachineRef): Promise<string> {
+  const ch = await provider.channel!(m, template);
+  try {
+    return (await ch.exec(['env'], { timeoutMs: 10_000 })).stdout.toString('utf8');
+  } finally {
+    await ch.close();
+  }
+}
+
+describe('docker: the framebuffer shared with the host (Xvfb -fbdir on a tmpfs)', { timeout: 180_000 }, () => {
+  const root = mkdtempSync(join(tmpdir(), 'vmhub-fbroot-'));
+  const made: MachineRef[] = [];
+  before(() => ensureGolden());
+  after(async () => {
+    await removeContainers(...made.map((m) => m.external_id));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a container\'s own directory holds its live screen as XWD; destroy removes the directory', async () => {
+    const { provider, context } = makeProvider({ framebuffer_dir: join(root, 'fb') });
+    const lease = randomUUID();
+    const m = await provider.create({ lease_id: lease, identity: machineIdentity(context.instance, lease), template, signal: AbortSignal.timeout(60_000) });
+    made.push(m);
+    await provider.ready(m, { signal: AbortSignal.timeout(60_000), stage: () => undefined, template });
+    const fb = await provider.framebuffer!(m, { template });
+    assert.ok(fb, 'a framebuffer once the display is up');
+    assert.equal(fb.format, 'xwd');
+    assert.equal(dirname(dirname(fb.path)), join(root, 'fb', m.identity), 'under the machine\'s own directory');
+    assert.equal(statSync(join(root, 'fb')).mode & 0o777, 0o700, 'the root is private to the host user');
+    const head = readFileSync(fb.path).subarray(0, 100);
+    assert.equal(head.readUInt32BE(4), 7, 'XWD file version 7');
+    assert.deepEqual([head.readUInt32BE(16), head.readUInt32BE(20)], [1280, 800], 'the screen\'s size');
+    assert.match(await guestEnv(provider, m), /^VMHUB_FBDIR=\/run\/vmhub-fb$/m);
+    assert.equal(await provider.destroy(m), 'destroyed');
+    assert.equal(existsSync(join(root, 'fb', m.identity)), false, 'the directory went with the container');
+    assert.equal(await provider.framebuffer!(m, { template }), undefined);
+    await provider.close?.();
+  });
+
+  it('off (framebuffer: false): no directory, no VMHUB_FBDIR, no framebuffer', async () => {
+    const { provider, context } = makeProvider({ framebuffer: false, framebuffer_dir: join(root, 'off') });
+    const lease = randomUUID();
+    const m = await provider.create({ lease_id: lease, identity: machineIdentity(context.instance, lease), template, signal: AbortSignal.timeout(60_000) });
+    made.push(m);
+    await provider.ready(m, { signal: AbortSignal.timeout(60_000), stage: () => undefined, template });
+    assert.equal(await provider.framebuffer!(m, { template }), undefined);
+    assert.equal(existsSync(join(root, 'off')), false);
+    assert.doesNotMatch(await guestEnv(provider, m), /VMHUB_FBDIR/);
+    assert.equal(await provider.destroy(m), 'destroyed');
+    await provider.close?.();
+  });
+
+  it('only for an engine on this host: a tcp:// engine gets none', () => {
+    assert.equal(framebufferRoot({ framebuffer: true, docker_host: 'tcp://10.0.0.5:2375' }), undefined);
+    assert.equal(framebufferRoot({ framebuffer: true, docker_host: 'unix:///var/run/docker.sock', framebuffer_dir: '/x/fb' }), '/x/fb');
+    assert.match(framebufferRoot({ framebuffer: true, docker_host: 'unix:///var/run/docker.sock' }) ?? '', /^\/dev\/shm\/vmhub-fb-\d+$/);
+    assert.equal(framebufferRoot({ framebuffer: false, docker_host: 'unix:///var/run/docker.sock' }), undefined);
+  });
+});
