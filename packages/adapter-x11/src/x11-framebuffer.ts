@@ -26,30 +26,55 @@ export function framebufferOf(rt: X11Runtime, ctx: AdapterContext): Promise<Fram
 }
 
 /**
- * One untorn XWD frame from the file, or undefined (file gone, not XWD, or still changing after
- * MAX_READS reads). The file's size is read once per call; both reads fill buffers of that size.
+ * The two read buffers a session reuses from one screenshot to the next: a fresh pair per call
+ * (2 × 15 MB at 2560×1440) made the server spend more time collecting garbage than reading.
+ * A call that finds them in use (concurrent screenshots) reads into its own.
  */
-export async function readStableFrame(path: string): Promise<Buffer | undefined> {
+export class FrameBuffers {
+  #pair: [Buffer, Buffer] | undefined;
+  #busy = false;
+
+  /** Buffers of `size` bytes for one read, and the function that hands them back. */
+  take(size: number): { pair: [Buffer, Buffer]; done: () => void } {
+    if (this.#busy) return { pair: [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)], done: () => undefined };
+    this.#busy = true;
+    if (this.#pair?.[0].length !== size) this.#pair = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
+    return { pair: this.#pair, done: () => { this.#busy = false; } };
+  }
+
+  release(): void {
+    this.#pair = undefined;
+  }
+}
+
+/**
+ * One untorn XWD frame from the file, decoded by `use` while the read buffers are still ours, or
+ * undefined (file gone, not XWD, or still changing after MAX_READS reads). The file's size is
+ * read once per call; both reads fill buffers of that size.
+ */
+export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T, buffers: FrameBuffers = new FrameBuffers()): Promise<T | undefined> {
   let file;
   try {
     file = await open(path, 'r');
   } catch {
     return undefined;
   }
+  let lease: { pair: [Buffer, Buffer]; done: () => void } | undefined;
   try {
     const { size } = await file.stat();
     if (size < 100 || size > MAX_BYTES) return undefined;
-    let prev = Buffer.allocUnsafe(size);
-    let next = Buffer.allocUnsafe(size);
+    lease = buffers.take(size);
+    let [prev, next] = lease.pair;
     if ((await file.read(prev, 0, size, 0)).bytesRead !== size) return undefined;
     try { parseXwdHeader(prev); } catch { return undefined; }
     for (let i = 1; i < MAX_READS; i++) {
       if ((await file.read(next, 0, size, 0)).bytesRead !== size) return undefined;
-      if (next.equals(prev)) return next;
+      if (next.equals(prev)) return use(next);
       [prev, next] = [next, prev];
     }
     return undefined;
   } finally {
+    lease?.done();
     await file.close();
   }
 }

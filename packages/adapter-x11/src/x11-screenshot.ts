@@ -19,11 +19,8 @@ const GZIP_CAPTURE = 'xwd -root -silent | gzip -1';
 
 export async function screenshot(rt: X11Runtime, ctx: AdapterContext): Promise<RawScreen> {
   const fb = await framebufferOf(rt, ctx);
-  const stable = fb ? await readStableFrame(fb.path) : undefined;
-  if (stable) {
-    const frame = xwdToRgb(stable);
-    return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
-  }
+  const frame = fb ? await readStableFrame(fb.path, xwdToRgb, rt.frameBuffers) : undefined;
+  if (frame) return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
   const guest = await rt.guest(ctx);
   for (let attempt = 0; attempt < 2; attempt++) {
     const size = await screenSize(rt, ctx);

@@ -75,6 +75,7 @@ export function openX11Session(instance: X11Options, lease: LeaseContext): X11Se
         await unbindTyped(rt, { ...lease, signal: AbortSignal.timeout(DISPOSE_TIMEOUT_MS) }, DISPOSE_TIMEOUT_MS);
       }
       rt.facts.clear();
+      rt.frameBuffers.release();
     },
   };
 }

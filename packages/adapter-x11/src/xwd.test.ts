@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { xwdToRgb } from './xwd.ts';
 
 /** Build an XWD dump: 25 big-endian header fields, a window name, ncolors × 12 bytes, pixels. */
-function xwd(opts: { width: number; height: number; bpp: 24 | 32; lsb: boolean; pixel: (x: number, y: number) => number; pad?: number; ncolors?: number }): Buffer {
-  const name = Buffer.from('xwdump\0');
+function xwd(opts: { width: number; height: number; bpp: 24 | 32; lsb: boolean; pixel: (x: number, y: number) => number; pad?: number; ncolors?: number; name?: string }): Buffer {
+  const name = Buffer.from(opts.name ?? 'xwdump\0');
   const bytesPerLine = opts.width * (opts.bpp / 8) + (opts.pad ?? 0);
   const ncolors = opts.ncolors ?? 0;
   const header = Buffer.alloc(100);
@@ -35,6 +35,18 @@ describe('x11: screenshot (XWD parsing)', () => {
       }
     });
   }
+
+  it('pixels 4-byte aligned (as Xvfb -fbdir lays them out) take the 32-bit path and decode the same', () => {
+    const opts = { width: 7, height: 4, bpp: 32, lsb: true, pixel: colour, pad: 8, ncolors: 256 } as const;
+    const aligned = xwd({ ...opts, name: 'xwdump!\0' }); // 108 + 3072 bytes before the pixels
+    assert.equal((aligned.byteOffset + 108 + 256 * 12) % 4, 0);
+    const a = xwdToRgb(aligned), b = xwdToRgb(xwd(opts));
+    assert.ok(a.data.equals(b.data));
+    for (let y = 0; y < 4; y++) for (let x = 0; x < 7; x++) {
+      const o = (y * 7 + x) * 3;
+      assert.deepEqual([...a.data.subarray(o, o + 3)], [x * 40, y * 50, x + y], `pixel ${x},${y}`);
+    }
+  });
 
   it('refuses truncated or foreign dumps with a clear message', () => {
     const good = xwd({ width: 4, height: 4, bpp: 32, lsb: true, pixel: colour });

@@ -3,7 +3,10 @@
  * ImageMagick there, so the frame is parsed here. Handles TrueColor/DirectColor ZPixmap at 24 or
  * 32 bits per pixel in either byte order, as `xwd -root` writes for a 24-bit Xvfb screen.
  */
+import { endianness } from 'node:os';
 import { x11Error } from './errors.ts';
+
+const LITTLE_ENDIAN_HOST = endianness() === 'LE';
 
 export interface XwdHeader {
   headerSize: number;
@@ -56,6 +59,20 @@ export function xwdToRgb(data: Buffer): { data: Buffer; width: number; height: n
   // Fast path: the common LSB 32 bpp 0xff0000/0xff00/0xff layout is B,G,R,X in memory.
   const bgrx = lsb && bpp === 4 && h.redMask === 0xff0000 && h.greenMask === 0xff00 && h.blueMask === 0xff;
   let o = 0;
+  // Aligned rows (Xvfb's -fbdir file is): one 32-bit load per pixel instead of three byte loads.
+  if (bgrx && LITTLE_ENDIAN_HOST && (data.byteOffset + start) % 4 === 0 && bytesPerLine % 4 === 0) {
+    const words = new Uint32Array(data.buffer, data.byteOffset + start, (bytesPerLine / 4) * (height - 1) + width);
+    const stride = bytesPerLine / 4;
+    for (let y = 0; y < height; y++) {
+      for (let i = y * stride, end = i + width; i < end; i++) {
+        const v = words[i]!;
+        out[o++] = (v >>> 16) & 0xff;
+        out[o++] = (v >>> 8) & 0xff;
+        out[o++] = v & 0xff;
+      }
+    }
+    return { data: out, width, height };
+  }
   for (let y = 0; y < height; y++) {
     let p = start + y * bytesPerLine;
     if (bgrx) {

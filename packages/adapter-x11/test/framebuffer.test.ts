@@ -71,7 +71,7 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     assert.equal(fb?.format, 'xwd', 'provider-docker shares the framebuffer of a local engine');
     const { session, ctx } = await open({ framebuffer: true });
     calls.length = 0;
-    const shot = await session.screenshot!(ctx, {});
+    const shot = await session.screenshot!(ctx);
     assert.deepEqual([shot.width, shot.height, shot.format], [1280, 800, 'rgb']);
     assert.deepEqual(calls, [], 'no guest command for a framebuffer screenshot');
   });
@@ -83,7 +83,7 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     assert.ok(r.window, 'xterm opened');
     const inside = { x: r.window.x + Math.floor(r.window.width / 2), y: r.window.y + r.window.height - 5 };
     const red = await until('red in the framebuffer', async () => {
-      const shot = await session.screenshot!(ctx, {});
+      const shot = await session.screenshot!(ctx);
       const [rr, g, b] = pixel(shot, inside.x, inside.y);
       return rr! > 200 && g! < 60 && b! < 60 ? true : undefined;
     }, 10_000, 100);
@@ -98,9 +98,9 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     // Taken a few times, in case something was still drawing between the two.
     let same = false;
     for (let i = 0; i < 5 && !same; i++) {
-      const a = await fromFb.session.screenshot!(fromFb.ctx, {});
+      const a = await fromFb.session.screenshot!(fromFb.ctx);
       calls.length = 0;
-      const b = await fromGuest.session.screenshot!(fromGuest.ctx, {});
+      const b = await fromGuest.session.screenshot!(fromGuest.ctx);
       assert.ok(calls.some((argv) => argv.join(' ').includes('xwd')), 'the session without a framebuffer ran xwd in the guest');
       assert.deepEqual([a.width, a.height], [b.width, b.height]);
       same = a.data.equals(b.data);
@@ -111,11 +111,11 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
   it('readStableFrame: a missing file or one that is not XWD gives no frame (the caller falls back)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
     try {
-      assert.equal(await readStableFrame(join(dir, 'absent')), undefined);
+      assert.equal(await readStableFrame(join(dir, 'absent'), (d) => d), undefined);
       writeFileSync(join(dir, 'junk'), randomBytes(4096));
-      assert.equal(await readStableFrame(join(dir, 'junk')), undefined);
+      assert.equal(await readStableFrame(join(dir, 'junk'), (d) => d), undefined);
       const fb = await provider.framebuffer!(machine!, { template });
-      const frame = await readStableFrame(fb!.path);
+      const frame = await readStableFrame(fb!.path, (d) => Buffer.from(d));
       assert.ok(frame && frame.length > 1280 * 800 * 4, 'the live framebuffer reads as one stable frame');
     } finally {
       rmSync(dir, { recursive: true, force: true });

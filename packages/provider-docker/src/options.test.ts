@@ -13,7 +13,7 @@ const context = { identityPrefix: 'vmhub-opt-', log: () => {} };
 
 describe('docker: options', () => {
   it('every key is snake_case', () => {
-    assert.deepEqual(Object.keys(DockerProviderOptionsSchema.properties).sort(), ['api_version', 'desktop_user', 'docker_host', 'exec_helper', 'max_archive_bytes', 'max_file_bytes']);
+    assert.deepEqual(Object.keys(DockerProviderOptionsSchema.properties).sort(), ['api_version', 'desktop_user', 'docker_host', 'exec_helper', 'framebuffer', 'framebuffer_dir', 'max_archive_bytes', 'max_file_bytes']);
   });
 
   it('accepts the snake_case keys and uses docker_host', async () => {

@@ -35,8 +35,12 @@ export interface ScreenMark {
 export interface ScreenState {
   latest?: ScreenMapping;
   marks?: ScreenMark[];
-  /** Digest of the decoded pixels of the latest screenshot's region, and that region (screen px). */
-  frame?: { digest: string; region: { x: number; y: number; width: number; height: number } };
+  /**
+   * Digest of the decoded pixels of the latest screenshot's region, and that region (screen px).
+   * A promise: vm_screenshot hashes after its answer is on its way (11 MB at 2560×1440 is ~7 ms
+   * the agent need not wait for); vm_wait awaits it.
+   */
+  frame?: { digest: Promise<string>; region: { x: number; y: number; width: number; height: number } };
 }
 
 export interface LeaseBinding {

@@ -130,7 +130,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
       ...(marks ? { overlay: (m) => marksOverlay(marks, m) } : {}),
     });
     b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
-    b.screen.frame = { digest: frameDigest(px), region: px.region };
+    b.screen.frame = { digest: new Promise((resolve) => setImmediate(() => resolve(frameDigest(px)))), region: px.region };
     if (marks) b.screen.marks = marks;
     const file = await host.saveScreenshot?.(b.lease_id, shot);
     const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };

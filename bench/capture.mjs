@@ -1,0 +1,104 @@
+// vm_screenshot at the floor (issue 19, item 1) on Docker + X11, at 1280×800 and 2560×1440
+// screens, called as agents call it (defaults: PNG fitted to 1280×800):
+//   - via vmhub, framebuffer path: the adapter reads Xvfb's -fbdir file from the host tmpfs;
+//   - via vmhub, guest path: `xwd | gzip -1` in the guest through the exec helper (the way
+//     before; adapter_options.screenshot_framebuffer: false on an otherwise equal template);
+//   - the floor, in this process with no MCP: one read of the same file, the same XWD decode
+//     and the same encoder vm_screenshot uses — with each phase timed on its own.
+// The screen is realistic (terminals full of text), the same for all three.
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { connectServer, leaseReady, percentile, round, toolCaller } from './lib.mjs';
+
+const N = Number(process.env.N ?? 40);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { xwdToRgb } = await import(pathToFileURL(join(root, 'packages/adapter-x11/dist/xwd.js')).href);
+const { shapeScreenshot } = await import(pathToFileURL(join(root, 'packages/core/dist/screenshot.js')).href);
+const { debianX11Template } = await import(pathToFileURL(createRequire(join(root, 'apps/server/package.json')).resolve('@vmhub/provider-docker')).href);
+
+const stats = (xs) => ({ p50_ms: round(percentile(xs, 50)), p95_ms: round(percentile(xs, 95)), n: xs.length });
+
+async function timeIt(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+const SIZES = [
+  { name: '1280x800', screen: '1280x800x24', width: 1280, height: 800 },
+  { name: '2560x1440', screen: '2560x1440x24', width: 2560, height: 1440 },
+];
+
+function templates() {
+  const out = [];
+  for (const s of SIZES) {
+    for (const path of ['fb', 'guest']) {
+      out.push({
+        ...debianX11Template,
+        id: `capture-${s.name}-${path}`,
+        provider_options: { screen: s.screen },
+        ...(path === 'guest' ? { adapter_options: { screenshot_framebuffer: false } } : {}),
+      });
+    }
+  }
+  return out;
+}
+
+export async function run() {
+  const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-capture-'));
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ instance: 'capture', db: join(dir, 'vmhub.db'), templates: templates() }));
+  const client = await connectServer({ VMHUB_CONFIG: config });
+  const call = toolCaller(client);
+  const leases = [];
+  const result = {};
+  try {
+    for (const s of SIZES) {
+      const row = {};
+      for (const path of ['fb', 'guest']) {
+        const lease = await leaseReady(call, `capture-${s.name}-${path}`, (id) => leases.push(id));
+        // Text on most of the screen: terminals sized to the screen.
+        const cols = Math.floor(s.width / 6 / 2) - 2, lines = Math.floor(s.height / 13) - 4;
+        await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', `${cols}x${lines}+0+0`, '-e', 'sh', '-c', 'ls -la /usr/bin | head -200; sleep 3600'], wait_seconds: 10 });
+        await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', `${cols}x${lines}-0+0`, '-e', 'sh', '-c', 'dpkg -l | head -200; sleep 3600'], wait_seconds: 10 });
+        await new Promise((r) => setTimeout(r, 1000));
+        let bytes = 0;
+        // As agents call it: the defaults (PNG fitted to 1280×800, so 2560×1440 goes out at 1280×720).
+        const shot = () => call('vm_screenshot', { lease_id: lease }).then((r) => { bytes = r.structuredContent.bytes; });
+        await shot(); // warm: channel, helper, sharp
+        row[path === 'fb' ? 'via_vmhub_framebuffer' : 'via_vmhub_guest_xwd_gzip'] = { ...stats(await timeIt(N, shot)), png_bytes: bytes };
+        if (path === 'fb') {
+          const file = `/dev/shm/vmhub-fb-${process.getuid()}/vmhub-capture-${lease}/screen/Xvfb_screen0`;
+          const read = [], decode = [], encode = [], total = [];
+          for (let i = 0; i < N; i++) {
+            const t0 = performance.now();
+            const dump = readFileSync(file);
+            const t1 = performance.now();
+            const frame = xwdToRgb(dump);
+            const t2 = performance.now();
+            await shapeScreenshot({ data: frame.data, format: 'rgb', width: frame.width, height: frame.height });
+            const t3 = performance.now();
+            read.push(t1 - t0); decode.push(t2 - t1); encode.push(t3 - t2); total.push(t3 - t0);
+          }
+          row.floor_read_decode_encode_in_process = { ...stats(total), read_p50_ms: round(percentile(read, 50)), decode_p50_ms: round(percentile(decode, 50)), encode_p50_ms: round(percentile(encode, 50)) };
+        }
+        await call('vm_lease_release', { lease_id: lease });
+      }
+      result[s.name] = row;
+    }
+    return result;
+  } finally {
+    for (const lease of leases) await client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
