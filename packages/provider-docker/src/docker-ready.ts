@@ -26,7 +26,10 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
   const until = async (name: string, probe: () => Promise<string | true>): Promise<void> => {
     stage = name;
     request.stage(name, 'running');
-    for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    // Every 50 ms for the first 2 s (a container's desktop is up in ~200 ms: a doubling wait
+    // overshot it by up to its last step), then backing off to 500 ms for slow boots.
+    const began = Date.now();
+    for (let delay = 50; ; delay = Date.now() - began < 2000 ? 50 : Math.min(delay * 2, 500)) {
       if (request.signal.aborted) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] readiness of ${machine.identity} aborted at stage ${name}`, { source: SOURCE });
       const r = await probe();
       if (r === true) {
