@@ -98,7 +98,10 @@ it('PostgreSQL stopped and SIGKILLed under load: no lease lost or duplicated, no
   // A reaper runs throughout, as in production: what the outages interrupt (a create whose
   // machine was never recorded, a teardown cut short) is its to settle — stuck leases failed,
   // machines nobody owns destroyed. It lives through the outages too.
-  reaper = spawn(process.execPath, [REAPER, '--interval', '1'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_DB: url, VMHUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its orphan grace is short here (production: 300 s): a create that finishes after the reaper
+  // failed its lease (the outage kept the provisioning claim from being renewed) leaves a machine
+  // no live lease owns, and the orphan sweep is what destroys it — within the settle bound below.
+  reaper = spawn(process.execPath, [REAPER, '--interval', '1'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_DB: url, VMHUB_LOG_LEVEL: 'warn', VMHUB_ORPHAN_GRACE_SECONDS: '10' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let reaperErr = '';
   reaper.stderr!.on('data', (d) => { reaperErr += d; });
   const started = Date.now();
@@ -130,7 +133,7 @@ it('PostgreSQL stopped and SIGKILLed under load: no lease lost or duplicated, no
       const stray = machineRecords().filter((m) => !rows.some((r) => r.id === m.lease_id && !FINAL_STATUSES.includes(r.status)));
       if (open.length === 0 && stray.length === 0) break;
       assert.equal(reaper.exitCode, null, `the reaper is still running: ${reaperErr.slice(-2000)}`);
-      if (Date.now() > settleBy) assert.fail(`not settled after 180 s: ${open.length} open leases (${open.map((r) => r.status).join(',')}), ${stray.length} stray machines; reaper: ${reaperErr.slice(-2000)}`);
+      if (Date.now() > settleBy) assert.fail(`not settled after 180 s: ${open.length} open leases (${open.map((r) => r.status).join(',')}), ${stray.length} stray machines (${stray.map((m) => `${m.lease_id}: lease ${rows.find((r) => r.id === m.lease_id)?.status ?? 'absent'}`).join(', ')}); reaper: ${reaperErr.slice(-2000)}`);
       await sleep(1000);
     }
 

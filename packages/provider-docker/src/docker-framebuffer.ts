@@ -11,7 +11,7 @@
  * framebuffer() stays undefined and adapters capture through the guest (turn it off with
  * `framebuffer: false` to keep the remote host's tmpfs clean).
  */
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FramebufferSource, MachineRef } from '@vmhub/core';
 import { parseDockerHost } from './docker-host.ts';
@@ -22,6 +22,12 @@ export const FB_MOUNT = '/run/vmhub-fb';
 /** The file Xvfb -fbdir keeps screen 0 in. */
 const SCREEN_FILE = join('screen', 'Xvfb_screen0');
 const SAFE_IDENTITY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$/;
+/**
+ * Least free space on the framebuffer's filesystem for a new machine to get one: Xvfb maps its
+ * file and writes into it, and a full tmpfs would kill the X server with SIGBUS, not fail softly.
+ * 256 MiB is a 8192×8192 screen with room to spare.
+ */
+export const MIN_FREE_BYTES = 256 * 1024 * 1024;
 
 /** The host directory all machines' framebuffers go under, or undefined when off / not local. */
 export function framebufferRoot(options: Pick<DockerProviderOptions, 'framebuffer' | 'framebuffer_dir' | 'docker_host'>): string | undefined {
@@ -44,13 +50,20 @@ function machineDir(root: string, identity: string): string | undefined {
 /**
  * Make the machine's directory before its container is created: the root private to this host
  * user (0700), the machine's readable (the guest's session makes `screen/` inside it for its X
- * user). Undefined when it cannot be made: the container then runs without it.
+ * user). Undefined when it cannot be made, or the filesystem has less than MIN_FREE_BYTES free:
+ * the container then runs without it.
  */
-export function prepareFramebuffer(root: string, identity: string, log: (msg: string) => void): string | undefined {
+export function prepareFramebuffer(root: string, identity: string, log: (msg: string) => void, minFree = MIN_FREE_BYTES): string | undefined {
   const dir = machineDir(root, identity);
   if (!dir) return undefined;
   try {
     mkdirSync(root, { recursive: true, mode: 0o700 });
+    const fs = statfsSync(root);
+    const free = fs.bavail * fs.bsize;
+    if (free < minFree) {
+      log(`[vmhub] [provider-docker] no framebuffer for ${identity}: ${root} has ${Math.floor(free / 2 ** 20)} MiB free, less than ${Math.ceil(minFree / 2 ** 20)} MiB: screenshots go through the guest`);
+      return undefined;
+    }
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     return dir;
   } catch (err) {

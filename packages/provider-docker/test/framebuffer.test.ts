@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { machineIdentity, type MachineRef } from '@vmhub/core';
-import { framebufferRoot } from '../src/docker-framebuffer.ts';
+import { framebufferRoot, prepareFramebuffer } from '../src/docker-framebuffer.ts';
 import { ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
 
 async function guestEnv(provider: ReturnType<typeof makeProvider>['provider'], m: MachineRef): Promise<string> {
@@ -64,6 +64,15 @@ describe('docker: the framebuffer shared with the host (Xvfb -fbdir on a tmpfs)'
     assert.doesNotMatch(await guestEnv(provider, m), /VMHUB_FBDIR/);
     assert.equal(await provider.destroy(m), 'destroyed');
     await provider.close?.();
+  });
+
+  it('a filesystem short of space gets no framebuffer (a full tmpfs would SIGBUS the X server), saying so', () => {
+    const said: string[] = [];
+    assert.equal(prepareFramebuffer(join(root, 'full'), 'vmhub-x-1', (m) => said.push(m), Number.MAX_SAFE_INTEGER), undefined);
+    assert.equal(existsSync(join(root, 'full', 'vmhub-x-1')), false);
+    assert.match(said[0] ?? '', /no framebuffer for vmhub-x-1: .* MiB free, less than \d+ MiB: screenshots go through the guest/);
+    assert.equal(prepareFramebuffer(join(root, 'roomy'), 'vmhub-x-1', (m) => said.push(m), 0), join(root, 'roomy', 'vmhub-x-1'));
+    assert.equal(prepareFramebuffer(join(root, 'roomy'), '../escape', (m) => said.push(m), 0), undefined, 'an identity that is not a plain name gets no directory');
   });
 
   it('only for an engine on this host: a tcp:// engine gets none', () => {
