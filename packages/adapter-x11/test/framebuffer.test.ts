@@ -82,12 +82,15 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-bg', 'red', '-geometry', '30x8+300+200', '-e', 'sleep', '120'], wait_seconds: 15 });
     assert.ok(r.window, 'xterm opened');
     const inside = { x: r.window.x + Math.floor(r.window.width / 2), y: r.window.y + r.window.height - 5 };
+    calls.length = 0;
     const red = await until('red in the framebuffer', async () => {
       const shot = await session.screenshot!(ctx);
       const [rr, g, b] = pixel(shot, inside.x, inside.y);
       return rr! > 200 && g! < 60 && b! < 60 ? true : undefined;
     }, 10_000, 100);
     assert.equal(red, true);
+    // Seen in the framebuffer, not through a fallback: not one guest command while polling.
+    assert.deepEqual(calls, [], 'every frame came from the host framebuffer');
     await session.close!(ctx, { window: r.window.id });
   });
 
