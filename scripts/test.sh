@@ -28,5 +28,8 @@ echo "machine: $(nproc) cpus, kernel $(uname -r), $(free -g | awk '/^Mem/ {print
   "docker $(docker info --format '{{.ServerVersion}} {{.Driver}} cgroup v{{.CgroupVersion}}' 2>/dev/null || echo down)," \
   "$(ipcs -m 2>/dev/null | grep -c '^0x') SysV shm segments, ulimit -n $(ulimit -n) -u $(ulimit -u)," \
   "dockerd's: $(awk '/open files|processes/ {print $(NF-2)}' "/proc/$(pgrep -xo dockerd)/limits" 2>/dev/null | paste -sd/), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# Which variables the run was started with (names only): a test that passes here and fails there
+# may depend on one (a foot with no SHELL runs the login shell, nobody's nologin, and closes).
+echo "environment: $(env | cut -d= -f1 | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' | sort | paste -sd' ')"
 echo "${passed} passed, ${failed} failed"
 exit "$status"

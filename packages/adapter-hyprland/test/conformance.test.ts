@@ -58,6 +58,11 @@ async function hostTarget(hyprlandVersion?: string): Promise<AdapterTarget> {
       // it through the template's adapter_options, applied when it opens the lease's session.
       context: leaseContext(channel, { xdg_runtime_dir: sway.runtimeDir, compositor: hyprlandVersion ? 'hyprland' : 'sway' }),
       dispose: () => sway.stop(),
+      diagnose: async () => [
+        `host: ${availableParallelism()} cpus, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+        `the session user's processes:\n${spawnSync('ps', ['-o', 'pid,stat,etime,args', '-u', String(NOBODY)], { encoding: 'utf8', timeout: 5000 }).stdout.trim()}`,
+        `sway windows:\n${swayWindows(() => sway.swaymsg('-r', '-t', 'get_tree'))}`,
+      ].join('\n'),
       effects: {
         typedText: () => quiet(async () => readFileSync(typed, 'utf8')),
         clipboard: async () => { try { return asUser(['wl-paste', '-n']); } catch { return ''; } },
@@ -111,6 +116,15 @@ async function dockerTarget(templateId: string): Promise<AdapterTarget> {
   }
 }
 
+/** The tree's windows in one line (app_id, pid, name, visible), from `swaymsg -r -t get_tree`. */
+function swayWindows(tree: () => string): string {
+  try {
+    return (tree().match(/"(app_id|pid|name|visible)": [^,\n]+/g) ?? []).join(' ').slice(0, 600);
+  } catch (err) {
+    return `(failed: ${(err as Error).message})`;
+  }
+}
+
 /**
  * What a failed check in a container adds to its message: the guest's processes, sway's windows
  * and the container's log (sway's stderr, and that of every app it starts, foot's included).
@@ -144,11 +158,11 @@ const common = {
 
 // VMHUB_HYPRLAND_HOST=0 / VMHUB_HYPRLAND_DOCKER=0 leave out the host or the docker targets.
 if (process.env.VMHUB_HYPRLAND_HOST !== '0') {
-  runAdapterConformance({ ...common, target: () => hostTarget() });
-  runAdapterConformance({ ...common, target: () => hostTarget('0.41.2') });
-  runAdapterConformance({ ...common, target: () => hostTarget('0.55.4') });
+  runAdapterConformance({ ...common, name: 'host sway', target: () => hostTarget() });
+  runAdapterConformance({ ...common, name: 'host sway + stand-in 0.41.2', target: () => hostTarget('0.41.2') });
+  runAdapterConformance({ ...common, name: 'host sway + stand-in 0.55.4', target: () => hostTarget('0.55.4') });
 }
 if (process.env.VMHUB_HYPRLAND_DOCKER !== '0') {
-  runAdapterConformance({ ...common, target: () => dockerTargetWithRetry('wayland-sway'), setupTimeoutMs: 300_000 });
-  runAdapterConformance({ ...common, target: () => dockerTargetWithRetry('hyprland-standin'), setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, name: 'docker wayland-sway', target: () => dockerTargetWithRetry('wayland-sway'), setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, name: 'docker hyprland-standin', target: () => dockerTargetWithRetry('hyprland-standin'), setupTimeoutMs: 300_000 });
 }

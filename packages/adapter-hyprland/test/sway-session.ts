@@ -66,7 +66,9 @@ export async function startSway(options: { outputs?: number } = {}): Promise<Swa
   procs.push(sway);
   const sock = await until('sway IPC socket', () => readdirSync(runtimeDir).find((f) => f.startsWith('sway-ipc.') && f.endsWith('.sock')), 30_000);
   await until('wayland socket', () => existsSync(join(runtimeDir, 'wayland-1')), 30_000);
-  const env = { XDG_RUNTIME_DIR: runtimeDir, WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: join(runtimeDir, sock), LC_ALL: 'C.UTF-8', HOME: home };
+  // SHELL: a foot started without it runs the user's login shell, nobody's /usr/sbin/nologin, and
+  // closes at once (CI starts the suite with no SHELL in its environment).
+  const env = { XDG_RUNTIME_DIR: runtimeDir, WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: join(runtimeDir, sock), LC_ALL: 'C.UTF-8', HOME: home, SHELL: '/bin/sh' };
   const swaymsg = (...args: string[]) => execFileSync('swaymsg', args, { env: { ...process.env, ...env }, timeout: 10_000 }).toString('utf8');
   await until('sway answering', () => { try { return swaymsg('-t', 'get_version').includes('1.'); } catch { return undefined; } }, 30_000);
   return {

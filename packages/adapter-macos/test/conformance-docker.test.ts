@@ -17,6 +17,7 @@ const X = { DISPLAY: ':0', LC_ALL: 'C.UTF-8' };
 
 runAdapterConformance({
   plugin: macos,
+  name: 'docker macos-standin',
   launchApp: 'xterm',
   timeoutMs: 60_000,
   setupTimeoutMs: 240_000,

@@ -10,6 +10,7 @@ import { EXEC_SKIP } from './skips.ts';
 
 runAdapterConformance({
   plugin: macos,
+  name: 'host, in-guest tools only',
   launchApp: 'xterm',
   timeoutMs: 60_000,
   setupTimeoutMs: 120_000,

@@ -12,6 +12,7 @@ import { hostTarget } from './host-target.ts';
 
 runAdapterConformance({
   plugin: macos,
+  name: 'host, VNC + SSH',
   launchApp: 'xterm',
   timeoutMs: 60_000,
   setupTimeoutMs: 120_000,

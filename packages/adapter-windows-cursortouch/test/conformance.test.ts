@@ -96,8 +96,8 @@ const common = {
   setupTimeoutMs: 60_000,
 };
 
-runAdapterConformance({ ...common, target: () => inProcessTarget('0.8.2') });
-runAdapterConformance({ ...common, target: () => inProcessTarget('0.5.8') });
+runAdapterConformance({ ...common, name: 'in-process stand-in 0.8.2', target: () => inProcessTarget('0.8.2') });
+runAdapterConformance({ ...common, name: 'in-process stand-in 0.5.8', target: () => inProcessTarget('0.5.8') });
 if (process.env.VMHUB_WINDOWS_DOCKER !== '0') {
-  runAdapterConformance({ ...common, target: dockerTarget, setupTimeoutMs: 300_000 });
+  runAdapterConformance({ ...common, name: 'docker windows-standin', target: dockerTarget, setupTimeoutMs: 300_000 });
 }

@@ -25,6 +25,12 @@ export interface AdapterConformanceOptions<O = unknown> {
   plugin: AdapterPlugin<O>;
   /** Options passed to plugin.create (validated by defineAdapter). */
   options?: Partial<O>;
+  /**
+   * Names the target when one file runs the kit on several (e.g. "docker wayland-sway"): it goes
+   * into every suite title and every failure's message, since a test reporter's summary of
+   * failures shows only the check's own name.
+   */
+  name?: string;
   /** Make a running target and the AdapterContext to drive it; called once, disposed after. */
   target: () => Promise<AdapterTarget>;
   /** An app the target can launch that opens a window (e.g. "xterm"): enables launch/focus/close checks. */
@@ -47,21 +53,28 @@ const CHECKS: CheckTable = { ...SCREEN_CHECKS, ...WINDOW_CHECKS, ...INPUT_CHECKS
 
 const DIAGNOSIS_MAX = 4000;
 
-/** Runs a check; when it fails and the target can diagnose, the failure carries what it sees. */
-async function withDiagnosis(target: AdapterTarget, run: () => Promise<void>): Promise<void> {
+/**
+ * Runs a check; when it fails, the failure names the target (when named) and, when the target can
+ * diagnose, carries what it sees.
+ */
+async function withDiagnosis(target: AdapterTarget, name: string | undefined, run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {
-    if (!target.diagnose || !(err instanceof Error)) throw err;
-    let seen: string;
-    try {
-      seen = await target.diagnose();
-    } catch (e) {
-      seen = `diagnose() failed: ${(e as Error).message}`;
+    if ((!target.diagnose && !name) || !(err instanceof Error)) throw err;
+    let added = name ? `\n  target: ${name}` : '';
+    if (target.diagnose) {
+      let seen: string;
+      try {
+        seen = await target.diagnose();
+      } catch (e) {
+        seen = `diagnose() failed: ${(e as Error).message}`;
+      }
+      if (seen.length > DIAGNOSIS_MAX) seen = `${seen.slice(0, DIAGNOSIS_MAX)}\n[… ${seen.length - DIAGNOSIS_MAX} more characters]`;
+      added += `\n  the target's diagnosis:\n${seen.replace(/^/gm, '    ')}`;
     }
-    if (seen.length > DIAGNOSIS_MAX) seen = `${seen.slice(0, DIAGNOSIS_MAX)}\n[… ${seen.length - DIAGNOSIS_MAX} more characters]`;
     const before = err.message;
-    err.message = `${before}\n  the target's diagnosis:\n${seen.replace(/^/gm, '    ')}`;
+    err.message = `${before}${added}`;
     // Reporters print the stack, which holds the message as it was when the error was made.
     if (err.stack?.includes(before)) err.stack = err.stack.replace(before, err.message);
     throw err;
@@ -70,7 +83,7 @@ async function withDiagnosis(target: AdapterTarget, run: () => Promise<void>): P
 
 export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): void {
   const { plugin } = spec;
-  const id = plugin?.id ?? 'adapter';
+  const id = `${plugin?.id ?? 'adapter'}${spec.name ? ` (${spec.name})` : ''}`;
   const timeout = spec.timeoutMs ?? 60_000;
   const declared = new Set<Capability>(plugin?.capabilities ?? []);
   let env: SuiteEnv | undefined;
@@ -152,7 +165,7 @@ export function runAdapterConformance<O>(spec: AdapterConformanceOptions<O>): vo
             if (!env) { t.skip(`target setup failed: ${(setupError as Error)?.message ?? 'unknown'}`); return; }
             const reason = declared.has(cap) ? spec.skip?.[cap] : undefined;
             if (reason) { t.skip(reason); return; }
-            await withDiagnosis(env.target, () => c.run(env!, t));
+            await withDiagnosis(env.target, spec.name, () => c.run(env!, t));
           });
         }
       });

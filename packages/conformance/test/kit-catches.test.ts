@@ -22,15 +22,15 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
     for (const expected of [
       /not ok \d+ - writes 64 KB of random binary byte-exact/,
       /fix: move bytes unchanged: no text mode, no newline translation, no truncation/,
-      // the target's diagnose() output, indented, in the failure's message
-      /the target's diagnosis:\n\s+sloppy-diagnosis: line one\n\s+sloppy-diagnosis: line two/,
+      // the target's name and its diagnose() output, indented, in the failure's message
+      /target: fake host\n\s+the target's diagnosis:\n\s+sloppy-diagnosis: line one\n\s+sloppy-diagnosis: line two/,
       /not ok \d+ - honours timeout_seconds/,
       /fix: when timeout_ms passes, kill the process/,
       /not ok \d+ - destroy\(\) with a forged identity answers "identity_mismatch"/,
       /provider\.destroy returned 'destroyed' for a forged identity/,
       /fix: destroy must re-read the machine by external_id and compare the identity/,
       // a session that is never really disposed (its watcher keeps running in the guest)
-      /not ok \d+ - sloppy: a session ends cleanly/,
+      /not ok \d+ - sloppy \(fake host\): a session ends cleanly/,
       /the session left 1 guest command\(s\) running 3 s after dispose\(\): \[\\?"sleep\\?",\\?"30\\?"\]/,
       /fix: dispose\(\) must stop every command the session started/,
       // a plugin built for another contract
