@@ -7,6 +7,7 @@ import type { VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { Catalog } from './catalog.ts';
 import { LeaseManager } from './leases/manager.ts';
+import { WarmPools } from './leases/pools.ts';
 import { reaperStarter, type ReaperStarter } from './reaper-starter.ts';
 import { Registry } from './registry.ts';
 import { LeaseSessions } from './sessions/lease-sessions.ts';
@@ -18,6 +19,8 @@ export interface Runtime {
   /** Starts a detached reaper for this store when leases exist and none runs. */
   reaper: ReaperStarter;
   leases: LeaseManager;
+  /** Warm pools (config `pools`): ready machines vm_lease_create hands out whole. */
+  pools: WarmPools;
   catalog: Catalog;
   close(): Promise<void>;
 }
@@ -37,14 +40,19 @@ export async function startRuntime(config: VmhubConfig, from: string): Promise<R
   // Every terminal state the manager reaches ends the lease's session here.
   const leases = new LeaseManager(store, registry, config, (leaseId, reason) => sessions.end(leaseId, reason));
   sessions.attach(leases);
-  const catalog = new Catalog(registry, store, leases, sessions);
   const reaper = reaperStarter(store, { db, enabled: config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
+  // A pool machine is a lease like any other: a reaper must be there to reap it if we die.
+  const pools = new WarmPools(store, registry, leases, config, () => void reaper.ensure('pool machine created'));
+  leases.attachPools(pools);
+  const catalog = new Catalog(registry, store, leases, sessions, pools);
   // Leases left live by an earlier server (it died with its client): make sure someone reaps them.
   // A store that is unreachable now is not checked again here: the next lease created starts a reaper.
   void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);
+  pools.start();
   return {
-    store, registry, sessions, leases, catalog, reaper,
+    store, registry, sessions, leases, pools, catalog, reaper,
     async close() {
+      await pools.stop();
       leases.abortAll();
       await sessions.closeAll();
       await registry.close();

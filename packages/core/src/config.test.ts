@@ -38,6 +38,17 @@ describe('core: configuration', () => {
     assert.throws(() => loadConfig({ env: { VMHUB_CONFIG: join(dir, 'missing.json') } }), /does not exist/);
     assert.throws(() => loadConfig({ env: { VMHUB_CONFIG: file, VMHUB_DEFAULT_TTL_SECONDS: 'x' } }), /must be an integer/);
   });
+  it('pools: defaults filled; min_ready above max, a hold under 5 s and an unknown key are refused by name', () => {
+    const file = join(dir, 'pools.json');
+    writeFileSync(file, JSON.stringify({ pools: { 'debian-x11': {} } }));
+    assert.deepEqual(loadConfig({ env: { VMHUB_CONFIG: file } }).pools, { 'debian-x11': { min_ready: 1, max: 2, hold_seconds: 60 } });
+    writeFileSync(file, JSON.stringify({ pools: { 'debian-x11': { min_ready: 3, max: 2 } } }));
+    assert.throws(() => loadConfig({ env: { VMHUB_CONFIG: file } }), (err: Error & { code?: string }) => err.code === 'INVALID_REQUEST' && /pools\.debian-x11\.min_ready \(3\) is more than pools\.debian-x11\.max \(2\)/.test(err.message));
+    writeFileSync(file, JSON.stringify({ pools: { 'debian-x11': { hold_seconds: 1 } } }));
+    assert.throws(() => loadConfig({ env: { VMHUB_CONFIG: file } }), /pools\/debian-x11\/hold_seconds|pools\.debian-x11\.hold_seconds/);
+    writeFileSync(file, JSON.stringify({ pools: { 'debian-x11': { min: 1 } } }));
+    assert.throws(() => loadConfig({ env: { VMHUB_CONFIG: file } }), /pools\.debian-x11\.min/);
+  });
 });
 
 describe('core: configuration refuses unknown keys', () => {

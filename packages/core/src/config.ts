@@ -35,6 +35,19 @@ export const VmhubConfigSchema = Type.Object({
   standin_templates: Type.Boolean({ default: false }),
   /** Template ids to hide (plugin defaults you do not want offered). */
   disabled_templates: Type.Array(Type.String(), { default: [] }),
+  /**
+   * Warm pools, by template id: machines made ready ahead of time and handed whole to the next
+   * vm_lease_create on that template (never shared: a released machine is destroyed). They are
+   * leases held by the pool, so they count in leases.max_total and the reaper owns them.
+   */
+  pools: Type.Record(Type.String({ minLength: 1 }), Type.Object({
+    /** Ready (or being made) machines the server keeps waiting. */
+    min_ready: Type.Integer({ minimum: 0, maximum: 100, default: 1 }),
+    /** At most this many pool machines of the template at once. */
+    max: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+    /** A pool machine whose server stops holding it expires this long after (the reaper then destroys it). */
+    hold_seconds: Seconds(60, 5),
+  }), { default: {} }),
   leases: Type.Object({
     /** TTL when vm_lease_create gives none. Env VMHUB_DEFAULT_TTL_SECONDS. */
     default_ttl_seconds: Seconds(3600, 60),
@@ -200,6 +213,9 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
     throw new VmhubError('INVALID_REQUEST', `${what}: ${unknown.slice(0, 5).map(describeUnknown).join('; ')}`, { source: 'config', hint: 'Fix or remove the key, then start again. Every key is in node_modules/@vmhub/server/docs/configuration.md (`vmhub-server --help` prints its full path).' });
   }
   const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, what, 'config');
+  for (const [id, pool] of Object.entries(config.pools)) {
+    if (pool.min_ready > pool.max) throw new VmhubError('INVALID_REQUEST', `${what}: pools.${id}.min_ready (${pool.min_ready}) is more than pools.${id}.max (${pool.max})`, { source: 'config', hint: 'A pool keeps min_ready machines waiting and never holds more than max: lower min_ready or raise max.' });
+  }
   return { ...config, source };
 }
 

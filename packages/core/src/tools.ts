@@ -94,6 +94,10 @@ export const TOOLS = {
       providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), not_configured: Type.Optional(Type.Boolean()), reason: Type.Optional(Type.String()) })),
       /** This process's lease sessions: open sessions and the channels/consoles they hold open. */
       sessions: Type.Object({ open: Type.Integer(), channels: Type.Integer() }),
+      /** Warm pools (config `pools`): machines ready or being made, and why a pool is not filling. */
+      pools: Type.Optional(Type.Array(Type.Object({
+        template: Type.String(), min_ready: Type.Integer(), max: Type.Integer(), ready: Type.Integer(), starting: Type.Integer(), reason: Type.Optional(Type.String()),
+      }))),
     }),
     annotations: { ...RO },
   }),

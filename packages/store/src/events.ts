@@ -10,6 +10,8 @@ export const EVENT_KINDS = [
   // Lease lifecycle, one per transition (plus creation and renewal).
   'lease.created',
   'lease.renewed',
+  // A warm pool's ready lease handed to an agent (pools.ts): its request_id, principal, owner.
+  'lease.claimed',
   'lease.ready',
   'lease.releasing',
   'lease.released',

@@ -15,6 +15,7 @@ export {
   LeaseTransitionError, canTransition,
   type LeaseStatus, type MachineState, type TransitionTarget,
 } from './lifecycle.ts';
+export { POOL_PRINCIPAL, POOL_LIVE_STATUSES, type PoolClaim } from './pools.ts';
 export { EVENT_KINDS, EventKindError, isEventKind, type EventKind, type NewEvent } from './events.ts';
 export { machineRef, type MachineRef } from './machine-ref.ts';
 export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from './teardowns.ts';

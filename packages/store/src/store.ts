@@ -21,6 +21,7 @@ import { sqliteBackend } from './sqlite-backend.ts';
 import { parseStoreTarget, type PostgresSettings } from './target.ts';
 import * as locks from './locks.ts';
 import { lapsingLeadership, postgresLeadership, type Leadership } from './leadership.ts';
+import * as pools from './pools.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -219,6 +220,30 @@ export class Store {
       const row = await q.executeTakeFirstOrThrow();
       return Number(row.n);
     });
+  }
+
+  // ── warm pools (pools.ts: pool machines are leases held by POOL_PRINCIPAL) ────────────────
+
+  /**
+   * Hand a ready lease of the pool `claim.pool` to an agent (its request_id, principal, owner and
+   * expiry), with its `lease.claimed` event; undefined when the pool has none ready. A request_id
+   * already taken fails here like createLease's would not: callers look it up first.
+   */
+  claimPooled(claim: Omit<pools.PoolClaim, 'token' | 'now'>): Promise<LeaseRow | undefined> {
+    const token = randomUUID();
+    return this.#run('claimPooled', async (attempt) => {
+      if (attempt > 0) {
+        // The first attempt may have committed: then the row is under our request_id with our token.
+        const mine = await this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', claim.request_id).where('write_token', '=', token).executeTakeFirst();
+        if (mine) return mine;
+      }
+      return pools.claimPooled(this.#db, { ...claim, token, now: Date.now() });
+    });
+  }
+
+  /** Push these pool leases' expiry to `until` (capped by their max lifetime); claimed ones are untouched. Returns how many. */
+  holdPooled(ids: readonly string[], until: number): Promise<number> {
+    return this.#run('holdPooled', () => pools.holdPooled(this.#db, ids, until));
   }
 
   // ── sweeps (whole-table lifecycle work, one statement per source status) ──────────────────

@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
 import { deadlineSignal, type CallExtra } from '@vmhub/core/router';
-import type { LeaseRow, LeaseStatus, Store } from '@vmhub/store';
+import { POOL_PRINCIPAL, type LeaseRow, type LeaseStatus, type Store } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
 import { checkMachine, machineLostError } from './machine-lost.ts';
@@ -41,6 +41,8 @@ export class LeaseManager {
   readonly #changes = new EventEmitter().setMaxListeners(0);
   /** Ends the lease's session in this process (release, expiry, failure): see sessions/. */
   readonly #onEnd: (leaseId: string, reason: string) => Promise<void>;
+  /** The warm pools (pools.ts), told when a claim took a machine so they refill at once. */
+  #pools: { poolOf(template: TemplateConfig): string | undefined; claimed(templateId: string): void } | undefined;
 
   constructor(store: Store, registry: Registry, config: VmhubConfig, onEnd: (leaseId: string, reason: string) => Promise<void>) {
     this.#store = store;
@@ -57,6 +59,10 @@ export class LeaseManager {
     return t;
   }
 
+  attachPools(pools: { poolOf(template: TemplateConfig): string | undefined; claimed(templateId: string): void }): void {
+    this.#pools = pools;
+  }
+
   /**
    * `principal` is who is authenticated (the HTTP token's principal, or the local user on
    * stdio): quotas count it. `owner` is the label the agent gave (or its client's name).
@@ -64,6 +70,8 @@ export class LeaseManager {
   async create(input: ToolInput<'vm_lease_create'>, principal: string, owner: string): Promise<LeaseInfo> {
     const requestId = input.request_id ?? randomUUID();
     const existing = await this.#store.getLeaseByRequest(requestId);
+    // A pool machine's own request_id (`pool:<uuid>`) is not an agent's to reuse.
+    if (existing?.principal === POOL_PRINCIPAL) throw new VmhubError('ALREADY_EXISTS', `request_id "${requestId}" names a warm-pool machine; pick another request_id`);
     if (existing) return this.#same(existing, input.template);
 
     const template = this.template(input.template);
@@ -85,35 +93,85 @@ export class LeaseManager {
       if (raced) return raced;
       throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner counts the authenticated principal, whatever owner label a call gives)`);
     }
+    // A warm pool's ready machine, handed over whole: it already counts in max_total.
+    const warm = await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
+    if (warm) return warm;
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
       const raced = await full();
       if (raced) return raced;
       throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
     }
 
+    const { lease, created } = await this.#insert(template, { requestId, principal, owner, ttlMs: (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000 });
+    if (!created) return this.#same(lease, input.template);
+    return leaseView(lease);
+  }
+
+  /**
+   * Start one pool machine of `template` for the pool `pool` (pools.ts), held `holdMs` ahead:
+   * the same row, identity and provisioning as an agent's lease, under POOL_PRINCIPAL. Undefined
+   * when the instance is at leases.max_total (a pool never pushes agents out).
+   */
+  async createPooled(template: TemplateConfig, pool: string, holdMs: number): Promise<LeaseRow | undefined> {
+    if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= this.#config.leases.max_total) return undefined;
+    const { lease } = await this.#insert(template, { requestId: `pool:${randomUUID()}`, principal: POOL_PRINCIPAL, owner: pool, ttlMs: holdMs });
+    return lease;
+  }
+
+  /** Insert a provisioning lease (with its lease.created event) and provision it in the background. */
+  async #insert(template: TemplateConfig, who: { requestId: string; principal: string; owner: string; ttlMs: number }): Promise<{ lease: LeaseRow; created: boolean }> {
+    const limits = this.#config.leases;
     const now = Date.now();
     const id = randomUUID();
     const maxExpires = now + limits.max_lifetime_seconds * 1000;
     const { lease, created } = await this.#store.createLease({
       id,
-      request_id: requestId,
+      request_id: who.requestId,
       template: template.id,
       provider: template.provider,
       adapter: template.adapter,
-      owner,
-      principal,
+      owner: who.owner,
+      principal: who.principal,
       status: 'provisioning',
       identity: machineIdentity(this.#config.instance, id),
       created_at: now,
-      expires_at: Math.min(now + (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000, maxExpires),
+      expires_at: Math.min(now + who.ttlMs, maxExpires),
       max_expires_at: maxExpires,
       deadline_at: now + limits.provision_timeout_seconds * 1000,
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
-    }, { event: { actor: this.#actor, data: { template: template.id, owner, principal, request_id: requestId } } });
-    if (!created) return this.#same(lease, input.template);
+    }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId } } });
     // The row and its lease.created event committed together.
-    void this.#provision(lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message }));
-    return leaseView(lease);
+    if (created) void this.#provision(lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message }));
+    return { lease, created };
+  }
+
+  /**
+   * Take a ready machine from the template's warm pool for this request (undefined: none ready,
+   * or no pool). The lease keeps its id and identity and becomes the caller's, with the caller's
+   * TTL and a max lifetime counted from now.
+   */
+  async #claimWarm(template: TemplateConfig, requestId: string, principal: string, owner: string, ttlSeconds: number | undefined): Promise<LeaseInfo | undefined> {
+    const pool = this.#pools?.poolOf(template);
+    if (!pool) return undefined;
+    const limits = this.#config.leases;
+    const now = Date.now();
+    const maxExpires = now + limits.max_lifetime_seconds * 1000;
+    let row: LeaseRow | undefined;
+    try {
+      row = await this.#store.claimPooled({
+        template: template.id, pool, request_id: requestId, principal, owner,
+        expires_at: Math.min(now + (ttlSeconds ?? limits.default_ttl_seconds) * 1000, maxExpires), max_expires_at: maxExpires, actor: this.#actor,
+      });
+    } catch (err) {
+      // The request_id was taken meanwhile (a concurrent call): that call's lease is the answer.
+      const raced = await this.#store.getLeaseByRequest(requestId);
+      if (raced) return this.#same(raced, template.id);
+      throw err;
+    }
+    this.#pools?.claimed(template.id);
+    if (!row) return undefined;
+    this.#changed(row.id);
+    return leaseView(row);
   }
 
   #same(row: LeaseRow, template: string): LeaseInfo {
