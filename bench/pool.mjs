@@ -1,0 +1,101 @@
+// Warm pools: vm_lease_create → ready (and → the first screenshot, the first action) as the MCP
+// client sees it, from a warm pool vs a cold create, on Docker (debian-x11) and QEMU under TCG
+// (tiny-console), beside the floor of a cold Docker create (`docker run` until the X display
+// answers). Each warm sample waits for the pool to refill first, so every claim finds a ready
+// machine; the cold samples run on a server without pools.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connectServer, percentile, round, toolCaller } from './lib.mjs';
+
+const run = promisify(execFile);
+const N = Number(process.env.N ?? 5);
+const N_QEMU = Number(process.env.N_QEMU ?? 3);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
+
+async function server(dir, name, pools) {
+  const config = join(dir, `${name}.json`);
+  writeFileSync(config, JSON.stringify({ instance: `bp${name}`, db: join(dir, `${name}.db`), pools, reaper: { autostart: false }, providers: { qemu: { state_dir: join(dir, `qemu-${name}`) } } }));
+  const client = await connectServer({ VMHUB_CONFIG: config });
+  return { client, call: toolCaller(client) };
+}
+
+/** One lease: create → ready, then → the first screenshot answered. */
+async function sample(call, template, leases) {
+  const t = performance.now();
+  const created = (await call('vm_lease_create', { template })).structuredContent;
+  leases.push(created.lease_id);
+  let status = created.status;
+  while (['provisioning', 'starting'].includes(status)) status = (await call('vm_lease_status', { lease_id: created.lease_id, wait_seconds: 20 })).structuredContent.status;
+  if (status !== 'ready') throw new Error(`lease ${created.lease_id} ${status}`);
+  const ready = performance.now() - t;
+  await call('vm_screenshot', { lease_id: created.lease_id });
+  return { ready, first: performance.now() - t, warm: created.status === 'ready' };
+}
+
+async function poolReady(call, template, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const pool = (await call('vm_health', {})).structuredContent.pools?.find((p) => p.template === template);
+    if (pool && pool.ready >= 1) return;
+    await sleep(100);
+  }
+  throw new Error(`the ${template} pool did not refill in ${ms} ms`);
+}
+
+async function measure(call, template, n, warm, leases) {
+  const ready = [];
+  const first = [];
+  let claimed = 0;
+  for (let i = 0; i < n; i++) {
+    if (warm) await poolReady(call, template, 240_000);
+    const s = await sample(call, template, leases);
+    ready.push(s.ready);
+    first.push(s.first);
+    if (s.warm) claimed++;
+    await call('vm_lease_release', { lease_id: leases.pop() });
+  }
+  return { create_to_ready: stats(ready), create_to_first_screenshot: stats(first), ready_when_create_answered: `${claimed}/${n}` };
+}
+
+export async function run_() {
+  const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-pool-'));
+  const servers = [];
+  const leases = [];
+  try {
+    const cold = await server(dir, 'cold', {});
+    servers.push(cold);
+    const warm = await server(dir, 'warm', { 'debian-x11': { min_ready: 1, max: 1 }, 'tiny-console': { min_ready: 1, max: 1 } });
+    servers.push(warm);
+    const docker = { cold: await measure(cold.call, 'debian-x11', N, false, leases), warm_pool: await measure(warm.call, 'debian-x11', N, true, leases) };
+    // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its display answers.
+    const golden = (await run('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', 'vmhub/debian-x11'])).stdout.split('\n').filter(Boolean)[0];
+    const floor = [];
+    for (let i = 0; i < N; i++) {
+      const name = `vmhub-bench-poolfloor-${process.pid}-${i}`;
+      const t = performance.now();
+      await run('docker', ['run', '-d', '--network', 'none', '--name', name, '-e', 'VMHUB_SCREEN=1280x800x24', golden]);
+      while (!(await run('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', name, 'xdpyinfo']).then(() => true, () => false)));
+      floor.push(performance.now() - t);
+      await run('docker', ['rm', '-f', name]).catch(() => undefined);
+    }
+    docker.floor_docker_run_until_display = stats(floor);
+    const qemu = { cold: await measure(cold.call, 'tiny-console', N_QEMU, false, leases), warm_pool: await measure(warm.call, 'tiny-console', N_QEMU, true, leases) };
+    return { docker_debian_x11: docker, qemu_tcg_tiny_console: qemu };
+  } finally {
+    for (const s of servers) {
+      for (const lease of leases) await s.client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
+      await s.client.close().catch(() => undefined);
+    }
+    // The warm server's pool machines expire with it; remove them now rather than leave them to a reaper.
+    await run('sh', ['-c', 'docker rm -f $(docker ps -aq --filter name=vmhub-bpwarm-) 2>/dev/null || true']);
+    await run('sh', ['-c', 'pkill -f -- "vmhub-bpwarm-" || true']);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export { run_ as run };
+if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run_(), null, 2));
