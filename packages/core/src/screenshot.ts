@@ -68,6 +68,14 @@ export async function sharp(input?: Buffer, options?: import('sharp').SharpOptio
 
 const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
 
+/**
+ * The downscale kernel per format, chosen on screen content (bench/resize.mjs, RESULTS.md): for
+ * PNG, lanczos2 keeps as much text legible as lanczos3 with 14–16 % fewer bytes and less time
+ * (lanczos3's ringing around glyphs makes colours deflate compresses badly). JPEG and WebP keep
+ * lanczos3: a lanczos2 JPEG frame made tesseract misread a digit in the live view's test.
+ */
+const DOWNSCALE_KERNEL: Record<ImageFormat, 'lanczos2' | 'lanczos3'> = { png: 'lanczos2', jpeg: 'lanczos3', webp: 'lanczos3' };
+
 export async function shapeScreenshot(raw: RawScreen, options: ShapeOptions = {}): Promise<ShapedScreenshot> {
   return shapePixels(await decodeRegion(raw, options.region), options);
 }
@@ -83,7 +91,7 @@ export async function shapePixels(px: RegionPixels, options: Omit<ShapeOptions, 
     const width = Math.max(1, Math.round(region.width * scale));
     const height = Math.max(1, Math.round(region.height * scale));
     let img = await sharp(px.data, { raw: { width: px.width, height: px.height, channels: px.channels } });
-    if (width !== region.width || height !== region.height) img = img.resize(width, height, { fit: 'fill', kernel: width > region.width ? 'nearest' : 'lanczos3' });
+    if (width !== region.width || height !== region.height) img = img.resize(width, height, { fit: 'fill', kernel: width > region.width ? 'nearest' : DOWNSCALE_KERNEL[format] });
     const mapping: ScreenMapping = { width, height, scale: width / region.width, origin: { x: region.x, y: region.y }, screen };
     if (options.overlay) img = (await sharp(await img.raw().toBuffer(), { raw: { width, height, channels: px.channels } })).composite([{ input: options.overlay(mapping), top: 0, left: 0 }]);
     const data = await encode(img, format, quality);
