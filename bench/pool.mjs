@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { POOL_PRINCIPAL, Store } from '@vmhub/store';
 import { connectServer, percentile, round, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
@@ -20,7 +21,7 @@ async function server(dir, name, pools) {
   const config = join(dir, `${name}.json`);
   writeFileSync(config, JSON.stringify({ instance: `bp${name}`, db: join(dir, `${name}.db`), pools, reaper: { autostart: false }, providers: { qemu: { state_dir: join(dir, `qemu-${name}`) } } }));
   const client = await connectServer({ VMHUB_CONFIG: config });
-  return { client, call: toolCaller(client) };
+  return { client, call: toolCaller(client), db: join(dir, `${name}.db`) };
 }
 
 /** One lease: create → ready, then → the first screenshot answered. */
@@ -36,22 +37,26 @@ async function sample(call, template, leases) {
   return { ready, first: performance.now() - t, warm: created.status === 'ready' };
 }
 
-async function poolReady(call, template, ms) {
+/** Wait until the warm server's pool of `template` has a ready machine (read from its store). */
+async function poolReady(db, template, ms) {
   const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const pool = (await call('vm_health', {})).structuredContent.pools?.find((p) => p.template === template);
-    if (pool && pool.ready >= 1) return;
-    await sleep(100);
-  }
+  const store = new Store({ path: db });
+  try {
+    while (Date.now() < until) {
+      const rows = await store.listLeases({ principal: POOL_PRINCIPAL, status: ['ready'] });
+      if (rows.some((r) => r.template === template && r.expires_at > Date.now())) return;
+      await sleep(100);
+    }
+  } finally { await store.close(); }
   throw new Error(`the ${template} pool did not refill in ${ms} ms`);
 }
 
-async function measure(call, template, n, warm, leases) {
+async function measure({ call, db }, template, n, warm, leases) {
   const ready = [];
   const first = [];
   let claimed = 0;
   for (let i = 0; i < n; i++) {
-    if (warm) await poolReady(call, template, 240_000);
+    if (warm) await poolReady(db, template, 240_000);
     const s = await sample(call, template, leases);
     ready.push(s.ready);
     first.push(s.first);
@@ -70,7 +75,7 @@ export async function run_() {
     servers.push(cold);
     const warm = await server(dir, 'warm', { 'debian-x11': { min_ready: 1, max: 1 }, 'tiny-console': { min_ready: 1, max: 1 } });
     servers.push(warm);
-    const docker = { cold: await measure(cold.call, 'debian-x11', N, false, leases), warm_pool: await measure(warm.call, 'debian-x11', N, true, leases) };
+    const docker = { cold: await measure(cold, 'debian-x11', N, false, leases), warm_pool: await measure(warm, 'debian-x11', N, true, leases) };
     // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its display answers.
     const golden = (await run('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', 'vmhub/debian-x11'])).stdout.split('\n').filter(Boolean)[0];
     const floor = [];
@@ -83,7 +88,7 @@ export async function run_() {
       await run('docker', ['rm', '-f', name]).catch(() => undefined);
     }
     docker.floor_docker_run_until_display = stats(floor);
-    const qemu = { cold: await measure(cold.call, 'tiny-console', N_QEMU, false, leases), warm_pool: await measure(warm.call, 'tiny-console', N_QEMU, true, leases) };
+    const qemu = { cold: await measure(cold, 'tiny-console', N_QEMU, false, leases), warm_pool: await measure(warm, 'tiny-console', N_QEMU, true, leases) };
     return { docker_debian_x11: docker, qemu_tcg_tiny_console: qemu };
   } finally {
     for (const s of servers) {

@@ -3,7 +3,6 @@ import { CAPABILITIES, readPackageVersion, VmhubError, type Provider, type Provi
 import { deadlineSignal } from '@vmhub/core/router';
 import type { Store } from '@vmhub/store';
 import type { LeaseManager } from './leases/manager.ts';
-import type { WarmPools } from './leases/pools.ts';
 import type { Registry } from './registry.ts';
 import type { LeaseSessions } from './sessions/lease-sessions.ts';
 
@@ -15,14 +14,12 @@ export class Catalog {
   readonly #store: Store;
   readonly #leases: LeaseManager;
   readonly #sessions: LeaseSessions;
-  readonly #pools: WarmPools | undefined;
 
-  constructor(registry: Registry, store: Store, leases: LeaseManager, sessions: LeaseSessions, pools?: WarmPools) {
+  constructor(registry: Registry, store: Store, leases: LeaseManager, sessions: LeaseSessions) {
     this.#registry = registry;
     this.#store = store;
     this.#leases = leases;
     this.#sessions = sessions;
-    this.#pools = pools;
   }
 
   async templateInfo(t: TemplateConfig): Promise<TemplateInfo> {
@@ -88,8 +85,7 @@ export class Catalog {
     const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: tidyReason(p.reason) } : {}) }));
     // A provider nobody configured is not a problem of this server: only the ones in use count.
     const ok = storeOk && providers.every((p) => p.ok || p.not_configured) && plugins.every((p) => p.ok);
-    const pools = this.#pools?.states() ?? [];
-    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, kind: this.#store.kind, path: this.#store.path, ...(storeReason === undefined ? {} : { reason: storeReason }) }, plugins, providers, sessions: this.#sessions.counts(), ...(pools.length ? { pools } : {}) };
+    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, kind: this.#store.kind, path: this.#store.path, ...(storeReason === undefined ? {} : { reason: storeReason }) }, plugins, providers, sessions: this.#sessions.counts() };
   }
 }
 

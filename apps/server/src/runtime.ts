@@ -44,7 +44,7 @@ export async function startRuntime(config: VmhubConfig, from: string): Promise<R
   // A pool machine is a lease like any other: a reaper must be there to reap it if we die.
   const pools = new WarmPools(store, registry, leases, config, () => void reaper.ensure('pool machine created'));
   leases.attachPools(pools);
-  const catalog = new Catalog(registry, store, leases, sessions, pools);
+  const catalog = new Catalog(registry, store, leases, sessions);
   // Leases left live by an earlier server (it died with its client): make sure someone reaps them.
   // A store that is unreachable now is not checked again here: the next lease created starts a reaper.
   void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);

@@ -82,8 +82,6 @@ describe('warm pools (docker, debian-x11)', { timeout: 600_000 }, () => {
     assert.equal((await s.call('vm_lease_list', {})).structuredContent.leases.length, 0);
     const reuse = await s.call('vm_lease_create', { template: 'debian-x11', request_id: pooled.request_id });
     assert.equal(reuse.structuredContent.code, 'ALREADY_EXISTS', JSON.stringify(reuse.structuredContent));
-    const health = (await s.call('vm_health', {})).structuredContent;
-    assert.deepEqual(health.pools.map((p: any) => [p.template, p.min_ready, p.max]), [['debian-x11', 1, 2]]);
 
     const t0 = Date.now();
     const created = await s.call('vm_lease_create', { template: 'debian-x11', owner: 'pool-test' });

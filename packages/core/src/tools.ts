@@ -94,10 +94,6 @@ export const TOOLS = {
       providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), not_configured: Type.Optional(Type.Boolean()), reason: Type.Optional(Type.String()) })),
       /** This process's lease sessions: open sessions and the channels/consoles they hold open. */
       sessions: Type.Object({ open: Type.Integer(), channels: Type.Integer() }),
-      /** Warm pools (config `pools`): machines ready or being made, and why a pool is not filling. */
-      pools: Type.Optional(Type.Array(Type.Object({
-        template: Type.String(), min_ready: Type.Integer(), max: Type.Integer(), ready: Type.Integer(), starting: Type.Integer(), reason: Type.Optional(Type.String()),
-      }))),
     }),
     annotations: { ...RO },
   }),
@@ -115,14 +111,14 @@ export const TOOLS = {
   }),
   vm_lease_status: tool({
     name: 'vm_lease_status', title: 'Lease status',
-    description: 'Lease state and readiness stages; waits up to wait_seconds (max 25) toward ready.',
+    description: 'Lease state and readiness stages; waits up to wait_seconds toward ready.',
     input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25 })) }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...RO },
   }),
   vm_lease_renew: tool({
     name: 'vm_lease_renew', title: 'Renew lease',
-    description: 'Push expiry to now + ttl_seconds, capped by the lease\'s max lifetime.',
+    description: 'Push expiry to now + ttl_seconds (capped by the max lifetime).',
     input: Type.Object({ lease_id: LeaseId, ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })) }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...ACT, idempotentHint: true },
@@ -152,6 +148,12 @@ export const TOOLS = {
       region: Type.Optional(Region), // screen pixels
       scale: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8 })),
       marks: Type.Optional(Type.Boolean()),
+      /**
+       * Only the box of pixels changed since this lease's previous full-screen screenshot (the whole
+       * screen the first time): origin and width/scale, height/scale say where it is; nothing
+       * changed → bytes 0 and no image (the previous image's mapping stays).
+       */
+      changed_only: Type.Optional(Type.Boolean()),
     }, Strict),
     output: bound({
       width: Type.Integer(), height: Type.Integer(), scale: Type.Number(),
@@ -164,7 +166,7 @@ export const TOOLS = {
   }),
   vm_wait: tool({
     name: 'vm_wait', title: 'Wait for screen', capability: 'screenshot',
-    description: 'Wait until the screen settles (settle_ms unchanged), shows text, or changes (not sleeps).',
+    description: 'Wait until the screen settles (settle_ms unchanged), shows text, or changes.',
     input: Type.Object({
       lease_id: LeaseId,
       for: StrEnum(['settle', 'text', 'change']),
@@ -263,7 +265,7 @@ export const TOOLS = {
   }),
   vm_paste: tool({
     name: 'vm_paste', title: 'Paste text', capability: 'paste',
-    description: 'Paste text via the clipboard (any Unicode); the old clipboard is restored.',
+    description: 'Paste text via the clipboard (any Unicode), then restore it.',
     input: Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 200000 }) }, Strict),
     output: bound({ pasted: Type.Integer() }),
     annotations: ACT,

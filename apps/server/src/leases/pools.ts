@@ -21,10 +21,8 @@ const TICK_MS = 2000;
 /** After a pool machine failed to come up, that pool waits this long before making another. */
 const FAILURE_BACKOFF_MS = 30_000;
 
-export interface PoolState {
-  template: string;
-  min_ready: number;
-  max: number;
+/** What a pass saw of one pool; a change of `reason` is logged (operators see why a pool is not filling). */
+interface PoolState {
   ready: number;
   starting: number;
   /** Why the pool is not filling, when it is not. */
@@ -85,10 +83,6 @@ export class WarmPools {
     await this.#running?.catch(() => undefined);
   }
 
-  states(): PoolState[] {
-    return [...this.#states.values()];
-  }
-
   /** One pass over every pool; a call during a pass runs one more pass after it. */
   tick(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
@@ -114,31 +108,38 @@ export class WarmPools {
     const held = new Set<string>();
     for (const [id, pool] of Object.entries(this.#config.pools)) {
       const template = this.#registry.templates.get(id);
-      if (!template) { this.#states.set(id, { template: id, min_ready: pool.min_ready, max: pool.max, ready: 0, starting: 0, reason: `no template "${id}" is offered` }); continue; }
+      if (!template) { this.#report(id, { ready: 0, starting: 0, reason: `no template "${id}" is offered` }); continue; }
       const key = this.poolOf(template)!;
       const holdMs = pool.hold_seconds * 1000;
       const keep = rows.filter((r) => r.owner === key && r.expires_at > now).slice(0, pool.max);
       for (const r of keep) held.add(r.id);
       if (keep.length) await this.#store.holdPooled(keep.map((r) => r.id), now + holdMs);
       const ready = keep.filter((r) => r.status === 'ready').length;
-      const state: PoolState = { template: id, min_ready: pool.min_ready, max: pool.max, ready, starting: keep.length - ready };
-      this.#states.set(id, state);
+      const state: PoolState = { ready, starting: keep.length - ready };
       const missing = Math.min(pool.min_ready, pool.max) - keep.length;
-      if (missing <= 0 || this.#stopped) continue;
-      const why = await this.#blocked(template, key, now);
-      if (why) { state.reason = why; continue; }
-      for (let i = 0; i < missing; i++) {
-        const made = await this.#leases.createPooled(template, key, holdMs);
-        if (!made) { state.reason = `the instance is at leases.max_total (${this.#config.leases.max_total} live leases)`; break; }
-        state.starting++;
-        this.#onCreated();
+      if (missing > 0 && !this.#stopped) {
+        state.reason = await this.#blocked(template, key, now);
+        for (let i = 0; i < missing && !state.reason; i++) {
+          const made = await this.#leases.createPooled(template, key, holdMs);
+          if (!made) { state.reason = `the instance is at leases.max_total (${this.#config.leases.max_total} live leases)`; break; }
+          state.starting++;
+          this.#onCreated();
+        }
       }
+      this.#report(id, state);
     }
     // Pool machines no pool holds any more (a changed definition, a smaller pool, a pool taken
     // out of the config): once expired, destroyed now rather than at the reaper's next pass.
     for (const r of rows) {
       if (!held.has(r.id) && r.expires_at <= now) void this.#leases.get(r.id).catch(() => undefined);
     }
+  }
+
+  #report(template: string, state: PoolState): void {
+    const before = this.#states.get(template);
+    this.#states.set(template, state);
+    if (state.reason && state.reason !== before?.reason) log('warn', 'pools: not filling', { template, ready: state.ready, starting: state.starting, reason: state.reason });
+    else if (!state.reason && before?.reason) log('info', 'pools: filling again', { template });
   }
 
   /** Why the pool may not make a machine now: the template unavailable, or a recent failure. */

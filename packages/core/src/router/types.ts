@@ -8,6 +8,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Adapter, AdapterContext, OpenSession } from '../adapter.ts';
 import type { ScreenMapping } from '../screen-mapping.ts';
+import type { Baseline } from './changes.ts';
 import type { DetachedJobs } from './jobs.ts';
 import type { ShapedScreenshot } from '../screenshot.ts';
 import type { OcrEngine } from '../ocr/types.ts';
@@ -41,6 +42,8 @@ export interface ScreenState {
    * the agent need not wait for); vm_wait awaits it.
    */
   frame?: { digest: Promise<string>; region: { x: number; y: number; width: number; height: number } };
+  /** The latest full-screen frame, kept once the agent asked for changed_only (its next call's baseline). */
+  baseline?: Baseline;
 }
 
 export interface LeaseBinding {

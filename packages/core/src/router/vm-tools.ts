@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VmhubError } from '../errors.ts';
 import { resolveGuestPath } from '../paths.ts';
-import { decodeRegion, shapePixels } from '../screenshot.ts';
+import { decodeRegion, shapePixels, type Region, type RegionPixels } from '../screenshot.ts';
 import type { ToolInput, ToolName } from '../tools.ts';
 import { checkRegion, toScreen } from './coordinates.ts';
 import type { DetachedJobs } from './jobs.ts';
@@ -16,6 +16,7 @@ import type { LeaseBinding, RouterHost } from './types.ts';
 import type { OpenSession } from '../adapter.ts';
 import { runBatch, type Precheck } from './batch.ts';
 import { centre, matchesOf, nearestTexts, ocrEngine, readWords, shownMatch } from './find-text.ts';
+import { baselineOf, changedBox } from './changes.ts';
 import { frameDigest, captureFrame } from './frame.ts';
 import { detectMarks, marksInImage, marksOverlay } from './marks.ts';
 import { checkWait, waitFor } from './wait.ts';
@@ -121,7 +122,26 @@ export const PRECHECKS: Partial<Record<ToolName, Precheck>> = {
 
 export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
   async vm_screenshot(b, input, { host }) {
-    const px = await decodeRegion(await b.session.screenshot!(b.context), input.region);
+    if (input.changed_only && (input.region || input.marks)) throw new VmhubError('INVALID_REQUEST', 'vm_screenshot: changed_only picks its own region (what changed since your last full-screen screenshot of this lease); leave out region and marks');
+    const raw = await b.session.screenshot!(b.context);
+    let px: RegionPixels;
+    let changed: Region | undefined;
+    if (input.changed_only) {
+      const full = await decodeRegion(raw);
+      changed = changedBox(b.screen.baseline, full);
+      b.screen.baseline = baselineOf(full);
+      if (!changed) {
+        // Nothing changed: no image, and the agent's latest image (and its mapping) stays valid.
+        const m = b.screen.latest ?? { width: full.width, height: full.height, scale: 1, origin: { x: 0, y: 0 }, screen: full.screen };
+        return { structured: { width: m.width, height: m.height, scale: Number(m.scale.toFixed(6)), origin: m.origin, screen: m.screen, format: input.format ?? host.settings.screenshot.format, bytes: 0 }, content: [{ type: 'text', text: 'unchanged: the screen is as in your last screenshot of this lease' }] };
+      }
+      // Cut the box from the decode we have (raw pixels crop without a second decode).
+      px = full.channels === 1 ? await decodeRegion(raw, changed) : await decodeRegion({ data: full.data, format: full.channels === 4 ? 'rgba' : 'rgb', width: full.width, height: full.height }, changed);
+    } else {
+      px = await decodeRegion(raw, input.region);
+      // Once the agent asked for changes, every full-screen screenshot it sees is the next baseline.
+      if (b.screen.baseline && !input.region) b.screen.baseline = baselineOf(px);
+    }
     const marks = input.marks ? await detectMarks(b, host, px) : undefined;
     const s = host.settings.screenshot;
     const shot = await shapePixels(px, {

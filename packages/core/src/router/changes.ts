@@ -1,0 +1,48 @@
+/**
+ * Incremental screenshots (vm_screenshot {changed_only: true}): the bounding box of the pixels
+ * that differ between the lease's previous full-screen frame and this one. Rows are compared with
+ * memcmp (Buffer.compare) to find the first and last changed row, then only the changed rows are
+ * scanned from both ends for the first and last changed column.
+ */
+import type { Region, RegionPixels } from '../screenshot.ts';
+
+/** A full-screen frame kept as the next call's baseline (a copy: adapters may reuse their buffers). */
+export interface Baseline {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: number;
+}
+
+export function baselineOf(px: RegionPixels): Baseline {
+  return { data: Buffer.from(px.data), width: px.width, height: px.height, channels: px.channels };
+}
+
+/**
+ * The smallest screen region holding every changed pixel; undefined when nothing changed; the
+ * whole screen when there is no comparable baseline (none yet, or another size or pixel format).
+ */
+export function changedBox(before: Baseline | undefined, now: RegionPixels): Region | undefined {
+  const { width, height, channels } = now;
+  const whole = { x: 0, y: 0, width, height };
+  if (!before || before.width !== width || before.height !== height || before.channels !== channels) return whole;
+  const stride = width * channels;
+  const a = before.data, b = now.data;
+  const rowDiffers = (y: number) => a.compare(b, y * stride, (y + 1) * stride, y * stride, (y + 1) * stride) !== 0;
+  let top = 0;
+  while (top < height && !rowDiffers(top)) top++;
+  if (top === height) return undefined;
+  let bottom = height - 1;
+  while (bottom > top && !rowDiffers(bottom)) bottom--;
+  let left = width, right = -1;
+  for (let y = top; y <= bottom; y++) {
+    const row = y * stride;
+    let i = 0;
+    while (i < left * channels && a[row + i] === b[row + i]) i++;
+    if (i < left * channels) left = Math.floor(i / channels);
+    let j = stride - 1;
+    while (j > (right + 1) * channels - 1 && a[row + j] === b[row + j]) j--;
+    if (j > (right + 1) * channels - 1) right = Math.floor(j / channels);
+  }
+  return { x: left, y: top, width: right - left + 1, height: bottom - top + 1 };
+}
