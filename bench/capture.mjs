@@ -5,7 +5,8 @@
 //     before; adapter_options.screenshot_framebuffer: false on an otherwise equal template);
 //   - the floor, in this process with no MCP: one read of the same file, the same XWD decode
 //     and the same encoder vm_screenshot uses — with each phase timed on its own.
-// The screen is realistic (terminals full of text), the same for all three.
+// The screen is realistic (terminals full of text), the same for all three. On the framebuffer
+// path, incremental frames too: vm_screenshot {changed_only} after typing, and with no change.
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -88,6 +89,24 @@ export async function run() {
             read.push(t1 - t0); decode.push(t2 - t1); encode.push(t3 - t2); total.push(t3 - t0);
           }
           row.floor_read_decode_encode_in_process = { ...stats(total), read_p50_ms: round(percentile(read, 50)), decode_p50_ms: round(percentile(decode, 50)), encode_p50_ms: round(percentile(encode, 50)) };
+          // Incremental frames: type two characters into a small terminal, then ask only for what
+          // changed (the typing and its rendering are not timed); and ask again with nothing changed.
+          const typer = (await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', '40x5+300+300', '-e', 'cat'], wait_seconds: 10 })).structuredContent.window;
+          await call('vm_focus', { lease_id: lease, window: typer.id });
+          await new Promise((r) => setTimeout(r, 500));
+          await call('vm_screenshot', { lease_id: lease, changed_only: true });
+          const inc = [], incBytes = [], boxes = [];
+          for (let i = 0; i < N; i++) {
+            await call('vm_type', { lease_id: lease, text: 'ab' });
+            await new Promise((r) => setTimeout(r, 150));
+            const t = performance.now();
+            const r = (await call('vm_screenshot', { lease_id: lease, changed_only: true })).structuredContent;
+            inc.push(performance.now() - t);
+            incBytes.push(r.bytes);
+            boxes.push(`${Math.round(r.width / r.scale)}x${Math.round(r.height / r.scale)}`);
+          }
+          row.changed_only_after_typing = { ...stats(inc), png_bytes_p50: percentile(incBytes, 50), typical_box: boxes[Math.floor(boxes.length / 2)] };
+          row.changed_only_unchanged = stats(await timeIt(N, () => call('vm_screenshot', { lease_id: lease, changed_only: true })));
         }
         await call('vm_lease_release', { lease_id: lease });
       }
