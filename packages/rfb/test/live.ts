@@ -111,7 +111,8 @@ export async function xvnc(options: { password?: string; size?: string } = {}): 
 
 /** An xterm whose stdin goes to `file` (typed text arrives there), at +0+0. */
 export async function xtermCat(display: string, file: string): Promise<void> {
-  bg('xterm', ['-geometry', '60x10+0+0', '-e', 'sh', '-c', `cat > ${file}`], { DISPLAY: display });
+  // A UTF-8 locale whatever the runner's: in the C locale xterm writes "ä" as one Latin-1 byte.
+  bg('xterm', ['-geometry', '60x10+0+0', '-e', 'sh', '-c', `cat > ${file}`], { DISPLAY: display, LC_ALL: 'C.UTF-8' });
   await waitFor('the xterm window', () => spawnSync('xdotool', ['search', '--class', 'xterm'], { env: { ...process.env, DISPLAY: display } }).status === 0);
   await waitFor(`${file} to be created`, () => existsSync(file));
 }
