@@ -4,20 +4,21 @@
 // ready, its exec goes to the guest over SSH, release destroys that VM, and the pool makes another.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { startPveSimulator, startTestSshd, type PveSimulator, type TestSshd } from '@vmhub/pve-simulator';
+import type { PveSimulator } from '@vmhub/pve-simulator';
 import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { connect, type Session } from './harness.ts';
+import type { Session } from './harness.ts';
+import { startPveServer, type PveServer } from './pve-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-pve-pool-'));
 const instance = `pp${randomBytes(3).toString('hex')}`;
 const db = join(dir, 'vmhub.db');
 let sim: PveSimulator;
-let sshd: TestSshd;
 let s: Session;
+let pve: PveServer | undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function readyPool(min: number, ms = 60_000): Promise<string[]> {
@@ -32,26 +33,11 @@ async function readyPool(min: number, ms = 60_000): Promise<string[]> {
 }
 
 before(async () => {
-  sshd = await startTestSshd();
-  sim = await startPveSimulator({
-    timing: { cloneMs: 80, fullCloneMs: 150, startMs: 60, stopMs: 40, shutdownMs: 40, destroyMs: 60, configMs: 20, templateMs: 20 },
-    guest: { agentDelayMs: 200, onBoot: (boot) => { if (boot.cloudInit.sshkeys) sshd.authorize(String(boot.cloudInit.sshkeys)); } },
-  });
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({
-    instance, db, reaper: { autostart: false },
-    providers: { proxmox: { task_poll_ms: 50, ready_poll_ms: 100, state_dir: join(dir, 'pve-state') } },
-    templates: [{ id: 'pve-debian', provider: 'proxmox', adapter: 'x11', os: 'linux', golden: 'debian-golden', ready_timeout_seconds: 60, provider_options: { address_override: `${sshd.host}:${sshd.port}`, ciuser: sshd.user } }],
-    pools: { 'pve-debian': { min_ready: 2, max: 2 } },
-  }));
-  s = await connect({ dir, instance, db, fakeDir: '', configFile: config, cleanup: () => {} }, {
-    PVE_HOST: sim.hostPort, PVE_TOKEN_ID: sim.token.tokenId, PVE_TOKEN: sim.token.secret, PVE_FINGERPRINT: sim.certificate!.fingerprint256,
-  });
+  pve = await startPveServer(dir, instance, { reaper: { autostart: false }, pools: { 'pve-debian': { min_ready: 2, max: 2 } } });
+  ({ sim, s } = pve);
 });
 after(async () => {
-  await s?.close();
-  await sim?.close();
-  await sshd?.stop();
+  await pve?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -4,39 +4,26 @@
 // guest's SSH address is a real sshd on loopback that trusts the per-lease key cloud-init got.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startPveSimulator, startTestSshd, type PveSimulator, type TestSshd } from '@vmhub/pve-simulator';
-import { connect, waitReady, type Session } from './harness.ts';
+import type { PveSimulator } from '@vmhub/pve-simulator';
+import { waitReady, type Session } from './harness.ts';
+import { startPveServer, type PveServer } from './pve-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-pve-it-'));
 const instance = `pv${randomBytes(3).toString('hex')}`;
 let sim: PveSimulator;
-let sshd: TestSshd;
 let s: Session;
+let pve: PveServer | undefined;
 
 before(async () => {
-  sshd = await startTestSshd();
-  sim = await startPveSimulator({
-    timing: { cloneMs: 80, fullCloneMs: 150, startMs: 60, stopMs: 40, shutdownMs: 40, destroyMs: 60, configMs: 20, templateMs: 20 },
-    guest: { agentDelayMs: 200, onBoot: (boot) => { if (boot.cloudInit.sshkeys) sshd.authorize(String(boot.cloudInit.sshkeys)); } },
-  });
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({
-    instance, db: join(dir, 'vmhub.db'),
-    providers: { proxmox: { task_poll_ms: 50, ready_poll_ms: 100, state_dir: join(dir, 'pve-state') } },
-    templates: [{ id: 'pve-debian', provider: 'proxmox', adapter: 'x11', os: 'linux', golden: 'debian-golden', ready_timeout_seconds: 60, provider_options: { address_override: `${sshd.host}:${sshd.port}`, ciuser: sshd.user } }],
-  }));
-  s = await connect({ dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} }, {
-    PVE_HOST: sim.hostPort, PVE_TOKEN_ID: sim.token.tokenId, PVE_TOKEN: sim.token.secret, PVE_FINGERPRINT: sim.certificate!.fingerprint256,
-  });
+  pve = await startPveServer(dir, instance);
+  ({ sim, s } = pve);
 });
 after(async () => {
-  await s?.close();
-  await sim?.close();
-  await sshd?.stop();
+  await pve?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
