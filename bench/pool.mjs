@@ -97,7 +97,8 @@ export async function run_() {
     }
     // The warm server's pool machines expire with it; remove them now rather than leave them to a reaper.
     await run('sh', ['-c', 'docker rm -f $(docker ps -aq --filter name=vmhub-bpwarm-) 2>/dev/null || true']);
-    await run('sh', ['-c', 'pkill -f -- "vmhub-bpwarm-" || true']);
+    // The pattern's [v] keeps pkill from matching this sh's own command line.
+    await run('sh', ['-c', 'pkill -f -- "[v]mhub-bpwarm-" || true']);
     rmSync(dir, { recursive: true, force: true });
   }
 }
