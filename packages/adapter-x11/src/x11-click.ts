@@ -1,11 +1,12 @@
 /**
- * Click: one xdotool invocation — move, press modifiers, click N times, release them — so a
- * click costs a single guest command (the vm_click p50 target is 20 ms end to end). No
+ * Click: through XTEST in process when the provider shares the X socket; else one xdotool
+ * invocation — move, press modifiers, click N times, release them — so a click costs a single guest command (the vm_click p50 target is 20 ms end to end). No
  * `mousemove --sync`: it waits for the pointer to MOVE and hangs when it is already there; the X
  * server applies XTest events in order, so the click lands at the new position anyway.
  */
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
+import { clickThroughXTest } from './x11-xtest-input.ts';
 
 export const BUTTONS: Readonly<Record<MouseButton, string>> = { left: '1', middle: '2', right: '3' };
 export const MODIFIER_KEYSYMS: Readonly<Record<Modifier, string>> = { ctrl: 'Control_L', shift: 'Shift_L', alt: 'Alt_L', super: 'Super_L' };
@@ -28,8 +29,14 @@ export function clickArgv(p: Point, button: MouseButton, count: number, modifier
   ];
 }
 
-/** The point is screen pixels inside the screen and count 1–3: core checked both. */
+/**
+ * The point is screen pixels inside the screen and count 1–3: core checked both. Through the
+ * session's XTEST connection when the provider shares the X socket (x11-xtest-input.ts), else
+ * one xdotool command in the guest.
+ */
 export async function click(rt: X11Runtime, ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void> {
+  const xtest = await rt.xtest.connection(rt, ctx);
+  if (xtest && await clickThroughXTest(xtest, input, rt.options.click_delay_ms, ctx.signal)) return;
   const guest = await rt.guest(ctx);
   await guest.run(clickArgv(input, input.button, input.count, input.modifiers, rt.options.click_delay_ms));
 }

@@ -16,13 +16,18 @@ const MAX_READS = 4;
 /** Largest file read: 8192×8192 at 32 bpp plus header and colormap. */
 const MAX_BYTES = 8192 * 8192 * 4 + 65_536;
 
-/** The lease's framebuffer file, asked once per session; undefined when the provider has none. */
-export function framebufferOf(rt: X11Runtime, ctx: AdapterContext): Promise<FramebufferSource | undefined> {
-  if (!rt.options.screenshot_framebuffer || !ctx.framebuffer) return Promise.resolve(undefined);
+/** What the provider shares of the lease's display on this host, asked once per session. */
+export function displayOf(rt: X11Runtime, ctx: AdapterContext): Promise<FramebufferSource | undefined> {
+  if (!ctx.framebuffer) return Promise.resolve(undefined);
   return rt.facts.remember('framebuffer', async () => {
     const fb = await ctx.framebuffer!();
     return fb?.format === 'xwd' ? fb : undefined;
   });
+}
+
+/** The lease's framebuffer file, for screenshots; undefined when the provider has none (or the option is off). */
+export function framebufferOf(rt: X11Runtime, ctx: AdapterContext): Promise<FramebufferSource | undefined> {
+  return rt.options.screenshot_framebuffer ? displayOf(rt, ctx) : Promise.resolve(undefined);
 }
 
 /**

@@ -76,6 +76,7 @@ export function openX11Session(instance: X11Options, lease: LeaseContext): X11Se
       }
       rt.facts.clear();
       rt.frameBuffers.release();
+      rt.xtest.close();
     },
   };
 }

@@ -2,13 +2,14 @@
  * Screenshots from the host framebuffer file (lease.framebuffer()) on a REAL debian-x11
  * container: provider-docker shares Xvfb's -fbdir through a tmpfs, the adapter reads it without
  * a guest process. The frame must be the one `xwd` in the guest gives, and must show what the
- * desktop draws. Needs the golden image (`vmhub-server golden build debian-x11`): without it the
+ * desktop draws. The container's /tmp/.X11-unix is shared the same way: clicks go to the X server
+ * in process (XTEST), with no guest command, and land where asked. Needs the golden image (`vmhub-server golden build debian-x11`): without it the
  * suite FAILS with the provider's reason.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AdapterContext, GuestChannel, LeaseContext, MachineRef, OpenSession, Provider, RawScreen } from '@vmhub/core';
@@ -27,7 +28,7 @@ const calls: string[][] = [];
 const sessions: OpenSession[] = [];
 
 /** A session on the machine; `framebuffer: false` leaves lease.framebuffer out (the guest path). */
-async function open(options: { framebuffer: boolean }): Promise<{ session: OpenSession; ctx: AdapterContext }> {
+async function open(options: { framebuffer: boolean; adapter?: Record<string, unknown> }): Promise<{ session: OpenSession; ctx: AdapterContext }> {
   const recording: GuestChannel = {
     home: channel.home,
     exec: (argv, o) => { calls.push(argv); return channel.exec(argv, o); },
@@ -43,7 +44,7 @@ async function open(options: { framebuffer: boolean }): Promise<{ session: OpenS
     forward: async () => { throw new Error('no guest ports'); },
     ...(options.framebuffer ? { framebuffer: () => provider.framebuffer!(machine!, { template }) } : {}),
   };
-  const session = await createX11Adapter({}).open(lc);
+  const session = await createX11Adapter(options.adapter ?? {}).open(lc);
   sessions.push(session);
   return { session, ctx: { ...lc, signal: AbortSignal.timeout(120_000) } };
 }
@@ -109,6 +110,37 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
       same = a.data.equals(b.data);
     }
     assert.ok(same, 'the framebuffer frame differs from xwd\'s on a static screen');
+  });
+
+  it('clicks go through the shared X socket (XTEST): no guest command; the pointer lands and the window under it takes focus', async () => {
+    const fb = await provider.framebuffer!(machine!, { template });
+    assert.ok(fb?.x11_socket && statSync(fb.x11_socket).isSocket(), `provider-docker shares the X server's socket (${fb?.x11_socket})`);
+    const { session, ctx } = await open({ framebuffer: true });
+    const title = `xt-${randomBytes(3).toString('hex')}`;
+    const typed = `/tmp/${title}.txt`;
+    const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-geometry', '40x10+420+260', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > ${typed}`], wait_seconds: 15 });
+    assert.ok(r.window, 'xterm opened');
+    const at = { x: r.window.x + 40, y: r.window.y + 30 };
+    await session.screenshot!(ctx); // the session learns the screen (and opens nothing in the guest)
+    calls.length = 0;
+    await session.click!(ctx, { ...at, button: 'left', count: 1, modifiers: ['shift'] });
+    assert.deepEqual(calls, [], 'the click ran no guest command');
+    const where = (await channel.exec(['xdotool', 'getmouselocation'], { env: { DISPLAY: ':0' } })).stdout.toString('utf8');
+    assert.match(where, new RegExp(`x:${at.x} y:${at.y} `), where);
+    const focused = (await channel.exec(['xdotool', 'getwindowfocus', 'getwindowname'], { env: { DISPLAY: ':0' } })).stdout.toString('utf8').trim();
+    assert.equal(focused, title, 'the window under the click took focus');
+    // The shift held for the click was released: a key pressed now types lowercase.
+    await channel.exec(['xdotool', 'key', 'a'], { env: { DISPLAY: ':0' } });
+    assert.equal(await until('the key in the file', async () => ((await channel.getFile(typed).catch(() => Buffer.alloc(0))).toString('utf8') || undefined), 10_000, 100), 'a');
+    await session.close!(ctx, { window: r.window.id });
+  });
+
+  it('input_xtest: false clicks through xdotool in the guest', async () => {
+    const { session, ctx } = await open({ framebuffer: true, adapter: { input_xtest: false } });
+    await session.screenshot!(ctx);
+    calls.length = 0;
+    await session.click!(ctx, { x: 10, y: 10, button: 'left', count: 1, modifiers: [] });
+    assert.ok(calls.some((argv) => argv.includes('xdotool') || argv.join(' ').includes('xdotool')), `xdotool ran in the guest: ${JSON.stringify(calls)}`);
   });
 
   it('readStableFrame: a missing file or one that is not XWD gives no frame (the caller falls back)', async () => {

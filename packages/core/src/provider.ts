@@ -116,6 +116,12 @@ export interface FramebufferSource {
   format: 'xwd';
   /** Absolute path on the vmhub host. */
   path: string;
+  /**
+   * The guest X server's unix socket, reachable from the vmhub host, when the provider shares it
+   * (it needs no authentication from this host user): adapters may send input in process through
+   * it (XTEST) instead of a guest command per action.
+   */
+  x11_socket?: string;
 }
 
 export interface Provider extends ProviderMethods {

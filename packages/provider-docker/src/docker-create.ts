@@ -3,11 +3,12 @@
  * identity as name AND label is reused; one with the name but not the label is refused.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
 import { goldenBuildCommand } from './golden-build.ts';
-import { FB_MOUNT } from './docker-framebuffer.ts';
+import { FB_MOUNT, X11_DIR, X11_MOUNT } from './docker-framebuffer.ts';
 import { dockerTemplateOptions } from './options.ts';
 
 const SOURCE = 'provider-docker';
@@ -33,7 +34,7 @@ function hostConfig(template: TemplateConfig, network: string | undefined, frame
     ShmSize: 256 * 1024 * 1024,
     PidsLimit: 4096,
     RestartPolicy: { Name: 'no' },
-    ...(framebufferDir ? { Mounts: [{ Type: 'bind', Source: framebufferDir, Target: FB_MOUNT }] } : {}),
+    ...(framebufferDir ? { Mounts: [{ Type: 'bind', Source: framebufferDir, Target: FB_MOUNT }, { Type: 'bind', Source: join(framebufferDir, X11_DIR), Target: X11_MOUNT }] } : {}),
   };
   const cpus = template.resources?.cpus;
   if (cpus) hc.NanoCpus = Math.round(cpus * 1e9);

@@ -11,7 +11,7 @@
  * framebuffer() stays undefined and adapters capture through the guest (turn it off with
  * `framebuffer: false` to keep the remote host's tmpfs clean).
  */
-import { mkdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FramebufferSource, MachineRef } from '@vmhub/core';
 import { parseDockerHost } from './docker-host.ts';
@@ -19,6 +19,12 @@ import type { DockerProviderOptions } from './options.ts';
 
 /** Where the machine's directory appears in the container. */
 export const FB_MOUNT = '/run/vmhub-fb';
+/**
+ * The machine directory's `x11/` is the container's /tmp/.X11-unix: the X server's socket appears
+ * on the host, where adapters send input through it in process (FramebufferSource x11_socket).
+ */
+export const X11_DIR = 'x11';
+export const X11_MOUNT = '/tmp/.X11-unix';
 /** The file Xvfb -fbdir keeps screen 0 in. */
 const SCREEN_FILE = join('screen', 'Xvfb_screen0');
 const SAFE_IDENTITY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$/;
@@ -65,6 +71,9 @@ export function prepareFramebuffer(root: string, identity: string, log: (msg: st
       return undefined;
     }
     mkdirSync(dir, { recursive: true, mode: 0o755 });
+    // As /tmp/.X11-unix always is: any user may make its display's socket, none remove another's.
+    mkdirSync(join(dir, X11_DIR), { mode: 0o1777 });
+    chmodSync(join(dir, X11_DIR), 0o1777);
     return dir;
   } catch (err) {
     log(`[vmhub] [provider-docker] no framebuffer directory for ${identity} under ${root} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): screenshots go through the guest`);
@@ -79,7 +88,19 @@ export function framebufferOf(root: string | undefined, machine: MachineRef): Fr
   const path = join(dir, SCREEN_FILE);
   try {
     const st = statSync(path);
-    return st.isFile() && st.size > 100 ? { format: 'xwd', path } : undefined;
+    if (!st.isFile() || st.size <= 100) return undefined;
+    const socket = x11SocketIn(join(dir, X11_DIR));
+    return socket ? { format: 'xwd', path, x11_socket: socket } : { format: 'xwd', path };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The X server's socket in the shared /tmp/.X11-unix (X<n>, the lowest display), if it is there. */
+function x11SocketIn(dir: string): string | undefined {
+  try {
+    const name = readdirSync(dir).filter((f) => /^X\d+$/.test(f)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))[0];
+    return name && statSync(join(dir, name)).isSocket() ? join(dir, name) : undefined;
   } catch {
     return undefined;
   }

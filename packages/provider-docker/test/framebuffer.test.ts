@@ -47,6 +47,10 @@ describe('docker: the framebuffer shared with the host (Xvfb -fbdir on a tmpfs)'
     assert.equal(head.readUInt32BE(4), 7, 'XWD file version 7');
     assert.deepEqual([head.readUInt32BE(16), head.readUInt32BE(20)], [1280, 800], 'the screen\'s size');
     assert.match(await guestEnv(provider, m), /^VMHUB_FBDIR=\/run\/vmhub-fb$/m);
+    // The container's /tmp/.X11-unix is the directory's x11/: the X server's socket, on the host.
+    assert.equal(fb.x11_socket, join(root, 'fb', m.identity, 'x11', 'X0'));
+    assert.ok(statSync(fb.x11_socket).isSocket(), 'the display :0 socket is reachable from the host');
+    assert.equal(statSync(dirname(fb.x11_socket)).mode & 0o7777, 0o1777, 'sticky and world-writable, as /tmp/.X11-unix is');
     assert.equal(await provider.destroy(m), 'destroyed');
     assert.equal(existsSync(join(root, 'fb', m.identity)), false, 'the directory went with the container');
     assert.equal(await provider.framebuffer!(m, { template }), undefined);
