@@ -57,10 +57,10 @@ export const X11OptionsSchema = Type.Object({
    */
   screenshot_framebuffer: Type.Boolean({ default: true, description: 'read the screen from the provider\'s host framebuffer file when there is one, default true' }),
   /**
-   * Send clicks in process through the guest X server's socket when the provider shares it
+   * Send clicks, scrolls and drags in process through the guest X server's socket when the provider shares it
    * (lease.framebuffer().x11_socket): XTEST requests, no process per click. Default true.
    */
-  input_xtest: Type.Boolean({ default: true, description: 'send clicks through the X server socket the provider shares, when there is one, default true' }),
+  input_xtest: Type.Boolean({ default: true, description: 'send clicks, scrolls and drags through the X server socket the provider shares, when there is one, default true' }),
   /** Timeout for one adapter command in the guest (not vm_exec). Default 15000. */
   command_timeout_ms: Type.Integer({ default: 15000, minimum: 500, maximum: 600000, description: 'timeout of one guest command, default 15000' }),
   /** Largest archive vm_clone_repo buffers when the channel has no putArchive. Default 512 MiB. */

@@ -78,3 +78,37 @@ export async function clickThroughXTest(x: XTestConnection, input: Point & { but
   await x.sync();
   return true;
 }
+
+/** Wheel clicks at the point, 15 ms apart (xdotool's pace), through XTEST. */
+export async function scrollThroughXTest(x: XTestConnection, input: Point & { button: number; amount: number }, signal: AbortSignal): Promise<void> {
+  x.motion(input.x, input.y);
+  for (let i = 0; i < input.amount; i++) {
+    if (i > 0) await sleep(15, undefined, { signal });
+    x.button(true, input.button);
+    x.button(false, input.button);
+  }
+  await x.sync();
+}
+
+/**
+ * Press at `from`, move in `steps` steps `stepDelayMs` apart, release at `to` (as dragArgv does
+ * with xdotool); the button is released whatever happens once it was pressed.
+ */
+export async function dragThroughXTest(x: XTestConnection, input: { from: Point; to: Point; button: MouseButton }, steps: number, stepDelayMs: number, signal: AbortSignal): Promise<void> {
+  const { from, to } = input;
+  const button = BUTTON_NUMBERS[input.button];
+  x.motion(from.x, from.y);
+  x.button(true, button);
+  try {
+    await sleep(stepDelayMs, undefined, { signal });
+    for (let i = 1; i < steps; i++) {
+      x.motion(Math.round(from.x + ((to.x - from.x) * i) / steps), Math.round(from.y + ((to.y - from.y) * i) / steps));
+      await sleep(stepDelayMs, undefined, { signal });
+    }
+    x.motion(to.x, to.y);
+    await sleep(stepDelayMs, undefined, { signal });
+  } finally {
+    if (!x.closed) x.button(false, button);
+  }
+  await x.sync();
+}

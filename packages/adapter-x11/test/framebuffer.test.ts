@@ -135,6 +135,30 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     await session.close!(ctx, { window: r.window.id });
   });
 
+  it('scroll and drag go through XTEST too: no guest command; xev sees the wheel and the press → release at the two points', async () => {
+    const { session, ctx } = await open({ framebuffer: true });
+    const log = `/tmp/xev-${randomBytes(3).toString('hex')}.log`;
+    const r = await session.launch!(ctx, { app: 'sh', args: ['-c', `exec stdbuf -oL xev -geometry 300x200+600+100 -event button > ${log}`], wait_seconds: 15 });
+    assert.ok(r.window, 'xev opened');
+    const c = { x: r.window.x + 150, y: r.window.y + 100 };
+    await session.screenshot!(ctx);
+    calls.length = 0;
+    await session.scroll!(ctx, { ...c, direction: 'down', amount: 3 });
+    await session.drag!(ctx, { from: { x: c.x - 60, y: c.y - 40 }, to: { x: c.x + 70, y: c.y + 50 }, button: 'left' });
+    assert.deepEqual(calls, [], 'scroll and drag ran no guest command');
+    const events = await until('xev to log the events', async () => {
+      const text = (await channel.getFile(log).catch(() => Buffer.alloc(0))).toString('utf8');
+      const found = [...text.matchAll(/(ButtonPress|ButtonRelease) event[\s\S]*?root:\((\d+),(\d+)\)[\s\S]*?button (\d+)/g)].map((m) => `${m[1]} ${m[4]} ${m[2]},${m[3]}`);
+      return found.length >= 8 ? found : undefined;
+    }, 10_000, 100);
+    const wheel = events.filter((e) => e.startsWith('ButtonPress 5 '));
+    assert.equal(wheel.length, 3, `three wheel-down clicks: ${events.join('; ')}`);
+    assert.ok(wheel.every((e) => e.endsWith(` ${c.x},${c.y}`)), `the wheel at the point: ${wheel.join('; ')}`);
+    assert.ok(events.includes(`ButtonPress 1 ${c.x - 60},${c.y - 40}`), `the drag presses at its start: ${events.join('; ')}`);
+    assert.ok(events.includes(`ButtonRelease 1 ${c.x + 70},${c.y + 50}`), `and releases at its end: ${events.join('; ')}`);
+    await session.close!(ctx, { window: r.window.id });
+  });
+
   it('input_xtest: false clicks through xdotool in the guest', async () => {
     const { session, ctx } = await open({ framebuffer: true, adapter: { input_xtest: false } });
     await session.screenshot!(ctx);
