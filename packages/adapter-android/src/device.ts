@@ -6,7 +6,7 @@
  * signal.
  */
 import type { AdapterContext, ExecResult, GuestChannel } from '@vmhub/core';
-import { androidError, cancelled, clip, missingTool, throwIfCancelled } from './errors.ts';
+import { androidError, cancelled, clip, clipMiddle, missingTool, throwIfCancelled } from './errors.ts';
 import type { AndroidOptions } from './options.ts';
 
 export interface RunOptions {
@@ -53,7 +53,7 @@ function checkResult(argv: string[], what: string, res: ExecResult, okCodes: num
   const missing = missingToolName(argv, res, stderr);
   if (missing) throw missingTool(missing);
   const out = stderr || res.stdout.toString('utf8').trim();
-  throw androidError('INTERNAL', `${what} failed on the device with exit code ${res.exit_code}${out ? `: ${clip(out)}` : ''}`);
+  throw androidError('INTERNAL', `${what} failed on the device with exit code ${res.exit_code}${out ? `: ${clipMiddle(out)}` : ''}`);
 }
 
 function missingToolName(argv: string[], res: ExecResult, stderr: string): string | undefined {

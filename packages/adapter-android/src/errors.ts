@@ -32,3 +32,13 @@ export function throwIfCancelled(signal: AbortSignal, what: string): void {
 export function clip(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/**
+ * A long command output cut in the middle: its start says what ran, its end what went wrong (the
+ * last line of a traceback names the exception).
+ */
+export function clipMiddle(text: string, max = 600): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max / 3);
+  return `${text.slice(0, head)} … ${text.slice(text.length - (max - head))}`;
+}

@@ -10,6 +10,7 @@ import { currentSize, parseRotation, parseWmSize } from './screen-parse.ts';
 import { fullComponent, parseWindowDump } from './dumpsys-window.ts';
 import { decodeXml, extractXml, parseUiDump } from './uiautomator.ts';
 import { pngSize } from './png.ts';
+import { clipMiddle } from './errors.ts';
 
 const DUMPSYS_WINDOWS_34 = `WINDOW MANAGER WINDOWS (dumpsys window windows)
   Window #0 Window{829de41 u0 ScreenDecorOverlayBottom}:
@@ -188,5 +189,16 @@ describe('png header', () => {
     png.writeUInt32BE(2400, 20);
     assert.deepEqual(pngSize(png), { width: 1080, height: 2400 });
     assert.throws(() => pngSize(Buffer.from('/system/bin/sh: screencap: inaccessible or not found')), /did not return a PNG/);
+  });
+});
+
+describe('android: command output in error messages', () => {
+  it('a long output keeps its start and its end (a traceback\'s last line names the exception)', () => {
+    const traceback = `Traceback (most recent call last):\n${'  File "/system/bin/x", line 1, in <module>\n'.repeat(40)}ConnectionRefusedError: [Errno 111] Connection refused`;
+    const cut = clipMiddle(traceback);
+    assert.ok(cut.length <= 603, `${cut.length}`);
+    assert.ok(cut.startsWith('Traceback (most recent call last):'));
+    assert.ok(cut.endsWith('ConnectionRefusedError: [Errno 111] Connection refused'));
+    assert.equal(clipMiddle('short'), 'short');
   });
 });

@@ -250,7 +250,8 @@ def _zombie(pid):
     try:
         with open(f'/proc/{pid}/stat') as f:
             return f.read().split(') ', 1)[1].startswith('Z')
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        # ESRCH (ProcessLookupError) while the task is being reaped: as good as gone.
         return True
 
 
