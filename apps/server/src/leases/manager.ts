@@ -31,6 +31,14 @@ const CLAIM_MS = 60_000;
 const PROVISION_CLAIM_MS = 20_000;
 const ACTIVE: readonly LeaseStatus[] = ['provisioning', 'starting'];
 
+/** What the manager asks of the warm pools (pools.ts implements it). */
+export interface PoolHooks {
+  /** The owner value of the template's pool, or undefined when it has none. */
+  poolOf(template: TemplateConfig): string | undefined;
+  /** A claim was tried on this template: top its pool up. */
+  claimed(templateId: string): void;
+}
+
 export class LeaseManager {
   readonly #store: Store;
   readonly #registry: Registry;
@@ -42,7 +50,7 @@ export class LeaseManager {
   /** Ends the lease's session in this process (release, expiry, failure): see sessions/. */
   readonly #onEnd: (leaseId: string, reason: string) => Promise<void>;
   /** The warm pools (pools.ts), told when a claim took a machine so they refill at once. */
-  #pools: { poolOf(template: TemplateConfig): string | undefined; claimed(templateId: string): void } | undefined;
+  #pools: PoolHooks | undefined;
 
   constructor(store: Store, registry: Registry, config: VmhubConfig, onEnd: (leaseId: string, reason: string) => Promise<void>) {
     this.#store = store;
@@ -59,7 +67,7 @@ export class LeaseManager {
     return t;
   }
 
-  attachPools(pools: { poolOf(template: TemplateConfig): string | undefined; claimed(templateId: string): void }): void {
+  attachPools(pools: PoolHooks): void {
     this.#pools = pools;
   }
 
