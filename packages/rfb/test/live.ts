@@ -16,7 +16,8 @@ export function have(...bins: string[]): string | undefined {
 }
 
 export function bg(cmd: string, args: string[], env: Record<string, string> = {}, log?: string): ChildProcess {
-  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', log ? 'pipe' : 'ignore', log ? 'pipe' : 'ignore'] });
+  // A UTF-8 locale whatever the runner's: in the C locale xterm writes "ä" as one Latin-1 byte.
+  const child = spawn(cmd, args, { env: { ...process.env, LC_ALL: 'C.UTF-8', ...env }, stdio: ['ignore', log ? 'pipe' : 'ignore', log ? 'pipe' : 'ignore'] });
   started.push(child);
   child.on('error', () => undefined);
   return child;
@@ -111,8 +112,7 @@ export async function xvnc(options: { password?: string; size?: string } = {}): 
 
 /** An xterm whose stdin goes to `file` (typed text arrives there), at +0+0. */
 export async function xtermCat(display: string, file: string): Promise<void> {
-  // A UTF-8 locale whatever the runner's: in the C locale xterm writes "ä" as one Latin-1 byte.
-  bg('xterm', ['-geometry', '60x10+0+0', '-e', 'sh', '-c', `cat > ${file}`], { DISPLAY: display, LC_ALL: 'C.UTF-8' });
+  bg('xterm', ['-geometry', '60x10+0+0', '-e', 'sh', '-c', `cat > ${file}`], { DISPLAY: display });
   await waitFor('the xterm window', () => spawnSync('xdotool', ['search', '--class', 'xterm'], { env: { ...process.env, DISPLAY: display } }).status === 0);
   await waitFor(`${file} to be created`, () => existsSync(file));
 }
