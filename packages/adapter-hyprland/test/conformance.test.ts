@@ -61,7 +61,7 @@ async function hostTarget(hyprlandVersion?: string): Promise<AdapterTarget> {
       diagnose: async () => [
         `host: ${availableParallelism()} cpus, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
         `the session user's processes:\n${spawnSync('ps', ['-o', 'pid,stat,etime,args', '-u', String(NOBODY)], { encoding: 'utf8', timeout: 5000 }).stdout.trim()}`,
-        `sway windows:\n${swayWindows(() => sway.swaymsg('-r', '-t', 'get_tree'))}`,
+        `sway windows:\n${swayWindows((() => { try { return sway.swaymsg('-r', '-t', 'get_tree'); } catch (err) { return `(failed: ${(err as Error).message})`; } })())}`,
       ].join('\n'),
       effects: {
         typedText: () => quiet(async () => readFileSync(typed, 'utf8')),
@@ -116,13 +116,10 @@ async function dockerTarget(templateId: string): Promise<AdapterTarget> {
   }
 }
 
-/** The tree's windows in one line (app_id, pid, name, visible), from `swaymsg -r -t get_tree`. */
-function swayWindows(tree: () => string): string {
-  try {
-    return (tree().match(/"(app_id|pid|name|visible)": [^,\n]+/g) ?? []).join(' ').slice(0, 600);
-  } catch (err) {
-    return `(failed: ${(err as Error).message})`;
-  }
+/** The tree's windows in one line (app_id, pid, name, visible) from `swaymsg -r -t get_tree`'s output; what came instead when it is not a tree. */
+function swayWindows(tree: string): string {
+  const fields = tree.match(/"(app_id|pid|name|visible)": [^,\n]+/g);
+  return (fields ? fields.join(' ') : tree).slice(0, 600);
 }
 
 /**
@@ -138,11 +135,12 @@ async function diagnoseContainer(channel: GuestChannel, containerId: string): Pr
       return `(failed: ${(err as Error).message})`;
     }
   };
+  const tree = await run(['swaymsg', '-r', '-t', 'get_tree']);
   const logs = spawnSync('docker', ['logs', '--tail', '30', containerId], { encoding: 'utf8', timeout: 10_000 });
   return [
     `host: ${availableParallelism()} cpus, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     `guest processes:\n${await run(['ps', '-eo', 'pid,user,stat,etime,args'])}`,
-    `sway windows:\n${await run(['sh', '-c', 'swaymsg -r -t get_tree | grep -E \'"(app_id|pid|name|visible)"\' | tr -s " " | paste -sd " " | cut -c1-600'])}`,
+    `sway windows:\n${swayWindows(tree)}`,
     `container log (last 30 lines):\n${`${logs.stdout ?? ''}${logs.stderr ?? ''}`.trim() || `(docker logs: ${logs.error?.message ?? `exit ${logs.status}`})`}`,
   ].join('\n');
 }
