@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { VmhubError } from '@vmhub/core';
-import { parseKeys, resolveKey } from './keysyms.ts';
+import { keysymOf, parseKeys, resolveKey } from './keysyms.ts';
 
 describe('x11: key (keysym validation)', () => {
   it('maps chords, aliases and names to X keysyms', () => {
@@ -26,5 +26,12 @@ describe('x11: key (keysym validation)', () => {
       assert.throws(() => parseKeys(keys), (err: unknown) => VmhubError.is(err) && err.code === 'INVALID_REQUEST' && err.message.includes(`"${bad}"`), keys);
     }
     assert.throws(() => parseKeys('   '), /keys is empty/);
+  });
+
+  it('gives each resolved name its X keysym value (what the XTEST path presses)', () => {
+    const values = parseKeys('ctrl+shift+t Return F5 A a ü U+2713 XF86AudioMute XF86DisplayOff').flatMap((c) => c.split('+')).map(keysymOf);
+    // keysymdef.h / XF86keysym.h; Latin-1 is its own code point, other Unicode 0x01000000 + it.
+    assert.deepEqual(values, [0xffe3, 0xffe1, 0x74, 0xff0d, 0xffc2, 0x41, 0x61, 0xfc, 0x1002713, 0x1008ff12, 0x100810f5]);
+    assert.throws(() => keysymOf('NoSuchKeyVmhub'), /not a keysym name/);
   });
 });

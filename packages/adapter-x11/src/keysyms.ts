@@ -4,9 +4,14 @@
  * success for a typo.
  */
 import { x11Error } from './errors.ts';
-import { KEYSYM_NAMES } from './keysym-names.ts';
+import { KEYSYM_TABLE } from './keysym-names.ts';
 
-const NAMES = new Set(KEYSYM_NAMES.split(' '));
+/** Keysym name → value, from the generated table. */
+const VALUES = new Map(KEYSYM_TABLE.split(' ').map((entry) => {
+  const at = entry.lastIndexOf(':');
+  return [entry.slice(0, at), Number.parseInt(entry.slice(at + 1), 16)] as const;
+}));
+const NAMES = new Set(VALUES.keys());
 
 /** Lowercased multi-letter name → canonical keysym, for the unambiguous ones. */
 const FOLDED = (() => {
@@ -69,6 +74,19 @@ export function resolveKey(key: string): string | undefined {
   }
   const folded = FOLDED.get(key.toLowerCase());
   return folded ?? undefined;
+}
+
+/**
+ * The value of a keysym name that resolveKey returned: a table name, or Xlib's "U<hex>" (Latin-1
+ * code points are their own keysyms; every other character is 0x01000000 + its code point).
+ */
+export function keysymOf(name: string): number {
+  const value = VALUES.get(name);
+  if (value !== undefined) return value;
+  const unicode = /^U([0-9A-F]{4,6})$/.exec(name);
+  if (!unicode) throw x11Error('INVALID_REQUEST', `"${name}" is not a keysym name`);
+  const cp = Number.parseInt(unicode[1]!, 16);
+  return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff) ? cp : 0x1000000 + cp;
 }
 
 /**

@@ -68,15 +68,16 @@ export function openX11Session(instance: X11Options, lease: LeaseContext): X11Se
     probe: (ctx) => probe(rt, ctx),
     async dispose() {
       // Held keys need no release here: an input action whose command was killed released them
-      // already (x11-release-input.ts). Bound keycodes are given back — only when vm_type bound
-      // any, so the session had opened the channel and core has not closed it yet. An input action
+      // already (x11-release-input.ts), and the XTEST path releases its own in `finally`. Bound
+      // keycodes are given back — through the guest only when vm_type bound any there, so the
+      // session had opened the channel and core has not closed it yet. An input action
       // still running is not waited for: the lease is over and core refuses further calls.
       if (rt.facts.bindings.byChar.size > 0) {
         await unbindTyped(rt, { ...lease, signal: AbortSignal.timeout(DISPOSE_TIMEOUT_MS) }, DISPOSE_TIMEOUT_MS);
       }
+      await rt.xtest.close(DISPOSE_TIMEOUT_MS);
       rt.facts.clear();
       rt.frameBuffers.release();
-      rt.xtest.close();
     },
   };
 }

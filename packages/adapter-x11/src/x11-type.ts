@@ -1,5 +1,7 @@
 /**
- * Type: `xdotool type --delay D -- TEXT`, the text one argv element (never a shell word), in a
+ * Type: through the session's XTEST connection when the provider shares the X socket
+ * (x11-xtest-keyboard.ts: no process, the same spare-keycode rule as below); otherwise
+ * `xdotool type --delay D -- TEXT`, the text one argv element (never a shell word), in a
  * UTF-8 locale (xdotool stops at the first non-ASCII character under LC_ALL=C); xdotool types "\n"
  * as Return and "\t" as Tab.
  *
@@ -22,6 +24,7 @@ import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
 import { KEYMAP_PL, keysymValue } from './x11-keymap.ts';
 import type { X11Runtime } from './runtime.ts';
+import { typeThroughXTest } from './x11-xtest-keyboard.ts';
 
 /** Characters the default (US) keymap has: typed without remapping. */
 const IN_KEYMAP = /^[\x20-\x7e\n\t]$/u;
@@ -105,6 +108,8 @@ export function planTyping(text: string, keymap: Keymap, bindings: Bindings, del
 
 export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: string }): Promise<void> {
   const text = input.text.replace(/\r\n?/g, '\n');
+  const xtest = await rt.xtest.connection(rt, ctx);
+  if (xtest && await typeThroughXTest(xtest, text, rt.options.type_delay_ms, rt.xtest.bound, ctx.signal)) return;
   const guest = await rt.guest(ctx);
   const { type_delay_ms: fast, remap_delay_ms: slow, type_chunk_chars: chunk } = rt.options;
   const needsKeymap = [...text].some((ch) => !IN_KEYMAP.test(ch));

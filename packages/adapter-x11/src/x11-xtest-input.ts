@@ -14,6 +14,7 @@ import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
 import { displayOf } from './x11-framebuffer.ts';
 import { XTestConnection } from './x11-xtest.ts';
+import { unbindAll, type XTestBindings } from './x11-xtest-keyboard.ts';
 
 /** X keysyms of the modifiers (keysymdef.h). */
 const MODIFIER_KEYSYMS: Readonly<Record<Modifier, number>> = { ctrl: 0xffe3, shift: 0xffe1, alt: 0xffe9, super: 0xffeb };
@@ -22,6 +23,8 @@ const BUTTON_NUMBERS: Readonly<Record<MouseButton, number>> = { left: 1, middle:
 export class XTestInput {
   #connection: Promise<XTestConnection | undefined> | undefined;
   #closed = false;
+  /** Spare keycodes vm_type and vm_key bound through this session's connection (x11-xtest-keyboard.ts). */
+  readonly bound: XTestBindings = new Map();
 
   /** The open connection, made on first use; undefined when there is none to make. */
   async connection(rt: X11Runtime, ctx: AdapterContext): Promise<XTestConnection | undefined> {
@@ -44,10 +47,25 @@ export class XTestInput {
     return c;
   }
 
-  close(): void {
+  /**
+   * End of the session: give back the keycodes it bound (bounded by `timeoutMs`; the machine may
+   * be gone), then close the connection.
+   */
+  async close(timeoutMs: number): Promise<void> {
     this.#closed = true;
-    void this.#connection?.then((c) => c?.close());
+    const pending = this.#connection;
     this.#connection = undefined;
+    const c = await pending?.catch(() => undefined);
+    if (!c) return;
+    try {
+      if (!c.closed && this.bound.size > 0) {
+        await Promise.race([unbindAll(c, this.bound), sleep(timeoutMs)]);
+      }
+    } catch {
+      // Best effort: a keycode left bound only shrinks the spare pool of a desktop that is going away.
+    } finally {
+      c.close();
+    }
   }
 }
 

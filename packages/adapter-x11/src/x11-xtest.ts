@@ -6,18 +6,29 @@
  *
  * Only what input needs of the core protocol (little-endian, no authentication: the golden's
  * Xvfb runs with -ac): connection setup (the root window, the keycode range), QueryExtension for
- * XTEST's opcode, GetKeyboardMapping (keysym → keycode for modifiers), and replies and errors
- * matched to their requests by sequence number.
+ * XTEST's opcode, GetKeyboardMapping and ChangeKeyboardMapping (keysym → keycode and level, and
+ * spare keycodes bound to characters the keymap lacks: x11-xtest-keyboard.ts), and replies and
+ * errors matched to their requests by sequence number. The keyboard mapping is read once and read
+ * again after a MappingNotify (the server sends it to every client when anyone changes the map).
  */
 import { connect, type Socket } from 'node:net';
 
 const X_GET_INPUT_FOCUS = 43;
 const X_QUERY_EXTENSION = 98;
+const X_CHANGE_KEYBOARD_MAPPING = 100;
 const X_GET_KEYBOARD_MAPPING = 101;
+const MAPPING_NOTIFY = 34;
+const MAPPING_KEYBOARD = 1;
 const XTEST_FAKE_INPUT = 2;
 export const KEY_PRESS = 2, KEY_RELEASE = 3, BUTTON_PRESS = 4, BUTTON_RELEASE = 5, MOTION_NOTIFY = 6;
 
 const pad4 = (n: number) => (4 - (n % 4)) % 4;
+
+/** Where a keysym is on the keyboard: its keycode, and whether Shift selects it (level 2). */
+export interface KeyPlace { keycode: number; shift: boolean }
+
+/** The server's core keyboard map: `per` keysyms for each keycode from `min`. */
+export interface KeyboardMap { min: number; per: number; syms: Uint32Array }
 
 interface Pending {
   seq: number;
@@ -35,7 +46,7 @@ export class XTestConnection {
   #pending: Pending[] = [];
   #buffer: Buffer = Buffer.alloc(0);
   #closed: Error | undefined;
-  #keycodes: Map<number, number> | undefined;
+  #map: Promise<KeyboardMap> | undefined;
 
   private constructor(socket: Socket, setup: { root: number; minKeycode: number; maxKeycode: number }, opcode: number, seq: number, rest: Buffer) {
     this.#socket = socket;
@@ -114,27 +125,68 @@ export class XTestConnection {
     this.#fake(press ? KEY_PRESS : KEY_RELEASE, keycode, 0, 0);
   }
 
-  /** The keycode whose first keysym is `keysym` (from the server's keyboard mapping, read once), or undefined. */
-  async keycodeOf(keysym: number): Promise<number | undefined> {
-    if (!this.#keycodes) {
+  /** The server's keyboard map, read once and again after anyone changes it. */
+  keyboardMap(): Promise<KeyboardMap> {
+    if (!this.#map) {
       const count = this.#maxKeycode - this.#minKeycode + 1;
       const req = Buffer.alloc(8);
       req[0] = X_GET_KEYBOARD_MAPPING;
       req.writeUInt16LE(2, 2);
       req[4] = this.#minKeycode;
       req[5] = count;
-      const reply = await this.#request(req);
-      const perKeycode = reply[1]!;
-      const map = new Map<number, number>();
-      for (let k = 0; k < count; k++) {
-        for (let j = 0; j < perKeycode; j++) {
-          const sym = reply.readUInt32LE(32 + (k * perKeycode + j) * 4);
-          if (sym && !map.has(sym)) map.set(sym, this.#minKeycode + k);
-        }
-      }
-      this.#keycodes = map;
+      const map = this.#request(req).then((reply) => {
+        const per = reply[1]!;
+        const syms = new Uint32Array(count * per);
+        for (let i = 0; i < syms.length; i++) syms[i] = reply.readUInt32LE(32 + i * 4);
+        return { min: this.#minKeycode, per, syms };
+      });
+      map.catch(() => { if (this.#map === map) this.#map = undefined; });
+      this.#map = map;
     }
-    return this.#keycodes.get(keysym);
+    return this.#map;
+  }
+
+  /**
+   * Where `keysym` is: the first keycode carrying it at level 1 (no modifier), else at level 2
+   * (with Shift); undefined when it is at neither (other groups and levels need modifiers whose
+   * keys vary: the caller binds a spare keycode instead).
+   */
+  async placeOf(keysym: number): Promise<KeyPlace | undefined> {
+    const { min, per, syms } = await this.keyboardMap();
+    for (const level of [0, 1]) {
+      if (level >= per) break;
+      for (let k = 0; k * per < syms.length; k++) if (syms[k * per + level] === keysym) return { keycode: min + k, shift: level === 1 };
+    }
+    return undefined;
+  }
+
+  /** The keycode whose level-1 keysym is `keysym`, or undefined (modifiers: Control_L, Shift_L, …). */
+  async keycodeOf(keysym: number): Promise<number | undefined> {
+    const place = await this.placeOf(keysym);
+    return place && !place.shift ? place.keycode : undefined;
+  }
+
+  /**
+   * Bind `keysym` to every level of the first four of `keycode` (0 unbinds it): ChangeKeyboardMapping,
+   * kept in this connection's copy of the map at once. Not synced: the caller's next round trip is.
+   */
+  async bindKeycode(keycode: number, keysym: number): Promise<void> {
+    const map = await this.keyboardMap();
+    const { min, per, syms } = map;
+    if (keycode < min || keycode > this.#maxKeycode) throw new Error(`keycode ${keycode} is outside ${min}..${this.#maxKeycode}`);
+    const req = Buffer.alloc(8 + per * 4);
+    req[0] = X_CHANGE_KEYBOARD_MAPPING;
+    req[1] = 1;
+    req.writeUInt16LE(2 + per, 2);
+    req[4] = keycode;
+    req[5] = per;
+    for (let j = 0; j < per; j++) {
+      const sym = j < 4 ? keysym : 0;
+      req.writeUInt32LE(sym, 8 + j * 4);
+      syms[(keycode - min) * per + j] = sym;
+    }
+    if (this.#closed) throw this.#closed;
+    this.#send(req);
   }
 
   /** A round trip: resolves once the server has handled every request sent before it (rejects on an X error in between). */
@@ -184,7 +236,11 @@ export class XTestConnection {
       if (this.#buffer.length < size) return;
       const packet = this.#buffer.subarray(0, size);
       this.#buffer = this.#buffer.subarray(size);
-      if (kind !== 0 && kind !== 1) continue; // an event: none is asked for
+      if (kind !== 0 && kind !== 1) {
+        // Events: none is asked for, but MappingNotify goes to every client: our copy is stale.
+        if ((kind & 0x7f) === MAPPING_NOTIFY && packet[4] === MAPPING_KEYBOARD) this.#map = undefined;
+        continue;
+      }
       const seq = packet.readUInt16LE(2);
       // Requests without replies (FakeInput) that failed report an error with their sequence:
       // it fails the next round trip waiting, which is the one covering that request.

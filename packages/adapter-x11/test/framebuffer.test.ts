@@ -2,8 +2,8 @@
  * Screenshots from the host framebuffer file (lease.framebuffer()) on a REAL debian-x11
  * container: provider-docker shares Xvfb's -fbdir through a tmpfs, the adapter reads it without
  * a guest process. The frame must be the one `xwd` in the guest gives, and must show what the
- * desktop draws. The container's /tmp/.X11-unix is shared the same way: clicks go to the X server
- * in process (XTEST), with no guest command, and land where asked. Needs the golden image (`vmhub-server golden build debian-x11`): without it the
+ * desktop draws. The container's /tmp/.X11-unix is shared the same way: clicks, keys and text go
+ * to the X server in process (XTEST), with no guest command, and land where asked. Needs the golden image (`vmhub-server golden build debian-x11`): without it the
  * suite FAILS with the provider's reason.
  */
 import { after, before, describe, it } from 'node:test';
@@ -12,11 +12,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AdapterContext, GuestChannel, LeaseContext, MachineRef, OpenSession, Provider, RawScreen } from '@vmhub/core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VmhubError, type AdapterContext, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type RawScreen } from '@vmhub/core';
 import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
 import { createX11Adapter } from '../src/index.ts';
 import { readStableFrame } from '../src/x11-framebuffer.ts';
-import { until } from './desktop.ts';
+import { settled, until } from './desktop.ts';
 
 const instance = `x11fb${randomBytes(3).toString('hex')}`;
 const lease = randomUUID();
@@ -157,6 +158,72 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     assert.ok(events.includes(`ButtonPress 1 ${c.x - 60},${c.y - 40}`), `the drag presses at its start: ${events.join('; ')}`);
     assert.ok(events.includes(`ButtonRelease 1 ${c.x + 70},${c.y + 50}`), `and releases at its end: ${events.join('; ')}`);
     await session.close!(ctx, { window: r.window.id });
+  });
+
+  /** An xterm at a fixed place whose keystrokes `cat` copies, raw, into `/tmp/<title>.txt`. */
+  async function typingTarget(session: OpenSession, ctx: AdapterContext, geometry = '60x10+420+260') {
+    const title = `kb-${randomBytes(3).toString('hex')}`;
+    const file = `/tmp/${title}.txt`;
+    const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-geometry', geometry, '-e', 'sh', '-c', `stty -icanon -echo; exec cat > ${file}`], wait_seconds: 15 });
+    assert.ok(r.window, 'xterm opened');
+    await session.screenshot!(ctx);
+    await session.click!(ctx, { x: r.window.x + 20, y: r.window.y + 20, button: 'left', count: 1, modifiers: [] });
+    const read = async () => (await channel.getFile(file).catch(() => Buffer.alloc(0))).toString('utf8');
+    return { window: r.window, file, read };
+  }
+
+  /** Keycodes of the guest X server that carry no symbol (the perl keymap client's dump). */
+  async function freeKeycodes(): Promise<number> {
+    const { KEYMAP_PL } = await import('../src/x11-keymap.ts');
+    const dump = (await channel.exec(['perl', '-e', KEYMAP_PL, 'dump'], { env: { DISPLAY: ':0' } })).stdout.toString('utf8');
+    return dump.split('\n').filter((l) => /^keycode \d+ =$/.test(l)).length;
+  }
+
+  it('vm_type and vm_key go through XTEST: no guest command; ASCII, shifted symbols, Unicode, Return and Tab arrive exact, chords have their effect, nothing is left held or bound', async () => {
+    const freeBefore = await freeKeycodes();
+    const { session, ctx } = await open({ framebuffer: true });
+    const t = await typingTarget(session, ctx);
+    const text = 'Hello, World! ~`$(id);|&<>"\'\\ é ü ✓ Привет 粘贴\tend';
+    calls.length = 0;
+    await session.type!(ctx, { text: `${text}\n` });
+    // ctrl+u is the terminal's kill-line only in canonical mode: here cat gets the raw byte 0x15.
+    await session.key!(ctx, { keys: 'x BackSpace ctrl+u shift+a A plus Return' });
+    assert.deepEqual(calls, [], 'typing and keys ran no guest command');
+    const expected = `${text}\nx\x7f\x15AA+\n`;
+    assert.equal(await until('the typed text in the file', async () => { const got = await t.read(); return got.length >= expected.length ? got : undefined; }, 10_000, 100), expected);
+    await session.dispose();
+    // The session's spare keycodes were given back; shift was not left held (xdotool types lowercase).
+    assert.equal(await freeKeycodes(), freeBefore, 'every spare keycode bound for é ü ✓ … is free again after dispose');
+    await channel.exec(['xdotool', 'key', 'b'], { env: { DISPLAY: ':0' } });
+    assert.equal(await until('the last key', async () => { const got = await t.read(); return got.endsWith('b') ? got : undefined; }, 10_000, 100), `${expected}b`);
+  });
+
+  it('vm_type through XTEST: more distinct characters than spare keycodes all arrive, in order', async () => {
+    const { session, ctx } = await open({ framebuffer: true });
+    const t = await typingTarget(session, ctx, '60x10+420+460');
+    const spare = await freeKeycodes();
+    const text = Array.from({ length: spare + 15 }, (_, i) => String.fromCodePoint(0x4e00 + i * 7)).join('') + ' done ✓';
+    calls.length = 0;
+    await session.type!(ctx, { text });
+    assert.deepEqual(calls, [], 'no guest command');
+    assert.equal(await until('all characters', async () => { const got = await t.read(); return got.endsWith('✓') ? got : undefined; }, 10_000, 100), text);
+  });
+
+  it('vm_type through XTEST cancelled mid-text: the call ends at once, typing stops there, no key is left held', async () => {
+    const { session, ctx } = await open({ framebuffer: true });
+    const t = await typingTarget(session, ctx, '60x10+420+60');
+    const controller = new AbortController();
+    const text = 'abcdefghij'.repeat(40); // 400 keys at 12 ms: about 5 s
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 400);
+    await assert.rejects(session.type!({ ...ctx, signal: controller.signal }, { text }), (err: unknown) => VmhubError.is(err) && err.code === 'TIMEOUT' && /characters typed/.test(err.message));
+    assert.ok(Date.now() - started < 1500, `the call ended ${Date.now() - started} ms after it started`);
+    const got = await until('typing to stop', async () => { const a = await t.read(); await sleep(300); const b = await t.read(); return a === b && a.length > 0 ? a : undefined; }, 10_000, 50);
+    assert.ok(got.length > 5 && got.length < text.length, `typing stopped part-way: ${got.length} of ${text.length}`);
+    assert.equal(got, text.slice(0, got.length), 'what arrived is the text\'s beginning, in order');
+    // No key auto-repeats: nothing more arrives, and the keyboard is up (a key types once).
+    await channel.exec(['xdotool', 'key', 'Z'], { env: { DISPLAY: ':0' } });
+    assert.equal(await settled(t.read), `${got}Z`);
   });
 
   it('input_xtest: false clicks through xdotool in the guest', async () => {
