@@ -96,6 +96,17 @@ export function framebufferOf(root: string | undefined, machine: MachineRef): Fr
   }
 }
 
+/** The host directory that is the machine's /tmp/.X11-unix, when the machine has one. */
+export function x11DirOf(root: string | undefined, identity: string): string | undefined {
+  const dir = root === undefined ? undefined : machineDir(root, identity);
+  if (!dir) return undefined;
+  try {
+    return statSync(join(dir, X11_DIR)).isDirectory() ? join(dir, X11_DIR) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The X server's socket in the shared /tmp/.X11-unix (X<n>, the lowest display), if it is there. */
 function x11SocketIn(dir: string): string | undefined {
   try {

@@ -11,7 +11,7 @@ import { connectPort } from './docker-connect.ts';
 import { leaseSecret } from './docker-secret.ts';
 import { createContainer, inspectContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
-import { framebufferOf, framebufferRoot, prepareFramebuffer, removeFramebuffer } from './docker-framebuffer.ts';
+import { framebufferOf, framebufferRoot, prepareFramebuffer, removeFramebuffer, x11DirOf } from './docker-framebuffer.ts';
 import { listOwned } from './docker-list.ts';
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
@@ -52,7 +52,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
         throw err;
       }
     },
-    ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user),
+    ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user, x11DirOf(fbRoot(), machine.identity)),
     async destroy(machine) {
       const outcome = await destroyContainer(docker(), machine, context.log);
       if (outcome !== 'identity_mismatch') removeFramebuffer(fbRoot(), machine.identity);

@@ -3,9 +3,13 @@
  * probes from its image label `vmhub.ready` (manifest "ready"), each run until it exits 0 — for
  * debian-x11 (and images without the label) `display` (xdpyinfo answers on the X display) →
  * `desktop` (wmctrl -m finds the window manager).
+ * When the machine's /tmp/.X11-unix is shared on this host (`x11Dir`), those two probes are
+ * answered here over the X socket (docker-x11-ready.ts), polled every 10 ms with no `docker exec`;
+ * a server that refuses this client sends the probe back into the guest.
  * Bounded by the template's ready_timeout_seconds (default 60); BOOT_TIMEOUT says which stage
  * stalled and what it last saw.
  */
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
@@ -13,27 +17,30 @@ import { inspectContainer } from './docker-create.ts';
 import { rawExec } from './docker-exec.ts';
 import { X11_READY, type ReadyProbe } from './golden-manifest.ts';
 import { dockerTemplateOptions } from './options.ts';
+import { displayNumber, hostCheckFor } from './docker-x11-ready.ts';
 
 const SOURCE = 'provider-docker';
 
-export async function waitReady(docker: DockerClient, machine: MachineRef, request: ReadyRequest, desktopUser: string): Promise<void> {
+export async function waitReady(docker: DockerClient, machine: MachineRef, request: ReadyRequest, desktopUser: string, x11Dir?: string): Promise<void> {
   const timeoutS = request.template.ready_timeout_seconds ?? 60;
   const deadline = Date.now() + timeoutS * 1000;
   const { display } = dockerTemplateOptions(request.template);
   let stage = 'container';
   let detail = 'not checked yet';
 
-  const until = async (name: string, probe: () => Promise<string | true>): Promise<void> => {
+  const until = async (name: string, probe: () => Promise<string | true>, first = 50, how?: () => string | undefined): Promise<void> => {
     stage = name;
     request.stage(name, 'running');
-    // Every 50 ms for the first 2 s (a container's desktop is up in ~200 ms: a doubling wait
+    // Every `first` ms for the first 2 s (a container's desktop is up in ~200 ms: a doubling wait
     // overshot it by up to its last step), then backing off to 500 ms for slow boots.
     const began = Date.now();
-    for (let delay = 50; ; delay = Date.now() - began < 2000 ? 50 : Math.min(delay * 2, 500)) {
+    for (let delay = first; ; delay = Date.now() - began < 2000 ? first : Math.min(delay * 2, 500)) {
       if (request.signal.aborted) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] readiness of ${machine.identity} aborted at stage ${name}`, { source: SOURCE });
       const r = await probe();
       if (r === true) {
-        request.stage(name, 'done');
+        const detail = how?.();
+        if (detail) request.stage(name, 'done', detail);
+        else request.stage(name, 'done');
         return;
       }
       detail = r;
@@ -64,7 +71,26 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
     }
     return `state ${c.State.Status}`;
   });
-  for (const p of probes) await until(p.stage, probeExec(p.argv.map((a) => (a === '$DISPLAY' ? display : a)), p.user));
+  const num = displayNumber(display);
+  for (const p of probes) {
+    const argv = p.argv.map((a) => (a === '$DISPLAY' ? display : a));
+    const check = x11Dir !== undefined && num !== undefined ? hostCheckFor(argv) : undefined;
+    if (!check) {
+      await until(p.stage, probeExec(argv, p.user));
+      continue;
+    }
+    const socket = join(x11Dir!, `X${num}`);
+    let inGuest: (() => Promise<string | true>) | undefined;
+    await until(p.stage, async () => {
+      if (inGuest) return inGuest();
+      const r = await check(socket);
+      if (typeof r === 'object') {
+        inGuest = probeExec(argv, p.user); // the server wants a cookie this host does not have
+        return `${r.unusable}; asking in the guest`;
+      }
+      return r === true ? true : `${argv.join(' ')}, asked on the host over ${socket}: ${r}`;
+    }, 10, () => (inGuest ? undefined : `${argv.join(' ')} answered on the host over the shared X socket`));
+  }
 }
 
 function readyProbes(label: string | undefined): ReadyProbe[] {
