@@ -44,6 +44,7 @@ export class XTestConnection {
   readonly #opcode: number;
   #seq: number;
   #pending: Pending[] = [];
+  #queue: Buffer[] = [];
   #buffer: Buffer = Buffer.alloc(0);
   #closed: Error | undefined;
   #map: Promise<KeyboardMap> | undefined;
@@ -216,10 +217,22 @@ export class XTestConnection {
     this.#send(req);
   }
 
+  /**
+   * Queue a request; the queue goes out in one write when the current task's synchronous work is
+   * done (a click's motion, presses, releases and round trip: one syscall, not four). Order is kept:
+   * every request goes through this queue.
+   */
   #send(req: Buffer): number {
     this.#seq = (this.#seq + 1) & 0xffff;
-    this.#socket.write(req);
+    this.#queue.push(req);
+    if (this.#queue.length === 1) queueMicrotask(() => this.#flush());
     return this.#seq;
+  }
+
+  #flush(): void {
+    const out = this.#queue.length === 1 ? this.#queue[0]! : Buffer.concat(this.#queue);
+    this.#queue = [];
+    if (!this.#closed) this.#socket.write(out);
   }
 
   #request(req: Buffer): Promise<Buffer> {
