@@ -107,20 +107,25 @@ export async function run() {
     await page.goto(`${base}/ui/?token=${token}`);
     await page.goto(`${base}/ui/leases/${lease}`);
     await page.evaluate(installWatcher);
-    await page.waitForFunction(() => window.__bench.frames >= 3, undefined, { timeout: 20_000 });
+    // Frame answers the page applied (data-frame): images loaded, and "unchanged" answers (204 to
+    // ?since=, when the screen is what the page shows); __bench.frames counts images loaded.
+    await page.waitForFunction(() => Number(document.querySelector('#screen')?.getAttribute('data-frame')) >= 3, undefined, { timeout: 20_000 });
 
-    // The page's frame rate on an idle screen.
-    const f0 = await page.evaluate(() => window.__bench.frames);
+    // The page's frame rate on an idle screen: answers, and images (none when nothing changes).
+    const answers = () => page.evaluate(() => Number(document.querySelector('#screen')?.getAttribute('data-frame')));
+    const f0 = await answers();
+    const i0 = await page.evaluate(() => window.__bench.frames);
     await sleep(5000);
-    const fps = ((await page.evaluate(() => window.__bench.frames)) - f0) / 5;
+    const fps = ((await answers()) - f0) / 5;
+    const imagesPerSecondIdle = ((await page.evaluate(() => window.__bench.frames)) - i0) / 5;
 
     const latency = [];
     const typeCall = [];
     const missed = [];
     for (let i = 0; i < N + 2; i++) {
       // Settle: two more frames after the last change, so the baseline shows the last character.
-      const f = await page.evaluate(() => window.__bench.frames);
-      await page.waitForFunction((n) => window.__bench.frames >= n + 2, f, { timeout: 10_000 });
+      const f = await answers();
+      await page.waitForFunction((n) => Number(document.querySelector('#screen')?.getAttribute('data-frame')) >= n + 2, f, { timeout: 10_000 });
       await sleep(200);
       await page.evaluate(() => window.__bench.arm());
       const t0 = now();
@@ -138,11 +143,26 @@ export async function run() {
     const floorUrl = screenUrl || `${base}/api/leases/${lease}/screen`;
     const floor = [];
     let bytes = 0;
+    let tag = '';
     for (let i = 0; i < N; i++) {
       const t = now();
       const r = await fetch(floorUrl, { headers: { Authorization: `Bearer ${token}` } });
       bytes = (await r.arrayBuffer()).byteLength;
       floor.push(now() - t);
+      tag = r.headers.get('x-frame') ?? '';
+    }
+    // What the page's loop costs on a screen that did not change: the same request with
+    // ?since=<X-Frame of the last image> → 204, no image.
+    const unchanged = [];
+    let unchangedStatus = 0;
+    for (let i = 0; i < N; i++) {
+      const t = now();
+      const u = new URL(floorUrl);
+      u.searchParams.set('since', tag);
+      const r = await fetch(u, { headers: { Authorization: `Bearer ${token}` } });
+      await r.arrayBuffer();
+      unchanged.push(now() - t);
+      unchangedStatus = r.status;
     }
 
     // The naive way: reload the whole lease page until a load shows the change.
@@ -165,9 +185,11 @@ export async function run() {
       setup: 'debian-x11 on Docker, 1280×800; an xterm echoing typed characters; Chromium headless (Debian), viewport 1600×1100; agent = MCP client over Streamable HTTP',
       page_screen_request: screenUrl ? new URL(screenUrl).pathname.replace(lease, '{id}') + new URL(screenUrl).search : 'not seen',
       page_frames_per_second_idle: round(fps),
+      page_images_per_second_idle: round(imagesPerSecondIdle),
       action_to_visible_in_page: { ...stats(latency), missed: missed.length },
       agent_vm_type_call: stats(typeCall),
       floor_one_screen_fetch: { ...stats(floor), bytes },
+      unchanged_screen_fetch: { ...stats(unchanged), status: unchangedStatus, bytes: 0 },
       naive_reload_page_per_frame: { action_to_visible: stats(naive), one_full_reload_to_first_frame: stats(reload) },
     };
   } finally {

@@ -159,6 +159,21 @@ describe('live view: leases, screen, events', () => {
     assert.equal(jpeg.headers.get('content-type'), 'image/jpeg');
     assert.equal((await api(`/api/leases/${lease}/screen?max_width=abc`)).status, 400);
 
+    // ?since=<X-Frame>: a screen that has not changed answers 204 with no image; a changed one the new image.
+    const tag = screen.headers.get('x-frame');
+    assert.match(String(tag), /^\d+\.png\.320$/);
+    const same = await api(`/api/leases/${lease}/screen?max_width=320&since=${tag}`);
+    assert.equal(same.status, 204);
+    assert.equal((await same.arrayBuffer()).byteLength, 0, 'no image for an unchanged screen');
+    assert.equal(same.headers.get('x-frame'), tag);
+    assert.equal((await api(`/api/leases/${lease}/screen?max_width=640&since=${tag}`)).status, 200, 'another size is another image');
+    assert.equal((await call('vm_launch', { app: 'editor' })).isError, undefined, 'a window opens: the screen changes');
+    const changed = await api(`/api/leases/${lease}/screen?max_width=320&since=${tag}`);
+    assert.equal(changed.status, 200);
+    assert.equal(Buffer.from(await changed.arrayBuffer()).subarray(1, 4).toString(), 'PNG');
+    assert.notEqual(changed.headers.get('x-frame'), tag, 'a new generation');
+    assert.equal((await api(`/api/leases/${lease}/screen?max_width=320&since=${changed.headers.get('x-frame')}`)).status, 204);
+
     const events = (await (await api(`/api/leases/${lease}/events`)).json()) as any;
     assert.ok(events.events.some((e: any) => e.kind === 'lease.created' && typeof e.at === 'string' && !Number.isNaN(Date.parse(e.at))), JSON.stringify(events.events.map((e: any) => e.kind)));
     assert.ok(events.events.some((e: any) => e.kind === 'lease.renewed'));

@@ -230,6 +230,9 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await page.waitForFunction(() => Number(document.querySelector('#screen')?.getAttribute('data-frame')) >= 1, undefined, { timeout: 15_000 });
     const f1 = await frame();
     await page.waitForFunction((n) => Number(document.querySelector('#screen')?.getAttribute('data-frame')) > n + 2, f1, { timeout: 15_000 });
+    // The desktop is idle: some of those answers were "unchanged" (204 to ?since=), no image loaded for them.
+    const images = Number(await page.locator('#screen').getAttribute('data-images'));
+    assert.ok(images >= 1 && images < await frame(), `images loaded ${images}, frame answers ${await frame()}`);
     assert.equal((await page.locator('#control').innerText()).trim(), 'agent');
     assert.doesNotMatch((await pageScreenText()).replace(/\s+/g, '').toLowerCase(), new RegExp(AGENT_WORD), 'the word is not on the page before the agent types it');
 

@@ -10,6 +10,7 @@ import { toScreen, type LeaseBinding } from '@vmhub/core/router';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
 import type { LeaseRow } from '@vmhub/store';
 import { readBody } from '../http/body.ts';
+import { frameGeneration, frameTag } from './frame-generation.ts';
 import { leaseView } from '../leases/view.ts';
 import type { Runtime } from '../runtime.ts';
 import { MAX_NOTE } from './control.ts';
@@ -159,12 +160,20 @@ class LeaseApi {
     const format = url.searchParams.get('format') === 'jpeg' ? 'jpeg' : 'png';
     const asked = Number(url.searchParams.get('max_width') ?? 1280);
     if (!Number.isInteger(asked) || asked < 16 || asked > 4096) throw new ApiError(400, 'INVALID_REQUEST', 'max_width must be an integer 16..4096');
+    const since = url.searchParams.get('since');
     const b = await this.#bind();
     this.#need(b, 'screenshot');
     // The agent's own mapping (b.screen.latest) is not touched: its coordinates stay its own.
-    const shot = await shapeScreenshot(await b.session.screenshot!(b.context), { format, maxWidth: asked, maxHeight: 4096, maxBytes: 16 * 1024 * 1024 });
+    const raw = await b.session.screenshot!(b.context);
+    // ?since=<X-Frame of the image the viewer shows>: unchanged → 204, nothing encoded or sent.
+    const tag = frameTag(frameGeneration(b.session, raw), format, asked);
+    if (since === tag) {
+      res.writeHead(204, { 'Cache-Control': 'no-store', 'X-Frame': tag }).end();
+      return;
+    }
+    const shot = await shapeScreenshot(raw, { format, maxWidth: asked, maxHeight: 4096, maxBytes: 16 * 1024 * 1024 });
     res.writeHead(200, {
-      'Content-Type': shot.mime, 'Cache-Control': 'no-store', 'Content-Length': shot.data.length,
+      'Content-Type': shot.mime, 'Cache-Control': 'no-store', 'Content-Length': shot.data.length, 'X-Frame': tag,
       'X-Screen-Width': String(shot.screen.width), 'X-Screen-Height': String(shot.screen.height), 'X-Image-Scale': String(Number(shot.scale.toFixed(6))),
     }).end(shot.data);
   }

@@ -83,12 +83,15 @@ function fetchFrame(path) {
         throw apiError(res, data);
       });
     }
+    var tag = res.headers.get('X-Frame') || '';
+    // 204: the screen is what the image on display shows (the request's ?since= named it).
+    if (res.status === 204) return { unchanged: true, tag: tag };
     var geometry = {
       screenWidth: Number(res.headers.get('X-Screen-Width')) || 0,
       screenHeight: Number(res.headers.get('X-Screen-Height')) || 0,
       scale: Number(res.headers.get('X-Image-Scale')) || 0
     };
-    return res.blob().then(function (blob) { return { blob: blob, geometry: geometry }; });
+    return res.blob().then(function (blob) { return { blob: blob, geometry: geometry, tag: tag }; });
   });
 }
 

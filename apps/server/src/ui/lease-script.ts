@@ -115,9 +115,11 @@ $('release').addEventListener('click', function () {
 
 // ---- the live screen ----
 
-var frameCount = 0;
+var frameCount = 0;        // answers applied: images loaded, and "unchanged" answers
+var imageCount = 0;        // images loaded
 var shown = null;         // geometry of the frame on display: what clicks map through
 var shownUrl = '';
+var shownTag = '';        // X-Frame of the image on display: the next request asks ?since= it
 var pending = null;       // the frame being loaded into the <img>
 var frameBusy = false;
 var frameTimer = 0;
@@ -142,8 +144,17 @@ function requestFrame() {
   if (document.hidden || ended) return;   // visibilitychange and the lease poll restart it
   frameBusy = true;
   var started = Date.now();
-  fetchFrame(base + '/screen?format=jpeg&max_width=' + frameWidth()).then(function (frame) {
-    pending = { url: URL.createObjectURL(frame.blob), geometry: frame.geometry, started: started };
+  var since = shown && shownTag ? '&since=' + encodeURIComponent(shownTag) : '';
+  fetchFrame(base + '/screen?format=jpeg&max_width=' + frameWidth() + since).then(function (frame) {
+    if (frame.unchanged) {                // nothing new to load: the image on display stays
+      frameBusy = false;
+      frameCount += 1;
+      screen.setAttribute('data-frame', String(frameCount));
+      screenNote('');
+      scheduleFrame(Math.max(0, FRAME_MIN_MS - (Date.now() - started)));
+      return;
+    }
+    pending = { url: URL.createObjectURL(frame.blob), geometry: frame.geometry, started: started, tag: frame.tag };
     screen.src = pending.url;             // the load / error handlers continue the loop
   }).catch(function (err) {
     frameBusy = false;
@@ -163,8 +174,11 @@ screen.addEventListener('load', function () {
     naturalWidth: screen.naturalWidth, naturalHeight: screen.naturalHeight, scale: done.geometry.scale,
     screenWidth: done.geometry.screenWidth, screenHeight: done.geometry.screenHeight
   };
+  shownTag = done.tag || '';
   frameCount += 1;
+  imageCount += 1;
   screen.setAttribute('data-frame', String(frameCount));
+  screen.setAttribute('data-images', String(imageCount));
   screenNote('');
   scheduleFrame(Math.max(0, FRAME_MIN_MS - (Date.now() - done.started)));
 });

@@ -49,8 +49,10 @@ function refreshThumb(id) {
   row.timer = 0;
   if (row.status !== 'ready' || document.hidden) { scheduleThumb(id); return; }
   row.busy = true;
-  fetchFrame('/api/leases/' + encodeURIComponent(id) + '/screen?max_width=320&format=jpeg').then(function (frame) {
-    if (!rows[id]) return;
+  var since = row.url && row.tag ? '&since=' + encodeURIComponent(row.tag) : '';
+  fetchFrame('/api/leases/' + encodeURIComponent(id) + '/screen?max_width=320&format=jpeg' + since).then(function (frame) {
+    if (!rows[id] || frame.unchanged) return;
+    row.tag = frame.tag;
     var old = row.url;
     row.url = URL.createObjectURL(frame.blob);
     row.thumb.src = row.url;
