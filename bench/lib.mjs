@@ -43,3 +43,41 @@ export async function leaseReady(call, template, created = () => {}) {
   if (status !== 'ready') throw new Error(`lease ${lease} ${status}`);
   return lease;
 }
+
+/**
+ * The floor of a cold Docker desktop create, the engine alone: `docker run -d` of the golden, then
+ * ONE `docker exec` that polls inside the container every 10 ms until the X display answers
+ * (`xdpyinfo`) and then until the window manager answers (`wmctrl -m`), each moment taken when
+ * its line reaches this process. vmhub's ready waits for the window manager too, so
+ * `until_window_manager` is the floor it is held to; `until_display` is the engine and Xvfb alone.
+ */
+export async function dockerRunFloor(golden, n, name = 'floor') {
+  const { spawn, execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const run = promisify(execFile);
+  const display = [];
+  const wm = [];
+  const script = 'until xdpyinfo >/dev/null 2>&1; do sleep 0.01; done; echo display; until wmctrl -m >/dev/null 2>&1; do sleep 0.01; done; echo wm';
+  for (let i = 0; i < n; i++) {
+    const container = `vmhub-bench-${name}-${process.pid}-${i}`;
+    const t = performance.now();
+    try {
+      await run('docker', ['run', '-d', '--network', 'none', '--name', container, '-e', 'VMHUB_SCREEN=1280x800x24', golden]);
+      await new Promise((resolve, reject) => {
+        const p = spawn('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', container, 'sh', '-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        p.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('display') && display.length === i) display.push(performance.now() - t);
+          if (out.includes('wm') && wm.length === i) wm.push(performance.now() - t);
+        });
+        p.on('error', reject);
+        p.on('close', (code) => (code === 0 && wm.length === i + 1 ? resolve() : reject(new Error(`floor probe exited ${code}`))));
+      });
+    } finally {
+      await run('docker', ['rm', '-f', container]).catch(() => undefined);
+    }
+  }
+  const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
+  return { until_display: stats(display), until_window_manager: stats(wm) };
+}

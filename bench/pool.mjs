@@ -1,7 +1,7 @@
 // Warm pools: vm_lease_create → ready (and → the first screenshot, the first action) as the MCP
 // client sees it, from a warm pool vs a cold create, on Docker (debian-x11) and QEMU under TCG
-// (tiny-console), beside the floor of a cold Docker create (`docker run` until the X display
-// answers). Each warm sample waits for the pool to refill first, so every claim finds a ready
+// (tiny-console), beside the floor of a cold Docker create (`docker run` until the X display and
+// the window manager answer). Each warm sample waits for the pool to refill first, so every claim finds a ready
 // machine; the cold samples run on a server without pools.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { connectServer, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, dockerRunFloor, percentile, round, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 5);
@@ -76,18 +76,11 @@ export async function run_() {
     const warm = await server(dir, 'warm', { 'debian-x11': { min_ready: 1, max: 1 }, 'tiny-console': { min_ready: 1, max: 1 } });
     servers.push(warm);
     const docker = { cold: await measure(cold, 'debian-x11', N, false, leases), warm_pool: await measure(warm, 'debian-x11', N, true, leases) };
-    // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its display answers.
+    // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its
+    // display and then its window manager answer (lib.mjs), beside vmhub's cold create → ready.
     const golden = (await run('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', 'vmhub/debian-x11'])).stdout.split('\n').filter(Boolean)[0];
-    const floor = [];
-    for (let i = 0; i < N; i++) {
-      const name = `vmhub-bench-poolfloor-${process.pid}-${i}`;
-      const t = performance.now();
-      await run('docker', ['run', '-d', '--network', 'none', '--name', name, '-e', 'VMHUB_SCREEN=1280x800x24', golden]);
-      while (!(await run('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', name, 'xdpyinfo']).then(() => true, () => false)));
-      floor.push(performance.now() - t);
-      await run('docker', ['rm', '-f', name]).catch(() => undefined);
-    }
-    docker.floor_docker_run_until_display = stats(floor);
+    docker.floor_docker_run = await dockerRunFloor(golden, N, 'poolfloor');
+    docker.cold_over_floor = round(docker.cold.create_to_ready.median_ms / docker.floor_docker_run.until_window_manager.median_ms, 2);
     const qemu = { cold: await measure(cold, 'tiny-console', N_QEMU, false, leases), warm_pool: await measure(warm, 'tiny-console', N_QEMU, true, leases) };
     return { docker_debian_x11: docker, qemu_tcg_tiny_console: qemu };
   } finally {
