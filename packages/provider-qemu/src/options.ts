@@ -22,6 +22,11 @@ export const QemuProviderOptionsSchema = Type.Object({
   qmp_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
   /** How long destroy waits after QMP `quit`, then after SIGTERM, then after SIGKILL, ms each. Default 5 000. */
   stop_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+  /**
+   * Boot leases from a saved VM state (qemu-saved-state.ts) where the template allows it. Default
+   * true (env VMHUB_QEMU_SAVED_STATE=0 turns it off); false: every lease cold-boots.
+   */
+  saved_state: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 export type QemuProviderOptions = Static<typeof QemuProviderOptionsSchema>;
@@ -64,6 +69,12 @@ export const QemuTemplateOptionsSchema = Type.Object({
    * the tiny-console goldens have no other user.
    */
   user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*[$]?$' })),
+  /**
+   * Boot leases from a saved VM state: the golden booted once until ready, saved with QMP
+   * `migrate`, and each lease resumed from it (docs/providers/qemu.md). Default true when the
+   * template has a readiness probe (ready_marker or guest_agent); false: every lease cold-boots.
+   */
+  saved_state: Type.Optional(Type.Boolean()),
   /** Shown when the golden is missing. */
   build_hint: Type.Optional(Type.String({ minLength: 1 })),
 }, { additionalProperties: false });

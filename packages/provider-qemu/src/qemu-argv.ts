@@ -29,6 +29,14 @@ export interface ArgvInput {
   vnc?: VncMode;
   /** Guest TCP port → 127.0.0.1 port on the host (user-mode hostfwd). */
   forwards?: Record<number, number>;
+  /**
+   * `-device vmgenid,guid=auto`: a new VM generation ID per qemu process, announced to the guest
+   * (ACPI notify) when it resumes from a saved state, so its kernel reseeds its RNG. On for the
+   * saving VM and for restored ones (qemu-saved-state.ts); a plain cold boot goes without.
+   */
+  vmgenid?: boolean;
+  /** `-incoming defer`: start without running, waiting for QMP `migrate-incoming` (qemu-restore.ts). */
+  incoming?: boolean;
 }
 
 /** `-nic`: none; user-mode (network); or user-mode restricted to the forwards (no route out). */
@@ -80,5 +88,7 @@ export function qemuArgv(input: ArgvInput): string[] {
       '-device', 'virtserialport,chardev=qga0,name=org.qemu.guest_agent.0',
     );
   }
+  if (input.vmgenid) argv.push('-device', 'vmgenid,guid=auto');
+  if (input.incoming) argv.push('-incoming', 'defer');
   return argv;
 }

@@ -2,21 +2,43 @@
  * create(): overlay (when the golden is a qcow2 disk), then qemu started as a detached session
  * leader with its stdout/stderr in qemu.log, then the identity record with the pid's start time.
  * Idempotent per identity: a verified running machine is returned as is.
+ *
+ * Where saved states are on (qemu-saved-state.ts; provider and template option `saved_state`),
+ * the machine resumes from the saved state of its launch shape instead of booting: the state
+ * file (and the saved disk) are hard-linked into the lease's directory, the overlay is backed by
+ * the saved disk (golden ← saved disk ← lease overlay), qemu starts with the saving VM's device
+ * set plus `-incoming defer`, and qemu-restore.ts loads the state and lets it run. The record
+ * names `restored_from`, which ready() reads. The first create of a shape makes the saved state
+ * (others wait for it). Whatever goes wrong on that path — no state can be made, the links, the
+ * load — is logged once per reason and the lease cold-boots exactly as without saved states.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
+import { link, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
+import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import { chooseAccel } from './accel.ts';
-import { templateOptions } from './options.ts';
-import { procInfo, verifyQemu } from './proc.ts';
+import { templateOptions, type QemuTemplateOptions } from './options.ts';
+import { verifyQemu } from './proc.ts';
 import { qemuArgv } from './qemu-argv.ts';
-import { goldenProblem, isQcow2, SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
+import { resumeFromState } from './qemu-restore.ts';
+import { goldenProblem, isQcow2, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
+import { savedStateFor, savedStateOff, type SavedState } from './qemu-saved-state.ts';
+import { freePorts, spawnQemu, stopQemu } from './qemu-spawn.ts';
 import { FILES, machineDir, readRecord, writeRecord } from './state-dir.ts';
+
+/** How long loading a saved state may take before the lease cold-boots instead. */
+const RESTORE_TIMEOUT_MS = 60_000;
+
+interface Launch {
+  identity: string;
+  dir: string;
+  request: CreateRequest;
+  template: TemplateConfig;
+  t: QemuTemplateOptions;
+  accel: 'kvm' | 'tcg';
+  kernel: string | undefined;
+  diskGolden: string | undefined;
+}
 
 export async function create(rt: QemuRuntime, request: CreateRequest): Promise<MachineRef> {
   const { identity, template } = request;
@@ -24,7 +46,7 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   if (dir.includes(',')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] state directory ${dir} contains a comma, which QEMU option syntax cannot carry: choose another provider option state_dir / VMHUB_QEMU_STATE_DIR`, { source: SOURCE });
   const existing = await readRecord(dir);
   if (existing?.identity === identity && (await verifyQemu(existing.pid, existing.pid_start_time, identity)).verdict === 'ours') {
-    return { identity, external_id: dir, details: { pid: existing.pid, state_dir: dir, accel: existing.accel } };
+    return { identity, external_id: dir, details: { pid: existing.pid, state_dir: dir, accel: existing.accel, ...(existing.restored_from ? { restored_from: existing.restored_from } : {}) } };
   }
   const problem = await goldenProblem(template);
   if (problem) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] template ${template.id}: ${problem}`, { source: SOURCE });
@@ -32,73 +54,107 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   const accel = await chooseAccel(rt.wantedAccel);
   if (rt.wantedAccel === 'kvm' && accel.reason) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] accel "kvm" requested but ${accel.reason}`, { source: SOURCE });
   request.signal.throwIfAborted();
+  const diskGolden = (await isQcow2(template.golden)) ? template.golden : undefined;
+  const launch: Launch = { identity, dir, request, template, t, accel: accel.accel, kernel: diskGolden ? t.kernel : (t.kernel ?? template.golden), diskGolden };
 
+  const off = savedStateOff(rt, template, t);
+  if (!off) {
+    const saved = await savedStateFor(rt, { template, options: t, accel: accel.accel, kernel: launch.kernel, diskGolden }, request.signal);
+    if ('why' in saved) {
+      fallbackOnce(rt, template.id, saved.why);
+    } else {
+      try {
+        return await restore(rt, launch, saved);
+      } catch (err) {
+        if (request.signal.aborted) throw err;
+        fallbackOnce(rt, template.id, `resuming from saved state ${saved.name} failed: ${(err as Error).message}`);
+      }
+    }
+  }
+  return coldBoot(rt, launch);
+}
+
+const warned = new WeakMap<QemuRuntime, Set<string>>();
+
+/** Log why a lease cold-boots instead of resuming, once per template and reason. */
+function fallbackOnce(rt: QemuRuntime, template: string, why: string): void {
+  const seen = warned.get(rt) ?? new Set<string>();
+  warned.set(rt, seen);
+  const key = `${template}\n${why.replace(/\d+ s ago/, '')}`;
+  if (seen.has(key)) return;
+  seen.add(key);
+  rt.context.log('warn', 'cold boot instead of the saved VM state', { template, why });
+}
+
+/** A fresh lease directory; a create that fails before its record is written removes it itself. */
+async function freshDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  // Until qemu is verified running there is no record, and destroy never touches a directory
-  // without one: a create that fails before then removes its directory itself.
-  let disk: string | undefined;
-  let pid: number;
-  let startTime = '';
-  let forwards: Record<number, number> = {};
-  try {
-    let kernel = t.kernel;
-    if (await isQcow2(template.golden)) {
-      disk = join(dir, FILES.overlay);
-      await execa(rt.qemuImg, ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', template.golden, disk], { timeout: 30_000 }).catch((err: Error) => {
-        throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu-img could not create an overlay of ${template.golden}: ${err.message}`, { source: SOURCE, cause: err });
-      });
-    } else {
-      kernel ??= template.golden;
-    }
-    forwards = await freePorts(t.forward_ports ?? []);
-    const argv = qemuArgv({ identity, dir, template, options: t, accel: accel.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel, forwards });
-    request.signal.throwIfAborted();
+}
 
-    const logFd = openSync(join(dir, FILES.log), 'a');
-    try {
-      const child = spawn(rt.binary, argv, { detached: true, stdio: ['ignore', logFd, logFd] });
-      pid = await new Promise<number>((ok, fail) => {
-        child.once('spawn', () => ok(child.pid!));
-        child.once('error', fail);
-      }).catch((err: Error) => {
-        throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] cannot start ${rt.binary}: ${err.message} (apt-get install -y qemu-system-x86)`, { source: SOURCE, cause: err });
-      });
-      child.unref();
-    } finally {
-      closeSync(logFd);
+async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<MachineRef> {
+  const { dir, identity, request, template, t } = l;
+  await freshDir(dir);
+  let record: Awaited<ReturnType<typeof start>> | undefined;
+  try {
+    // Hard links: the saved state's files stay reachable from this lease even if that state is
+    // replaced and removed meanwhile (the template's older states are cleaned up).
+    const stateFile = join(dir, FILES.savedState);
+    await link(saved.stateFile, stateFile);
+    let disk: string | undefined;
+    if (saved.disk) {
+      const savedDisk = join(dir, FILES.savedDisk);
+      await link(saved.disk, savedDisk);
+      disk = await overlay(rt, savedDisk, dir);
     }
-    for (let i = 0; i < 50 && !startTime; i++) {
-      const info = await procInfo(pid);
-      if (info && info.argv.includes(identity)) startTime = info.startTime;
-      else await sleep(20);
-    }
-    if (!startTime) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu exited at once: ${await tail(join(dir, FILES.log))}`, { source: SOURCE });
+    request.signal.throwIfAborted();
+    record = await start(rt, l, { disk, vmgenid: true, incoming: true, restoredFrom: saved.name });
+    await resumeFromState(rt, dir, { ...record, identity }, stateFile, RESTORE_TIMEOUT_MS);
+    rt.context.log('info', 'qemu resumed from saved state', { identity, pid: record.pid, accel: l.accel, template: template.id, saved_state: saved.name, guest_agent: t.guest_agent === true });
+    return { identity, external_id: dir, details: { pid: record.pid, state_dir: dir, accel: l.accel, restored_from: saved.name } };
+  } catch (err) {
+    if (record) await stopQemu(rt, { pid: record.pid, pid_start_time: record.startTime, identity }, dir).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function coldBoot(rt: QemuRuntime, l: Launch): Promise<MachineRef> {
+  const { dir, identity, template } = l;
+  await freshDir(dir);
+  let disk: string | undefined;
+  let started: Awaited<ReturnType<typeof start>>;
+  try {
+    if (l.diskGolden) disk = await overlay(rt, l.diskGolden, dir);
+    l.request.signal.throwIfAborted();
+    started = await start(rt, l, { disk });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-  await writeRecord(dir, {
-    identity, lease_id: request.lease_id, template: template.id, created_at: new Date().toISOString(),
-    pid, pid_start_time: startTime, accel: accel.accel, overlay: disk ? FILES.overlay : undefined, guest_agent: t.guest_agent === true,
-    ...(Object.keys(forwards).length ? { forwards } : {}),
-  });
-  rt.context.log('info', 'qemu started', { identity, pid, accel: accel.accel, template: template.id });
-  return { identity, external_id: dir, details: { pid, state_dir: dir, accel: accel.accel } };
+  rt.context.log('info', 'qemu started', { identity, pid: started.pid, accel: l.accel, template: template.id });
+  return { identity, external_id: dir, details: { pid: started.pid, state_dir: dir, accel: l.accel } };
 }
 
-/**
- * An ephemeral 127.0.0.1 port per forwarded guest port, picked by binding port 0. QEMU binds it a
- * moment later; a port taken in between makes qemu exit at once with a message saying so.
- */
-async function freePorts(guestPorts: number[]): Promise<Record<number, number>> {
-  const out: Record<number, number> = {};
-  for (const guest of guestPorts) {
-    out[guest] = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as AddressInfo; srv.close(() => resolve(port)); });
-    });
-  }
-  return out;
+async function overlay(rt: QemuRuntime, backing: string, dir: string): Promise<string> {
+  const disk = join(dir, FILES.overlay);
+  await execa(rt.qemuImg, ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', backing, disk], { timeout: 30_000 }).catch((err: Error) => {
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu-img could not create an overlay of ${backing}: ${err.message}`, { source: SOURCE, cause: err });
+  });
+  return disk;
+}
+
+/** Spawn qemu for the lease and write its identity record (the machine is then the reaper's to find). */
+async function start(rt: QemuRuntime, l: Launch, o: { disk?: string; vmgenid?: boolean; incoming?: boolean; restoredFrom?: string }): Promise<{ pid: number; startTime: string }> {
+  const { dir, identity, template, t } = l;
+  const forwards = await freePorts(t.forward_ports ?? []);
+  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, kernel: l.kernel, forwards, vmgenid: o.vmgenid, incoming: o.incoming });
+  const { pid, startTime } = await spawnQemu(rt, dir, argv, identity);
+  await writeRecord(dir, {
+    identity, lease_id: l.request.lease_id, template: template.id, created_at: new Date().toISOString(),
+    pid, pid_start_time: startTime, accel: l.accel, overlay: o.disk ? FILES.overlay : undefined, guest_agent: t.guest_agent === true,
+    ...(Object.keys(forwards).length ? { forwards } : {}),
+    ...(o.restoredFrom ? { restored_from: o.restoredFrom } : {}),
+  });
+  return { pid, startTime };
 }

@@ -2,6 +2,15 @@
  * ready(): `process` (the recorded pid is this qemu) → `qmp` (monitor greets, capabilities,
  * query-status) → `guest` (serial marker and/or guest-agent ping). Every wait is bounded by the
  * template's ready_timeout_seconds and the caller's signal; a qemu that dies fails at once.
+ *
+ * A machine resumed from a saved state (its record names `restored_from`) printed its serial
+ * marker before the state was saved, so it is not waited for again: `qmp` waits until
+ * query-status says "running", and `guest` asks the guest agent (when the template has one) for
+ * guest-ping and then sets the guest clock to the host's (`guest-set-time`: the saved clock is as
+ * old as the saved state). A clock that cannot be set is said in the stage detail and logged once;
+ * it does not fail the lease. The stage detail says the machine resumed from saved state.
+ *
+ * readyIn() is the same walk for any state directory: the saved-state maker uses it on its VM.
  */
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,25 +19,33 @@ import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import { templateOptions } from './options.ts';
 import { verifyQemu } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
-import { recordFor, SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
-import { FILES, machineDir } from './state-dir.ts';
+import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
+import { FILES, machineDir, readRecord } from './state-dir.ts';
 
 export async function ready(rt: QemuRuntime, machine: MachineRef, request: ReadyRequest): Promise<void> {
+  return readyIn(rt, { dir: machineDir(rt.stateDir, machine.identity), identity: machine.identity }, request);
+}
+
+const clockWarned = new WeakSet<QemuRuntime>();
+
+export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: string }, request: ReadyRequest): Promise<void> {
   const { template, stage, signal } = request;
+  const { dir, identity } = target;
   const t = templateOptions(template.provider_options);
   const deadline = Date.now() + (template.ready_timeout_seconds ?? 300) * 1000;
-  const dir = machineDir(rt.stateDir, machine.identity);
+  const initial = await readRecord(dir);
+  const restoredFrom = initial?.identity === identity ? initial.restored_from : undefined;
   const failIfDead = async (where: string): Promise<void> => {
-    const { record } = await recordFor(rt, machine);
-    const v = record ? await verifyQemu(record.pid, record.pid_start_time, record.identity) : { verdict: 'gone' as const };
+    const record = await readRecord(dir);
+    const v = record?.identity === identity ? await verifyQemu(record.pid, record.pid_start_time, record.identity) : { verdict: 'gone' as const };
     if (v.verdict !== 'ours') {
       stage(where, 'failed', 'qemu exited');
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu for ${machine.identity} exited during ${where}: ${await tail(join(dir, FILES.log), 600)} | serial: ${await tail(join(dir, FILES.serial), 600)}`, { source: SOURCE });
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu for ${identity} exited during ${where}: ${await tail(join(dir, FILES.log), 600)} | serial: ${await tail(join(dir, FILES.serial), 600)}`, { source: SOURCE });
     }
   };
   const timedOut = async (where: string): Promise<never> => {
     stage(where, 'failed', 'timed out');
-    throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${machine.identity} not ready after ${template.ready_timeout_seconds ?? 300} s at stage "${where}"; serial tail: ${await tail(join(dir, FILES.serial), 600)}`, { source: SOURCE });
+    throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${identity} not ready after ${template.ready_timeout_seconds ?? 300} s at stage "${where}"; serial tail: ${await tail(join(dir, FILES.serial), 600)}`, { source: SOURCE });
   };
   const pause = (ms: number) => sleep(ms, undefined, { signal });
 
@@ -43,20 +60,24 @@ export async function ready(rt: QemuRuntime, machine: MachineRef, request: Ready
     try {
       // Connected for this check only: the monitor serves one client, and destroy (maybe from
       // the reaper, another process) needs it for a clean quit.
-      const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: machine.identity });
+      const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: identity });
       let st: { status?: string };
       try { st = (await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { status?: string }; } finally { client.close(); }
+      // A restored machine is ready only once it runs (create resumed it after the incoming migration).
+      if (restoredFrom && st.status !== 'running') throw new Error(`vm ${st.status ?? 'unknown'}`);
       stage('qmp', 'done', `vm ${st.status ?? 'unknown'}`);
       break;
     } catch {
       if (Date.now() > deadline) await timedOut('qmp');
-      await pause(100);
+      await pause(restoredFrom ? 20 : 100);
     }
   }
 
   stage('guest', 'running');
   const probes: string[] = [];
-  if (t.ready_marker) {
+  if (restoredFrom) {
+    probes.push(`resumed from saved state ${restoredFrom} (its serial marker was seen before the save)`);
+  } else if (t.ready_marker) {
     const marker = Buffer.from(t.ready_marker);
     let offset = 0;
     for (;;) {
@@ -77,22 +98,44 @@ export async function ready(rt: QemuRuntime, machine: MachineRef, request: Ready
     for (;;) {
       signal.throwIfAborted();
       try {
-        const qga = await QmpClient.connect(join(dir, FILES.qga), { protocol: 'qga', timeoutMs: 3_000, label: machine.identity });
-        try { await qga.execute('guest-ping', undefined, 3_000); } finally { qga.close(); }
+        const qga = await QmpClient.connect(join(dir, FILES.qga), { protocol: 'qga', timeoutMs: 3_000, label: identity });
+        try {
+          await qga.execute('guest-ping', undefined, 3_000);
+          if (restoredFrom) probes.push(`guest agent answered guest-ping; ${await setClock(rt, qga, identity)}`);
+        } finally { qga.close(); }
         break;
       } catch (err) {
         last = (err as Error).message;
         await failIfDead('guest');
         if (Date.now() > deadline) {
           stage('guest', 'failed', 'guest agent silent');
-          throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${machine.identity}: the guest agent never answered guest-ping (${last}); is qemu-guest-agent installed and started in the golden?`, { source: SOURCE });
+          throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${identity}: the guest agent never answered guest-ping (${last}); is qemu-guest-agent installed and started in the golden?`, { source: SOURCE });
         }
-        await pause(500);
+        await pause(restoredFrom ? 50 : 500);
       }
     }
-    probes.push('guest agent answered guest-ping');
+    if (!restoredFrom) probes.push('guest agent answered guest-ping');
   }
   stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
+}
+
+/**
+ * The guest's clock to the host's: a restored guest's clock is where it was when the state was
+ * saved. A failure (an agent without guest-set-time, a guest without /sbin/hwclock, which qemu-ga
+ * requires) is reported, never thrown.
+ */
+async function setClock(rt: QemuRuntime, qga: QmpClient, identity: string): Promise<string> {
+  try {
+    await qga.execute('guest-set-time', { time: Date.now() * 1_000_000 }, 5_000);
+    return 'guest clock set to the host\'s';
+  } catch (err) {
+    const why = (err as Error).message;
+    if (!clockWarned.has(rt)) {
+      clockWarned.add(rt);
+      rt.context.log('warn', 'the guest clock of a restored machine could not be set: it runs from the time its saved state was made', { identity, error: why });
+    }
+    return `guest clock NOT set (${why})`;
+  }
 }
 
 async function readFrom(path: string, from: number): Promise<{ data: Buffer; end: number }> {

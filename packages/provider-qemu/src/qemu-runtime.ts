@@ -25,6 +25,8 @@ export interface QemuRuntime {
   defaultMemoryMb: number;
   qmpTimeoutMs: number;
   stopTimeoutMs: number;
+  /** Provider option saved_state (default true; env VMHUB_QEMU_SAVED_STATE=0 turns it off). */
+  savedState: boolean;
   context: ProviderContext;
   /** `qemu-system-x86_64 --version`, once (retried after a failure). */
   qemuVersion(): Promise<string>;
@@ -43,6 +45,7 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
     defaultMemoryMb: options.default_memory_mb ?? 512,
     qmpTimeoutMs,
     stopTimeoutMs: options.stop_timeout_ms ?? 5_000,
+    savedState: options.saved_state ?? !['0', 'false', 'off', 'no'].includes((process.env.VMHUB_QEMU_SAVED_STATE ?? '').toLowerCase()),
     context,
     qemuVersion() {
       version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');

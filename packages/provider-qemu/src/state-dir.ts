@@ -26,6 +26,8 @@ export interface StateRecord {
   guest_agent: boolean;
   /** Guest TCP port → 127.0.0.1 port on the host (template forward_ports). */
   forwards?: Record<number, number>;
+  /** The saved state (its directory name under `.saved-states`) this machine resumed from; absent after a cold boot. */
+  restored_from?: string;
 }
 
 export const FILES = {
@@ -36,6 +38,9 @@ export const FILES = {
   qga: 'qga.sock',
   serial: 'serial.log',
   log: 'qemu.log',
+  /** Hard links to the saved state a restored machine resumed from (qemu-saved-state.ts). */
+  savedState: 'saved-state.bin',
+  savedDisk: 'saved-disk.qcow2',
 } as const;
 
 const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;

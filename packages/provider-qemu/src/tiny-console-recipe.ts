@@ -8,6 +8,7 @@
  *
  * The `tiny-console-agent` variant adds the host's qemu-ga (with the shared libraries ldd names)
  * and starts it on the virtio-serial port, so the guest-agent GuestChannel can be tested too.
+ * `/sbin/hwclock` (busybox) is there for qemu-ga's guest-set-time, which needs exactly that path.
  * Both have a desktop user besides root (`user`, uid 1000, home /home/user) and a root-only /root
  * and /etc/shadow, so a channel acting as a user (template `user`) meets real Unix rights.
  * qemu-golden.ts builds, reuses and reports on what this recipe describes.
@@ -24,7 +25,7 @@ import type { GoldenName } from './tiny-console.ts';
 
 const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
-export const RECIPE_VERSION = '2';
+export const RECIPE_VERSION = '3';
 
 /** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial, virtio-net (forwarded guest ports). */
 const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console', 'virtio_net'];
@@ -180,6 +181,9 @@ export async function initramfsEntries(inputs: Inputs): Promise<{ entries: CpioE
   entries.push({ kind: 'chardev', path: 'dev/console', major: 5, minor: 1 });
   entries.push({ kind: 'file', path: 'bin/busybox', data: await readFile(inputs.busyboxPath), mode: 0o755 });
   entries.push({ kind: 'symlink', path: 'bin/sh', target: 'busybox' });
+  // qemu-ga's guest-set-time runs /sbin/hwclock (and refuses the command when it is missing):
+  // a restored VM's clock is set through it (qemu-ready.ts).
+  entries.push({ kind: 'symlink', path: 'sbin/hwclock', target: '../bin/busybox' });
   entries.push({ kind: 'file', path: 'init', data: Buffer.from(INIT), mode: 0o755 });
   entries.push({ kind: 'file', path: 'etc/shrc', data: Buffer.from(SHRC) });
   const order: string[] = [];

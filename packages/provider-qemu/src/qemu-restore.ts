@@ -1,0 +1,71 @@
+/**
+ * Resuming a lease's qemu from a saved state. The qemu was started with the saving VM's device set
+ * plus `-incoming defer` (qemu-argv.ts); this connects to its provider monitor, sends
+ * `migrate-incoming` with `exec:cat <state file>`, polls `query-migrate` until "completed", and
+ * makes sure the VM runs (qemu resumes by itself after an incoming migration when started without
+ * -S; `cont` otherwise). The monitor is closed again before returning: it serves one client and
+ * ready()/destroy need it.
+ *
+ * Fails with PROVISION_FAILED (the caller falls back to a cold boot) when the migration fails, the
+ * qemu exits (QEMU 7.2 exits when an incoming migration fails: a corrupt or foreign state file), or
+ * the bound passes.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { VmhubError } from '@vmhub/core';
+import { verifyQemu } from './proc.ts';
+import { QmpClient } from './qmp-client.ts';
+import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
+import type { Spawned } from './qemu-spawn.ts';
+import { FILES } from './state-dir.ts';
+
+/** A path as one sh word (the `exec:` migration URIs run through /bin/sh -c). */
+export function shellQuote(path: string): string {
+  return `'${path.replaceAll("'", `'\\''`)}'`;
+}
+
+interface MigrateInfo {
+  status?: string;
+  'error-desc'?: string;
+}
+
+export async function resumeFromState(rt: QemuRuntime, dir: string, proc: Spawned & { identity: string }, stateFile: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  const fail = async (why: string): Promise<never> => {
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] resuming ${proc.identity} from ${stateFile} failed: ${why}${(await tail(join(dir, FILES.log), 400)) ? ` | qemu: ${await tail(join(dir, FILES.log), 400)}` : ''}`, { source: SOURCE });
+  };
+  const alive = async (): Promise<boolean> => (await verifyQemu(proc.pid, proc.startTime, proc.identity)).verdict === 'ours';
+  let client: QmpClient | undefined;
+  while (!client) {
+    try {
+      client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: Math.max(100, Math.min(rt.qmpTimeoutMs, until - Date.now())), label: proc.identity });
+    } catch (err) {
+      if (!(await alive())) await fail('qemu exited before its monitor answered');
+      if (Date.now() > until) await fail(`its monitor did not answer: ${(err as Error).message}`);
+      await sleep(5);
+    }
+  }
+  try {
+    await client.execute('migrate-incoming', { uri: `exec:cat ${shellQuote(stateFile)}` }, rt.qmpTimeoutMs);
+    for (;;) {
+      let info: MigrateInfo;
+      try {
+        info = (await client.execute('query-migrate', undefined, rt.qmpTimeoutMs)) as MigrateInfo;
+      } catch (err) {
+        if (!(await alive())) await fail('qemu exited while loading the state (corrupt, truncated or made by another qemu/device set)');
+        throw err;
+      }
+      if (info.status === 'completed') break;
+      if (info.status === 'failed' || info.status === 'cancelled') await fail(`incoming migration ${info.status}${info['error-desc'] ? `: ${info['error-desc']}` : ''}`);
+      if (Date.now() > until) await fail(`incoming migration still "${info.status ?? '?'}" after ${timeoutMs} ms`);
+      await sleep(5);
+    }
+    const st = (await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { status?: string };
+    if (st.status !== 'running') await client.execute('cont', undefined, rt.qmpTimeoutMs);
+  } catch (err) {
+    if (VmhubError.is(err) && err.code === 'PROVISION_FAILED') throw err;
+    return fail((err as Error).message);
+  } finally {
+    client.close();
+  }
+}
