@@ -6,11 +6,17 @@
 import { x11Error } from './errors.ts';
 import { KEYSYM_TABLE } from './keysym-names.ts';
 
-/** Keysym name → value, from the generated table. */
-const VALUES = new Map(KEYSYM_TABLE.split(' ').map((entry) => {
-  const at = entry.lastIndexOf(':');
-  return [entry.slice(0, at), Number.parseInt(entry.slice(at + 1), 16)] as const;
-}));
+/** Keysym name → value, from the generated table (entries in value order, each a step from the last). */
+const VALUES = (() => {
+  const map = new Map<string, number>();
+  let value = 0;
+  for (const entry of KEYSYM_TABLE.split(' ')) {
+    const m = /^([A-Za-z0-9_]+)(=|:([0-9a-z]+))?$/.exec(entry)!;
+    value += m[2] === '=' ? 0 : m[3] ? Number.parseInt(m[3], 36) : 1;
+    map.set(m[1]!, value);
+  }
+  return map;
+})();
 const NAMES = new Set(VALUES.keys());
 
 /** Lowercased multi-letter name → canonical keysym, for the unambiguous ones. */
