@@ -51,3 +51,15 @@ test('qemu: forwarded guest ports become hostfwd on 127.0.0.1, restricted (no ro
   const noVnc = qemuArgv({ ...base, options: templateOptions({ vnc: 'off' }) });
   assert.ok(!noVnc.includes('-vnc'), 'template vnc: "off" turns QEMU\'s VNC server off');
 });
+
+test('qemu: a saved-state launch adds vmgenid (new GUID per process) and -incoming defer; a plain cold boot has neither', () => {
+  const base = { identity: 'vmhub-x-4', dir: '/s/d', template, options: templateOptions({ guest_agent: true }), accel: 'tcg' as const, machine: 'q35', defaultMemoryMb: 256, kernel: '/g/vmlinuz' };
+  const plain = qemuArgv(base);
+  assert.ok(!plain.includes('vmgenid,guid=auto') && !plain.includes('-incoming'));
+  const saver = qemuArgv({ ...base, vmgenid: true });
+  assert.equal(saver[saver.indexOf('vmgenid,guid=auto') - 1], '-device');
+  assert.ok(!saver.includes('-incoming'), 'the saving VM boots');
+  const restored = qemuArgv({ ...base, vmgenid: true, incoming: true });
+  assert.equal(restored[restored.indexOf('-incoming') + 1], 'defer');
+  assert.deepEqual(restored.slice(0, -2), saver, 'same device set as the saving VM, plus -incoming');
+});

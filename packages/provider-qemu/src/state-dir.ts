@@ -2,7 +2,10 @@
  * The per-lease state directory: `<state_dir>/<identity>/` holding identity.json (the record
  * destroy verifies), the qcow2 overlay, qmp.sock (the provider's own monitor: readiness and
  * teardown), console.sock (a second monitor for the lease's console), serial.log, qemu.log and
- * optionally qga.sock.
+ * optionally qga.sock; a machine resumed from a saved state also holds hard links to that state's
+ * files (saved-state.bin, saved-disk.qcow2 — the overlay's backing file), and its record names
+ * `restored_from`. Saved states themselves live in `<state_dir>/.saved-states/` (qemu-saved-state.ts),
+ * which list() never shows: it is not under the instance prefix.
  * The directory name is the identity, so list() needs nothing but readdir.
  */
 import { randomUUID } from 'node:crypto';

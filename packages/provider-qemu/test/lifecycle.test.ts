@@ -1,6 +1,6 @@
 /**
- * The provider against a real qemu-system (TCG here; KVM where usable). One boot for the whole
- * file: create → ready (stages) → state dir → console → list → decoys → destroy from a second
+ * The provider against a real qemu-system (TCG here; KVM where usable), cold boot (saved states
+ * off: saved-state.test.ts covers leases resumed from one). One boot for the whole file: create → ready (stages) → state dir → console → list → decoys → destroy from a second
  * provider instance (the reaper's position) while the monitor is held and a console is open →
  * everything gone.
  */
@@ -37,7 +37,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     template = setup.diskTemplate;
     goldenDisk = setup.goldenDisk;
     stateDir = join(root, 'state');
-    provider = plugin.create({ state_dir: stateDir }, testContext(prefix, logs));
+    provider = plugin.create({ state_dir: stateDir, saved_state: false }, testContext(prefix, logs));
   });
 
   after(async () => {
@@ -145,7 +145,7 @@ describe('qemu: lifecycle on a real qemu', { timeout: 400_000 }, () => {
     // an operator's qmp-shell), so the reaper's quit cannot get through: it must fall back to
     // SIGTERM. The lease's console (opened above, on its own monitor) is still open too.
     const holder = await QmpClient.connect(join(stateDir, identity, 'qmp.sock'), { protocol: 'qmp', timeoutMs: 10_000, label: 'holder' });
-    const reaper = plugin.create({ state_dir: stateDir }, testContext(prefix, logs));
+    const reaper = plugin.create({ state_dir: stateDir, saved_state: false }, testContext(prefix, logs));
     const started = Date.now();
     assert.equal(await reaper.destroy(machine), 'destroyed');
     t.diagnostic(`reaper destroy with the monitor busy: ${Date.now() - started} ms`);
