@@ -1,6 +1,6 @@
 // Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
 // machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
-//   names: cold-start, desktop, console, reaper, store, sessions, android, wayland, vnc, ocr, agent-tools, resize, capture, pool, concurrent, live-view
+//   names: cold-start, desktop, console, reaper, store, sessions, android, wayland, vnc, ocr, agent-tools, resize, capture, pool, qemu-restore, concurrent, live-view
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -21,6 +21,7 @@ const BENCHES = {
   resize: { file: './resize.mjs', spawn: true, title: 'Screenshot downscale: resize kernel and format for screen content (issue 19)', targets: 'measured, no target: bytes, resize+encode ms and the share of native-frame words tesseract still reads, per libvips kernel and format, on a real X desktop at 1920×1080 and 2560×1440 downscaled to 1280 wide, beside the native frame' },
   capture: { file: './capture.mjs', title: 'vm_screenshot from the host framebuffer (Xvfb -fbdir) vs through the guest, at 1280×800 and 2560×1440 (issue 19)', targets: 'screenshot p50 ≤ 40 ms at 1280×800 and ≤ 70 ms at 2560×1440 (defaults: PNG fitted to 1280×800), beside the guest path (xwd | gzip -1) and the floor (read + decode + encode in process, no MCP)' },
   pool: { file: './pool.mjs', title: 'Warm pools: create → ready and → first screenshot, warm pool vs cold, Docker and QEMU under TCG (issue 19)', targets: 'from a warm pool ≤ 150 ms for Docker and ≤ 1 s for QEMU under TCG (create → ready as the client sees it), beside a cold create and the docker-run floor' },
+  'qemu-restore': { file: './qemu-restore.mjs', title: 'QEMU under TCG: lease resumed from a saved VM state vs cold boot vs warm pool', targets: 'create → ready ≤ 1 s resumed from a saved state (as the client sees it), beside a cold boot and a warm pool in the same run' },
   concurrent: { file: './concurrent-click.mjs', title: 'vm_click with 4 leases at once vs one lease alone, Docker + X11 (issue 19)', targets: '4 concurrent leases keep click p50 within 1.5× of one lease' },
   'live-view': { file: './live-view.mjs', title: 'Live view: agent action → visible in the dashboard page, headless Chromium on a debian-x11 lease (issue 17)', targets: 'measured, no target: action → changed frame loaded in the page p50/p95 over 20 typed characters, beside the floor (one fetch of the screen URL the page requests) and the naive page reload per frame' },
 };
