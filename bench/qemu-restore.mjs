@@ -4,7 +4,7 @@
 // guest-set-time). Three servers in one run: saved states off (cold boot), on (the first create
 // makes the saved state and is reported on its own; the others resume from it), and on with a
 // warm pool of 1 (each sample waits for the pool to refill, so every claim finds a ready machine).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { POOL_PRINCIPAL, Store } from '@vmhub/store';
@@ -73,6 +73,22 @@ async function measure(s, template, n, { warm = false } = {}) {
   return { create_to_ready: stats(ready), create_to_first_screenshot: stats(first), ready_when_create_answered: `${claimed}/${n}`, guest_stage: guest };
 }
 
+/**
+ * The pool servers' machines outlive them (pool leases are not the client's to release, and the
+ * reaper is off): stop every qemu a state directory still records, only when /proc shows that pid
+ * carrying the recorded `-name`.
+ */
+function killLeftovers(stateDir) {
+  if (!existsSync(stateDir)) return;
+  for (const name of readdirSync(stateDir)) {
+    let rec;
+    try { rec = JSON.parse(readFileSync(join(stateDir, name, 'identity.json'), 'utf8')); } catch { continue; }
+    let argv = [];
+    try { argv = readFileSync(`/proc/${rec.pid}/cmdline`, 'utf8').split('\0'); } catch { continue; }
+    if (argv[argv.indexOf('-name') + 1] === rec.identity) { try { process.kill(rec.pid, 'SIGKILL'); } catch { /* gone meanwhile */ } }
+  }
+}
+
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-restore-'));
   const servers = [];
@@ -99,6 +115,7 @@ export async function run() {
     for (const s of servers) {
       for (const lease of s.leases) await s.client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
       await s.client.close().catch(() => undefined);
+      killLeftovers(join(dir, `qemu-${s.name}`));
     }
     rmSync(dir, { recursive: true, force: true });
   }
