@@ -41,7 +41,7 @@ export const BUDGETS = {
   '@vmhub/provider-adb-pool': 53 * KB,
   '@vmhub/provider-docker': 370 * KB,
   '@vmhub/provider-proxmox': 211 * KB,
-  '@vmhub/provider-qemu': 151 * KB,
+  '@vmhub/provider-qemu': 200 * KB, // 166 kB on 2026-12-04: saved VM states (issue 19)
   '@vmhub/rfb': 96 * KB,
   '@vmhub/store': 132 * KB, // 109 kB on 2026-12-01 with the PostgreSQL backend (issue 18)
   '@vmhub/windows-mcp-standin': 1260 * KB,
