@@ -4,8 +4,9 @@
  * debian-x11 (and images without the label) `display` (xdpyinfo answers on the X display) →
  * `desktop` (wmctrl -m finds the window manager).
  * When the machine's /tmp/.X11-unix is shared on this host (`x11Dir`), those two probes are
- * answered here over the X socket (docker-x11-ready.ts), polled every 10 ms with no `docker exec`;
- * a server that refuses this client sends the probe back into the guest.
+ * answered here over the X socket (docker-x11-ready.ts) with no `docker exec`: checked again when
+ * the socket directory or the root window's properties change, and at least every 10 ms; a server
+ * that refuses this client sends the probe back into the guest.
  * Bounded by the template's ready_timeout_seconds (default 60); BOOT_TIMEOUT says which stage
  * stalled and what it last saw.
  */
@@ -17,7 +18,7 @@ import { inspectContainer } from './docker-create.ts';
 import { rawExec } from './docker-exec.ts';
 import { X11_READY, type ReadyProbe } from './golden-manifest.ts';
 import { dockerTemplateOptions } from './options.ts';
-import { displayNumber, hostCheckFor } from './docker-x11-ready.ts';
+import { displayNumber, hostProbeFor } from './docker-x11-ready.ts';
 
 const SOURCE = 'provider-docker';
 
@@ -28,7 +29,7 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
   let stage = 'container';
   let detail = 'not checked yet';
 
-  const until = async (name: string, probe: () => Promise<string | true>, first = 50, how?: () => string | undefined): Promise<void> => {
+  const until = async (name: string, probe: () => Promise<string | true>, first = 50, how?: () => string | undefined, pause: (ms: number) => Promise<unknown> = (ms) => sleep(ms, undefined, { signal: request.signal })): Promise<void> => {
     stage = name;
     request.stage(name, 'running');
     // Every `first` ms for the first 2 s (a container's desktop is up in ~200 ms: a doubling wait
@@ -48,7 +49,7 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
         request.stage(name, 'failed', detail);
         throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${machine.identity} not ready after ${timeoutS} s: stage ${stage} stuck: ${detail}`, { source: SOURCE, details: { stage, detail } });
       }
-      await sleep(delay, undefined, { signal: request.signal }).catch(() => {});
+      await pause(delay).catch(() => {});
     }
   };
 
@@ -74,22 +75,28 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
   const num = displayNumber(display);
   for (const p of probes) {
     const argv = p.argv.map((a) => (a === '$DISPLAY' ? display : a));
-    const check = x11Dir !== undefined && num !== undefined ? hostCheckFor(argv) : undefined;
-    if (!check) {
+    const socket = x11Dir !== undefined && num !== undefined ? join(x11Dir, `X${num}`) : undefined;
+    const host = socket ? hostProbeFor(argv, socket) : undefined;
+    if (!host) {
       await until(p.stage, probeExec(argv, p.user));
       continue;
     }
-    const socket = join(x11Dir!, `X${num}`);
     let inGuest: (() => Promise<string | true>) | undefined;
-    await until(p.stage, async () => {
-      if (inGuest) return inGuest();
-      const r = await check(socket);
-      if (typeof r === 'object') {
-        inGuest = probeExec(argv, p.user); // the server wants a cookie this host does not have
-        return `${r.unusable}; asking in the guest`;
-      }
-      return r === true ? true : `${argv.join(' ')}, asked on the host over ${socket}: ${r}`;
-    }, 10, () => (inGuest ? undefined : `${argv.join(' ')} answered on the host over the shared X socket`));
+    try {
+      await until(p.stage, async () => {
+        if (inGuest) return inGuest();
+        const r = await host.check();
+        if (typeof r === 'object') {
+          inGuest = probeExec(argv, p.user); // the server wants a cookie this host does not have
+          return `${r.unusable}; asking in the guest`;
+        }
+        return r === true ? true : `${argv.join(' ')}, asked on the host over ${socket}: ${r}`;
+      }, 10, () => (inGuest ? undefined : `${argv.join(' ')} answered on the host over the shared X socket`),
+      // Between host checks, wake as soon as the socket appears or the root's properties change.
+      (ms) => (inGuest ? sleep(ms, undefined, { signal: request.signal }) : host.changed(ms)));
+    } finally {
+      host.close();
+    }
   }
 }
 

@@ -14,11 +14,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { machineIdentity, type MachineRef } from '@vmhub/core';
-import { hostCheckFor } from '../src/docker-x11-ready.ts';
+import { hostProbeFor } from '../src/docker-x11-ready.ts';
 import { ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
 
-const display = hostCheckFor(['xdpyinfo', '-display', ':0'])!;
-const wm = hostCheckFor(['wmctrl', '-m'])!;
+const probe = (argv: string[], socket: string) => hostProbeFor(argv, socket)!;
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -30,25 +29,30 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_
   }
 }
 
-/** An Xvfb on a free display number; `cookie` makes it demand MIT-MAGIC-COOKIE-1. */
-async function xvfb(dir: string, cookie = false): Promise<{ num: number; socket: string; proc: ChildProcess }> {
+/** A free display number (no socket, no lock). */
+function freeDisplay(): number {
   for (let num = 140 + Math.floor(Math.random() * 100); ; num++) {
-    const socket = `/tmp/.X11-unix/X${num}`;
-    if (existsSync(socket) || existsSync(`/tmp/.X${num}-lock`)) continue;
-    const args = [`:${num}`, '-nolisten', 'tcp', '-noreset', '-screen', '0', '640x480x24']; // -noreset as the golden's: atoms outlive the last client
-    if (cookie) {
-      // An Xauthority entry: FamilyWild, no address, the display number, MIT-MAGIC-COOKIE-1, 16 bytes.
-      const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
-      const auth = join(dir, `auth-${num}`);
-      writeFileSync(auth, Buffer.concat([Buffer.from([0xff, 0xff]), field(Buffer.alloc(0)), field(Buffer.from(String(num))), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
-      args.push('-auth', auth);
-    } else {
-      args.push('-ac');
-    }
-    const proc = spawn('Xvfb', args, { stdio: 'ignore' });
-    await until(`Xvfb :${num}`, async () => (existsSync(socket) ? true : undefined));
-    return { num, socket, proc };
+    if (!existsSync(`/tmp/.X11-unix/X${num}`) && !existsSync(`/tmp/.X${num}-lock`)) return num;
   }
+}
+
+/** An Xvfb on display `num` (default: a free one); `cookie` makes it demand MIT-MAGIC-COOKIE-1. */
+async function xvfb(dir: string, options: { cookie?: boolean; num?: number } = {}): Promise<{ num: number; socket: string; proc: ChildProcess }> {
+  const num = options.num ?? freeDisplay();
+  const socket = `/tmp/.X11-unix/X${num}`;
+  const args = [`:${num}`, '-nolisten', 'tcp', '-noreset', '-screen', '0', '640x480x24']; // -noreset as the golden's: atoms outlive the last client
+  if (options.cookie) {
+    // An Xauthority entry: FamilyWild, no address, the display number, MIT-MAGIC-COOKIE-1, 16 bytes.
+    const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
+    const auth = join(dir, `auth-${num}`);
+    writeFileSync(auth, Buffer.concat([Buffer.from([0xff, 0xff]), field(Buffer.alloc(0)), field(Buffer.from(String(num))), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
+    args.push('-auth', auth);
+  } else {
+    args.push('-ac');
+  }
+  const proc = spawn('Xvfb', args, { stdio: 'ignore' });
+  await until(`Xvfb :${num}`, async () => (existsSync(socket) ? true : undefined));
+  return { num, socket, proc };
 }
 
 describe('docker: readiness asked on the host over the X socket', { timeout: 120_000 }, () => {
@@ -59,38 +63,67 @@ describe('docker: readiness asked on the host over the X socket', { timeout: 120
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the display answers once the server sets a client up; no socket is "not yet", with the reason', async () => {
-    assert.match(String(await display(join(dir, 'X0'))), /ENOENT/);
-    const x = await xvfb(dir);
-    procs.push(x.proc);
-    assert.equal(await display(x.socket), true);
+  it('the display answers once the server sets a client up; before, the check says why, and the wait ends when the socket appears', async () => {
+    const num = freeDisplay();
+    const display = probe(['xdpyinfo', '-display', `:${num}`], `/tmp/.X11-unix/X${num}`);
+    try {
+      assert.match(String(await display.check()), /ENOENT/);
+      // Waiting up to a minute: the socket directory's change ends the wait, not the timer.
+      const started = Date.now();
+      const woke = display.changed(60_000);
+      const x = await xvfb(dir, { num });
+      procs.push(x.proc);
+      await woke;
+      assert.ok(Date.now() - started < 30_000, 'woken by the socket, not by the 60 s timer');
+      assert.equal(await until('the display to answer', async () => ((await display.check()) === true ? true : undefined)), true);
+    } finally {
+      display.close();
+    }
   });
 
-  it('the window manager runs when the root names a window carrying _NET_SUPPORTING_WM_CHECK — not before openbox starts, not after it is killed', async () => {
+  it('the window manager runs when the root names a window carrying _NET_SUPPORTING_WM_CHECK — not before openbox starts (the wait ends when it announces itself), not after it is killed', async () => {
     const x = await xvfb(dir);
     procs.push(x.proc);
-    assert.match(String(await wm(x.socket)), /window manager has not started|no EWMH window manager/);
-    const openbox = spawn('openbox', [], { stdio: 'ignore', env: { ...process.env, DISPLAY: `:${x.num}` } });
-    procs.push(openbox);
-    assert.equal(await until('openbox', async () => ((await wm(x.socket)) === true ? true : undefined)), true);
-    openbox.kill('SIGKILL');
-    // openbox's check window dies with it; the root's property still names it.
-    const gone = await until('the window manager to be seen gone', async () => { const r = await wm(x.socket); return r === true ? undefined : r; });
-    assert.match(String(gone), /is not running/);
+    const wm = probe(['wmctrl', '-m'], x.socket);
+    try {
+      assert.match(String(await wm.check()), /window manager has not started|no EWMH window manager/);
+      const started = Date.now();
+      const openbox = spawn('openbox', [], { stdio: 'ignore', env: { ...process.env, DISPLAY: `:${x.num}` } });
+      procs.push(openbox);
+      // Each wait may end on any root property change; no 60 s timer runs out on the way.
+      while ((await wm.check()) !== true) {
+        assert.ok(Date.now() - started < 30_000, 'openbox announced itself within 30 s');
+        await wm.changed(60_000);
+      }
+      assert.ok(Date.now() - started < 30_000, 'woken by the root window\'s property change, not by the 60 s timer');
+      openbox.kill('SIGKILL');
+      // openbox's check window dies with it; the root's property still names it.
+      const gone = await until('the window manager to be seen gone', async () => { const r = await wm.check(); return r === true ? undefined : r; });
+      assert.match(String(gone), /is not running/);
+    } finally {
+      wm.close();
+    }
   });
 
   it('a server that wants a cookie is "unusable" here (the caller asks in the guest), not polled until the timeout', async () => {
-    const x = await xvfb(dir, true);
+    const x = await xvfb(dir, { cookie: true });
     procs.push(x.proc);
-    const r = await display(x.socket);
-    assert.equal(typeof r, 'object', String(r));
-    assert.match((r as { unusable: string }).unusable, /refused a client without a cookie/);
+    for (const argv of [['xdpyinfo'], ['wmctrl', '-m']]) {
+      const p = probe(argv, x.socket);
+      const r = await p.check();
+      p.close();
+      assert.equal(typeof r, 'object', String(r));
+      assert.match((r as { unusable: string }).unusable, /refused a client without a cookie/);
+    }
   });
 
   it('only xdpyinfo and wmctrl -m have a host equivalent', () => {
-    assert.equal(hostCheckFor(['xdpyinfo']), display);
-    assert.equal(hostCheckFor(['wmctrl', '-m']), wm);
-    for (const argv of [['wmctrl', '-l'], ['xdpyinfo', '-queryExtensions'], ['swaymsg', '-t', 'get_version'], []]) assert.equal(hostCheckFor(argv), undefined, argv.join(' '));
+    for (const argv of [['xdpyinfo'], ['xdpyinfo', '-display', ':0'], ['wmctrl', '-m']]) {
+      const p = hostProbeFor(argv, join(dir, 'X0'));
+      assert.ok(p, argv.join(' '));
+      p.close();
+    }
+    for (const argv of [['wmctrl', '-l'], ['xdpyinfo', '-queryExtensions'], ['swaymsg', '-t', 'get_version'], []]) assert.equal(hostProbeFor(argv, join(dir, 'X0')), undefined, argv.join(' '));
   });
 });
 
