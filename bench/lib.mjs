@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { POOL_PRINCIPAL, Store } from '@vmhub/store';
 
 export const SERVER_BIN = process.env.VMHUB_SERVER_BIN ?? fileURLToPath(new URL('../apps/server/dist/bin.js', import.meta.url));
 
@@ -80,4 +81,18 @@ export async function dockerRunFloor(golden, n, name = 'floor') {
   }
   const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
   return { until_display: stats(display), until_window_manager: stats(wm) };
+}
+
+/** Wait until a server's pool of `template` (its store at `db`) holds a ready, unexpired machine. */
+export async function poolReady(db, template, ms) {
+  const until = Date.now() + ms;
+  const store = new Store({ path: db });
+  try {
+    while (Date.now() < until) {
+      const rows = await store.listLeases({ principal: POOL_PRINCIPAL, status: ['ready'] });
+      if (rows.some((r) => r.template === template && r.expires_at > Date.now())) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally { await store.close(); }
+  throw new Error(`the ${template} pool did not refill in ${ms} ms`);
 }

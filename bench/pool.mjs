@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { connectServer, dockerRunFloor, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, poolReady, dockerRunFloor, percentile, round, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 5);
@@ -35,20 +34,6 @@ async function sample(call, template, leases) {
   const ready = performance.now() - t;
   await call('vm_screenshot', { lease_id: created.lease_id });
   return { ready, first: performance.now() - t, warm: created.status === 'ready' };
-}
-
-/** Wait until the warm server's pool of `template` has a ready machine (read from its store). */
-async function poolReady(db, template, ms) {
-  const until = Date.now() + ms;
-  const store = new Store({ path: db });
-  try {
-    while (Date.now() < until) {
-      const rows = await store.listLeases({ principal: POOL_PRINCIPAL, status: ['ready'] });
-      if (rows.some((r) => r.template === template && r.expires_at > Date.now())) return;
-      await sleep(100);
-    }
-  } finally { await store.close(); }
-  throw new Error(`the ${template} pool did not refill in ${ms} ms`);
 }
 
 async function measure({ call, db }, template, n, warm, leases) {

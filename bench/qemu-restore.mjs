@@ -7,8 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { connectServer, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, poolReady, percentile, round, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 5);
 const N_COLD = Number(process.env.N_COLD ?? 3);
@@ -41,19 +40,6 @@ async function sample(s, template) {
   const guest = (view.stages ?? []).find((x) => x.name === 'guest')?.detail ?? '';
   await s.call('vm_lease_release', { lease_id: s.leases.pop() });
   return { ready, first, warm: created.status === 'ready', guest };
-}
-
-async function poolReady(db, template, ms) {
-  const until = Date.now() + ms;
-  const store = new Store({ path: db });
-  try {
-    while (Date.now() < until) {
-      const rows = await store.listLeases({ principal: POOL_PRINCIPAL, status: ['ready'] });
-      if (rows.some((r) => r.template === template && r.expires_at > Date.now())) return;
-      await sleep(100);
-    }
-  } finally { await store.close(); }
-  throw new Error(`the ${template} pool did not refill in ${ms} ms`);
 }
 
 async function measure(s, template, n, { warm = false } = {}) {
