@@ -13,7 +13,6 @@ import { connectServer, poolReady, dockerRunFloor, percentile, round, toolCaller
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 5);
 const N_QEMU = Number(process.env.N_QEMU ?? 3);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
 
 async function server(dir, name, pools) {
