@@ -14,12 +14,12 @@
  * `ms` but returns at once when what the probe waits for may have happened: the socket directory
  * changed (the display's socket appeared), or a property of the root window changed (the window
  * manager announced itself; the probe keeps one connection that listens for PropertyNotify). So a
- * stage ends when its event happens, not at the next poll. Only the core protocol, little-endian,
- * no authentication.
+ * stage ends when its event happens, not at the next poll. The wire is @vmhub/x11-client's (core
+ * protocol, no authentication).
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { ATOM_WINDOW, XConnection, XRefused, getProperty32, internAtom, PROPERTY_CHANGE_MASK, selectEvents } from '@vmhub/x11-client';
 
 export type CheckResult = true | string | { unusable: string };
 
@@ -30,15 +30,9 @@ export interface HostProbe {
   close(): void;
 }
 
-const X_CHANGE_WINDOW_ATTRIBUTES = 2;
-const X_INTERN_ATOM = 16;
-const X_GET_PROPERTY = 20;
-const ATOM_WINDOW = 33;
-const CW_EVENT_MASK = 0x800;
-const PROPERTY_CHANGE_MASK = 0x400000;
 const WM_CHECK = '_NET_SUPPORTING_WM_CHECK';
-
-const pad4 = (n: number) => (4 - (n % 4)) % 4;
+/** Bound on connecting, setup and each request. */
+const TIMEOUT_MS = 2000;
 
 /** The host equivalent of a probe's argv (after $DISPLAY was filled in), when there is one. */
 export function hostProbeFor(argv: string[], socketPath: string): HostProbe | undefined {
@@ -91,8 +85,8 @@ class DisplayProbe implements HostProbe {
   }
 
   async check(): Promise<CheckResult> {
-    const x = await XClient.open(this.#socket).catch((err: Error) => err);
-    if (x instanceof Error) return x instanceof Refused ? { unusable: x.message } : x.message;
+    const x = await XConnection.open(this.#socket, { timeoutMs: TIMEOUT_MS }).catch((err: Error) => err);
+    if (x instanceof Error) return x instanceof XRefused ? { unusable: x.message } : x.message;
     x.close();
     return true;
   }
@@ -114,7 +108,7 @@ class DisplayProbe implements HostProbe {
 class WindowManagerProbe implements HostProbe {
   readonly #socket: string;
   readonly #wake = new Wake();
-  #x: XClient | undefined;
+  #x: XConnection | undefined;
 
   constructor(socket: string) {
     this.#socket = socket;
@@ -122,24 +116,19 @@ class WindowManagerProbe implements HostProbe {
 
   async check(): Promise<CheckResult> {
     if (!this.#x || this.#x.closed) {
-      const x = await XClient.open(this.#socket, () => this.#wake.fire()).catch((err: Error) => err);
-      if (x instanceof Error) return x instanceof Refused ? { unusable: x.message } : x.message;
+      const x = await XConnection.open(this.#socket, { timeoutMs: TIMEOUT_MS, onEvent: () => this.#wake.fire() }).catch((err: Error) => err);
+      if (x instanceof Error) return x instanceof XRefused ? { unusable: x.message } : x.message;
       this.#x = x;
-      try {
-        await x.selectRootEvents(PROPERTY_CHANGE_MASK);
-      } catch (err) {
-        this.close();
-        return (err as Error).message;
-      }
+      selectEvents(x, x.setup.root, PROPERTY_CHANGE_MASK);
     }
     const x = this.#x;
     try {
-      const atom = await x.internAtom(WM_CHECK);
+      const atom = await bounded(x, internAtom(x, WM_CHECK));
       if (atom === 0) return `no ${WM_CHECK} atom yet: no EWMH window manager has started`;
-      const child = await x.windowProperty(x.root, atom);
+      const [child] = await bounded(x, getProperty32(x, x.setup.root, atom, ATOM_WINDOW));
       if (child === undefined) return `the root window has no ${WM_CHECK}: the window manager has not started`;
       // A window manager that died leaves the property naming a window that is gone (BadWindow) or no longer carries it.
-      const self = await x.windowProperty(child, atom).catch(() => undefined);
+      const [self] = await bounded(x, getProperty32(x, child, atom, ATOM_WINDOW)).catch(() => [] as number[]);
       if (self !== child) return `${WM_CHECK} names window 0x${child.toString(16)}, which does not carry it: the window manager is not running`;
       return true;
     } catch (err) {
@@ -158,157 +147,12 @@ class WindowManagerProbe implements HostProbe {
   }
 }
 
-class Refused extends Error {}
-
-interface Pending { resolve: (reply: Buffer) => void; reject: (err: Error) => void }
-
-/**
- * A minimal X client: setup, then one request at a time, answered in order. Every byte the server
- * sends is read as it comes; events go to `onEvent`.
- */
-class XClient {
-  readonly root: number;
-  readonly #socket: Socket;
-  readonly #onEvent: (() => void) | undefined;
-  #buffer: Buffer;
-  #pending: Pending | undefined;
-  #closed: Error | undefined;
-
-  private constructor(socket: Socket, root: number, rest: Buffer, onEvent: (() => void) | undefined) {
-    this.#socket = socket;
-    this.root = root;
-    this.#buffer = rest;
-    this.#onEvent = onEvent;
-    socket.on('data', (chunk: Buffer) => { this.#buffer = Buffer.concat([this.#buffer, chunk]); this.#drain(); });
-    const fail = (err: Error) => {
-      this.#closed ??= err;
-      this.#pending?.reject(err);
-      this.#pending = undefined;
-    };
-    socket.on('error', fail);
-    socket.on('close', () => fail(new Error('the X server closed the connection')));
+/** A request's answer, or the connection closed after TIMEOUT_MS (a server that stopped answering). */
+async function bounded<T>(x: XConnection, answer: Promise<T>): Promise<T> {
+  const timer = setTimeout(() => x.close(), TIMEOUT_MS);
+  try {
+    return await answer;
+  } finally {
+    clearTimeout(timer);
   }
-
-  /**
-   * Connect and set up. A connection that never completes setup is destroyed after `timeoutMs`;
-   * one that did lives until close(), each request bounded by `timeoutMs`.
-   */
-  static async open(path: string, onEvent?: () => void, timeoutMs = 2000): Promise<XClient> {
-    const socket = connect(path);
-    const timer = setTimeout(() => socket.destroy(new Error(`the X server at ${path} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    try {
-      await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
-      const header = Buffer.alloc(12);
-      header[0] = 0x6c; // 'l': little-endian
-      header.writeUInt16LE(11, 2);
-      socket.write(header);
-      let data = await readSetup(socket, Buffer.alloc(0), 8);
-      const extra = data.readUInt16LE(6) * 4;
-      data = await readSetup(socket, data, 8 + extra);
-      if (data[0] !== 1) {
-        const reason = data.subarray(8, 8 + data[1]!).toString('latin1').trim();
-        throw new Refused(`the X server at ${path} refused a client without a cookie${reason ? `: ${reason}` : ''}`);
-      }
-      const vendorLength = data.readUInt16LE(24);
-      const root = data.readUInt32LE(40 + vendorLength + pad4(vendorLength) + 8 * data[29]!);
-      socket.removeAllListeners('error');
-      return new XClient(socket, root, data.subarray(8 + extra), onEvent);
-    } catch (err) {
-      socket.destroy();
-      throw err;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  get closed(): boolean {
-    return this.#closed !== undefined;
-  }
-
-  /** Select `mask` events on the root window (ChangeWindowAttributes), confirmed by a round trip. */
-  async selectRootEvents(mask: number): Promise<void> {
-    const req = Buffer.alloc(16);
-    req[0] = X_CHANGE_WINDOW_ATTRIBUTES;
-    req.writeUInt16LE(4, 2);
-    req.writeUInt32LE(this.root, 4);
-    req.writeUInt32LE(CW_EVENT_MASK, 8);
-    req.writeUInt32LE(mask, 12);
-    this.#socket.write(req);
-    await this.internAtom(WM_CHECK); // any request with a reply: errors of the one before come first
-  }
-
-  /** InternAtom(only-if-exists): 0 when no client has made the atom. */
-  async internAtom(name: string): Promise<number> {
-    const bytes = Buffer.from(name, 'latin1');
-    const req = Buffer.alloc(8 + bytes.length + pad4(bytes.length));
-    req[0] = X_INTERN_ATOM;
-    req[1] = 1;
-    req.writeUInt16LE(req.length / 4, 2);
-    req.writeUInt16LE(bytes.length, 4);
-    bytes.copy(req, 8);
-    return (await this.#request(req)).readUInt32LE(8);
-  }
-
-  /** The first WINDOW of a property, or undefined when the window does not have it. */
-  async windowProperty(window: number, atom: number): Promise<number | undefined> {
-    const req = Buffer.alloc(24);
-    req[0] = X_GET_PROPERTY;
-    req.writeUInt16LE(6, 2);
-    req.writeUInt32LE(window, 4);
-    req.writeUInt32LE(atom, 8);
-    req.writeUInt32LE(ATOM_WINDOW, 12);
-    req.writeUInt32LE(1, 20); // one 32-bit value
-    const reply = await this.#request(req);
-    return reply[1] === 32 && reply.readUInt32LE(16) >= 1 ? reply.readUInt32LE(32) : undefined;
-  }
-
-  close(): void {
-    this.#closed ??= new Error('closed');
-    this.#socket.destroy();
-  }
-
-  #request(req: Buffer, timeoutMs = 2000): Promise<Buffer> {
-    if (this.#closed) return Promise.reject(this.#closed);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.#socket.destroy(new Error(`the X server did not answer within ${timeoutMs} ms`)), timeoutMs);
-      this.#pending = {
-        resolve: (reply) => { clearTimeout(timer); resolve(reply); },
-        reject: (err) => { clearTimeout(timer); reject(err); },
-      };
-      this.#socket.write(req);
-    });
-  }
-
-  /** Hand out every whole packet in the buffer: replies and errors to the request, events to onEvent. */
-  #drain(): void {
-    while (this.#buffer.length >= 32) {
-      const kind = this.#buffer[0]!;
-      const size = kind === 1 ? 32 + this.#buffer.readUInt32LE(4) * 4 : 32;
-      if (this.#buffer.length < size) return;
-      const packet = this.#buffer.subarray(0, size);
-      this.#buffer = this.#buffer.subarray(size);
-      const pending = this.#pending;
-      if (kind === 1) { this.#pending = undefined; pending?.resolve(packet); }
-      else if (kind === 0) { this.#pending = undefined; pending?.reject(new Error(`X error ${packet[1]} on request ${packet[10]}`)); }
-      else this.#onEvent?.();
-    }
-  }
-}
-
-/** During setup only: read from `socket` until `have` holds at least `n` bytes. */
-function readSetup(socket: Socket, have: Buffer, n: number): Promise<Buffer> {
-  if (have.length >= n) return Promise.resolve(have);
-  return new Promise((resolve, reject) => {
-    let buf = have;
-    const onData = (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      if (buf.length >= n) { done(); resolve(buf); }
-    };
-    const onClose = () => { done(); reject(new Error('the X server closed the connection')); };
-    const onError = (err: Error) => { done(); reject(err); };
-    const done = () => { socket.off('data', onData); socket.off('close', onClose); socket.off('error', onError); };
-    socket.on('data', onData);
-    socket.on('close', onClose);
-    socket.on('error', onError);
-  });
 }
