@@ -45,7 +45,7 @@ export const BUDGETS = {
   '@vmhub/rfb': 96 * KB,
   '@vmhub/store': 132 * KB, // 109 kB on 2026-12-01 with the PostgreSQL backend (issue 18)
   '@vmhub/windows-mcp-standin': 1260 * KB,
-  '@vmhub/x11-client': 22 * KB, // 18.1 kB on 2026-12-04 (issue 19)
+  '@vmhub/x11-client': 26 * KB, // 21.2 kB on 2026-12-04 (issue 19)
   '@vmhub/reaper': 67 * KB,
   '@vmhub/server': 3237 * KB,
 };

@@ -7,13 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { machineIdentity, type MachineRef } from '@vmhub/core';
+import { freeDisplay, startXvfb } from '@vmhub/x11-client/xvfb';
 import { hostProbeFor } from '../src/docker-x11-ready.ts';
 import { ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
 
@@ -29,35 +30,14 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_
   }
 }
 
-/** A free display number (no socket, no lock). */
-function freeDisplay(): number {
-  for (let num = 140 + Math.floor(Math.random() * 100); ; num++) {
-    if (!existsSync(`/tmp/.X11-unix/X${num}`) && !existsSync(`/tmp/.X${num}-lock`)) return num;
-  }
-}
-
-/** An Xvfb on display `num` (default: a free one); `cookie` makes it demand MIT-MAGIC-COOKIE-1. */
-async function xvfb(dir: string, options: { cookie?: boolean; num?: number } = {}): Promise<{ num: number; socket: string; proc: ChildProcess }> {
-  const num = options.num ?? freeDisplay();
-  const socket = `/tmp/.X11-unix/X${num}`;
-  const args = [`:${num}`, '-nolisten', 'tcp', '-noreset', '-screen', '0', '640x480x24']; // -noreset as the golden's: atoms outlive the last client
-  if (options.cookie) {
-    // An Xauthority entry: FamilyWild, no address, the display number, MIT-MAGIC-COOKIE-1, 16 bytes.
-    const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
-    const auth = join(dir, `auth-${num}`);
-    writeFileSync(auth, Buffer.concat([Buffer.from([0xff, 0xff]), field(Buffer.alloc(0)), field(Buffer.from(String(num))), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
-    args.push('-auth', auth);
-  } else {
-    args.push('-ac');
-  }
-  const proc = spawn('Xvfb', args, { stdio: 'ignore' });
-  await until(`Xvfb :${num}`, async () => (existsSync(socket) ? true : undefined));
-  return { num, socket, proc };
-}
-
 describe('docker: readiness asked on the host over the X socket', { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-x11ready-'));
   const procs: ChildProcess[] = [];
+  const xvfb = async (options: { cookie?: boolean; display?: number } = {}) => {
+    const x = await startXvfb({ dir, ...options });
+    procs.push(x.proc);
+    return x;
+  };
   after(() => {
     for (const p of procs) p.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -71,8 +51,7 @@ describe('docker: readiness asked on the host over the X socket', { timeout: 120
       // Waiting up to a minute: the socket directory's change ends the wait, not the timer.
       const started = Date.now();
       const woke = display.changed(60_000);
-      const x = await xvfb(dir, { num });
-      procs.push(x.proc);
+      await xvfb({ display: num });
       await woke;
       assert.ok(Date.now() - started < 30_000, 'woken by the socket, not by the 60 s timer');
       assert.equal(await until('the display to answer', async () => ((await display.check()) === true ? true : undefined)), true);
@@ -82,13 +61,12 @@ describe('docker: readiness asked on the host over the X socket', { timeout: 120
   });
 
   it('the window manager runs when the root names a window carrying _NET_SUPPORTING_WM_CHECK — not before openbox starts (the wait ends when it announces itself), not after it is killed', async () => {
-    const x = await xvfb(dir);
-    procs.push(x.proc);
+    const x = await xvfb();
     const wm = probe(['wmctrl', '-m'], x.socket);
     try {
       assert.match(String(await wm.check()), /window manager has not started|no EWMH window manager/);
       const started = Date.now();
-      const openbox = spawn('openbox', [], { stdio: 'ignore', env: { ...process.env, DISPLAY: `:${x.num}` } });
+      const openbox = spawn('openbox', [], { stdio: 'ignore', env: { ...process.env, DISPLAY: `:${x.display}` } });
       procs.push(openbox);
       // Each wait may end on any root property change; no 60 s timer runs out on the way.
       while ((await wm.check()) !== true) {
@@ -106,8 +84,7 @@ describe('docker: readiness asked on the host over the X socket', { timeout: 120
   });
 
   it('a server that wants a cookie is "unusable" here (the caller asks in the guest), not polled until the timeout', async () => {
-    const x = await xvfb(dir, { cookie: true });
-    procs.push(x.proc);
+    const x = await xvfb({ cookie: true });
     for (const argv of [['xdpyinfo'], ['wmctrl', '-m']]) {
       const p = probe(argv, x.socket);
       const r = await p.check();

@@ -5,13 +5,13 @@
  * connection failing what still waits.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { startXvfb, type Xvfb } from '../src/xvfb.ts';
 import { ATOM_WINDOW, getProperty32, internAtom, pad4, PROPERTY_CHANGE_MASK, PROPERTY_NOTIFY, queryExtension, selectEvents, XConnection, XProtocolError, XRefused } from '../src/index.ts';
 
 const ATOM_CARDINAL = 6;
@@ -31,39 +31,17 @@ function changeProperty(x: XConnection, window: number, atom: number, values: nu
   return x.send(req);
 }
 
-async function xvfb(dir: string, cookie = false): Promise<{ socket: string; proc: ChildProcess }> {
-  for (let num = 300 + Math.floor(Math.random() * 200); ; num++) {
-    const socket = `/tmp/.X11-unix/X${num}`;
-    if (existsSync(socket) || existsSync(`/tmp/.X${num}-lock`)) continue;
-    const args = [`:${num}`, '-nolisten', 'tcp', '-noreset', '-screen', '0', '640x480x24'];
-    if (cookie) {
-      const field = (b: Buffer) => Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
-      const auth = join(dir, `auth-${num}`);
-      writeFileSync(auth, Buffer.concat([Buffer.from([0xff, 0xff]), field(Buffer.alloc(0)), field(Buffer.from(String(num))), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]));
-      args.push('-auth', auth);
-    } else {
-      args.push('-ac');
-    }
-    const proc = spawn('Xvfb', args, { stdio: 'ignore' });
-    for (let i = 0; !existsSync(socket); i++) {
-      if (i > 200) throw new Error(`Xvfb :${num} did not start`);
-      await sleep(50);
-    }
-    return { socket, proc };
-  }
-}
-
 describe('x11-client: one connection to a real X server', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-x11client-'));
-  const procs: ChildProcess[] = [];
+  const servers: Xvfb[] = [];
   let socket = '';
   before(async () => {
-    const x = await xvfb(dir);
-    procs.push(x.proc);
+    const x = await startXvfb({ dir });
+    servers.push(x);
     socket = x.socket;
   });
   after(() => {
-    for (const p of procs) p.kill('SIGKILL');
+    for (const x of servers) x.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -143,8 +121,8 @@ describe('x11-client: one connection to a real X server', { timeout: 60_000 }, (
   });
 
   it('a server that wants a cookie refuses the connection: XRefused with its reason; no server: the socket error', async () => {
-    const cookie = await xvfb(dir, true);
-    procs.push(cookie.proc);
+    const cookie = await startXvfb({ dir, cookie: true });
+    servers.push(cookie);
     await assert.rejects(XConnection.open(cookie.socket), (err: unknown) => err instanceof XRefused && /refused the connection/.test((err as Error).message));
     await assert.rejects(XConnection.open(join(dir, 'X-none')), /ENOENT/);
   });
