@@ -56,7 +56,9 @@ export async function makeSavedState(rt: QemuRuntime, shape: LaunchShape, work: 
   }
   const forwards = await freePorts(t.forward_ports ?? []);
   const argv = qemuArgv({ identity, dir: work, template, options: t, accel: shape.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk, kernel: shape.kernel, forwards, vmgenid: true });
-  const proc = await spawnQemu(rt, work, argv, identity);
+  // Tied to this process: a maker killed mid-way must not leave a VM that no lease, destroy or
+  // reaper knows of (its work directory is swept by the next maker).
+  const proc = await spawnQemu(rt, work, argv, identity, { dieWithThisProcess: true });
   const target = { pid: proc.pid, pid_start_time: proc.startTime, identity };
   await writeRecord(work, { identity, lease_id: '', template: template.id, created_at: new Date().toISOString(), pid: proc.pid, pid_start_time: proc.startTime, accel: shape.accel, guest_agent: t.guest_agent === true });
   try {

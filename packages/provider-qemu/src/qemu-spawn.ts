@@ -2,8 +2,8 @@
  * Starting and stopping one qemu-system process, shared by lease creation (qemu-create.ts), the
  * saved-state maker (qemu-saved-state-make.ts) and destroy (qemu-destroy.ts).
  *
- * spawnQemu: a detached session leader (it outlives this process) with stdout/stderr appended to
- * qemu.log in its directory; resolves once /proc shows the pid carrying its `-name` identity, with
+ * spawnQemu: a detached session leader (it outlives this process, unless `dieWithThisProcess`)
+ * with stdout/stderr appended to qemu.log in its directory; resolves once /proc shows the pid carrying its `-name` identity, with
  * the start time that every later verification compares (proc.ts). A qemu that exits at once is
  * PROVISION_FAILED with the end of its log.
  *
@@ -27,11 +27,21 @@ export interface Spawned {
   startTime: string;
 }
 
-export async function spawnQemu(rt: QemuRuntime, dir: string, argv: string[], identity: string): Promise<Spawned> {
+export interface SpawnOptions {
+  /**
+   * The qemu dies with this process (util-linux `setpriv --pdeathsig KILL`, kept across the exec):
+   * for a machine no lease owns — the saved-state maker's — which neither destroy nor the reaper
+   * would ever find if this process were killed mid-way.
+   */
+  dieWithThisProcess?: boolean;
+}
+
+export async function spawnQemu(rt: QemuRuntime, dir: string, argv: string[], identity: string, options: SpawnOptions = {}): Promise<Spawned> {
   let pid: number;
   const logFd = openSync(join(dir, FILES.log), 'a');
   try {
-    const child = spawn(rt.binary, argv, { detached: true, stdio: ['ignore', logFd, logFd] });
+    const [file, args] = options.dieWithThisProcess ? ['setpriv', ['--pdeathsig', 'KILL', '--', rt.binary, ...argv]] : [rt.binary, argv];
+    const child = spawn(file, args, { detached: true, stdio: ['ignore', logFd, logFd] });
     pid = await new Promise<number>((ok, fail) => {
       child.once('spawn', () => ok(child.pid!));
       child.once('error', fail);
@@ -44,7 +54,8 @@ export async function spawnQemu(rt: QemuRuntime, dir: string, argv: string[], id
   }
   for (let i = 0; i < 250; i++) {
     const info = await procInfo(pid);
-    if (info && info.argv.includes(identity)) return { pid, startTime: info.startTime };
+    // Until the exec, the pid may still be setpriv (its argv carries the identity too).
+    if (info && info.argv.includes(identity) && info.argv[0] !== 'setpriv') return { pid, startTime: info.startTime };
     if (!info || info.state === 'Z') break;
     await sleep(i < 50 ? 4 : 20);
   }

@@ -6,6 +6,7 @@
  * reach the shell (serial log), the guest agent runs commands; destroy removes them by verified
  * identity. A disk golden gets the chain golden ← saved disk ← lease overlay, the saved disk is
  * never written. A corrupted saved state falls back to a cold boot; a missing one is made again.
+ * A process SIGKILLed while it makes a state takes the saving VM with it.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -205,5 +206,28 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
     const again = await lease(a, console_);
     assert.equal(again.m.details?.restored_from, name, 'made again, then resumed');
     await a.destroy(again.m);
+  });
+
+  test('a process killed while it makes a saved state leaves no qemu behind (the maker VM dies with it)', async () => {
+    const dir = join(root, 'state-killed');
+    // A separate process (as a server would be) starts the first lease of a fresh state directory.
+    const script = `
+      const { default: plugin } = await import(${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)});
+      const p = plugin.create({ state_dir: ${JSON.stringify(dir)} }, { identityPrefix: ${JSON.stringify(prefix)}, log: () => {} });
+      await p.create({ lease_id: 'killed', identity: ${JSON.stringify(`${prefix}killed`)}, template: ${JSON.stringify(console_)}, signal: AbortSignal.timeout(240_000) });
+    `;
+    const child = execa(process.execPath, ['--input-type=module', '-e', script], { reject: false });
+    const maker = await until('the saved-state maker qemu', 120_000, async () => {
+      const { stdout } = await execa('pgrep', ['-f', '--', 'vmhub[.]saved-state[.]'], { reject: false });
+      for (const pid of stdout.split('\n').filter(Boolean).map(Number)) {
+        const info = await procInfo(pid);
+        if (isAlive(info) && info.argv.some((a) => a.includes(dir)) && info.argv[0]!.startsWith('qemu-system')) return pid;
+      }
+      return undefined;
+    });
+    child.kill('SIGKILL');
+    await child;
+    await until('the maker qemu to exit with its process', 10_000, async () => !isAlive(await procInfo(maker)));
+    assert.ok(!isAlive(await procInfo(maker)));
   });
 });
