@@ -17,6 +17,8 @@ const X_CHANGE_KEYBOARD_MAPPING = 100;
 const X_GET_KEYBOARD_MAPPING = 101;
 const MAPPING_KEYBOARD = 1;
 const XTEST_FAKE_INPUT = 2;
+/** Bound on a reply (a keyboard map, the round trip that ends an action). */
+const REQUEST_TIMEOUT_MS = 5000;
 export const KEY_PRESS = 2, KEY_RELEASE = 3, BUTTON_PRESS = 4, BUTTON_RELEASE = 5, MOTION_NOTIFY = 6;
 
 /** Where a keysym is on the keyboard: its keycode, and whether Shift selects it (level 2). */
@@ -38,8 +40,10 @@ export class XTestConnection {
   /** Connect, set up, and find XTEST; rejects (and closes) when the server has no XTEST or refuses us. */
   static async open(path: string, timeoutMs = 3000): Promise<XTestConnection> {
     let self: XTestConnection | undefined;
+    // A reply later than REQUEST_TIMEOUT_MS closes the connection (the X server is wedged or
+    // stopped): the action fails, and the session's next input opens a new one.
     // MappingNotify goes to every client: our copy of the keyboard map is stale.
-    const x = await XConnection.open(path, { timeoutMs, onEvent: (e) => { if ((e[0]! & 0x7f) === MAPPING_NOTIFY && e[4] === MAPPING_KEYBOARD && self) self.#map = undefined; } });
+    const x = await XConnection.open(path, { timeoutMs, requestTimeoutMs: REQUEST_TIMEOUT_MS, onEvent: (e) => { if ((e[0]! & 0x7f) === MAPPING_NOTIFY && e[4] === MAPPING_KEYBOARD && self) self.#map = undefined; } });
     try {
       const opcode = await queryExtension(x, 'XTEST');
       if (opcode === undefined) throw new Error(`the X server at ${path} has no XTEST extension`);

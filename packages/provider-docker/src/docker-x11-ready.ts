@@ -116,19 +116,19 @@ class WindowManagerProbe implements HostProbe {
 
   async check(): Promise<CheckResult> {
     if (!this.#x || this.#x.closed) {
-      const x = await XConnection.open(this.#socket, { timeoutMs: TIMEOUT_MS, onEvent: () => this.#wake.fire() }).catch((err: Error) => err);
+      const x = await XConnection.open(this.#socket, { timeoutMs: TIMEOUT_MS, requestTimeoutMs: TIMEOUT_MS, onEvent: () => this.#wake.fire() }).catch((err: Error) => err);
       if (x instanceof Error) return x instanceof XRefused ? { unusable: x.message } : x.message;
       this.#x = x;
       selectEvents(x, x.setup.root, PROPERTY_CHANGE_MASK);
     }
     const x = this.#x;
     try {
-      const atom = await bounded(x, internAtom(x, WM_CHECK));
+      const atom = await internAtom(x, WM_CHECK);
       if (atom === 0) return `no ${WM_CHECK} atom yet: no EWMH window manager has started`;
-      const [child] = await bounded(x, getProperty32(x, x.setup.root, atom, ATOM_WINDOW));
+      const [child] = await getProperty32(x, x.setup.root, atom, ATOM_WINDOW);
       if (child === undefined) return `the root window has no ${WM_CHECK}: the window manager has not started`;
       // A window manager that died leaves the property naming a window that is gone (BadWindow) or no longer carries it.
-      const [self] = await bounded(x, getProperty32(x, child, atom, ATOM_WINDOW)).catch(() => [] as number[]);
+      const [self] = await getProperty32(x, child, atom, ATOM_WINDOW).catch(() => [] as number[]);
       if (self !== child) return `${WM_CHECK} names window 0x${child.toString(16)}, which does not carry it: the window manager is not running`;
       return true;
     } catch (err) {
@@ -144,15 +144,5 @@ class WindowManagerProbe implements HostProbe {
   close(): void {
     this.#x?.close();
     this.#x = undefined;
-  }
-}
-
-/** A request's answer, or the connection closed after TIMEOUT_MS (a server that stopped answering). */
-async function bounded<T>(x: XConnection, answer: Promise<T>): Promise<T> {
-  const timer = setTimeout(() => x.close(), TIMEOUT_MS);
-  try {
-    return await answer;
-  } finally {
-    clearTimeout(timer);
   }
 }

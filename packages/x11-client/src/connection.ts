@@ -38,6 +38,12 @@ export interface XSetup {
 export interface XConnectionOptions {
   /** Bound on connecting and setup. Default 3000 ms. */
   timeoutMs?: number;
+  /**
+   * Bound on each request's reply (and sync's round trip): past it the connection is closed and
+   * everything waiting fails with the reason — a server that stopped answering (stopped, wedged)
+   * never leaves a caller waiting. Default 10000 ms.
+   */
+  requestTimeoutMs?: number;
   /** Every event the server sends (32 bytes; byte 0 is its code, high bit set if it was sent by SendEvent). */
   onEvent?: (event: Buffer) => void;
 }
@@ -54,17 +60,19 @@ export class XConnection {
   readonly setup: XSetup;
   readonly #socket: Socket;
   readonly #onEvent: ((event: Buffer) => void) | undefined;
+  readonly #requestTimeoutMs: number;
   #seq = 0;
   #pending: Pending[] = [];
   #queue: Buffer[] = [];
   #buffer: Buffer;
   #closed: Error | undefined;
 
-  private constructor(socket: Socket, setup: XSetup, rest: Buffer, onEvent: ((event: Buffer) => void) | undefined) {
+  private constructor(socket: Socket, setup: XSetup, rest: Buffer, options: XConnectionOptions) {
     this.#socket = socket;
     this.setup = setup;
     this.#buffer = rest;
-    this.#onEvent = onEvent;
+    this.#onEvent = options.onEvent;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     socket.on('data', (chunk: Buffer) => {
       this.#buffer = this.#buffer.length ? Buffer.concat([this.#buffer, chunk]) : chunk;
       this.#drain();
@@ -103,7 +111,7 @@ export class XConnection {
         vendor: data.subarray(40, 40 + vendorLength).toString('latin1'),
       };
       socket.removeAllListeners('error');
-      return new XConnection(socket, setup, data.subarray(8 + extra), options.onEvent);
+      return new XConnection(socket, setup, data.subarray(8 + extra), options);
     } catch (err) {
       socket.destroy();
       throw err;
@@ -132,7 +140,15 @@ export class XConnection {
   request(req: Buffer): Promise<Buffer> {
     if (this.#closed) return Promise.reject(this.#closed);
     const seq = this.send(req);
-    return new Promise((resolve, reject) => this.#pending.push({ seq, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const err = new Error(`the X server did not answer request ${req[0]} within ${this.#requestTimeoutMs} ms: connection closed`);
+        this.#fail(err);
+        this.#socket.destroy();
+      }, this.#requestTimeoutMs);
+      const settle = <T>(fn: (v: T) => void) => (v: T) => { clearTimeout(timer); fn(v); };
+      this.#pending.push({ seq, resolve: settle(resolve), reject: settle(reject) });
+    });
   }
 
   /** A round trip (GetInputFocus): resolves once the server has handled every request sent before it. */

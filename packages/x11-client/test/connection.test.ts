@@ -110,6 +110,22 @@ describe('x11-client: one connection to a real X server', { timeout: 60_000 }, (
     }
   });
 
+  it('a server that stops answering: the request fails after requestTimeoutMs and the connection is closed', async () => {
+    const stopped = await startXvfb({ dir });
+    servers.push(stopped);
+    const x = await XConnection.open(stopped.socket, { requestTimeoutMs: 300 });
+    stopped.proc.kill('SIGSTOP');
+    try {
+      const started = Date.now();
+      await assert.rejects(internAtom(x, 'WM_NAME'), /did not answer request 16 within 300 ms/);
+      assert.ok(Date.now() - started < 10_000, 'failed by the bound, not by the test\'s timeout');
+      assert.equal(x.closed, true);
+      await assert.rejects(x.sync(), /did not answer/);
+    } finally {
+      stopped.proc.kill('SIGCONT');
+    }
+  });
+
   it('closing fails what still waits, and every later request, with the reason', async () => {
     const x = await XConnection.open(socket);
     const waiting = internAtom(x, 'WM_NAME');
