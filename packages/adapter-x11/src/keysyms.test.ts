@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { VmhubError } from '@vmhub/core';
-import { keysymOf, parseKeys, resolveKey } from './keysyms.ts';
+import { charKeysym, keysymOf, parseKeys, resolveKey } from './keysyms.ts';
 
 describe('x11: key (keysym validation)', () => {
   it('maps chords, aliases and names to X keysyms', () => {
@@ -33,5 +33,12 @@ describe('x11: key (keysym validation)', () => {
     // keysymdef.h / XF86keysym.h; Latin-1 is its own code point, other Unicode 0x01000000 + it.
     assert.deepEqual(values, [0xffe3, 0xffe1, 0x74, 0xff0d, 0xffc2, 0x41, 0x61, 0xfc, 0x1002713, 0x1008ff12, 0x100810f5]);
     assert.throws(() => keysymOf('NoSuchKeyVmhub'), /not a keysym name/);
+  });
+
+  it('one rule for a character\'s keysym, typed or named: printable Latin-1 is itself, the rest 0x01000000 + code point', () => {
+    assert.deepEqual(['a', '~', 'é', 'ÿ', '\u00a0', '\u007f', '\u0085', '✓', '粘', '\n', '\t'].map(charKeysym),
+      [0x61, 0x7e, 0xe9, 0xff, 0xa0, 0x100007f, 0x1000085, 0x1002713, 0x1007c98, 0xff0d, 0xff09]);
+    assert.equal(keysymOf(resolveKey('é')!), charKeysym('é'));
+    assert.equal(keysymOf(resolveKey('✓')!), charKeysym('✓'));
   });
 });

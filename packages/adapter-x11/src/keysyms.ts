@@ -83,16 +83,27 @@ export function resolveKey(key: string): string | undefined {
 }
 
 /**
- * The value of a keysym name that resolveKey returned: a table name, or Xlib's "U<hex>" (Latin-1
- * code points are their own keysyms; every other character is 0x01000000 + its code point).
+ * The value of a keysym name that resolveKey returned: a table name, or Xlib's "U<hex>" (see
+ * unicodeKeysym).
  */
 export function keysymOf(name: string): number {
   const value = VALUES.get(name);
   if (value !== undefined) return value;
   const unicode = /^U([0-9A-F]{4,6})$/.exec(name);
   if (!unicode) throw x11Error('INVALID_REQUEST', `"${name}" is not a keysym name`);
-  const cp = Number.parseInt(unicode[1]!, 16);
+  return unicodeKeysym(Number.parseInt(unicode[1]!, 16));
+}
+
+/** Xlib's keysym of a Unicode code point: printable Latin-1 is its own keysym, anything else 0x01000000 + it. */
+export function unicodeKeysym(cp: number): number {
   return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff) ? cp : 0x1000000 + cp;
+}
+
+/** The keysym typing presses for a character: Return and Tab for "\n" and "\t", else its Unicode keysym. */
+export function charKeysym(ch: string): number {
+  if (ch === '\n') return 0xff0d;
+  if (ch === '\t') return 0xff09;
+  return unicodeKeysym(ch.codePointAt(0)!);
 }
 
 /**

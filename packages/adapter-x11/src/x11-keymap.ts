@@ -15,12 +15,6 @@
  *                                       "released keys N... buttons N..."
  */
 
-/** X keysym of a character: Latin-1 keysyms equal their code point; others are 0x01000000 + cp. */
-export function keysymValue(ch: string): number {
-  const cp = ch.codePointAt(0)!;
-  return cp >= 0x20 && cp <= 0xff ? cp : 0x1000000 + cp;
-}
-
 export const KEYMAP_PL = String.raw`
 use strict; use warnings; use Socket;
 my ($cmd, @args) = @ARGV;

@@ -22,7 +22,8 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
-import { KEYMAP_PL, keysymValue } from './x11-keymap.ts';
+import { charKeysym } from './keysyms.ts';
+import { KEYMAP_PL } from './x11-keymap.ts';
 import type { X11Runtime } from './runtime.ts';
 import { typeThroughXTest } from './x11-xtest-keyboard.ts';
 
@@ -93,7 +94,7 @@ export function planTyping(text: string, keymap: Keymap, bindings: Bindings, del
       for (const [other, b] of bindings.byChar) if (b.code === code) bindings.byChar.delete(other);
       bindings.byChar.set(ch, { code, line: '' });
       used.add(code);
-      binds.push(`${code}:${keysymValue(ch).toString(16)}`);
+      binds.push(`${code}:${charKeysym(ch).toString(16)}`);
     }
     if (j === i) return []; // not one keycode to spare: the caller falls back to xdotool's remapping
     if (binds.length) {
@@ -152,7 +153,7 @@ async function recordBindings(rt: X11Runtime, guest: Guest): Promise<void> {
  * A cleanup: no call signal, bounded by its own timeout, errors swallowed (the machine may be gone).
  */
 export async function unbindTyped(rt: X11Runtime, ctx: AdapterContext, timeoutMs: number): Promise<void> {
-  const pairs = [...rt.facts.bindings.byChar].map(([ch, b]) => `${b.code}:${keysymValue(ch).toString(16)}`);
+  const pairs = [...rt.facts.bindings.byChar].map(([ch, b]) => `${b.code}:${charKeysym(ch).toString(16)}`);
   if (pairs.length === 0) return;
   try {
     const guest = await rt.guest(ctx);

@@ -16,12 +16,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cancelled } from './errors.ts';
-import { keysymValue } from './x11-keymap.ts';
+import { charKeysym } from './keysyms.ts';
 import type { XTestConnection } from './x11-xtest.ts';
 
 const SHIFT_L = 0xffe1;
-const RETURN = 0xff0d;
-const TAB = 0xff09;
+const SHIFT_R = 0xffe2;
 /** Wait before re-binding a keycode pressed earlier in the same call (clients may still be reading). */
 export const REBIND_SETTLE_MS = 300;
 /** Gap between the chords of one vm_key (xdotool key --delay 8 did the same). */
@@ -29,13 +28,6 @@ const CHORD_GAP_MS = 8;
 
 /** Keysym → the spare keycode the session bound it to, in binding order (oldest first). */
 export type XTestBindings = Map<number, number>;
-
-/** The keysym vm_type presses for a character: Return and Tab for "\n" and "\t". */
-export function charKeysym(ch: string): number {
-  if (ch === '\n') return RETURN;
-  if (ch === '\t') return TAB;
-  return keysymValue(ch);
-}
 
 interface Stroke { keysym: number; keycode: number; shift: boolean }
 
@@ -174,7 +166,7 @@ export async function keysThroughXTest(x: XTestConnection, chords: number[][], b
       else if (signal.aborted) throw cancelled('vm_key', 'not started');
       const mine = strokes.slice(next, next + chord.length);
       next += chord.length;
-      const shiftInChord = mine.some((s) => s.keysym === SHIFT_L || s.keysym === 0xffe2);
+      const shiftInChord = mine.some((s) => s.keysym === SHIFT_L || s.keysym === SHIFT_R);
       const order: number[] = [];
       for (const s of mine) {
         if (s.shift && !shiftInChord && !order.includes(shift!)) { held.press(shift!); order.push(shift!); }
