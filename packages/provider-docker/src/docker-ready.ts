@@ -29,17 +29,24 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
   let stage = 'container';
   let detail = 'not checked yet';
 
-  const until = async (name: string, probe: () => Promise<string | true>, first = 50, how?: () => string | undefined, pause: (ms: number) => Promise<unknown> = (ms) => sleep(ms, undefined, { signal: request.signal })): Promise<void> => {
+  const sleepFor = (ms: number): Promise<unknown> => sleep(ms, undefined, { signal: request.signal });
+  /**
+   * Run `probe` until it answers true. `everyMs`: its pace for the first 2 s (a container's desktop
+   * is up in ~200 ms: a doubling wait overshot it by up to its last step), then backing off to
+   * 500 ms for slow boots; `wait`: how to spend a pause (a host probe wakes early on its event);
+   * `doneDetail`: what the finished stage says.
+   */
+  const until = async (name: string, probe: () => Promise<string | true>, o: { everyMs?: number; wait?: (ms: number) => Promise<unknown>; doneDetail?: () => string | undefined } = {}): Promise<void> => {
     stage = name;
     request.stage(name, 'running');
-    // Every `first` ms for the first 2 s (a container's desktop is up in ~200 ms: a doubling wait
-    // overshot it by up to its last step), then backing off to 500 ms for slow boots.
+    const first = o.everyMs ?? 50;
+    const wait = o.wait ?? sleepFor;
     const began = Date.now();
     for (let delay = first; ; delay = Date.now() - began < 2000 ? first : Math.min(delay * 2, 500)) {
       if (request.signal.aborted) throw new VmhubError('TIMEOUT', `[vmhub] [${SOURCE}] readiness of ${machine.identity} aborted at stage ${name}`, { source: SOURCE });
       const r = await probe();
       if (r === true) {
-        const detail = how?.();
+        const detail = o.doneDetail?.();
         if (detail) request.stage(name, 'done', detail);
         else request.stage(name, 'done');
         return;
@@ -49,7 +56,7 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
         request.stage(name, 'failed', detail);
         throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${machine.identity} not ready after ${timeoutS} s: stage ${stage} stuck: ${detail}`, { source: SOURCE, details: { stage, detail } });
       }
-      await pause(delay).catch(() => {});
+      await wait(delay).catch(() => {});
     }
   };
 
@@ -91,9 +98,12 @@ export async function waitReady(docker: DockerClient, machine: MachineRef, reque
           return `${r.unusable}; asking in the guest`;
         }
         return r === true ? true : `${argv.join(' ')}, asked on the host over ${socket}: ${r}`;
-      }, 10, () => (inGuest ? undefined : `${argv.join(' ')} answered on the host over the shared X socket`),
-      // Between host checks, wake as soon as the socket appears or the root's properties change.
-      (ms) => (inGuest ? sleep(ms, undefined, { signal: request.signal }) : host.changed(ms)));
+      }, {
+        everyMs: 10,
+        // Between host checks, wake as soon as the socket appears or the root's properties change.
+        wait: (ms) => (inGuest ? sleepFor(ms) : host.changed(ms)),
+        doneDetail: () => (inGuest ? undefined : `${argv.join(' ')} answered on the host over the shared X socket`),
+      });
     } finally {
       host.close();
     }
