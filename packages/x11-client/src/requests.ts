@@ -18,28 +18,27 @@ export const MAPPING_NOTIFY = 34;
 /** Predefined atoms. */
 export const ATOM_WINDOW = 33;
 
-/** The extension's major opcode, or undefined when the server does not have it. */
-export async function queryExtension(x: XConnection, name: string): Promise<number | undefined> {
+/** A request whose body is a name (STRING8 after a 4-byte header and its length): QueryExtension, InternAtom. */
+function nameRequest(opcode: number, data: number, name: string): Buffer {
   const bytes = Buffer.from(name, 'latin1');
   const req = Buffer.alloc(8 + bytes.length + pad4(bytes.length));
-  req[0] = X_QUERY_EXTENSION;
+  req[0] = opcode;
+  req[1] = data;
   req.writeUInt16LE(req.length / 4, 2);
   req.writeUInt16LE(bytes.length, 4);
   bytes.copy(req, 8);
-  const reply = await x.request(req);
+  return req;
+}
+
+/** The extension's major opcode, or undefined when the server does not have it. */
+export async function queryExtension(x: XConnection, name: string): Promise<number | undefined> {
+  const reply = await x.request(nameRequest(X_QUERY_EXTENSION, 0, name));
   return reply[8] ? reply[9] : undefined;
 }
 
 /** The atom of `name`; with `onlyIfExists`, 0 when no client has made it yet. */
 export async function internAtom(x: XConnection, name: string, onlyIfExists = true): Promise<number> {
-  const bytes = Buffer.from(name, 'latin1');
-  const req = Buffer.alloc(8 + bytes.length + pad4(bytes.length));
-  req[0] = X_INTERN_ATOM;
-  req[1] = onlyIfExists ? 1 : 0;
-  req.writeUInt16LE(req.length / 4, 2);
-  req.writeUInt16LE(bytes.length, 4);
-  bytes.copy(req, 8);
-  return (await x.request(req)).readUInt32LE(8);
+  return (await x.request(nameRequest(X_INTERN_ATOM, onlyIfExists ? 1 : 0, name))).readUInt32LE(8);
 }
 
 /** Up to `max` 32-bit values of a window's property of `type`; empty when the window does not have it. */
