@@ -18,6 +18,12 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Send the path without the pinned version: the daemon answers in its own. Only for /_ping and
+   * /version, which must work on an engine older than the pin to say so (it refuses a versioned
+   * path newer than it speaks with 400, on every endpoint).
+   */
+  unversioned?: boolean;
 }
 
 export interface RawResponse {
@@ -45,7 +51,7 @@ export class DockerClient {
     return this.endpoint.socketPath ?? `${this.endpoint.host}:${this.endpoint.port}`;
   }
 
-  path(path: string, query?: RequestOptions['query']): string {
+  path(path: string, query?: RequestOptions['query'], unversioned = false): string {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v === undefined) continue;
@@ -53,12 +59,12 @@ export class DockerClient {
       else q.set(k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
     }
     const qs = q.toString();
-    return `/v${this.apiVersion}${path}${qs ? `?${qs}` : ''}`;
+    return `${unversioned ? '' : `/v${this.apiVersion}`}${path}${qs ? `?${qs}` : ''}`;
   }
 
   #options(method: string, path: string, opts: RequestOptions): http.RequestOptions {
     const headers: Record<string, string> = { ...opts.headers };
-    const base: http.RequestOptions = { method, path: this.path(path, opts.query), headers, agent: this.#agent };
+    const base: http.RequestOptions = { method, path: this.path(path, opts.query, opts.unversioned), headers, agent: this.#agent };
     if (this.endpoint.socketPath) base.socketPath = this.endpoint.socketPath;
     else {
       base.host = this.endpoint.host;

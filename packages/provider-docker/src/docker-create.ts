@@ -63,19 +63,27 @@ function ref(c: Inspect, identity: string, image: string): MachineRef {
   return { identity, external_id: c.Id, details: { name: identity, image } };
 }
 
-/** `framebufferDir`: the host directory made for this machine's framebuffer (docker-framebuffer.ts), if any. */
+/**
+ * A container already named `identity` (a retried create, or a name taken by something else):
+ * adopted, and started if stopped, only when it carries the identity label too.
+ */
+async function adopt(docker: DockerClient, existing: Inspect, identity: string, image: string, signal: AbortSignal): Promise<MachineRef> {
+  if (!carriesIdentity(existing, identity)) {
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] a container named ${identity} exists without the matching ${LABEL_IDENTITY} label: refusing to adopt it; remove it by hand if it is not vmhub's`, { source: SOURCE, details: { container: existing.Id } });
+  }
+  if (!existing.State.Running) await start(docker, existing.Id, identity, signal);
+  return ref(existing, identity, image);
+}
+
+/**
+ * `framebufferDir`: the host directory made for this machine's framebuffer (docker-framebuffer.ts),
+ * if any. Creates first and looks only on a name conflict (409): a create is the common case, and
+ * a look before it cost a round trip on every lease.
+ */
 export async function createContainer(docker: DockerClient, request: CreateRequest, framebufferDir?: string, attempt = 0): Promise<MachineRef> {
   const { identity, template, signal } = request;
   const image = template.golden;
   const opts = dockerTemplateOptions(template);
-  const existing = await inspect(docker, identity, signal);
-  if (existing) {
-    if (!carriesIdentity(existing, identity)) {
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] a container named ${identity} exists without the matching ${LABEL_IDENTITY} label: refusing to adopt it; remove it by hand if it is not vmhub's`, { source: SOURCE, details: { container: existing.Id } });
-    }
-    if (!existing.State.Running) await start(docker, existing.Id, identity, signal);
-    return ref(existing, identity, image);
-  }
   const body = {
     Image: image,
     Hostname: 'vmhub',
@@ -97,10 +105,15 @@ export async function createContainer(docker: DockerClient, request: CreateReque
     HostConfig: hostConfig(template, opts.network, framebufferDir),
   };
   const res = await docker.raw('POST', '/containers/create', { query: { name: identity }, body, signal });
+  if (res.status === 409) {
+    const existing = await inspect(docker, identity, signal);
+    if (existing) return adopt(docker, existing, identity, image, signal);
+    // Removed between the conflict and the look: create once more.
+    if (attempt === 0) return createContainer(docker, request, framebufferDir, 1);
+  }
   if (res.status === 404) {
     throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${missingImageReason(image)}`, { source: SOURCE, hint: 'Ask the operator to build the golden image, then create a new lease.', details: { image } });
   }
-  if (res.status === 409 && attempt === 0) return createContainer(docker, request, framebufferDir, 1); // lost a race with a retry: adopt
   if (res.status >= 400) throw new VmhubError('PROVISION_FAILED', docker.httpError('POST', '/containers/create', res.status, res.body).message, { source: SOURCE });
   const { Id } = JSON.parse(res.body.toString('utf8')) as { Id: string };
   await start(docker, Id, identity, signal);

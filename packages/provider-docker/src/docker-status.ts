@@ -3,7 +3,7 @@
  */
 import type { ProviderStatus, TemplateConfig } from '@vmhub/core';
 import { VmhubError } from '@vmhub/core';
-import type { DockerClient } from './docker-client.ts';
+import type { DockerClient, RawResponse } from './docker-client.ts';
 import { missingImageReason } from './docker-create.ts';
 
 interface Version {
@@ -22,9 +22,9 @@ function apiAtLeast(have: string, want: string): boolean {
 
 export async function dockerStatus(docker: DockerClient): Promise<ProviderStatus> {
   try {
-    const ping = await docker.raw('GET', '/_ping', { timeoutMs: 5000 });
+    const ping = await docker.raw('GET', '/_ping', { timeoutMs: 5000, unversioned: true });
     if (ping.status !== 200) return { ok: false, reason: `Docker daemon at ${docker.where} answered /_ping with ${ping.status}` };
-    const v = await docker.json<Version>('GET', '/version', { timeoutMs: 5000 });
+    const v = await docker.json<Version>('GET', '/version', { timeoutMs: 5000, unversioned: true });
     if (!apiAtLeast(v.ApiVersion, docker.apiVersion)) {
       return { ok: false, reason: `Docker daemon at ${docker.where} speaks API ${v.ApiVersion}, older than ${docker.apiVersion}: upgrade the engine (docker.io >= 20.10)`, details: { version: v.Version, api_version: v.ApiVersion } };
     }
@@ -35,15 +35,24 @@ export async function dockerStatus(docker: DockerClient): Promise<ProviderStatus
   }
 }
 
+/**
+ * One round trip when all is well: the image answering proves the daemon is reachable and speaks
+ * the pinned API version (an older daemon refuses it with 400). Only a failure asks dockerStatus
+ * why: its /version costs 5–10 ms on dockerd, and every lease create asks this first.
+ */
 export async function dockerAvailability(docker: DockerClient, template: TemplateConfig): Promise<{ availability: 'available' | 'unavailable'; reason?: string }> {
+  const path = `/images/${template.golden}/json`;
+  let res: RawResponse | undefined;
+  let failure: Error | undefined;
+  try {
+    res = await docker.raw('GET', path, { timeoutMs: 5000 });
+    if (res.status === 200) return { availability: 'available' };
+  } catch (err) {
+    failure = err as Error;
+  }
   const status = await dockerStatus(docker);
   if (!status.ok) return { availability: 'unavailable', reason: status.reason };
-  try {
-    const res = await docker.raw('GET', `/images/${template.golden}/json`, { timeoutMs: 5000 });
-    if (res.status === 404) return { availability: 'unavailable', reason: missingImageReason(template.golden) };
-    if (res.status >= 400) return { availability: 'unavailable', reason: docker.httpError('GET', `/images/${template.golden}/json`, res.status, res.body).message };
-    return { availability: 'available' };
-  } catch (err) {
-    return { availability: 'unavailable', reason: (err as Error).message };
-  }
+  if (!res) return { availability: 'unavailable', reason: failure!.message };
+  if (res.status === 404) return { availability: 'unavailable', reason: missingImageReason(template.golden) };
+  return { availability: 'unavailable', reason: docker.httpError('GET', path, res.status, res.body).message };
 }
