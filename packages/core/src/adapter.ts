@@ -95,7 +95,12 @@ export interface Point { x: number; y: number }
  * declared method or has an undeclared one.
  */
 export interface AdapterSession {
-  /** Capture the whole screen; core crops, scales and encodes. */
+  /**
+   * Capture the whole screen; core crops, scales and encodes. Core only reads `data` and copies
+   * what it keeps (a changed_only baseline), so an adapter may reuse its buffers from one call to
+   * the next, and may hand back the very frame it returned last while the screen has not changed
+   * (adapter-x11 does: one read and a compare instead of a second read and a decode).
+   */
   screenshot?(ctx: AdapterContext): Promise<RawScreen>;
   inspect?(ctx: AdapterContext, input: { max_depth: number }): Promise<{ source: string; tree: ElementNode }>;
   listWindows?(ctx: AdapterContext): Promise<WindowInfo[]>;

@@ -30,6 +30,15 @@ describe('core: changed-pixel box', () => {
     px.data.fill(0);
     assert.equal(base.data[0], 1);
   });
+  it('the next baseline of the same shape is copied into the previous one\'s buffer; another shape gets its own', () => {
+    const base = baselineOf(pixels(8, 8, 4, () => [1, 2, 3, 255]));
+    const next = baselineOf(pixels(8, 8, 4, () => [9, 9, 9, 255]), base);
+    assert.equal(next, base);
+    assert.equal(next.data[0], 9);
+    const other = baselineOf(pixels(4, 8, 4, () => [5, 5, 5, 255]), base);
+    assert.notEqual(other, base);
+    assert.deepEqual([other.width, other.data[0], base.data[0]], [4, 5, 9]);
+  });
 });
 
 describe('core: router vm_screenshot {changed_only}', () => {

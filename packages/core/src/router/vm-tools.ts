@@ -129,7 +129,8 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     if (input.changed_only) {
       const full = await decodeRegion(raw);
       changed = changedBox(b.screen.baseline, full);
-      b.screen.baseline = baselineOf(full);
+      // Unchanged: the baseline already holds these pixels.
+      if (changed) b.screen.baseline = baselineOf(full, b.screen.baseline);
       if (!changed) {
         // Nothing changed: no image, and the agent's latest image (and its mapping) stays valid.
         const m = b.screen.latest ?? { width: full.width, height: full.height, scale: 1, origin: { x: 0, y: 0 }, screen: full.screen };
@@ -140,7 +141,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     } else {
       px = await decodeRegion(raw, input.region);
       // Once the agent asked for changes, every full-screen screenshot it sees is the next baseline.
-      if (b.screen.baseline && !input.region) b.screen.baseline = baselineOf(px);
+      if (b.screen.baseline && !input.region) b.screen.baseline = baselineOf(px, b.screen.baseline);
     }
     const marks = input.marks ? await detectMarks(b, host, px) : undefined;
     const s = host.settings.screenshot;

@@ -1,0 +1,58 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FrameBuffers, readStableFrame } from './x11-framebuffer.ts';
+
+/** An XWD-looking dump: a header with file_version 7 (all readStableFrame checks), then `fill`. */
+function dump(fill: number, size = 4096): Buffer {
+  const b = Buffer.alloc(size, fill);
+  for (let i = 0; i < 25; i++) b.writeUInt32BE(0, i * 4);
+  b.writeUInt32BE(7, 4);
+  return b;
+}
+
+describe('x11: reading the framebuffer file', () => {
+  it('a screen unchanged since the last frame is that frame again: one decode, the same value', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
+    const file = join(dir, 'Xvfb_screen0');
+    try {
+      const buffers = new FrameBuffers();
+      let decodes = 0;
+      const use = (d: Buffer) => { decodes++; return { first: d[200], copy: Buffer.from(d) }; };
+      writeFileSync(file, dump(1));
+      const a = await readStableFrame(file, use, buffers);
+      const again = await readStableFrame(file, use, buffers);
+      assert.equal(again, a, 'the same decoded frame is handed out');
+      assert.equal(decodes, 1);
+
+      writeFileSync(file, dump(2));
+      const b = await readStableFrame(file, use, buffers);
+      assert.equal(b?.first, 2, 'a change is read and decoded');
+      assert.equal(decodes, 2);
+      // Back to the first content: decoded afresh from the file, not mistaken for the frame before.
+      writeFileSync(file, dump(1));
+      const c = await readStableFrame(file, use, buffers);
+      assert.deepEqual([c?.first, decodes], [1, 3]);
+      assert.ok(c?.copy.equals(dump(1)));
+      assert.equal(await readStableFrame(file, use, buffers), c);
+      assert.equal(decodes, 3);
+
+      // Another decoder is never handed this one's value.
+      const other = await readStableFrame(file, (d) => d.length, buffers);
+      assert.equal(other, 4096);
+      assert.equal(await readStableFrame(file, use, buffers) === c, false, 'the other read took the buffers: decoded again');
+      // Another size (the screen was resized): new buffers, decoded again.
+      writeFileSync(file, dump(1, 8192));
+      assert.equal((await readStableFrame(file, use, buffers))?.copy.length, 8192);
+
+      buffers.release();
+      const before = decodes;
+      await readStableFrame(file, use, buffers);
+      assert.equal(decodes, before + 1, 'released buffers keep no frame');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
