@@ -4,8 +4,9 @@
 // Three shapes, each alone (lease 1) and then all four at once, in one run:
 //   - tight: every client clicks again the moment its click answers (CPU-bound: 4 chains of
 //     client → server → X server on 2 cores);
-//   - paced: every client clicks every PACE_MS (20 clicks a second per agent, far faster than an
-//     agent that looks at the screen between actions), phases spread over the period;
+//   - paced: every client clicks every PACE ms, for each PACE in PACES (50 ms is 20 clicks a second
+//     per agent, far faster than an agent that looks at the screen between actions; 10, 5 and 2 ms
+//     find where four leases start to slow each other), phases spread over the period;
 //   - floor: the same tight loop with no MCP at all — four processes, each sending the click's
 //     XTEST requests straight to its lease's X socket (what vmhub's adapter does per click), so
 //     the ratio the hardware itself allows for four CPU-bound loops is measured beside vmhub's.
@@ -18,7 +19,7 @@ import { connectServer, leaseReady, percentile, round, toolCaller } from './lib.
 
 const N = Number(process.env.N ?? 200);
 const LEASES = 4;
-const PACE_MS = Number(process.env.PACE_MS ?? 50);
+const PACES = (process.env.PACES ?? '50,10,5,2').split(',').map(Number);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const XTEST = fileURLToPath(new URL('../packages/adapter-x11/dist/x11-xtest.js', import.meta.url));
 
@@ -89,14 +90,20 @@ export async function run() {
     for (let i = 0; i < LEASES; i++) await clicks(calls[i], leases[i], 5); // warm: session, X connection
 
     const tight = shape(await clicks(calls[0], leases[0], N), await Promise.all(leases.map((l, i) => clicks(calls[i], l, N))));
-    const paced = shape(
-      await clicks(calls[0], leases[0], N, PACE_MS),
-      await Promise.all(leases.map((l, i) => clicks(calls[i], l, N, PACE_MS, (i * PACE_MS) / LEASES))),
-    );
+    const paced = [];
+    for (const pace of PACES) {
+      paced.push({
+        every_ms: pace,
+        ...shape(
+          await clicks(calls[0], leases[0], N, pace),
+          await Promise.all(leases.map((l, i) => clicks(calls[i], l, N, pace, (i * pace) / LEASES))),
+        ),
+      });
+    }
     // The X socket provider-docker shares for each lease (its framebuffer directory's x11/).
     const sockets = leases.map((l) => `/dev/shm/vmhub-fb-${process.getuid()}/vmhub-conc-${l}/x11/X0`);
     const floor = shape((await floorRun(sockets.slice(0, 1)))[0], await floorRun(sockets));
-    return { tight_loop: tight, paced_every_ms: PACE_MS, paced, floor_xtest_no_mcp_tight_loop: floor };
+    return { tight_loop: tight, paced, floor_xtest_no_mcp_tight_loop: floor };
   } finally {
     for (let i = 0; i < leases.length; i++) await clients[i].callTool({ name: 'vm_lease_release', arguments: { lease_id: leases[i] } }).catch(() => undefined);
     for (const c of clients) await c.close();

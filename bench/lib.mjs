@@ -51,34 +51,38 @@ export async function leaseReady(call, template, created = () => {}) {
  * (`xdpyinfo`) and then until the window manager answers (`wmctrl -m`), each moment taken when
  * its line reaches this process. vmhub's ready waits for the window manager too, so
  * `until_window_manager` is the floor it is held to; `until_display` is the engine and Xvfb alone.
+ * One sample; a bench pairs them with its own creates.
  */
-export async function dockerRunFloor(golden, n, name = 'floor') {
+export async function dockerRunFloorOnce(golden, name = 'floor') {
   const { spawn, execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const run = promisify(execFile);
-  const display = [];
-  const wm = [];
   const script = 'until xdpyinfo >/dev/null 2>&1; do sleep 0.01; done; echo display; until wmctrl -m >/dev/null 2>&1; do sleep 0.01; done; echo wm';
-  for (let i = 0; i < n; i++) {
-    const container = `vmhub-bench-${name}-${process.pid}-${i}`;
-    const t = performance.now();
-    try {
-      await run('docker', ['run', '-d', '--network', 'none', '--name', container, '-e', 'VMHUB_SCREEN=1280x800x24', golden]);
-      await new Promise((resolve, reject) => {
-        const p = spawn('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', container, 'sh', '-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        p.stdout.on('data', (d) => {
-          out += d;
-          if (out.includes('display') && display.length === i) display.push(performance.now() - t);
-          if (out.includes('wm') && wm.length === i) wm.push(performance.now() - t);
-        });
-        p.on('error', reject);
-        p.on('close', (code) => (code === 0 && wm.length === i + 1 ? resolve() : reject(new Error(`floor probe exited ${code}`))));
+  const container = `vmhub-bench-${name}-${process.pid}`;
+  const t = performance.now();
+  let display;
+  let wm;
+  try {
+    await run('docker', ['run', '-d', '--network', 'none', '--name', container, '-e', 'VMHUB_SCREEN=1280x800x24', golden]);
+    await new Promise((resolve, reject) => {
+      const p = spawn('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', container, 'sh', '-c', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('display') && display === undefined) display = performance.now() - t;
+        if (out.includes('wm') && wm === undefined) wm = performance.now() - t;
       });
-    } finally {
-      await run('docker', ['rm', '-f', container]).catch(() => undefined);
-    }
+      p.on('error', reject);
+      p.on('close', (code) => (code === 0 && wm !== undefined ? resolve() : reject(new Error(`floor probe exited ${code}`))));
+    });
+  } finally {
+    await run('docker', ['rm', '-f', container]).catch(() => undefined);
   }
+  return { display_ms: display, window_manager_ms: wm };
+}
+
+/** The floor's figures from its samples (dockerRunFloorOnce). */
+export function floorStats(display, wm) {
   const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
   return { until_display: stats(display), until_window_manager: stats(wm) };
 }

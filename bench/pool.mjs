@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, poolReady, dockerRunFloor, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, poolReady, dockerRunFloorOnce, floorStats, percentile, round, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
-const N = Number(process.env.N ?? 5);
+const N = Number(process.env.N ?? 7);
 const N_QEMU = Number(process.env.N_QEMU ?? 3);
 const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
 
@@ -35,17 +35,20 @@ async function sample(call, template, leases) {
   return { ready, first: performance.now() - t, warm: created.status === 'ready' };
 }
 
-async function measure({ call, db }, template, n, warm, leases) {
+/** `beside(i)`: run before sample i (even i) or after it (odd i): a floor paired with the samples. */
+async function measure({ call, db }, template, n, warm, leases, beside = async () => {}) {
   const ready = [];
   const first = [];
   let claimed = 0;
   for (let i = 0; i < n; i++) {
+    if (i % 2 === 0) await beside(i);
     if (warm) await poolReady(db, template, 240_000);
     const s = await sample(call, template, leases);
     ready.push(s.ready);
     first.push(s.first);
     if (s.warm) claimed++;
     await call('vm_lease_release', { lease_id: leases.pop() });
+    if (i % 2 === 1) await beside(i);
   }
   return { create_to_ready: stats(ready), create_to_first_screenshot: stats(first), ready_when_create_answered: `${claimed}/${n}` };
 }
@@ -55,17 +58,28 @@ export async function run_() {
   const servers = [];
   const leases = [];
   try {
+    // The cold samples first, with no pool server alive: its pool machines (a QEMU one under TCG)
+    // would take the CPU from them.
     const cold = await server(dir, 'cold', {});
     servers.push(cold);
+    // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its
+    // display and then its window manager answer (lib.mjs), one run paired with each cold create.
+    const golden = (await run('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', 'vmhub/debian-x11'])).stdout.split('\n').filter(Boolean)[0];
+    const floorDisplay = [];
+    const floorWm = [];
+    const floorOnce = async (i) => {
+      const one = await dockerRunFloorOnce(golden, `poolfloor-${i}`);
+      floorDisplay.push(one.display_ms);
+      floorWm.push(one.window_manager_ms);
+    };
+    const docker = { cold: await measure(cold, 'debian-x11', N, false, leases, floorOnce) };
+    docker.floor_docker_run = floorStats(floorDisplay, floorWm);
+    docker.cold_over_floor = round(docker.cold.create_to_ready.median_ms / docker.floor_docker_run.until_window_manager.median_ms, 2);
+    const qemu = { cold: await measure(cold, 'tiny-console', N_QEMU, false, leases) };
     const warm = await server(dir, 'warm', { 'debian-x11': { min_ready: 1, max: 1 }, 'tiny-console': { min_ready: 1, max: 1 } });
     servers.push(warm);
-    const docker = { cold: await measure(cold, 'debian-x11', N, false, leases), warm_pool: await measure(warm, 'debian-x11', N, true, leases) };
-    // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its
-    // display and then its window manager answer (lib.mjs), beside vmhub's cold create → ready.
-    const golden = (await run('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', 'vmhub/debian-x11'])).stdout.split('\n').filter(Boolean)[0];
-    docker.floor_docker_run = await dockerRunFloor(golden, N, 'poolfloor');
-    docker.cold_over_floor = round(docker.cold.create_to_ready.median_ms / docker.floor_docker_run.until_window_manager.median_ms, 2);
-    const qemu = { cold: await measure(cold, 'tiny-console', N_QEMU, false, leases), warm_pool: await measure(warm, 'tiny-console', N_QEMU, true, leases) };
+    docker.warm_pool = await measure(warm, 'debian-x11', N, true, leases);
+    qemu.warm_pool = await measure(warm, 'tiny-console', N_QEMU, true, leases);
     return { docker_debian_x11: docker, qemu_tcg_tiny_console: qemu };
   } finally {
     for (const s of servers) {
