@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MAX_IMAGE_STEPS, Recordings } from '../src/live/recorder.ts';
+import { CAPTURE_SETTLE_MS, MAX_IMAGE_STEPS, Recordings } from '../src/live/recorder.ts';
 import { BIN, sandbox, type Sandbox } from './harness.ts';
 
 const TOKEN = 'live-token-3c9e1a';
@@ -426,6 +426,49 @@ describe('live view: recording bounds (in-process)', () => {
       assert.equal(said.length, 1);
       assert.match(said[0]!.note!, /no more images/);
       assert.equal(readdirSync(join(own.dir, 'recordings', id)).filter((f) => f.endsWith('.png')).length <= MAX_IMAGE_STEPS, true);
+    } finally {
+      await recordings.flush();
+      own.cleanup();
+    }
+  });
+
+  it('the frame after an input: the agent\'s own whole screenshot when it comes first (one file for both), else a capture once the input settled', async () => {
+    const own = sandbox();
+    const id = randomUUID();
+    const captured: number[] = [];
+    const capturePng = Buffer.from('89504e470d0a1a0a01', 'hex');
+    const agentPng = Buffer.from('89504e470d0a1a0a02', 'hex');
+    const recordings = new Recordings({
+      enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), known: async () => true,
+      capture: async () => { captured.push(Date.now()); return capturePng; },
+    });
+    const call = (tool: string, args: Record<string, unknown> = {}, image?: Buffer) => recordings.agent({
+      at: new Date().toISOString(), tool, lease_id: id, outcome: 'ok', duration_ms: 1, args: { lease_id: id, ...args },
+      result: { content: image ? [{ type: 'image', data: image.toString('base64'), mimeType: 'image/png' }] : [{ type: 'text', text: '{}' }] },
+    });
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    try {
+      // Act, then look: the screenshot is the click's frame; nothing is captured.
+      call('vm_click', { x: 1, y: 1 });
+      await tick();
+      call('vm_screenshot', {}, agentPng);
+      let steps = await recordings.read(id);
+      assert.deepEqual(captured, []);
+      assert.deepEqual(steps.map((s) => s.tool), ['vm_click', 'vm_screenshot']);
+      assert.equal(steps[0]!.screenshot, steps[1]!.screenshot, 'the same image for both');
+      assert.equal(Buffer.from(steps[0]!.screenshot!.split(',')[1]!, 'base64').toString('hex'), agentPng.toString('hex'));
+      assert.equal(readdirSync(join(own.dir, 'recordings', id)).filter((f) => f.endsWith('.png')).length, 1, 'written once');
+
+      // A changed box is not a frame of the screen: the input gets its own capture, after it settled.
+      const typedAt = Date.now();
+      call('vm_type', { text: 'x' });
+      await tick();
+      call('vm_screenshot', { changed_only: true }, agentPng);
+      steps = await recordings.read(id);
+      assert.equal(captured.length, 1);
+      assert.ok(captured[0]! - typedAt >= CAPTURE_SETTLE_MS - 5, `captured ${captured[0]! - typedAt} ms after the input`);
+      const typed = steps.find((s) => s.tool === 'vm_type')!;
+      assert.equal(Buffer.from(typed.screenshot!.split(',')[1]!, 'base64').toString('hex'), capturePng.toString('hex'));
     } finally {
       await recordings.flush();
       own.cleanup();

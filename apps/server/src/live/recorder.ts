@@ -6,7 +6,11 @@
  * Never on the agent's critical path: a step is queued and written later, one write chain per
  * lease (so steps keep their order), with at most one frame capture in flight per lease —
  * input actions that arrive while a capture waits share it, and captures of a lease start at
- * least CAPTURE_GAP_MS apart (a burst of input shares one frame). Bounded: past MAX_IMAGE_STEPS steps
+ * least CAPTURE_GAP_MS apart (a burst of input shares one frame). The frame after an input is
+ * taken CAPTURE_SETTLE_MS after it (the application has drawn its answer by then), unless the agent
+ * takes a full screenshot first: that image is the frame after the input, written once for both
+ * steps, and nothing is captured (act, then look, is what agents do; the capture beside the
+ * agent's own screenshot cost it CPU at the moment it waited for its image). Bounded: past MAX_IMAGE_STEPS steps
  * or MAX_IMAGE_BYTES of images a lease's recording keeps no more images (a step says so), and
  * past MAX_STEPS it stops (a final step says so). A sweep deletes folders untouched for
  * `keepHours`. Reading goes through `read(id)` only: the id is validated and nothing outside
@@ -28,6 +32,8 @@ const SWEEP_MS = 60 * 60 * 1000;
 const STEPS_FILE = 'steps.jsonl';
 /** Least time between two frame captures of one lease. */
 export const CAPTURE_GAP_MS = 250;
+/** How long after an input its frame is taken, when the agent does not take one itself first. */
+export const CAPTURE_SETTLE_MS = 200;
 
 /** Input tools after which a frame is captured (the agent did not see the result itself). */
 const FRAME_AFTER = new Set(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_launch', 'vm_focus', 'vm_close']);
@@ -49,7 +55,17 @@ export interface Step {
 }
 
 type NewStep = Omit<Step, 'seq' | 'screenshot'>;
-type Image = { data: Buffer; ext: string };
+/** `name`: the file it was written to, once written (an image written for two steps is written once). */
+type Image = { data: Buffer; ext: string; name?: string };
+
+/** Input steps waiting for the frame after them. */
+interface Waiting {
+  steps: NewStep[];
+  /** When the first of them arrived (ms). */
+  since: number;
+  /** The agent's full screenshot, when it took one before the capture: their frame. */
+  image?: Image;
+}
 
 export interface RecordingsOptions {
   enabled: boolean;
@@ -70,7 +86,7 @@ interface LeaseRecording {
   stopped: boolean;
   chain: Promise<void>;
   /** Steps waiting for a capture that has not started yet: a new input step joins them. */
-  waiting?: NewStep[];
+  waiting?: Waiting;
   /** When this lease's last frame capture started (ms). */
   capturedAt?: number;
 }
@@ -105,8 +121,11 @@ export class Recordings {
     const shown = call.outcome === 'ok' ? call.result.content.find((c) => c.type === 'image') : undefined;
     const image = shown?.type === 'image' ? { data: Buffer.from(shown.data, 'base64'), ext: EXT[shown.mimeType] ?? 'png' } : undefined;
     const frame = !image && call.outcome === 'ok' && FRAME_AFTER.has(call.tool);
+    // The whole screen as it is (not a region, a changed box or marks drawn on it): a frame.
+    const args = call.args as { region?: unknown; changed_only?: unknown; marks?: unknown };
+    const whole = call.tool === 'vm_screenshot' && !args.region && !args.changed_only && !args.marks;
     void this.#options.known(id).then((known) => {
-      if (known) this.#enqueue(id, step, image ?? (frame ? 'capture' : undefined));
+      if (known) this.#enqueue(id, step, image ?? (frame ? 'capture' : undefined), whole);
     }, () => undefined);
   }
 
@@ -194,26 +213,33 @@ export class Recordings {
     return rec;
   }
 
-  #enqueue(id: string, step: NewStep, image: Image | 'capture' | undefined): void {
+  /** `whole`: `image` is the agent's screenshot of the whole screen, which can be a waiting group's frame. */
+  #enqueue(id: string, step: NewStep, image: Image | 'capture' | undefined, whole = false): void {
     const rec = this.#lease(id);
     if (image === 'capture') {
-      if (rec.waiting) { rec.waiting.push(step); return; }
-      const group = [step];
+      if (rec.waiting) { rec.waiting.steps.push(step); return; }
+      const group: Waiting = { steps: [step], since: Date.now() };
       rec.waiting = group;
       this.#then(id, rec, async () => {
         // At most one frame per CAPTURE_GAP_MS per lease: a burst of input shares one, and the
         // frame's encode (~20 ms of CPU) stays off the agent's next action (click p50 3.8 ms
         // with it, 8.3 ms with a capture per click in a tight loop: bench/RESULTS.md, concurrent).
-        const gap = (rec.capturedAt ?? 0) + CAPTURE_GAP_MS - Date.now();
-        if (gap > 0) await sleep(gap);
+        const wait = Math.max((rec.capturedAt ?? 0) + CAPTURE_GAP_MS, group.since + CAPTURE_SETTLE_MS) - Date.now();
+        if (wait > 0) await sleep(wait);
         if (rec.waiting === group) rec.waiting = undefined;
-        rec.capturedAt = Date.now();
-        const png = rec.images && !rec.stopped ? await this.#options.capture(id).catch(() => undefined) : undefined;
-        await this.#write(id, rec, group, png ? { data: png, ext: 'png' } : undefined);
+        let frame = group.image;
+        if (!frame) {
+          rec.capturedAt = Date.now();
+          const png = rec.images && !rec.stopped ? await this.#options.capture(id).catch(() => undefined) : undefined;
+          if (png) frame = { data: png, ext: 'png' };
+        }
+        await this.#write(id, rec, group.steps, frame);
       });
       return;
     }
     // A step without a capture closes the waiting group: a later input step must not jump it.
+    // The agent's whole-screen screenshot, taken after those inputs, is their frame.
+    if (rec.waiting && whole && image && step.outcome === 'ok') rec.waiting.image = image;
     rec.waiting = undefined;
     this.#then(id, rec, () => this.#write(id, rec, [step], image));
   }
@@ -247,11 +273,13 @@ export class Recordings {
         break;
       }
       const seq = ++rec.seq;
-      if (image && rec.images && rec.seq <= MAX_IMAGE_STEPS && rec.bytes + image.data.length <= MAX_IMAGE_BYTES) {
+      if (image && rec.images && rec.seq <= MAX_IMAGE_STEPS && (image.name !== undefined || rec.bytes + image.data.length <= MAX_IMAGE_BYTES)) {
+        if (name === undefined) name = image.name;
         if (name === undefined) {
           name = `${String(seq).padStart(4, '0')}.${image.ext}`;
           await writeFile(join(dir, name), image.data, { mode: 0o600 });
           rec.bytes += image.data.length;
+          image.name = name;
         }
         lines.push({ seq, ...s, screenshot: name });
       } else {
