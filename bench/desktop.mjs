@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, dockerRunFloorOnce, floorStats, percentile, round } from './lib.mjs';
+import { connectServer, floorSampler, percentile, round } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 60);
@@ -44,19 +44,13 @@ export async function run_() {
     const golden = JSON.parse((await run('docker', ['inspect', `vmhub-bench-${warm}`], { encoding: 'utf8' })).stdout)[0].Config.Image;
     await call('vm_lease_release', { lease_id: warm });
     const ready = [];
-    const floorDisplay = [];
-    const floorWm = [];
     // The floor for create → ready: the engine alone — `docker run` of the same golden until its
     // display and then its window manager answer (lib.mjs: polled inside the container every 10 ms).
     // Paired with vmhub's creates, one of each in turn (the order swapped every pair), so that the
     // engine's drift over the run falls on both sides alike.
-    const floorOnce = async (i) => {
-      const one = await dockerRunFloorOnce(golden, `floor-${i}`);
-      floorDisplay.push(one.display_ms);
-      floorWm.push(one.window_manager_ms);
-    };
+    const floorRuns = floorSampler(golden, 'floor');
     for (let i = 0; i < LEASES; i++) {
-      if (i % 2 === 0) await floorOnce(i);
+      if (i % 2 === 0) await floorRuns.sample(i);
       const t = performance.now();
       const lease = (await call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id;
       leases.push(lease);
@@ -67,7 +61,7 @@ export async function run_() {
       // Like the floor's containers, each is created with no other desktop of the bench alive;
       // the last one stays for the actions below.
       if (i < LEASES - 1) await call('vm_lease_release', { lease_id: leases.pop() });
-      if (i % 2 === 1) await floorOnce(i);
+      if (i % 2 === 1) await floorRuns.sample(i);
     }
     const lease = leases[0];
     const container = `vmhub-bench-${lease}`;
@@ -88,7 +82,7 @@ export async function run_() {
     const naiveKey = await timeIt(Math.ceil(N / 2), () => dx(['xdotool', 'key', 'shift']));
     const naiveShot = await timeIt(Math.ceil(N / 4), () => dx(['xwd', '-root', '-silent']));
 
-    const floor = floorStats(floorDisplay, floorWm);
+    const floor = floorRuns.stats();
     const readyMedian = round(percentile(ready, 50));
 
     return {

@@ -81,10 +81,22 @@ export async function dockerRunFloorOnce(golden, name = 'floor') {
   return { display_ms: display, window_manager_ms: wm };
 }
 
-/** The floor's figures from its samples (dockerRunFloorOnce). */
-export function floorStats(display, wm) {
+/**
+ * A floor to pair with a bench's own creates: `sample(i)` takes one dockerRunFloorOnce of
+ * `golden`, `stats()` gives the figures of all taken so far.
+ */
+export function floorSampler(golden, name) {
+  const display = [];
+  const wm = [];
   const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
-  return { until_display: stats(display), until_window_manager: stats(wm) };
+  return {
+    async sample(i) {
+      const one = await dockerRunFloorOnce(golden, `${name}-${i}`);
+      display.push(one.display_ms);
+      wm.push(one.window_manager_ms);
+    },
+    stats: () => ({ until_display: stats(display), until_window_manager: stats(wm) }),
+  };
 }
 
 /** Wait until a server's pool of `template` (its store at `db`) holds a ready, unexpired machine. */

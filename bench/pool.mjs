@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, poolReady, dockerRunFloorOnce, floorStats, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, poolReady, floorSampler, percentile, round, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 7);
@@ -65,15 +65,9 @@ export async function run_() {
     // The floor of a cold Docker create: the engine alone, `docker run` of the same golden until its
     // display and then its window manager answer (lib.mjs), one run paired with each cold create.
     const golden = (await run('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', 'vmhub/debian-x11'])).stdout.split('\n').filter(Boolean)[0];
-    const floorDisplay = [];
-    const floorWm = [];
-    const floorOnce = async (i) => {
-      const one = await dockerRunFloorOnce(golden, `poolfloor-${i}`);
-      floorDisplay.push(one.display_ms);
-      floorWm.push(one.window_manager_ms);
-    };
-    const docker = { cold: await measure(cold, 'debian-x11', N, false, leases, floorOnce) };
-    docker.floor_docker_run = floorStats(floorDisplay, floorWm);
+    const floor = floorSampler(golden, 'poolfloor');
+    const docker = { cold: await measure(cold, 'debian-x11', N, false, leases, floor.sample) };
+    docker.floor_docker_run = floor.stats();
     docker.cold_over_floor = round(docker.cold.create_to_ready.median_ms / docker.floor_docker_run.until_window_manager.median_ms, 2);
     const qemu = { cold: await measure(cold, 'tiny-console', N_QEMU, false, leases) };
     const warm = await server(dir, 'warm', { 'debian-x11': { min_ready: 1, max: 1 }, 'tiny-console': { min_ready: 1, max: 1 } });
