@@ -432,7 +432,7 @@ describe('live view: recording bounds (in-process)', () => {
     }
   });
 
-  it('the frame after an input: the agent\'s own whole screenshot when it comes first (one file for both), else a capture once the input settled', async () => {
+  it('the frame after an input: the agent\'s own whole screenshot when it comes first (one file for both), else a capture once the input settled; a frame equal to the last names its file', async () => {
     const own = sandbox();
     const id = randomUUID();
     const captured: number[] = [];
@@ -452,6 +452,7 @@ describe('live view: recording bounds (in-process)', () => {
       call('vm_click', { x: 1, y: 1 });
       await tick();
       call('vm_screenshot', {}, agentPng);
+      await tick();
       let steps = await recordings.read(id);
       assert.deepEqual(captured, []);
       assert.deepEqual(steps.map((s) => s.tool), ['vm_click', 'vm_screenshot']);
@@ -464,11 +465,27 @@ describe('live view: recording bounds (in-process)', () => {
       call('vm_type', { text: 'x' });
       await tick();
       call('vm_screenshot', { changed_only: true }, agentPng);
+      await tick();
       steps = await recordings.read(id);
       assert.equal(captured.length, 1);
       assert.ok(captured[0]! - typedAt >= CAPTURE_SETTLE_MS - 5, `captured ${captured[0]! - typedAt} ms after the input`);
       const typed = steps.find((s) => s.tool === 'vm_type')!;
       assert.equal(Buffer.from(typed.screenshot!.split(',')[1]!, 'base64').toString('hex'), capturePng.toString('hex'));
+
+      // Nothing moved between two frames: the second names the first one's file.
+      const pngs = () => readdirSync(join(own.dir, 'recordings', id)).filter((f) => f.endsWith('.png')).length;
+      call('vm_key', { keys: 'shift' });
+      await tick();
+      await recordings.read(id);
+      const before = pngs();
+      call('vm_key', { keys: 'shift' });
+      await tick();
+      steps = await recordings.read(id);
+      assert.equal(captured.length, 3);
+      const keys = steps.filter((s) => s.tool === 'vm_key');
+      assert.equal(keys.length, 2);
+      assert.ok(keys[0]!.screenshot && keys[1]!.screenshot === keys[0]!.screenshot);
+      assert.equal(pngs(), before, 'no second file for the same frame');
     } finally {
       await recordings.flush();
       own.cleanup();

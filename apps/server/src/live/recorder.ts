@@ -89,6 +89,8 @@ interface LeaseRecording {
   waiting?: Waiting;
   /** When this lease's last frame capture started (ms). */
   capturedAt?: number;
+  /** The image written last: a frame byte-identical to it (nothing moved) names the same file. */
+  lastImage?: Image;
 }
 
 export class Recordings {
@@ -264,6 +266,8 @@ export class Recordings {
         if (IMAGE_FILE.test(name)) rec.bytes += await stat(join(dir, name)).then((s) => s.size, () => 0);
       }
     }
+    // A frame byte-identical to the image written last (nothing on the screen moved) names its file.
+    if (image && image.name === undefined && rec.lastImage?.ext === image.ext && rec.lastImage.data.equals(image.data)) image.name = rec.lastImage.name;
     const lines: Step[] = [];
     let name: string | undefined;
     for (const s of steps) {
@@ -280,6 +284,7 @@ export class Recordings {
           await writeFile(join(dir, name), image.data, { mode: 0o600 });
           rec.bytes += image.data.length;
           image.name = name;
+          rec.lastImage = image;
         }
         lines.push({ seq, ...s, screenshot: name });
       } else {
