@@ -442,8 +442,8 @@ describe('live view: recording bounds (in-process)', () => {
       enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), known: async () => true,
       capture: async () => { captured.push(Date.now()); return capturePng; },
     });
-    const call = (tool: string, args: Record<string, unknown> = {}, image?: Buffer) => recordings.agent({
-      at: new Date().toISOString(), tool, lease_id: id, outcome: 'ok', duration_ms: 1, args: { lease_id: id, ...args },
+    const call = (tool: string, args: Record<string, unknown> = {}, image?: Buffer, at = new Date()) => recordings.agent({
+      at: at.toISOString(), tool, lease_id: id, outcome: 'ok', duration_ms: 1, args: { lease_id: id, ...args },
       result: { content: image ? [{ type: 'image', data: image.toString('base64'), mimeType: 'image/png' }] : [{ type: 'text', text: '{}' }] },
     });
     const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -486,6 +486,14 @@ describe('live view: recording bounds (in-process)', () => {
       assert.equal(keys.length, 2);
       assert.ok(keys[0]!.screenshot && keys[1]!.screenshot === keys[0]!.screenshot);
       assert.equal(pngs(), before, 'no second file for the same frame');
+
+      // A screenshot begun before the input ended may show the screen before it: not its frame.
+      call('vm_click', { x: 2, y: 2 });
+      await tick();
+      call('vm_screenshot', {}, agentPng, new Date(Date.now() - 1000));
+      await tick();
+      steps = await recordings.read(id);
+      assert.equal(captured.length, 4, 'the click got its own capture');
     } finally {
       await recordings.flush();
       own.cleanup();

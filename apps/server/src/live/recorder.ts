@@ -63,6 +63,8 @@ interface Waiting {
   steps: NewStep[];
   /** When the first of them arrived (ms). */
   since: number;
+  /** When the last of their calls ended (ms): a screenshot begun before it may not show them. */
+  ended: number;
   /** The agent's full screenshot, when it took one before the capture: their frame. */
   image?: Image;
 }
@@ -219,8 +221,9 @@ export class Recordings {
   #enqueue(id: string, step: NewStep, image: Image | 'capture' | undefined, whole = false): void {
     const rec = this.#lease(id);
     if (image === 'capture') {
-      if (rec.waiting) { rec.waiting.steps.push(step); return; }
-      const group: Waiting = { steps: [step], since: Date.now() };
+      const ended = Date.parse(step.at) + step.duration_ms;
+      if (rec.waiting) { rec.waiting.steps.push(step); rec.waiting.ended = Math.max(rec.waiting.ended, ended); return; }
+      const group: Waiting = { steps: [step], since: Date.now(), ended };
       rec.waiting = group;
       this.#then(id, rec, async () => {
         // At most one frame per CAPTURE_GAP_MS per lease: a burst of input shares one, and the
@@ -240,8 +243,8 @@ export class Recordings {
       return;
     }
     // A step without a capture closes the waiting group: a later input step must not jump it.
-    // The agent's whole-screen screenshot, taken after those inputs, is their frame.
-    if (rec.waiting && whole && image && step.outcome === 'ok') rec.waiting.image = image;
+    // The agent's whole-screen screenshot, begun after those inputs ended, is their frame.
+    if (rec.waiting && whole && image && step.outcome === 'ok' && Date.parse(step.at) >= rec.waiting.ended) rec.waiting.image = image;
     rec.waiting = undefined;
     this.#then(id, rec, () => this.#write(id, rec, [step], image));
   }
