@@ -18,6 +18,16 @@ export const MAPPING_NOTIFY = 34;
 /** Predefined atoms. */
 export const ATOM_WINDOW = 33;
 
+/** A request whose body is 32-bit values after its 4-byte header: GetProperty, ChangeWindowAttributes. */
+function wordsRequest(opcode: number, data: number, words: number[]): Buffer {
+  const req = Buffer.alloc(4 + words.length * 4);
+  req[0] = opcode;
+  req[1] = data;
+  req.writeUInt16LE(req.length / 4, 2);
+  words.forEach((w, i) => req.writeUInt32LE(w, 4 + i * 4));
+  return req;
+}
+
 /** A request whose body is a name (STRING8 after a 4-byte header and its length): QueryExtension, InternAtom. */
 function nameRequest(opcode: number, data: number, name: string): Buffer {
   const bytes = Buffer.from(name, 'latin1');
@@ -43,14 +53,8 @@ export async function internAtom(x: XConnection, name: string, onlyIfExists = tr
 
 /** Up to `max` 32-bit values of a window's property of `type`; empty when the window does not have it. */
 export async function getProperty32(x: XConnection, window: number, atom: number, type: number, max = 1): Promise<number[]> {
-  const req = Buffer.alloc(24);
-  req[0] = X_GET_PROPERTY;
-  req.writeUInt16LE(6, 2);
-  req.writeUInt32LE(window, 4);
-  req.writeUInt32LE(atom, 8);
-  req.writeUInt32LE(type, 12);
-  req.writeUInt32LE(max, 20);
-  const reply = await x.request(req);
+  // delete: no; long-offset 0.
+  const reply = await x.request(wordsRequest(X_GET_PROPERTY, 0, [window, atom, type, 0, max]));
   if (reply[1] !== 32) return [];
   const n = Math.min(reply.readUInt32LE(16), max);
   return Array.from({ length: n }, (_, i) => reply.readUInt32LE(32 + i * 4));
@@ -58,11 +62,5 @@ export async function getProperty32(x: XConnection, window: number, atom: number
 
 /** Select `mask` events on `window` for this connection (ChangeWindowAttributes; no reply). */
 export function selectEvents(x: XConnection, window: number, mask: number): number {
-  const req = Buffer.alloc(16);
-  req[0] = X_CHANGE_WINDOW_ATTRIBUTES;
-  req.writeUInt16LE(4, 2);
-  req.writeUInt32LE(window, 4);
-  req.writeUInt32LE(CW_EVENT_MASK, 8);
-  req.writeUInt32LE(mask, 12);
-  return x.send(req);
+  return x.send(wordsRequest(X_CHANGE_WINDOW_ATTRIBUTES, 0, [window, CW_EVENT_MASK, mask]));
 }
