@@ -47,6 +47,11 @@ export function displayNumber(display: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Connect, or say why not: `unusable` when the server refuses this client (it wants a cookie). */
+function connect(socket: string, options: Parameters<typeof XConnection.open>[1]): Promise<XConnection | Exclude<CheckResult, true>> {
+  return XConnection.open(socket, options).catch((err: Error) => (err instanceof XRefused ? { unusable: err.message } : err.message));
+}
+
 /** A wake-up for `changed()`: resolved by whichever event comes first, or the timer. */
 class Wake {
   #resolve: (() => void) | undefined;
@@ -85,8 +90,8 @@ class DisplayProbe implements HostProbe {
   }
 
   async check(): Promise<CheckResult> {
-    const x = await XConnection.open(this.#socket, { timeoutMs: TIMEOUT_MS }).catch((err: Error) => err);
-    if (x instanceof Error) return x instanceof XRefused ? { unusable: x.message } : x.message;
+    const x = await connect(this.#socket, { timeoutMs: TIMEOUT_MS });
+    if (!(x instanceof XConnection)) return x;
     x.close();
     return true;
   }
@@ -116,8 +121,8 @@ class WindowManagerProbe implements HostProbe {
 
   async check(): Promise<CheckResult> {
     if (!this.#x || this.#x.closed) {
-      const x = await XConnection.open(this.#socket, { timeoutMs: TIMEOUT_MS, requestTimeoutMs: TIMEOUT_MS, onEvent: () => this.#wake.fire() }).catch((err: Error) => err);
-      if (x instanceof Error) return x instanceof XRefused ? { unusable: x.message } : x.message;
+      const x = await connect(this.#socket, { timeoutMs: TIMEOUT_MS, requestTimeoutMs: TIMEOUT_MS, onEvent: () => this.#wake.fire() });
+      if (!(x instanceof XConnection)) return x;
       this.#x = x;
       selectEvents(x, x.setup.root, PROPERTY_CHANGE_MASK);
     }
