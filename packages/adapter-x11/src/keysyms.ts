@@ -3,6 +3,7 @@
  * friendly aliases) BEFORE anything runs, because xdotool ignores unknown names and would report
  * success for a typo.
  */
+import type { Modifier } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import { KEYSYM_TABLE } from './keysym-names.ts';
 
@@ -93,6 +94,9 @@ export function keysymOf(name: string): number {
   if (!unicode) throw x11Error('INVALID_REQUEST', `"${name}" is not a keysym name`);
   return unicodeKeysym(Number.parseInt(unicode[1]!, 16));
 }
+
+/** The keysym names of the click modifiers (what xdotool is given; the XTEST path presses their values). */
+export const MODIFIER_KEYSYMS: Readonly<Record<Modifier, string>> = { ctrl: 'Control_L', shift: 'Shift_L', alt: 'Alt_L', super: 'Super_L' };
 
 /** Xlib's keysym of a Unicode code point: printable Latin-1 is its own keysym, anything else 0x01000000 + it. */
 export function unicodeKeysym(cp: number): number {

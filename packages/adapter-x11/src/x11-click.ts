@@ -5,11 +5,11 @@
  * server applies XTest events in order, so the click lands at the new position anyway.
  */
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
+import { MODIFIER_KEYSYMS } from './keysyms.ts';
 import type { X11Runtime } from './runtime.ts';
 import { clickThroughXTest } from './x11-xtest-input.ts';
 
 export const BUTTONS: Readonly<Record<MouseButton, string>> = { left: '1', middle: '2', right: '3' };
-export const MODIFIER_KEYSYMS: Readonly<Record<Modifier, string>> = { ctrl: 'Control_L', shift: 'Shift_L', alt: 'Alt_L', super: 'Super_L' };
 
 export function clickArgv(p: Point, button: MouseButton, count: number, modifiers: Modifier[], delayMs: number): string[] {
   const mods = [...new Set(modifiers)].map((m) => MODIFIER_KEYSYMS[m]);

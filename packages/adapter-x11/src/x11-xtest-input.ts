@@ -11,13 +11,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
+import { keysymOf, MODIFIER_KEYSYMS } from './keysyms.ts';
 import type { X11Runtime } from './runtime.ts';
 import { displayOf } from './x11-framebuffer.ts';
 import { XTestConnection } from './x11-xtest.ts';
 import { unbindAll, type XTestBindings } from './x11-xtest-keyboard.ts';
 
-/** X keysyms of the modifiers (keysymdef.h). */
-const MODIFIER_KEYSYMS: Readonly<Record<Modifier, number>> = { ctrl: 0xffe3, shift: 0xffe1, alt: 0xffe9, super: 0xffeb };
 const BUTTON_NUMBERS: Readonly<Record<MouseButton, number>> = { left: 1, middle: 2, right: 3 };
 
 export class XTestInput {
@@ -76,7 +75,7 @@ export class XTestInput {
 export async function clickThroughXTest(x: XTestConnection, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }, delayMs: number, signal: AbortSignal): Promise<boolean> {
   const codes: number[] = [];
   for (const m of new Set(input.modifiers)) {
-    const code = await x.keycodeOf(MODIFIER_KEYSYMS[m]);
+    const code = await x.keycodeOf(keysymOf(MODIFIER_KEYSYMS[m]));
     if (code === undefined) return false;
     codes.push(code);
   }

@@ -16,11 +16,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cancelled } from './errors.ts';
-import { charKeysym } from './keysyms.ts';
+import { charKeysym, keysymOf } from './keysyms.ts';
 import type { XTestConnection } from './x11-xtest.ts';
 
-const SHIFT_L = 0xffe1;
-const SHIFT_R = 0xffe2;
+const SHIFT_L = keysymOf('Shift_L');
+const SHIFT_R = keysymOf('Shift_R');
 /** Wait before re-binding a keycode pressed earlier in the same call (clients may still be reading). */
 export const REBIND_SETTLE_MS = 300;
 /** Gap between the chords of one vm_key (xdotool key --delay 8 did the same). */
