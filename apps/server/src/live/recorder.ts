@@ -61,9 +61,7 @@ type Image = { data: Buffer; ext: string; name?: string };
 /** Input steps waiting for the frame after them. */
 interface Waiting {
   steps: NewStep[];
-  /** When the first of them arrived (ms). */
-  since: number;
-  /** When the last of their calls ended (ms): a screenshot begun before it may not show them. */
+  /** When the last of their calls ended (ms): their frame is taken CAPTURE_SETTLE_MS after the first's, and a screenshot begun before it may not show them. */
   ended: number;
   /** The agent's full screenshot, when it took one before the capture: their frame. */
   image?: Image;
@@ -223,13 +221,13 @@ export class Recordings {
     if (image === 'capture') {
       const ended = Date.parse(step.at) + step.duration_ms;
       if (rec.waiting) { rec.waiting.steps.push(step); rec.waiting.ended = Math.max(rec.waiting.ended, ended); return; }
-      const group: Waiting = { steps: [step], since: Date.now(), ended };
+      const group: Waiting = { steps: [step], ended };
       rec.waiting = group;
       this.#then(id, rec, async () => {
         // At most one frame per CAPTURE_GAP_MS per lease: a burst of input shares one, and the
         // frame's encode (~20 ms of CPU) stays off the agent's next action (click p50 3.8 ms
         // with it, 8.3 ms with a capture per click in a tight loop: bench/RESULTS.md, concurrent).
-        const wait = Math.max((rec.capturedAt ?? 0) + CAPTURE_GAP_MS, group.since + CAPTURE_SETTLE_MS) - Date.now();
+        const wait = Math.max((rec.capturedAt ?? 0) + CAPTURE_GAP_MS, ended + CAPTURE_SETTLE_MS) - Date.now();
         if (wait > 0) await sleep(wait);
         if (rec.waiting === group) rec.waiting = undefined;
         let frame = group.image;
