@@ -53,7 +53,7 @@ export async function leaseReady(call, template, created = () => {}) {
  * `until_window_manager` is the floor it is held to; `until_display` is the engine and Xvfb alone.
  * One sample; a bench pairs them with its own creates.
  */
-export async function dockerRunFloorOnce(golden, name = 'floor') {
+async function dockerRunFloorOnce(golden, name = 'floor') {
   const { spawn, execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
   const run = promisify(execFile);
