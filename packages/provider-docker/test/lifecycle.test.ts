@@ -45,6 +45,12 @@ describe('docker: lifecycle', { timeout: 240_000 }, () => {
   it('create is idempotent per identity', async () => {
     const again = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(60_000) });
     assert.equal(again.external_id, machine.external_id);
+    // A retried create that finds its container stopped starts it again.
+    assert.equal((await docker.raw('POST', `/containers/${machine.external_id}/stop`, { query: { t: 0 } })).status, 204);
+    assert.equal((await docker.json<any>('GET', `/containers/${machine.external_id}/json`)).State.Running, false);
+    const restarted = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(60_000) });
+    assert.equal(restarted.external_id, machine.external_id);
+    assert.equal((await docker.json<any>('GET', `/containers/${machine.external_id}/json`)).State.Running, true);
   });
 
   it('ready reports container → display → desktop', async () => {
