@@ -67,7 +67,8 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
         return await restore(rt, launch, saved);
       } catch (err) {
         if (request.signal.aborted) throw err;
-        fallbackOnce(rt, template.id, `resuming from saved state ${saved.name} failed: ${(err as Error).message}`);
+        // The message names this lease's files: the reason is the saved state that would not load.
+        fallbackOnce(rt, template.id, `resuming from saved state ${saved.name} failed: ${(err as Error).message}`, `resume ${saved.name}`);
       }
     }
   }
@@ -76,11 +77,14 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
 
 const warned = new WeakMap<QemuRuntime, Set<string>>();
 
-/** Log why a lease cold-boots instead of resuming, once per template and reason. */
-function fallbackOnce(rt: QemuRuntime, template: string, why: string): void {
+/**
+ * Log why a lease cold-boots instead of resuming, once per template and `reason` (default: the
+ * message without its "N s ago").
+ */
+function fallbackOnce(rt: QemuRuntime, template: string, why: string, reason = why.replace(/\d+ s ago/, '')): void {
   const seen = warned.get(rt) ?? new Set<string>();
   warned.set(rt, seen);
-  const key = `${template}\n${why.replace(/\d+ s ago/, '')}`;
+  const key = `${template}\n${reason}`;
   if (seen.has(key)) return;
   seen.add(key);
   rt.context.log('warn', 'cold boot instead of the saved VM state', { template, why });

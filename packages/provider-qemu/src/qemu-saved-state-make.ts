@@ -40,7 +40,7 @@ export interface Made {
 }
 
 /** Work directories are `.m-<last 16 of the name>-<random>` (short: unix socket paths are limited to 107 bytes). */
-function workPrefix(name: string): string {
+export function workPrefix(name: string): string {
   return `.m-${name.slice(-16)}-`;
 }
 
@@ -151,5 +151,3 @@ export async function sweepWorkDirs(rt: QemuRuntime, root: string, name: string)
     rt.context.log('warn', 'removed the work directory of a saved-state maker that is gone', { dir });
   }
 }
-
-export { workPrefix };

@@ -29,7 +29,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TemplateConfig } from '@vmhub/core';
@@ -108,15 +108,20 @@ async function binaryId(binary: string): Promise<unknown> {
   return binary;
 }
 
+/** The host CPU, read once per process: it does not change under a running server. */
+let hostCpu: Promise<string> | undefined;
+
 async function cpuId(accel: 'kvm' | 'tcg'): Promise<string | null> {
   if (accel !== 'kvm') return null; // TCG emulates the same CPU model everywhere; KVM passes the host's through (-cpu host)
-  const info = await readFile('/proc/cpuinfo', 'utf8').catch(() => '');
-  const pick = (k: string) => new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm').exec(info)?.[1] ?? '';
-  return createHash('sha256').update(`${pick('model name')}\n${pick('flags')}`).digest('hex').slice(0, 16);
+  hostCpu ??= readFile('/proc/cpuinfo', 'utf8').catch(() => '').then((info) => {
+    const pick = (k: string) => new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm').exec(info)?.[1] ?? '';
+    return createHash('sha256').update(`${pick('model name')}\n${pick('flags')}`).digest('hex').slice(0, 16);
+  });
+  return hostCpu;
 }
 
 /** The saved state's name for a launch shape, and the inputs it hashes (kept in the manifest). */
-export async function savedStateName(rt: QemuRuntime, shape: LaunchShape): Promise<{ name: string; inputs: Record<string, unknown>; qemuVersion: string }> {
+async function savedStateName(rt: QemuRuntime, shape: LaunchShape): Promise<{ name: string; inputs: Record<string, unknown>; qemuVersion: string }> {
   const { template, options: t } = shape;
   const argv = qemuArgv({
     identity: '@identity', dir: '/@dir', template, options: t, accel: shape.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb,
@@ -222,7 +227,8 @@ async function obtain(rt: QemuRuntime, shape: LaunchShape, root: string, named: 
         if (again) return again;
         return await makeLocked(rt, shape, root, named, failed, bound);
       } finally {
-        await rm(lock, { force: true });
+        // Only our own: past `bound` another creator may have taken the lock over.
+        if (await readFile(lock, 'utf8').catch(() => '') === JSON.stringify(me)) await rm(lock, { force: true });
       }
     }
     // Someone else holds the lock: wait for its result, or take over a dead holder's lock.
@@ -232,8 +238,10 @@ async function obtain(rt: QemuRuntime, shape: LaunchShape, root: string, named: 
       const aside = `${lock}.stale-${randomBytes(4).toString('hex')}`;
       if (await rename(lock, aside).then(() => true, () => false)) {
         const moved = await readFile(aside, 'utf8').catch(() => '');
-        await rm(aside, { force: true });
+        // Another taker was first and a new creator has locked since: that lock is not stale, put it back.
         if (moved === JSON.stringify(owner)) rt.context.log('warn', 'took over the saved-state lock of a maker that is gone', { saved_state: name, owner });
+        else await link(aside, lock).catch(() => undefined);
+        await rm(aside, { force: true });
       }
       continue;
     }

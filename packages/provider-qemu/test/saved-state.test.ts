@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -21,6 +21,18 @@ import { isAlive, procInfo } from '../src/proc.ts';
 import { testContext, testPrefix, tinyConsoleSetup, until } from './helpers.ts';
 
 const SAVED = '.saved-states';
+
+/** The argv of every qemu process on this host whose -name is `identity` (read from /proc). */
+function qemusOf(identity: string): string[][] {
+  const out: string[][] = [];
+  for (const pid of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    let argv: string[];
+    try { argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean); } catch { continue; }
+    const at = argv.indexOf('-name');
+    if (/qemu-system/.test(argv[0] ?? '') && at >= 0 && argv[at + 1]!.split(',')[0]!.replace(/^guest=/, '') === identity) out.push(argv);
+  }
+  return out;
+}
 
 /** qcodes for the characters the tests type (letters, digits, a few symbols). */
 function qcodes(text: string): string[][] {
@@ -200,6 +212,10 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
     assert.match(cold.stages.at(-1)!, /serial marker VMHUB-TINY-CONSOLE-READY/, 'readiness waited for the boot');
     assert.ok(logs.some((x) => x.includes('cold boot instead of the saved VM state') && x.includes(name) && /resuming from saved state .* failed/.test(x)), logs.filter((x) => x.includes('cold boot')).join('\n'));
     assert.ok(!existsSync(join(stateDir, cold.m.identity, 'saved-state.bin')), 'no leftovers of the failed restore');
+    // Exactly one qemu for the lease — the failed restore's is gone — and it is the cold boot's.
+    const running = qemusOf(cold.m.identity);
+    assert.equal(running.length, 1, running.map((argv) => argv.join(' ')).join('\n'));
+    assert.ok(!running[0]!.includes('-incoming') && !running[0]!.some((arg) => arg.includes('vmgenid')), running[0]!.join(' '));
     await a.destroy(cold.m);
 
     await rm(join(stateDir, SAVED, name), { recursive: true, force: true });
@@ -229,5 +245,17 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
     await child;
     await until('the maker qemu to exit with its process', 10_000, async () => !isAlive(await procInfo(maker)));
     assert.ok(!isAlive(await procInfo(maker)));
+
+    // The dead maker left its lock and work directory: the next creator (another process's lock,
+    // so not joined in memory) takes the lock over, sweeps the work directory, makes the state
+    // and resumes from it; nothing of the dead maker's is left.
+    const leftover = () => readdirSync(join(dir, SAVED)).filter((e) => e.endsWith('.lock') || e.startsWith('.m-'));
+    assert.ok(leftover().some((e) => e.endsWith('.lock')), `the dead maker's lock is there: ${readdirSync(join(dir, SAVED)).join(' ')}`);
+    const next = plugin.create({ state_dir: dir }, testContext(prefix, logs));
+    const l = await lease(next, console_);
+    assert.match(String(l.m.details?.restored_from), /^tiny-console-[0-9a-f]{16}$/);
+    assert.ok(logs.some((x) => x.includes('took over the saved-state lock of a maker that is gone')));
+    assert.deepEqual(leftover(), []);
+    await next.destroy(l.m);
   });
 });
