@@ -6,7 +6,7 @@
  * of what was found stays.
  */
 import type { OwnedMachine } from '@vmhub/core';
-import { OWNING_STATUSES, type LeaseRow } from '@vmhub/store';
+import { OWNING_STATUSES, REAPER_PRINCIPAL, type LeaseRow } from '@vmhub/store';
 import type { PassContext } from './context.ts';
 import type { Listing } from './listing.ts';
 import type { Tally } from './summary.ts';
@@ -69,7 +69,7 @@ async function tombstone(ctx: PassContext, providerId: string, m: OwnedMachine, 
   const id = m.identity.slice(ctx.settings.identityPrefix.length);
   const { lease, created } = await ctx.store.createLease({
     id, request_id: `${ORPHAN_REQUEST_PREFIX}${m.identity}`, template: '(orphan)', provider: providerId, adapter: '(none)',
-    owner: null, status: 'failed', identity: m.identity, created_at: now, expires_at: now, max_expires_at: now, deadline_at: null,
+    owner: null, principal: REAPER_PRINCIPAL, status: 'failed', identity: m.identity, created_at: now, expires_at: now, max_expires_at: now, deadline_at: null,
   });
   if (created) {
     await ctx.store.updateLease(id, { error_code: 'ORPHAN', error_message: '[vmhub] [reaper] machine found carrying this instance\'s identity with no lease in the store' });

@@ -34,7 +34,7 @@ describe('reaper: on @vmhub/conformance/fake', () => {
       const id = randomUUID();
       const identity = `${prefix}${id}`;
       const isExpired = i % 3 !== 0;
-      await store.createLease({ id, request_id: `r-${id}`, template: 'fake-desktop', provider: 'fake', adapter: 'fake', owner: 'o', status: 'ready', identity, created_at: now - 5000, expires_at: isExpired ? now - 1000 : now + 3_600_000, max_expires_at: now + 86_400_000, deadline_at: null });
+      await store.createLease({ id, principal: 'tester', request_id: `r-${id}`, template: 'fake-desktop', provider: 'fake', adapter: 'fake', owner: 'o', status: 'ready', identity, created_at: now - 5000, expires_at: isExpired ? now - 1000 : now + 3_600_000, max_expires_at: now + 86_400_000, deadline_at: null });
       const m = await provider.create({ lease_id: id, identity, template: fakeTemplate(), signal: AbortSignal.timeout(10_000) });
       await store.putMachine({ lease_id: id, identity, provider: 'fake', external_id: m.external_id, node: null, state: 'running', details: '{}' });
       (isExpired ? expired : live).push(identity);

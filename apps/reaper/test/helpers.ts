@@ -83,7 +83,7 @@ export async function seedLease(w: World, o: SeedOptions = {}): Promise<LeaseRow
   const now = Date.now();
   const identity = `${w.prefix}${id}`;
   await w.store.createLease({
-    id, request_id: `req-${id}`, template: 'fake-t', provider: 'fakefs', adapter: 'fake', owner: 'tester',
+    id, principal: 'tester', request_id: `req-${id}`, template: 'fake-t', provider: 'fakefs', adapter: 'fake', owner: 'tester',
     status: o.status ?? 'ready', identity, created_at: now - 1000,
     expires_at: now + (o.expiresIn ?? 3_600_000), max_expires_at: now + (o.maxExpiresIn ?? 86_400_000),
     deadline_at: o.deadlineIn === null ? null : now + (o.deadlineIn ?? 300_000),

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { ORPHAN_REQUEST_PREFIX } from '../src/orphans.ts';
 import { destroyCalls, machineExists, makeWorld, runOnce, seedLease, summaryOf, writeMachine } from './helpers.ts';
+import { REAPER_PRINCIPAL } from '@vmhub/store';
 
 describe('reaper: orphans', () => {
   const w = makeWorld({ orphanGraceSeconds: 60 });
@@ -38,7 +39,7 @@ describe('reaper: orphans', () => {
     for (const decoy of ['other-instance', 'unrelated', `decoy-${live.id}`, 'young', `m-${live.id}`]) assert.equal(calls.has(decoy), false, `no destroy call for ${decoy}`);
 
     // The unknown orphan is now a tombstone: an old request id can never mint it again.
-    const tomb = await w.store.getLeaseByRequest(`${ORPHAN_REQUEST_PREFIX}${old}`);
+    const tomb = await w.store.getLeaseByRequest(`${ORPHAN_REQUEST_PREFIX}${old}`, REAPER_PRINCIPAL);
     assert.equal(tomb?.status, 'failed');
     assert.equal(tomb?.error_code, 'ORPHAN');
     assert.equal((await w.store.getMachine(tomb!.id))?.state, 'destroyed');

@@ -32,7 +32,7 @@ async function vmFor(instance: string): Promise<{ lease: string; machine: Machin
 
 async function record(lease: string, machine: MachineRef, status: LeaseStatus, expiresAt: number) {
   const now = Date.now();
-  await w.store.createLease({ id: lease, request_id: `req-${lease}`, template: 'pve', provider: 'proxmox', adapter: 'x11', owner: 't', status, identity: machine.identity, created_at: now - 60_000, expires_at: expiresAt, max_expires_at: now + 3_600_000, deadline_at: null });
+  await w.store.createLease({ id: lease, principal: 'tester', request_id: `req-${lease}`, template: 'pve', provider: 'proxmox', adapter: 'x11', owner: 't', status, identity: machine.identity, created_at: now - 60_000, expires_at: expiresAt, max_expires_at: now + 3_600_000, deadline_at: null });
   await w.store.putMachine({ lease_id: lease, identity: machine.identity, provider: 'proxmox', external_id: machine.external_id, node: machine.node ?? null, state: 'running', details: '{}' });
 }
 

@@ -30,6 +30,9 @@ export const EVENT_KINDS = [
   'orphan.already_gone',
   // A teardown that failed and is retried on the next pass.
   'reaper.teardown_error',
+  // A detached command (vm_exec {detach: true}) started by a server process: its job id and that
+  // process ({job, pid, host, run}), so a later process can tell an ended server's job from none.
+  'exec.detached',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * @vmhub/store — vmhub's state: leases (tombstoned, unique request_id), machines (identity,
+ * @vmhub/store — vmhub's state: leases (tombstoned, request_id unique per principal), machines (identity,
  * provider, node, state) and an append-only event/audit log, with forward-only migrations, in one
  * SQLite file (the embedded default: several processes on a host) or one PostgreSQL database
  * (several hosts). Same schema, state machine and claims on both.
@@ -15,7 +15,7 @@ export {
   LeaseTransitionError, canTransition,
   type LeaseStatus, type MachineState, type TransitionTarget,
 } from './lifecycle.ts';
-export { POOL_PRINCIPAL, POOL_LIVE_STATUSES, type PoolClaim } from './pools.ts';
+export { POOL_PRINCIPAL, POOL_LIVE_STATUSES, REAPER_PRINCIPAL, type PoolClaim } from './pools.ts';
 export { EVENT_KINDS, EventKindError, isEventKind, type EventKind, type NewEvent } from './events.ts';
 export { machineRef, type MachineRef } from './machine-ref.ts';
 export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from './teardowns.ts';

@@ -10,7 +10,7 @@ let n = 0;
 function lease(status: LeaseStatus): NewLease {
   const id = `l${++n}`;
   const now = Date.now();
-  return { id, request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity: `vmhub-test-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null };
+  return { id, principal: 'tester', request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity: `vmhub-test-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null };
 }
 
 forDialects('store: the lease state machine', (d) => {

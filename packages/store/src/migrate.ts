@@ -10,6 +10,19 @@ export function migrate(db: BetterSqlite3.Database): { from: number; to: number 
   const current = () => db.pragma('user_version', { simple: true }) as number;
   const before = current();
   if (before === latest) return { from: before, to: before };
+  // A table rebuild drops a table others reference: SQLite's procedure turns foreign keys off
+  // around the transaction (the pragma is a no-op inside one) and checks them before committing.
+  const rebuilds = MIGRATIONS.some((m) => m.version > before && m.rebuild);
+  const foreignKeys = db.pragma('foreign_keys', { simple: true }) === 1;
+  if (rebuilds && foreignKeys) db.pragma('foreign_keys = OFF');
+  try {
+    return migrateLocked(db, latest, current);
+  } finally {
+    if (rebuilds && foreignKeys) db.pragma('foreign_keys = ON');
+  }
+}
+
+function migrateLocked(db: BetterSqlite3.Database, latest: number, current: () => number): { from: number; to: number } {
   db.exec('BEGIN IMMEDIATE');
   try {
     const from = current();
@@ -21,6 +34,8 @@ export function migrate(db: BetterSqlite3.Database): { from: number; to: number 
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     }
+    const broken = db.pragma('foreign_key_check') as unknown[];
+    if (broken.length > 0) throw new Error(`[vmhub] [store] migrating to schema ${latest} left ${broken.length} rows whose reference is gone; nothing was changed`);
     db.exec('COMMIT');
     return { from, to: latest };
   } catch (err) {

@@ -20,6 +20,9 @@ type LeaseRow = Selectable<LeaseTable>;
  */
 export const POOL_PRINCIPAL = ':pool';
 
+/** The principal of the reaper's orphan tombstones (rows it writes for machines no lease names). */
+export const REAPER_PRINCIPAL = ':reaper';
+
 /** Statuses of a pool lease that still counts towards its pool (being made, or ready). */
 export const POOL_LIVE_STATUSES: readonly LeaseStatus[] = ['provisioning', 'starting', 'ready'];
 

@@ -15,7 +15,7 @@ const LATEST = MIGRATIONS.at(-1)!.version;
 
 function lease(id: string, requestId = `req-${id}`): NewLease {
   const now = Date.now();
-  return { id, request_id: requestId, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-test-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: now + 300_000 };
+  return { id, principal: 'tester', request_id: requestId, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-test-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: now + 300_000 };
 }
 
 forDialects('store: migrations', (d) => {
@@ -45,6 +45,28 @@ forDialects('store: migrations', (d) => {
       const started = Date.now();
       assert.throws(() => new Store({ path: '/proc/vmhub-no-such-dir/x.db' }), /cannot create .*VMHUB_DB/);
       assert.ok(Date.now() - started < 2000);
+    });
+
+    it('migration 5 rebuilds leases (request_id per principal) keeping rows, machines and foreign keys', async () => {
+      const path = await d.fresh('v4');
+      const raw = new BetterSqlite3(path);
+      raw.pragma('foreign_keys = ON');
+      for (const m of MIGRATIONS.filter((x) => x.version <= 4)) raw.exec(m.sql);
+      raw.pragma('user_version = 4');
+      const now = Date.now();
+      const insert = raw.prepare("INSERT INTO leases (id, request_id, template, provider, adapter, owner, principal, status, identity, created_at, updated_at, expires_at, max_expires_at, stages) VALUES (?, ?, 't', 'fake', 'fake', 'o', ?, 'ready', ?, ?, ?, ?, ?, '[]')");
+      insert.run('old-1', 'r1', 'alice', 'vmhub-test-old-1', now, now, now + 60_000, now + 86_400_000);
+      insert.run('old-2', 'r2', null, 'vmhub-test-old-2', now + 1, now, now + 60_000, now + 86_400_000);
+      raw.prepare("INSERT INTO machines (lease_id, identity, provider, state, created_at, updated_at) VALUES ('old-1', 'vmhub-test-old-1', 'fake', 'running', ?, ?)").run(now, now);
+      raw.close();
+      const store = d.connect(path);
+      assert.equal((await store.schemaInfo()).version, LATEST);
+      assert.deepEqual((await store.listLeases()).map((l) => [l.id, l.request_id, l.principal]), [['old-1', 'r1', 'alice'], ['old-2', 'r2', null]]);
+      assert.equal((await store.getMachine('old-1'))?.state, 'running', 'the machine row still points at its lease');
+      assert.equal((await store.createLease({ ...lease('new-1', 'r1'), principal: 'bob' })).created, true, 'r1 is free for another principal');
+      assert.equal((await store.createLease({ ...lease('new-2', 'r1'), principal: 'alice' })).lease.id, 'old-1', 'and still alice\'s');
+      await assert.rejects(store.putMachine({ lease_id: 'no-such-lease', identity: 'vmhub-test-x', provider: 'fake', external_id: null, node: null, state: 'creating', details: '{}' }), /FOREIGN KEY/, 'foreign keys are on again');
+      await store.close();
     });
 
     it('refuses a database newer than this code', async () => {
@@ -93,6 +115,20 @@ forDialects('store: leases', (d) => {
     const again = await store.createLease(lease('c', 'same'));
     assert.equal(again.created, false, 'a released lease still owns its request_id');
     assert.equal(again.lease.status, 'released');
+    await store.close();
+  });
+
+  it('request_id is unique per principal: the same id under another principal is another lease', async () => {
+    const store = await d.open('per-principal');
+    const alice = await store.createLease({ ...lease('pa', 'shared'), principal: 'alice' });
+    const bob = await store.createLease({ ...lease('pb', 'shared'), principal: 'bob' });
+    assert.equal(alice.created, true);
+    assert.equal(bob.created, true, 'bob\'s request_id is his own');
+    const retry = await store.createLease({ ...lease('pc', 'shared'), principal: 'alice' });
+    assert.equal(retry.created, false);
+    assert.equal(retry.lease.id, 'pa', 'alice\'s retry finds her lease');
+    assert.equal((await store.getLeaseByRequest('shared', 'bob'))?.id, 'pb');
+    assert.equal(await store.getLeaseByRequest('shared', 'carol'), undefined, 'nobody else finds either');
     await store.close();
   });
 

@@ -50,7 +50,12 @@ export interface StoreOptions {
 }
 
 /** A lease as inserted: the table's columns minus bookkeeping the store fills in itself. */
-export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at' | 'principal' | 'write_token'> & { stages?: string; principal?: string | null };
+/**
+ * A lease to insert. `principal`: who holds it — the authenticated caller, POOL_PRINCIPAL for a
+ * warm pool's machine, REAPER_PRINCIPAL for the reaper's orphan tombstones; its request_id is
+ * unique among that principal's leases.
+ */
+export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at' | 'principal' | 'write_token'> & { stages?: string; principal: string };
 
 export interface LeaseFilter {
   status?: readonly LeaseStatus[];
@@ -122,7 +127,7 @@ export class Store {
   // ── leases ───────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Insert a lease unless its request_id is taken; either way return the row that owns it.
+   * Insert a lease unless its principal's request_id is taken; either way return the row that owns it.
    * `created` says whether this call's lease (its `id`) owns the request_id — also when a retry
    * finds the row its own first attempt inserted. With `event`, its `lease.created` event is
    * written in the same transaction.
@@ -133,8 +138,9 @@ export class Store {
       const now = Date.now();
       const row = await db
         .insertInto('leases')
-        .values({ ...lease, principal: lease.principal ?? null, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null, write_token: token })
-        .onConflict((oc) => oc.column('request_id').doNothing())
+        .values({ ...lease, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null, write_token: token })
+        // request_id is unique per principal (migration 5).
+        .onConflict((oc) => oc.columns(['principal', 'request_id']).doNothing())
         .returning(LEASE_COLUMNS)
         .executeTakeFirst();
       // The `lease.created` event commits with the row, or neither does.
@@ -144,7 +150,7 @@ export class Store {
     return this.#run('createLease', async () => {
       const inserted = options.event ? await this.#db.transaction().execute(insert) : await insert(this.#db);
       if (inserted) return { lease: inserted, created: true };
-      const existing = await this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', lease.request_id).executeTakeFirst();
+      const existing = await this.#byRequest(lease.request_id, lease.principal);
       if (!existing) throw new Error(`[vmhub] [store] lease insert for request_id ${lease.request_id} neither inserted nor found`);
       return { lease: existing, created: existing.id === lease.id };
     });
@@ -154,8 +160,16 @@ export class Store {
     return this.#run('getLease', () => this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('id', '=', id).executeTakeFirst());
   }
 
-  getLeaseByRequest(requestId: string): Promise<LeaseRow | undefined> {
-    return this.#run('getLeaseByRequest', () => this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', requestId).executeTakeFirst());
+  /**
+   * The lease a principal's request_id names (request ids are unique per principal: another
+   * principal's lease under the same id is never found).
+   */
+  getLeaseByRequest(requestId: string, principal: string): Promise<LeaseRow | undefined> {
+    return this.#run('getLeaseByRequest', () => this.#byRequest(requestId, principal));
+  }
+
+  #byRequest(requestId: string, principal: string): Promise<LeaseRow | undefined> {
+    return this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', requestId).where('principal', '=', principal).executeTakeFirst();
   }
 
   /**
@@ -234,7 +248,7 @@ export class Store {
     return this.#run('claimPooled', async (attempt) => {
       if (attempt > 0) {
         // The first attempt may have committed: then the row is under our request_id with our token.
-        const mine = await this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', claim.request_id).where('write_token', '=', token).executeTakeFirst();
+        const mine = await this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', claim.request_id).where('principal', '=', claim.principal).where('write_token', '=', token).executeTakeFirst();
         if (mine) return mine;
       }
       return pools.claimPooled(this.#db, { ...claim, token, now: Date.now() });

@@ -14,7 +14,7 @@ async function seed(store: Store, status: LeaseStatus, options: Partial<NewLease
   const id = `s${++n}`;
   const now = Date.now();
   const identity = `vmhub-test-${id}`;
-  await store.createLease({ id, request_id: `req-${id}`, template: 't', adapter: 'fake', owner: 'o', identity, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null, ...o, provider: o.provider ?? 'fake', status });
+  await store.createLease({ id, principal: 'tester', request_id: `req-${id}`, template: 't', adapter: 'fake', owner: 'o', identity, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null, ...o, provider: o.provider ?? 'fake', status });
   if (machine) await store.putMachine({ lease_id: id, identity, provider: o.provider ?? 'fake', external_id: `m-${id}`, node: null, state: machine, details: '{}' });
   return (await store.getLease(id))!;
 }

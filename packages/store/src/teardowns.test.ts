@@ -16,7 +16,7 @@ async function seed(store: Store, status: LeaseStatus, o: { claim?: { by: string
   const id = `t${++n}`;
   const now = Date.now();
   const identity = `vmhub-test-${id}`;
-  await store.createLease({ id, request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null });
+  await store.createLease({ id, principal: 'tester', request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null });
   if (o.machine !== false) await store.putMachine({ lease_id: id, identity, provider: 'fake', external_id: `m-${id}`, node: null, state: 'running', details: '{}' });
   if (o.claim) await store.updateLease(id, { claimed_by: o.claim.by, claim_expires_at: o.claim.until });
   return (await store.getLease(id))!;

@@ -21,7 +21,7 @@ let created = 0, won = 0;
 for (let i = 0; i < n; i++) {
   const now = Date.now();
   const id = name + '-' + i;
-  const r = await store.createLease({ id, request_id: 'shared-' + i, template: 't', provider: 'fake', adapter: 'fake', owner: name, status: 'provisioning', identity: 'vmhub-mp-' + id, created_at: now, expires_at: now + 1e6, max_expires_at: now + 1e7, deadline_at: null });
+  const r = await store.createLease({ id, principal: 'tester', request_id: 'shared-' + i, template: 't', provider: 'fake', adapter: 'fake', owner: name, status: 'provisioning', identity: 'vmhub-mp-' + id, created_at: now, expires_at: now + 1e6, max_expires_at: now + 1e7, deadline_at: null });
   if (r.created) created++;
   if (await store.transition(r.lease.id, ['provisioning'], 'starting', {})) won++;
   await store.appendEvent({ lease_id: r.lease.id, actor: name, kind: 'lease.renewed' });

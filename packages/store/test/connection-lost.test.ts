@@ -17,7 +17,7 @@ let n = 0;
 async function seed(store: Store, status: LeaseStatus, o: { expires_at?: number; deadline_at?: number; claim?: string; machine?: boolean } = {}): Promise<LeaseRow> {
   const id = `c${++n}`;
   const now = Date.now();
-  await store.createLease({ id, request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity: `vmhub-cut-${id}`, created_at: now, expires_at: o.expires_at ?? now + 60_000, max_expires_at: now + 86_400_000, deadline_at: o.deadline_at ?? null });
+  await store.createLease({ id, principal: 'tester', request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity: `vmhub-cut-${id}`, created_at: now, expires_at: o.expires_at ?? now + 60_000, max_expires_at: now + 86_400_000, deadline_at: o.deadline_at ?? null });
   if (o.machine) await store.putMachine({ lease_id: id, identity: `vmhub-cut-${id}`, provider: 'fake', external_id: `m-${id}`, node: null, state: 'running', details: '{}' });
   if (o.claim) await store.updateLease(id, { claimed_by: o.claim, claim_expires_at: now + 60_000 });
   return (await store.getLease(id))!;
@@ -39,7 +39,7 @@ const CASES: Case[] = [
   {
     name: 'createLease', keyword: 'insert into "leases"',
     setup: async () => [],
-    call: (store) => { const now = Date.now(); return store.createLease({ id: 'new-1', request_id: 'req-new-1', template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: 'vmhub-cut-new-1', created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null }); },
+    call: (store) => { const now = Date.now(); return store.createLease({ id: 'new-1', principal: 'tester', request_id: 'req-new-1', template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: 'vmhub-cut-new-1', created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null }); },
     async check(store, _l, result) {
       const r = result as { lease: LeaseRow; created: boolean };
       assert.equal(r.created, true, 'the lease is ours: created');

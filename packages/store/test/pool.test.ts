@@ -28,7 +28,7 @@ forDialects('store: connection pool', (d) => {
         const id = `p${i}`;
         if (i % 4 === 0) return store.listLeases();
         if (i % 4 === 1) return store.countLeases({ status: ['provisioning'] });
-        return store.createLease({ id, request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-pool-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null })
+        return store.createLease({ id, principal: 'tester', request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-pool-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null })
           .then((r) => { assert.equal(r.created, true); return store.transition(id, 'provisioning', 'starting'); })
           .then((row) => assert.equal(row?.status, 'starting'));
       });

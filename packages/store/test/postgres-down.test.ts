@@ -13,7 +13,7 @@ let n = 0;
 function lease(): NewLease {
   const id = `d${++n}`;
   const now = Date.now();
-  return { id, request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-down-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null };
+  return { id, principal: 'tester', request_id: `req-${id}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: `vmhub-down-${id}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null };
 }
 
 function unavailable(masked: string, password: string) {

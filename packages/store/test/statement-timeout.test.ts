@@ -13,7 +13,7 @@ forDialects('store: statement timeout', (d) => {
     const url = await d.fresh('locked', { statement_timeout_ms: 300 });
     const store = d.connect(url);
     const now = Date.now();
-    await store.createLease({ id: 'l1', request_id: 'req-l1', template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: 'vmhub-lock-l1', created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null });
+    await store.createLease({ id: 'l1', principal: 'tester', request_id: 'req-l1', template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status: 'provisioning', identity: 'vmhub-lock-l1', created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null });
     await withClient(url, async (locker) => {
       await locker.query('BEGIN');
       const held = await locker.query("select id from leases where id = 'l1' for update");

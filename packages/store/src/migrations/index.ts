@@ -10,6 +10,11 @@
 export interface Migration {
   version: number;
   name: string;
+  /**
+   * SQLite: the migration rebuilds a table that other tables reference (SQLite cannot drop a
+   * column's UNIQUE otherwise), so it runs with foreign keys off and checks them before its commit.
+   */
+  rebuild?: boolean;
   /** SQLite text (STRICT tables). */
   sql: string;
   /** PostgreSQL text, same schema. */
@@ -164,6 +169,50 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE leases ADD COLUMN write_token TEXT;
       ALTER TABLE events ADD COLUMN token TEXT COLLATE "C";
       CREATE UNIQUE INDEX events_token ON events (token);
+    `,
+  },
+  {
+    version: 5,
+    name: 'request ids per principal',
+    // A request_id is an agent's idempotency key: unique per principal, never shared across them
+    // (one principal's retry must not find another's lease). SQLite keeps a column's UNIQUE in an
+    // index that cannot be dropped, so the table is rebuilt (SQLite's documented procedure).
+    rebuild: true,
+    sql: `
+      CREATE TABLE leases_v5 (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        template TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        adapter TEXT NOT NULL,
+        owner TEXT,
+        status TEXT NOT NULL,
+        identity TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        max_expires_at INTEGER NOT NULL,
+        deadline_at INTEGER,
+        stages TEXT NOT NULL DEFAULT '[]',
+        error_code TEXT,
+        error_message TEXT,
+        claimed_by TEXT,
+        claim_expires_at INTEGER,
+        principal TEXT,
+        write_token TEXT
+      ) STRICT;
+      INSERT INTO leases_v5 (rowid, id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages, error_code, error_message, claimed_by, claim_expires_at, principal, write_token)
+        SELECT rowid, id, request_id, template, provider, adapter, owner, status, identity, created_at, updated_at, expires_at, max_expires_at, deadline_at, stages, error_code, error_message, claimed_by, claim_expires_at, principal, write_token FROM leases;
+      DROP TABLE leases;
+      ALTER TABLE leases_v5 RENAME TO leases;
+      CREATE INDEX leases_status_expires ON leases (status, expires_at);
+      CREATE INDEX leases_owner ON leases (owner, status);
+      CREATE INDEX leases_principal ON leases (principal, status);
+      CREATE UNIQUE INDEX leases_principal_request ON leases (principal, request_id);
+    `,
+    postgres: `
+      ALTER TABLE leases DROP CONSTRAINT leases_request_id_key;
+      CREATE UNIQUE INDEX leases_principal_request ON leases (principal, request_id);
     `,
   },
 ];
