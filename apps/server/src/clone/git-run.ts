@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { VmhubError } from '@vmhub/core';
+import { scrubText } from '../scrub.ts';
 
 /** Git stopped at an HTTP redirect; `status` as git printed it. */
 export class GitRedirect extends Error {
@@ -29,7 +30,8 @@ export function runGit(args: string[], cwd: string, env: NodeJS.ProcessEnv, time
       const redirect = /returned error: (30[1-8])\b/.exec(err) ?? (/unable to update url base from redirection/.test(err) ? ['', '302'] : null);
       if (redirect) return reject(new GitRedirect(Number(redirect[1])));
       const typed = /not found|does not exist|Could not find remote branch|couldn't find remote ref|Repository not found/i.test(err) ? 'NOT_FOUND' : 'INVALID_REQUEST';
-      reject(new VmhubError(typed, `git ${verb} failed: ${err.trim().split('\n').slice(-3).join(' ').replace(/(https?:\/\/)[^@/\s]+@/g, '$1***@')}`));
+      // git quotes the URL it was given: its userinfo and query values become `***` (scrub.ts).
+      reject(new VmhubError(typed, `git ${verb} failed: ${scrubText(err.trim().split('\n').slice(-3).join(' '))}`));
     });
   });
 }

@@ -9,6 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { VmhubError } from '@vmhub/core';
+import { scrubText } from '../scrub.ts';
 import type { ScopedCredential } from './credentials.ts';
 import type { CloneTarget } from './policy.ts';
 import { formatCloneUrl } from './url.ts';
@@ -30,10 +31,11 @@ export async function redirectTarget(target: CloneTarget, credential: ScopedCred
   return next.slice(0, -TAIL.length);
 }
 
+/** The refusal of a redirect; URLs in it (the clone's, the target's) with userinfo and query values as `***` (scrub.ts). */
 export function denied(target: CloneTarget, why: string, redirectTo?: string): VmhubError {
-  return new VmhubError('POLICY_DENIED', `vm_clone_repo: ${formatCloneUrl(target.url)} ${why}`, {
+  return new VmhubError('POLICY_DENIED', scrubText(`vm_clone_repo: ${formatCloneUrl(target.url)} ${why}`), {
     hint: 'Clone the final URL directly if the operator\'s policy allows it: vmhub follows an HTTP redirect only when its target passes the same policy as a direct request, and never carries a credential to another origin.',
-    ...(redirectTo ? { details: { redirect_to: redirectTo } } : {}),
+    ...(redirectTo ? { details: { redirect_to: scrubText(redirectTo) } } : {}),
   });
 }
 

@@ -5,6 +5,7 @@
  * outside a plain host name, bracketed IPv6 literal and port is refused instead of guessed at.
  */
 import { VmhubError } from '@vmhub/core';
+import { scrubText } from '../scrub.ts';
 import { formatAddress, looksNumeric, parseIPv4, parseIPv6, type Bytes } from './address.ts';
 
 export interface CloneUrl {
@@ -29,7 +30,8 @@ export interface CloneUrl {
 const TRANSPORTS: Record<string, CloneUrl['transport']> = { http: 'curl', https: 'curl', ftp: 'curl', ftps: 'curl', git: 'git', ssh: 'ssh', 'git+ssh': 'ssh', 'ssh+git': 'ssh' };
 const DEFAULT_PORTS: Record<string, number> = { http: 80, https: 443, ftp: 21, ftps: 990, git: 9418, ssh: 22, 'git+ssh': 22, 'ssh+git': 22 };
 
-const invalid = (url: string, why: string) => new VmhubError('INVALID_REQUEST', `url "${url}" ${why}; vm_clone_repo takes https://host/path, ssh://[user@]host[:port]/path, git://host/path or user@host:path`);
+// Errors quote the URL with its userinfo and query values as `***` (scrub.ts): an error ends up in logs and transcripts.
+const invalid = (url: string, why: string) => new VmhubError('INVALID_REQUEST', `url "${scrubText(url)}" ${why}; vm_clone_repo takes https://host/path, ssh://[user@]host[:port]/path, git://host/path or user@host:path`);
 
 export function schemePort(scheme: string): number | undefined {
   return DEFAULT_PORTS[scheme];
@@ -46,7 +48,7 @@ export function parseCloneUrl(url: string): CloneUrl {
   if (url === '') throw invalid(url, 'is empty');
   // <transport>::<address> runs git-remote-<transport> on an address vmhub cannot check.
   const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(url);
-  if (helper) throw new VmhubError('POLICY_DENIED', `url "${url}" uses git's remote-helper syntax (${helper[1]}::…), which vm_clone_repo refuses: its address cannot be checked`);
+  if (helper) throw new VmhubError('POLICY_DENIED', `url "${scrubText(url)}" uses git's remote-helper syntax (${helper[1]}::…), which vm_clone_repo refuses: its address cannot be checked`);
   const colon = url.indexOf(':');
   const slash = url.indexOf('/');
   if (colon < 0 || (slash >= 0 && slash < colon)) return { form: 'local', scheme: 'file', transport: 'local', host: '', path: url };
