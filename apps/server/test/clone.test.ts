@@ -109,6 +109,28 @@ describe('server: clone guard decides on addresses', () => {
     assert.deepEqual(checkCloneUrl('git://0x7f.1/r', { ...policy, allow_private_hosts: true }), { scheme: 'git', host: '127.0.0.1' });
     assert.throws(() => checkCloneUrl('http://0.0.0.0/r', { ...policy, allow_private_hosts: true }), /never connects to unspecified/);
   });
+  it('judges IPv4 inside IPv6 by the IPv4 address: translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96), compatible (::/96), mapped', async () => {
+    const embedded: Record<string, [string, string]> = { '127.0.0.1': ['7f00:1', 'loopback'], '10.0.0.1': ['a00:1', 'private'], '169.254.169.254': ['a9fe:a9fe', 'link-local'] };
+    for (const [v4, [hex, range]] of Object.entries(embedded)) {
+      const spellings = [
+        `::ffff:0:${v4}`, `::ffff:0:${hex}`, `0:0:0:0:ffff:0:${hex}`, `::FFFF:0:${v4}`, `0::ffff:0:${v4}`,
+        `64:ff9b::${v4}`, `64:ff9b::${hex}`, `64:ff9b:0:0:0:0:${hex}`, `64:FF9B::${hex.toUpperCase()}`,
+        `::${v4}`, `::${hex}`, `0:0:0:0:0:0:${v4}`,
+        `::ffff:${v4}`, `::ffff:${hex}`,
+      ];
+      for (const address of spellings) {
+        for (const url of [`git://[${address}]:9418/r`, `http://[${address}]/r`, `git@[${address}]:r`]) {
+          assert.throws(() => checkCloneUrl(url, policy), (e: any) => e.code === 'POLICY_DENIED' && e.message.includes(range) && e.message.includes(v4), url);
+        }
+        await assert.rejects(resolveCloneTarget('https://embedded.example/r', policy, async () => [address], 1000), (e: any) => e.code === 'POLICY_DENIED' && e.message.includes(range), `resolves to ${address}`);
+      }
+    }
+    // Embedded unspecified and multicast stay refused with allow_private_hosts; embedded public addresses pass (compatible ones are never global).
+    const open = { ...policy, allow_private_hosts: true };
+    for (const address of ['::ffff:0:0.0.0.0', '::ffff:0:224.0.0.1', '64:ff9b::e000:1', '::224.0.0.1']) assert.throws(() => checkCloneUrl(`http://[${address}]/r`, open), /never connects/, address);
+    for (const address of ['::ffff:0:8.8.8.8', '64:ff9b::808:808']) assert.ok(checkCloneUrl(`http://[${address}]/r`, policy), address);
+    assert.throws(() => checkCloneUrl('http://[::8.8.8.8]/r', policy), /IPv4-compatible \(deprecated\) 8\.8\.8\.8/);
+  });
   it('refuses authorities parsers disagree on, instead of guessing', () => {
     for (const url of ['git://%31%32%37.0.0.1/r', 'http://a#@127.0.0.1/r', 'http://a\\@127.0.0.1/r', 'http://[::1%25lo]/r', 'git://x.0x7f/r', 'http://1.2.3.4.5/r', 'http://h:0/r', 'http://h', 'fd::x']) {
       assert.throws(() => checkCloneUrl(url, policy), (e: any) => ['INVALID_REQUEST', 'POLICY_DENIED'].includes(e.code), url);

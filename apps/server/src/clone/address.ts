@@ -100,7 +100,12 @@ export function formatAddress(bytes: Bytes): string {
  */
 export interface SpecialRange { name: string; kind: 'never' | 'private' }
 
-type Rule = [prefix: string, bits: number, name: string, kind: SpecialRange['kind'] | 'embedded-v4'];
+/**
+ * `embedded-v4`: the range carries an IPv4 address (`v4at`: its first byte's index) and is judged
+ * by it; `otherwise`: the kind when that IPv4 address is global (default: global, reachable
+ * through a translator as the IPv4 address itself would be).
+ */
+type Rule = [prefix: string, bits: number, name: string, kind: SpecialRange['kind'] | 'embedded-v4', v4at?: number, otherwise?: SpecialRange['kind']];
 
 // IANA IPv4/IPv6 special-purpose registries, the ranges that are not globally reachable.
 const V4: Rule[] = [
@@ -124,14 +129,17 @@ const V4: Rule[] = [
 const V6: Rule[] = [
   ['::', 128, 'unspecified', 'never'],
   ['::1', 128, 'loopback', 'private'],
-  ['::ffff:0:0', 96, 'IPv4-mapped', 'embedded-v4'],
-  ['::', 96, 'IPv4-compatible (deprecated)', 'private'],
-  ['64:ff9b::', 96, 'NAT64', 'embedded-v4'],
+  ['::ffff:0:0', 96, 'IPv4-mapped', 'embedded-v4', 12],
+  // RFC 2765 SIIT: `::ffff:0:a.b.c.d` reaches a.b.c.d through a translator.
+  ['::ffff:0:0:0', 96, 'IPv4-translated', 'embedded-v4', 12],
+  // RFC 4291 §2.5.5.1, deprecated: `::a.b.c.d` (a sit tunnel sends it to a.b.c.d); never global.
+  ['::', 96, 'IPv4-compatible (deprecated)', 'embedded-v4', 12, 'private'],
+  ['64:ff9b::', 96, 'NAT64', 'embedded-v4', 12],
   ['64:ff9b:1::', 48, 'local-use NAT64', 'private'],
   ['100::', 64, 'discard-only', 'private'],
   ['2001:db8::', 32, 'documentation', 'private'],
   ['2001::', 23, 'IETF protocol assignments', 'private'],
-  ['2002::', 16, '6to4', 'embedded-v4'],
+  ['2002::', 16, '6to4', 'embedded-v4', 2],
   ['3fff::', 20, 'documentation', 'private'],
   ['fc00::', 7, 'unique local', 'private'],
   ['fe80::', 10, 'link-local', 'private'],
@@ -148,20 +156,24 @@ function inPrefix(bytes: Bytes, prefix: Bytes, bits: number): boolean {
 }
 
 const COMPILED = {
-  4: V4.map(([p, bits, name, kind]) => ({ prefix: parseIPv4(p)!, bits, name, kind })),
-  16: V6.map(([p, bits, name, kind]) => ({ prefix: parseIPv6(p)!, bits, name, kind })),
+  4: V4.map(([p, bits, name, kind, v4at, otherwise]) => ({ prefix: parseIPv4(p)!, bits, name, kind, v4at, otherwise })),
+  16: V6.map(([p, bits, name, kind, v4at, otherwise]) => ({ prefix: parseIPv6(p)!, bits, name, kind, v4at, otherwise })),
 };
 
-/** The special range an address is in (IPv4 embedded in IPv6 judged as IPv4), or undefined if global. */
+/**
+ * The special range an address is in, or undefined if global. IPv4 embedded in IPv6 (mapped,
+ * translated, compatible, NAT64 in the last 4 bytes; 6to4 in bytes 2..5) is judged as that IPv4
+ * address: `::ffff:0:127.0.0.1`, `64:ff9b::7f00:1` and `::127.0.0.1` are all loopback.
+ */
 export function specialRange(bytes: Bytes): SpecialRange | undefined {
   const rules = bytes.length === 4 ? COMPILED[4] : COMPILED[16];
   for (const rule of rules) {
     if (!inPrefix(bytes, rule.prefix, rule.bits)) continue;
     if (rule.kind !== 'embedded-v4') return { name: rule.name, kind: rule.kind };
-    // Mapped and NAT64 carry the IPv4 address in the last 4 bytes, 6to4 in bytes 2..5.
-    const v4 = rule.name === '6to4' ? bytes.slice(2, 6) : bytes.slice(12, 16);
+    const v4 = bytes.slice(rule.v4at!, rule.v4at! + 4);
     const inner = specialRange(v4);
-    return inner && { name: `${inner.name} (${rule.name} ${formatIPv4(v4)})`, kind: inner.kind };
+    if (inner) return { name: `${inner.name} (${rule.name} ${formatIPv4(v4)})`, kind: inner.kind };
+    return rule.otherwise && { name: `${rule.name} ${formatIPv4(v4)}`, kind: rule.otherwise };
   }
   return undefined;
 }
