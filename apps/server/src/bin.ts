@@ -11,6 +11,10 @@ if (!(major >= MIN_NODE_MAJOR)) {
   process.stderr.write(`vmhub-server needs Node.js ${MIN_NODE_MAJOR} or newer, but this is Node.js ${process.version} (${process.execPath}): install Node.js ${MIN_NODE_MAJOR}+ (https://nodejs.org, or \`nvm install ${MIN_NODE_MAJOR}\`) and run it with that.\n`);
   process.exit(1);
 }
+// What agents typed and saw (the store and its WAL, the audit file, reaper.log, screenshots,
+// recordings) is for this user alone: every file and folder the server (and the reaper it
+// starts, which inherits this) creates is 0600 / 0700.
+process.umask(0o077);
 // Node's on-disk compile cache is enabled before anything else loads, so every later start skips
 // parsing and compiling the server's modules (cold start is paid by every MCP client).
 module.enableCompileCache?.();

@@ -40,9 +40,10 @@ export function reaperStarter(store: Store, options: { enabled: boolean; db: str
     if (!bin) { log('warn', `no reaper to start: @vmhub/reaper is not installed next to @vmhub/server; expired leases wait for a reaper you run (${docPath('reaper.md')})`); return; }
     const postgres = store.kind === 'postgres';
     const dir = await stateDir(store, options.env ?? process.env);
-    if (postgres) mkdirSync(dir, { recursive: true });
+    if (postgres) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const logFile = join(dir, 'reaper.log');
-    const out = openSync(logFile, 'a');
+    // The reaper's log names leases and machines: this user's alone, also when used as a library.
+    const out = openSync(logFile, 'a', 0o600);
     const env = { ...(options.env ?? process.env), ...(options.configFile ? { VMHUB_CONFIG: options.configFile } : {}), ...(postgres ? { VMHUB_DB: options.db } : {}) };
     const args = postgres ? [bin, '--while-needed'] : [bin, '--while-needed', '--db', store.path];
     let child;

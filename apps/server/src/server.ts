@@ -138,13 +138,13 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     },
     saveScreenshot: config.screenshots.dir ? async (leaseId, shot) => {
       const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);
-      await mkdir(config.screenshots.dir!, { recursive: true });
-      await writeFile(file, shot.data);
+      await mkdir(config.screenshots.dir!, { recursive: true, mode: 0o700 });
+      await writeFile(file, shot.data, { mode: 0o600 });
       return file;
     } : undefined,
     ocr: ocrHost(config.ocr),
     audit: (record, extra) => {
-      if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n').catch(() => undefined);
+      if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n', { mode: 0o600 }).catch(() => undefined);
     },
     settings: {
       denyTools: config.policy.deny_tools,

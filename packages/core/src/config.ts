@@ -4,10 +4,10 @@
  * options. Every key is documented in docs/configuration.md; explicit file values win over
  * defaults, and env vars win over the file for the keys they name.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
+import { readConfigFile } from './config-file.ts';
 import { VmhubError } from './errors.ts';
 import { isPluginPath, resolvePluginPath } from './plugin-path.ts';
 import { TemplateConfigSchema } from './template.ts';
@@ -169,17 +169,10 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   const env = options.env ?? process.env;
   const explicit = options.file ?? env.VMHUB_CONFIG;
   const candidate = explicit ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'vmhub', 'config.json');
-  let raw: Record<string, any> = {};
-  let source: string | null = null;
-  try {
-    raw = JSON.parse(readFileSync(candidate, 'utf8'));
-    source = candidate;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit) raw = {};
-    else if (code === 'ENOENT') throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} (VMHUB_CONFIG) does not exist`, { source: 'config' });
-    else throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} is not valid JSON: ${(err as Error).message}`, { source: 'config' });
-  }
+  // Refused unless trusted (owner, write bits); a parse error names the line and column, never content.
+  const parsed = readConfigFile(candidate, Boolean(explicit));
+  const source: string | null = parsed === undefined ? null : candidate;
+  const raw = (parsed === undefined ? {} : parsed) as Record<string, any>;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new VmhubError('INVALID_REQUEST', `[vmhub] config file ${candidate} must hold a JSON object`, { source: 'config' });
 
   // A relative plugin path in the file means the file's folder, whatever directory the server

@@ -32,7 +32,12 @@ export type PluginProblem =
   /** The entry loaded but exports no value made by defineAdapter/defineProvider. */
   | 'NOT_A_PLUGIN'
   /** A plugin written for another contract version. */
-  | 'INCOMPATIBLE';
+  | 'INCOMPATIBLE'
+  /**
+   * Its entry file or a folder holding it is writable by others than its owner, or owned by a
+   * user other than the one running vmhub or root (file-trust.ts): refused, never imported.
+   */
+  | 'UNSAFE_PERMISSIONS';
 
 /** A plugin file to import, with the package it belongs to. */
 export interface LocatedPlugin {

@@ -20,8 +20,9 @@ function pkg(name: string, body: string, version = '1.2.3') {
 }
 const plugin = (kind: string, id: string, contract = CONTRACT_VERSION) => `export default { kind: '${kind}', id: '${id}', version: '1', contractVersion: ${contract}, capabilities: [], verbs: [], templates: [], create() { return {}; } };`;
 
-mkdirSync(join(root, 'app'), { recursive: true });
-writeFileSync(join(root, 'app', 'package.json'), JSON.stringify({ name: 'app', dependencies: { '@vmhub/provider-dep': '1' } }));
+// The app is installed as npm lays it out: beside its dependencies, in the same node_modules.
+mkdirSync(join(root, 'node_modules', 'app'), { recursive: true });
+writeFileSync(join(root, 'node_modules', 'app', 'package.json'), JSON.stringify({ name: 'app', dependencies: { '@vmhub/provider-dep': '1' } }));
 pkg('@vmhub/provider-dep', plugin('provider', 'dep'));
 pkg('vmhub-adapter-scanned', plugin('adapter', 'scanned'));
 pkg('@team/vmhub-adapter-scoped', plugin('adapter', 'scoped'));
@@ -30,7 +31,7 @@ pkg('@vmhub/adapter-old', plugin('adapter', 'old', 0));
 pkg('@vmhub/adapter-broken', `throw new Error('broken at import');`);
 pkg('named-by-config', `export default [${plugin('adapter', 'named').replace('export default ', '').replace(/;$/, '')}];`);
 pkg('not-a-plugin', `export default 42;`);
-const from = pathToFileURL(join(root, 'app', 'index.js')).href;
+const from = pathToFileURL(join(root, 'node_modules', 'app', 'index.js')).href;
 
 describe('core: plugin discovery', () => {
   it('finds dependencies, installed vmhub-* packages and named packages, with versions', async () => {
@@ -64,7 +65,7 @@ describe('core: the adapter template loaded by name, directory and entry file', 
   // Built outside node_modules (tsc refuses to emit declarations that point into one), then
   // installed by a symlink, as `npm link` or a workspace would.
   const copy = join(area, 'my-adapter');
-  const app = pathToFileURL(join(area, 'app', 'index.js')).href;
+  const app = pathToFileURL(join(area, 'node_modules', 'app', 'index.js')).href;
   after(() => rmSync(area, { recursive: true, force: true }));
   before(() => {
     const template = fileURLToPath(new URL('../../../examples/adapter-template/', import.meta.url));
@@ -83,8 +84,8 @@ describe('core: the adapter template loaded by name, directory and entry file', 
     }
     mkdirSync(join(area, 'node_modules'));
     symlinkSync(copy, join(area, 'node_modules', 'my-adapter'), 'dir');
-    mkdirSync(join(area, 'app'));
-    writeFileSync(join(area, 'app', 'package.json'), JSON.stringify({ name: 'app' }));
+    mkdirSync(join(area, 'node_modules', 'app'));
+    writeFileSync(join(area, 'node_modules', 'app', 'package.json'), JSON.stringify({ name: 'app' }));
   });
   const loaded = async (names: string[], cwd?: string) => {
     const found = await discoverPlugins({ from: app, names, scan: false, ...(cwd ? { cwd } : {}) });

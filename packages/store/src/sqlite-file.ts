@@ -2,13 +2,19 @@
  * Opening the SQLite file the way every vmhub process must: parent directories created, busy
  * timeout, WAL, foreign keys, migrations applied.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrate } from './migrate.ts';
 
 export function openSqlite(path: string, options: { busyTimeoutMs: number; readonly: boolean }): BetterSqlite3.Database {
-  if (path !== ':memory:') ensureDir(dirname(path));
+  if (path !== ':memory:') {
+    ensureDir(dirname(path));
+    // Leases, events and what agents did are this user's alone: the file is made 0600 before
+    // SQLite opens it (an empty file is a valid database), and its -wal and -shm files take the
+    // database file's mode. An existing file keeps its mode.
+    if (!options.readonly && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  }
   const sqlite = new BetterSqlite3(path, { readonly: options.readonly });
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
   if (!options.readonly) {
@@ -47,6 +53,7 @@ function sleepSync(ms: number): void {
 /**
  * `mkdir -p`, one level at a time: Node's recursive mkdirSync spins forever on some special file
  * systems (seen: a path under /proc hangs at 100 % CPU); this fails at once with the errno.
+ * Folders it makes are 0700 (the state directory holds the store, reaper.log and recordings).
  */
 function ensureDir(dir: string): void {
   let path = '';
@@ -54,7 +61,7 @@ function ensureDir(dir: string): void {
     path = path === sep || path === '' ? `${path || sep}${part}` : `${path}${sep}${part}`;
     if (part === '' || existsSync(path)) continue;
     try {
-      mkdirSync(path);
+      mkdirSync(path, { mode: 0o700 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`[vmhub] [store] cannot create ${dir} for the database (${(err as NodeJS.ErrnoException).code}): set VMHUB_DB to a writable path`, { cause: err });
     }

@@ -43,7 +43,7 @@ export async function storeCheck(path: string, open: (path: string) => Promise<S
   const fix = `set VMHUB_DB (or "db" in the config) to a file this user can write, or fix the permissions of ${dirname(path)}`;
   const fail = (detail: string): { check: Check } => ({ check: { check: 'store', subject: path, status: 'fail', detail, fix, counts: true } });
   try {
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const exists = await stat(path).then(() => true, () => false);
     await access(exists ? path : dirname(path), constants.W_OK);
   } catch (err) {
