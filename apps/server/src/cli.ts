@@ -129,7 +129,8 @@ async function serveHttpCommand(command: Command): Promise<number> {
   const tokens = principalTokens(http, process.env);
   const served = await serveHttp(hub, {
     host: command.host ?? http.host, port, tokens, allowNoAuth: http.allow_no_auth, allowedOrigins: http.allowed_origins,
-    sessionIdleSeconds: http.session_idle_seconds, maxSessions: http.max_sessions,
+    sessionIdleSeconds: http.session_idle_seconds, maxSessions: http.max_sessions, maxSessionsPerPrincipal: http.max_sessions_per_principal,
+    uiSessionIdleSeconds: http.ui_session_idle_seconds, uiSessionMaxSeconds: http.ui_session_max_seconds,
   });
   process.stderr.write(`vmhub MCP over HTTP at ${served.url}\n`);
   void hub.runtime().catch(() => undefined);

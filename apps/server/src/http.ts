@@ -5,8 +5,9 @@
  * Each token names a principal (http/auth.ts); each MCP session gets its own McpServer over the
  * one shared runtime, is bound to the credential that opened it, and is closed when idle, when
  * its credential is revoked (setTokens, on SIGHUP), or by its client (DELETE).
- * The live view shares the port and the tokens: /ui/ (pages, cookie sign-in) and /api/ (JSON),
- * see live/ and docs/live-view.md.
+ * The live view shares the port and the tokens: /ui/ (pages; a browser signs in by a same-origin
+ * POST to /ui/login and then carries a random sign-in id, never a token, in its cookie) and /api/
+ * (JSON), see live/ and docs/live-view.md. /mcp reads no cookie: only `Authorization: Bearer`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -20,11 +21,13 @@ import type { VmhubHub } from './server.ts';
 import { Credentials, DEFAULT_PRINCIPAL, type Credential, type PrincipalToken } from './http/auth.ts';
 import { readBody } from './http/body.ts';
 import { ANONYMOUS_PRINCIPAL, principalAuthInfo } from './http/principal.ts';
-import { HttpSessions, type HttpSession } from './http/sessions.ts';
+import { HttpSessions, refusalMessage, type HttpSession } from './http/sessions.ts';
 import { handleApi, sendJson } from './live/api.ts';
-import { COOKIE, cookieValue, htmlPage, loopbackHost, originProblem, securityHeaders, signInCookie, signInPage } from './live/auth-cookie.ts';
+import { clearCookie, COOKIE, cookieValue, escapeHtml, htmlPage, loopbackHost, originProblem, securityHeaders } from './live/auth-cookie.ts';
 import { LEASE_ID } from './live/recorder.ts';
-import { UI_FILES } from './ui/index.ts';
+import { sendSignInPage, sendSignInScript, signIn, SIGN_IN_PATH, SIGN_IN_SCRIPT_PATH } from './live/sign-in.ts';
+import { UiSessions } from './live/ui-sessions.ts';
+import { UI_FILES, type UiFile } from './ui/index.ts';
 
 export { bearerToken, principalTokens, DEFAULT_PRINCIPAL, type PrincipalToken } from './http/auth.ts';
 export { ANONYMOUS_PRINCIPAL, localPrincipal, principalOf } from './http/principal.ts';
@@ -48,6 +51,12 @@ export interface HttpOptions {
   sessionIdleSeconds?: number;
   /** http.max_sessions (default 100). */
   maxSessions?: number;
+  /** http.max_sessions_per_principal (default a quarter of maxSessions, at least 1). */
+  maxSessionsPerPrincipal?: number | undefined;
+  /** http.ui_session_idle_seconds (default 7200): a browser sign-in unused this long ends. */
+  uiSessionIdleSeconds?: number;
+  /** http.ui_session_max_seconds (default 43200): a browser sign-in ends this long after it was made. */
+  uiSessionMaxSeconds?: number;
 }
 
 export interface HttpServer {
@@ -78,7 +87,9 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   // leaves a server that refuses everyone, never an open one.
   let open = initial.length === 0;
   const idleSeconds = options.sessionIdleSeconds ?? 1800;
-  const sessions = new HttpSessions({ idleMs: idleSeconds * 1000, max: options.maxSessions ?? 100 });
+  const maxSessions = options.maxSessions ?? 100;
+  const sessions = new HttpSessions({ idleMs: idleSeconds * 1000, max: maxSessions, perPrincipal: options.maxSessionsPerPrincipal ?? Math.max(1, Math.floor(maxSessions / 4)) });
+  const uiSessions = new UiSessions({ idleMs: (options.uiSessionIdleSeconds ?? 7200) * 1000, maxMs: (options.uiSessionMaxSeconds ?? 43200) * 1000 });
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: Error) => {
@@ -127,18 +138,19 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       return existing.handle(req, res, body);
     }
     if (!isInitializeRequest(body)) return reply(res, 400, 'no MCP session: the first request must be initialize (later ones carry its mcp-session-id header)', idOf(body));
-    if (!sessions.reserve()) {
+    const refusal = sessions.reserve(principal);
+    if (refusal) {
       res.setHeader('Retry-After', String(Math.min(60, idleSeconds)));
-      return reply(res, 503, `this server already has ${sessions.size} open MCP sessions, its limit (http.max_sessions): close sessions you no longer use (DELETE /mcp with their mcp-session-id), or retry after idle ones are closed (http.session_idle_seconds = ${idleSeconds})`, idOf(body), -32000);
+      return reply(res, refusal.status, refusalMessage(refusal, principal, idleSeconds), idOf(body), -32000, { cap: refusal.cap, limit: refusal.limit, open: refusal.open });
     }
     try {
       await openSession(req, res, body, credential, principal);
     } finally {
-      sessions.unreserve();
+      sessions.unreserve(principal);
     }
   }
 
-  /** /ui/ and /api/: the same tokens as /mcp, by bearer header or the sign-in cookie. */
+  /** /ui/ and /api/: the same tokens as /mcp, by bearer header or a browser sign-in (live/sign-in.ts). */
   async function handleLive(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     securityHeaders(res);
     const ui = url.pathname === '/ui' || url.pathname.startsWith('/ui/');
@@ -147,25 +159,36 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       : sendJson(res, status, { error: { code, message, ...(hint ? { hint } : {}) } });
     if (req.headers.origin !== undefined && originProblem(req, options.allowedOrigins, false)) return refuse(403, 'FORBIDDEN', originProblem(req, options.allowedOrigins, false)!);
     if (open && !loopbackHost(req)) return refuse(403, 'FORBIDDEN', 'without a token the live view answers only loopback host names (DNS rebinding)');
+    // The sign-in page, its script and the styles need no sign-in; a GET never signs in.
+    if (url.pathname === SIGN_IN_PATH && req.method === 'POST') {
+      if (open) return void res.writeHead(303, { Location: '/ui/' }).end();
+      return signIn(req, res, { match: (token) => credentials.match(`Bearer ${token}`), sessions: uiSessions, allowedOrigins: options.allowedOrigins });
+    }
+    if (url.pathname === SIGN_IN_PATH || url.pathname === SIGN_IN_SCRIPT_PATH || url.pathname === '/ui/app.css' || (ui && url.searchParams.has('token'))) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(405, 'INVALID_REQUEST', `${req.method} is not allowed on ${url.pathname}`);
+      if (url.pathname === SIGN_IN_SCRIPT_PATH) return sendSignInScript(req, res);
+      if (url.pathname === '/ui/app.css') return sendFile(req, res, UI_FILES['/ui/app.css']!);
+      // Without a token there is nothing to sign in with; the token leaves the address either way.
+      if (open) return void res.writeHead(303, { Location: url.pathname === SIGN_IN_PATH ? '/ui/' : url.pathname }).end();
+      return sendSignInPage(req, res, 200, url.pathname);
+    }
     let credential: Credential | undefined;
     let byCookie = false;
-    const signIn = ui && req.method === 'GET' ? url.searchParams.get('token') : null;
-    if (signIn !== null) {
-      // The token leaves the address bar (and the history) at once: a cookie carries it from here.
-      if (open) return void res.writeHead(303, { Location: url.pathname }).end();
-      if (!credentials.match(`Bearer ${signIn}`)) return signInPage(res, true);
-      return void res.writeHead(303, { Location: url.pathname, 'Set-Cookie': signInCookie(signIn, idleSeconds) }).end();
-    }
     if (!open) {
-      const cookie = req.headers.authorization === undefined ? cookieValue(req, COOKIE) : undefined;
-      credential = credentials.match(cookie !== undefined ? `Bearer ${cookie}` : req.headers.authorization);
-      byCookie = cookie !== undefined;
+      if (req.headers.authorization !== undefined) {
+        credential = credentials.match(req.headers.authorization);
+      } else {
+        const id = cookieValue(req, COOKIE);
+        byCookie = id !== undefined;
+        if (id !== undefined) credential = uiSessions.use(id, (c) => credentials.has(c));
+      }
       if (!credential) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="vmhub"');
-        // A cookie that no longer matches (token revoked) is dropped with the answer.
-        if (cookie !== undefined) res.setHeader('Set-Cookie', signInCookie('', 0));
-        if (ui) return signInPage(res, cookie !== undefined);
-        return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: 'missing, wrong or revoked bearer token', hint: 'Send Authorization: Bearer <token> (VMHUB_HTTP_TOKEN or your http.tokens entry), or sign in once at /ui/?token=<token>.' } });
+        // A sign-in that ended (idle, past its cap, token revoked, server restarted) is dropped with the answer.
+        const drop = byCookie ? [clearCookie(COOKIE)] : [];
+        if (ui) return sendSignInPage(req, res, 401, url.pathname, byCookie ? 'ended' : undefined, drop);
+        if (byCookie) res.setHeader('Set-Cookie', drop);
+        return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: byCookie ? 'your live-view sign-in ended (unused too long, past its time limit, its token revoked, or the server restarted)' : 'missing, wrong or revoked bearer token', hint: 'Send Authorization: Bearer <token> (VMHUB_HTTP_TOKEN or your http.tokens entry), or sign in again at /ui/login.' } });
       }
     }
     const csrf = originProblem(req, options.allowedOrigins, byCookie);
@@ -179,7 +202,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     const lease = /^\/ui\/leases\/([^/]+)\/?$/.exec(url.pathname);
     const file = lease ? (LEASE_ID.test(lease[1]!) ? UI_FILES['/ui/lease'] : undefined) : url.pathname === '/ui/lease' ? undefined : UI_FILES[url.pathname];
     if (!file) return refuse(404, 'NOT_FOUND', `no page ${url.pathname}: the live view starts at /ui/`);
-    res.writeHead(200, { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': PAGE_CSP, 'X-Frame-Options': 'DENY' }).end(req.method === 'HEAD' ? undefined : file.body);
+    sendFile(req, res, file);
   }
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, credential: Credential | undefined, principal: string): Promise<void> {
@@ -214,7 +237,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   });
   const address = server.address() as { port: number };
   const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}/mcp`;
-  log('info', 'vmhub MCP over HTTP', { url, live_view: url.replace(/\/mcp$/, '/ui/'), auth: open ? 'none (loopback opt-out)' : 'bearer', principals: credentials.principals, session_idle_seconds: idleSeconds, max_sessions: sessions.max });
+  log('info', 'vmhub MCP over HTTP', { url, live_view: url.replace(/\/mcp$/, '/ui/'), auth: open ? 'none (loopback opt-out)' : 'bearer', principals: credentials.principals, session_idle_seconds: idleSeconds, max_sessions: sessions.max, max_sessions_per_principal: sessions.perPrincipal });
   return {
     server,
     url,
@@ -224,6 +247,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       credentials = new Credentials(tokens);
       if (tokens.length > 0) open = false;
       const closed = sessions.closeWhere((s) => (s.credential ? !credentials.has(s.credential) : !open));
+      uiSessions.endWhere((c) => !credentials.has(c));
       return { principals: credentials.principals, closed };
     },
     async close() {
@@ -233,16 +257,16 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   };
 }
 
-function reply(res: ServerResponse, status: number, message: string, id?: string | number, code = -32000): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
+function reply(res: ServerResponse, status: number, message: string, id?: string | number, code = -32000, data?: Record<string, unknown>): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data ? { data } : {}) } }));
+}
+
+function sendFile(req: IncomingMessage, res: ServerResponse, file: UiFile): void {
+  res.writeHead(200, { 'Content-Type': file.type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': PAGE_CSP, 'X-Frame-Options': 'DENY' }).end(req.method === 'HEAD' ? undefined : file.body);
 }
 
 function isLive(path: string): boolean {
   return path === '/ui' || path.startsWith('/ui/') || path === '/api' || path.startsWith('/api/');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 function sameCredential(a: Credential | undefined, b: Credential | undefined): boolean {

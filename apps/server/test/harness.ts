@@ -102,3 +102,29 @@ export async function waitReady(s: Session, leaseId: string, seconds = 30): Prom
 export function errorCode(r: CallToolResult & { structuredContent?: any }): string | undefined {
   return r.isError ? r.structuredContent?.code : undefined;
 }
+
+/** A live-view browser sign-in as the sign-in page makes it: a same-origin form POST to /ui/login. */
+export interface UiSignIn {
+  status: number;
+  /** The Set-Cookie values of the answer. */
+  setCookies: string[];
+  /** The `vmhub_session` id set, if any. */
+  session: string | undefined;
+  /** `Cookie` header value carrying that id. */
+  cookie: string;
+  location: string | null;
+  text: string;
+}
+
+/** `headers` override the page's own (an undefined value leaves that header out). */
+export async function uiSignIn(base: string, token: string, headers: Record<string, string | undefined> = {}, next = '/ui/'): Promise<UiSignIn> {
+  const all = { 'Content-Type': 'application/x-www-form-urlencoded', Origin: base, 'Sec-Fetch-Site': 'same-origin', ...headers };
+  const res = await fetch(`${base}/ui/login`, {
+    method: 'POST', redirect: 'manual',
+    headers: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
+    body: new URLSearchParams({ token, next }).toString(),
+  });
+  const setCookies = res.headers.getSetCookie();
+  const session = setCookies.map((c) => /^vmhub_session=([^;]+);/.exec(c)?.[1]).find((v) => v !== undefined);
+  return { status: res.status, setCookies, session, cookie: `vmhub_session=${session ?? ''}`, location: res.headers.get('location'), text: await res.text() };
+}

@@ -1,5 +1,5 @@
 // The live view's server side through the BUILT server (dist/bin.js --http) over real HTTP, on
-// the fake desktop: cookie sign-in and the origin/CSRF rules, principal scoping, take-over (an
+// the fake desktop: browser sign-in (POST /ui/login, a sign-in id in the cookie) and the origin/CSRF rules, principal scoping, take-over (an
 // MCP client's input tools answer HUMAN_CONTROL while vm_screenshot works), the person's input,
 // the hand-back note delivered once, recordings (agent and human steps, redaction, screenshots,
 // the self-contained HTML form), the retention sweep, and lease ids that try to leave the
@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CAPTURE_SETTLE_MS, MAX_IMAGE_STEPS, Recordings } from '../src/live/recorder.ts';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { BIN, sandbox, uiSignIn, type Sandbox } from './harness.ts';
 
 const TOKEN = 'live-token-3c9e1a';
 const OTHER = 'live-other-8b2d55';
@@ -67,33 +67,38 @@ before(async () => {
 after(async () => { await agent?.close(); server?.child.kill(); box?.cleanup(); });
 
 describe('live view: sign-in, origins and scoping', () => {
-  it('signs in with /ui/?token= (303, HttpOnly SameSite=Strict cookie), refuses a wrong token and a missing one', async () => {
-    const signIn = await fetch(`${server.base}/ui/?token=${TOKEN}`, { redirect: 'manual' });
+  it('signs in by a POST to /ui/login (303, HttpOnly SameSite=Strict sign-in id), refuses a wrong token and a missing one', async () => {
+    const link = await fetch(`${server.base}/ui/?token=${TOKEN}`, { redirect: 'manual' });
+    assert.equal(link.status, 200, 'the older link opens the sign-in page');
+    assert.equal(link.headers.get('set-cookie'), null, 'a GET never signs in');
+    assert.equal(link.headers.get('referrer-policy'), 'strict-origin', 'the ?token= address is never sent on (its origin is, for the POST)');
+    assert.match(await link.text(), /action="\/ui\/login"/);
+    const signIn = await uiSignIn(server.base, TOKEN);
     assert.equal(signIn.status, 303);
-    assert.equal(signIn.headers.get('location'), '/ui/');
-    const cookie = signIn.headers.get('set-cookie') ?? '';
-    assert.match(cookie, new RegExp(`^vmhub_token=${TOKEN};`));
-    for (const attr of ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=1800']) assert.ok(cookie.split('; ').includes(attr), `${attr} in ${cookie}`);
-    assert.equal(signIn.headers.get('referrer-policy'), 'no-referrer', 'the ?token= address is never sent on');
-    const page = await fetch(`${server.base}/ui/`, { headers: { Cookie: `vmhub_token=${TOKEN}` } });
+    assert.equal(signIn.location, '/ui/');
+    const cookie = signIn.setCookies.join('');
+    assert.match(cookie, /^vmhub_session=[A-Za-z0-9_-]{43};/);
+    assert.ok(!cookie.includes(TOKEN), 'the cookie holds a sign-in id, not the token');
+    for (const attr of ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200']) assert.ok(cookie.split('; ').includes(attr), `${attr} in ${cookie}`);
+    const page = await fetch(`${server.base}/ui/`, { headers: { Cookie: signIn.cookie } });
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
-    assert.equal((await fetch(`${server.base}/ui/leases/${lease}`, { headers: { Cookie: `vmhub_token=${TOKEN}` } })).status, 200);
-    assert.equal((await fetch(`${server.base}/ui/app.css`, { headers: { Cookie: `vmhub_token=${TOKEN}` } })).status, 200);
-    const apiByCookie = await fetch(`${server.base}/api/leases`, { headers: { Cookie: `vmhub_token=${TOKEN}` } });
+    assert.equal((await fetch(`${server.base}/ui/leases/${lease}`, { headers: { Cookie: signIn.cookie } })).status, 200);
+    assert.equal((await fetch(`${server.base}/ui/app.css`, { headers: { Cookie: signIn.cookie } })).status, 200);
+    const apiByCookie = await fetch(`${server.base}/api/leases`, { headers: { Cookie: signIn.cookie } });
     assert.equal(apiByCookie.status, 200, 'the cookie signs in /api/ too');
 
-    const wrong = await fetch(`${server.base}/ui/?token=nope`, { redirect: 'manual' });
+    const wrong = await uiSignIn(server.base, 'nope');
     assert.equal(wrong.status, 401);
-    assert.equal(wrong.headers.get('set-cookie'), null);
-    assert.match(await wrong.text(), /wrong or revoked token/);
+    assert.deepEqual(wrong.setCookies, []);
+    assert.match(wrong.text, /not one this vmhub server accepts/);
     const none = await fetch(`${server.base}/ui/`);
     assert.equal(none.status, 401);
-    assert.match(await none.text(), /\/ui\/\?token=/);
-    const stale = await fetch(`${server.base}/ui/`, { headers: { Cookie: 'vmhub_token=revoked-one' } });
+    assert.match(await none.text(), /action="\/ui\/login"/);
+    const stale = await fetch(`${server.base}/ui/`, { headers: { Cookie: 'vmhub_session=revoked-one' } });
     assert.equal(stale.status, 401);
-    assert.match(await stale.text(), /wrong or revoked token/);
+    assert.match(await stale.text(), /Your sign-in ended/);
 
     const noAuth = await fetch(`${server.base}/api/leases`);
     assert.equal(noAuth.status, 401);
@@ -103,8 +108,9 @@ describe('live view: sign-in, origins and scoping', () => {
 
   it('refuses a foreign Origin (403) and a cookie POST without Origin (CSRF 403); a bearer POST without Origin works', async () => {
     assert.equal((await api('/api/leases', { headers: { Origin: 'http://evil.example' } })).status, 403);
-    assert.equal((await fetch(`${server.base}/ui/`, { headers: { Cookie: `vmhub_token=${TOKEN}`, Origin: 'http://evil.example' } })).status, 403);
-    const cookie = { Cookie: `vmhub_token=${TOKEN}`, 'Content-Type': 'application/json' };
+    const signedIn = (await uiSignIn(server.base, TOKEN)).cookie;
+    assert.equal((await fetch(`${server.base}/ui/`, { headers: { Cookie: signedIn, Origin: 'http://evil.example' } })).status, 403);
+    const cookie = { Cookie: signedIn, 'Content-Type': 'application/json' };
     const csrf = await fetch(`${server.base}/api/leases/${lease}/renew`, { method: 'POST', body: '{}', headers: cookie });
     assert.equal(csrf.status, 403);
     assert.match(((await csrf.json()) as any).error.message, /Origin/);

@@ -199,15 +199,17 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     assert.equal(await focusedId(), reader.id);
   });
 
-  it('signs in with /ui/?token=… into an HttpOnly cookie; the list shows the lease', async () => {
-    const signIn = await page.goto(`${base}/ui/?token=${TOKEN}`);
-    assert.equal(signIn?.status(), 200, 'the 303 lands on the list page');
+  it('signs in by opening /ui/?token=… once (the page POSTs it) into an HttpOnly sign-in id; the list shows the lease', async () => {
+    await page.goto(`${base}/ui/?token=${TOKEN}`);
+    await page.waitForURL(`${base}/ui/`);
+    await page.locator('#principal').waitFor({ state: 'visible', timeout: 15_000 });
     assert.equal(page.url(), `${base}/ui/`, 'the token left the address bar');
-    const cookie = (await context.cookies(base)).find((c) => c.name === 'vmhub_token');
-    assert.ok(cookie, 'the sign-in set the vmhub_token cookie');
+    const cookie = (await context.cookies(base)).find((c) => c.name === 'vmhub_session');
+    assert.ok(cookie, 'the sign-in set the vmhub_session cookie');
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Strict');
-    assert.ok(!(await page.evaluate(() => document.cookie)).includes('vmhub_token'), 'page scripts cannot read the token');
+    assert.ok(!cookie.value.includes(TOKEN), 'the cookie holds a random id, not the token');
+    assert.ok(!(await page.evaluate(() => document.cookie)).includes('vmhub_session'), 'page scripts cannot read the sign-in id');
 
     const row = page.locator(`#leases tr[data-lease-id="${lease}"]`);
     await row.waitFor({ timeout: 15_000 });

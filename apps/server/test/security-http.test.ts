@@ -238,7 +238,8 @@ describe('security: revoking tokens by SIGHUP (built server)', () => {
 
 describe('security: HTTP session cap and idle reclaim (built server)', () => {
   it('past http.max_sessions a new initialize gets 503 with a JSON-RPC error carrying its id; nothing is evicted', async (t) => {
-    const box = sandbox({ http: { max_sessions: 3, session_idle_seconds: 600 } });
+    // One principal here: its own cap raised to the server's, so the server's cap is what refuses.
+    const box = sandbox({ http: { max_sessions: 3, max_sessions_per_principal: 3, session_idle_seconds: 600 } });
     const srv = await start(box, {}, 'warn');
     try {
       const n = tally();
@@ -279,6 +280,51 @@ describe('security: HTTP session cap and idle reclaim (built server)', () => {
       else n.wrong++;
       report(t, 'session cap', n);
       assert.equal(n.wrong, 0);
+    } finally {
+      srv.child.kill();
+      box.cleanup();
+    }
+  });
+
+  it('one principal holds at most http.max_sessions_per_principal: alice\'s next initialize gets 429 naming the cap, bob\'s succeeds', async (t) => {
+    const ALICE = 'tok-alice-3e8b1d60c7', BOB = 'tok-bob-a45f9e02b8';
+    // max_sessions 8, per principal unset: a quarter of it, 2.
+    const box = sandbox({ http: { max_sessions: 8, session_idle_seconds: 600, tokens: [{ principal: 'alice', token_env: 'VMHUB_TOKEN_ALICE' }, { principal: 'bob', token_env: 'VMHUB_TOKEN_BOB' }] } });
+    const srv = await start(box, { VMHUB_TOKEN_ALICE: ALICE, VMHUB_TOKEN_BOB: BOB });
+    try {
+      const n = tally();
+      const alice: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        n.attempts++;
+        const r = await init(srv.url, `Bearer ${ALICE}`, i);
+        if (r.status === 200 && r.sid) { n.accepted++; alice.push(r.sid); } else n.wrong++;
+      }
+      // At her cap: refused one by one and in a concurrent burst, with the request's id and the cap named.
+      const refusals = [await init(srv.url, `Bearer ${ALICE}`, 'alice-3'), ...await Promise.all(Array.from({ length: 6 }, (_, i) => init(srv.url, `Bearer ${ALICE}`, `burst-${i}`)))];
+      for (const r of refusals) {
+        n.attempts++;
+        const e = r.json?.error;
+        if (r.status === 429 && !r.sid && typeof r.json?.id === 'string' && e?.code === -32000 && /principal "alice" already has 2 open MCP sessions.*http\.max_sessions_per_principal = 2/.test(e?.message)
+          && e?.data?.cap === 'http.max_sessions_per_principal' && e?.data?.limit === 2 && r.headers.get('retry-after')) n.refused++;
+        else { n.wrong++; t.diagnostic(`alice over her cap: ${r.status} ${JSON.stringify(r.json)}`); }
+      }
+      // Bob is not affected: he opens his share while alice is at hers.
+      for (let i = 0; i < 2; i++) {
+        n.attempts++;
+        const r = await init(srv.url, `Bearer ${BOB}`, 10 + i);
+        if (r.status === 200 && r.sid) n.accepted++;
+        else { n.wrong++; t.diagnostic(`bob: ${r.status} ${JSON.stringify(r.json)}`); }
+      }
+      // Alice's sessions still work; closing one gives her a slot back.
+      const still = await post(srv.url, JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }), { Authorization: `Bearer ${ALICE}`, 'mcp-session-id': alice[0]!, 'mcp-protocol-version': '2025-06-18' });
+      assert.equal(still.status, 200);
+      assert.equal(await del(srv.url, alice[1]!, `Bearer ${ALICE}`), 200);
+      n.attempts++;
+      if ((await init(srv.url, `Bearer ${ALICE}`, 20)).status === 200) n.accepted++;
+      else n.wrong++;
+      report(t, 'session cap per principal', n);
+      assert.equal(n.wrong, 0);
+      assert.match(srv.stderr(), /"max_sessions":8,"max_sessions_per_principal":2/, 'the start-up line names both caps');
     } finally {
       srv.child.kill();
       box.cleanup();

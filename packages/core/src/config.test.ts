@@ -96,6 +96,12 @@ describe('core: configuration refuses unknown keys', () => {
     const d = loadConfig({ env: { XDG_CONFIG_HOME: dir } });
     assert.equal(d.http.session_idle_seconds, 1800);
     assert.equal(d.http.max_sessions, 100);
+    assert.equal(d.http.max_sessions_per_principal, undefined, 'unset: the server takes a quarter of max_sessions');
+    assert.equal(d.http.ui_session_idle_seconds, 7200);
+    assert.equal(d.http.ui_session_max_seconds, 43200);
+    const e = loadConfig({ file, env: { VMHUB_HTTP_MAX_SESSIONS_PER_PRINCIPAL: '3' } });
+    assert.equal(e.http.max_sessions_per_principal, 3);
+    assert.throws(() => load({ http: { max_sessions_per_principal: 0 } })(), /max_sessions_per_principal/);
     assert.throws(() => load({ http: { tokens: [{ principal: 'bad name', token_env: 'X' }] } })(), /http\.tokens\.0\.principal/);
   });
 });

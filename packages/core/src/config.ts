@@ -130,6 +130,16 @@ export const VmhubConfigSchema = Type.Object({
     session_idle_seconds: Seconds(1800),
     /** Open MCP sessions at most; past it a new initialize gets 503 (nothing is evicted). Env VMHUB_HTTP_MAX_SESSIONS. */
     max_sessions: Type.Integer({ minimum: 1, default: 100 }),
+    /**
+     * Open MCP sessions one principal may hold at most, so one agent cannot take every slot of
+     * max_sessions; past it its next initialize gets 429 while other principals still open theirs.
+     * Unset: a quarter of max_sessions, at least 1. Env VMHUB_HTTP_MAX_SESSIONS_PER_PRINCIPAL.
+     */
+    max_sessions_per_principal: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** A live-view browser sign-in (the vmhub_session cookie) ends after this long without a request. */
+    ui_session_idle_seconds: Seconds(7200),
+    /** A live-view browser sign-in ends this long after it was made, however busy (the cookie's Max-Age). */
+    ui_session_max_seconds: Seconds(43200),
   }, { default: {} }),
   ocr: Type.Object({
     /**
@@ -198,6 +208,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_HTTP_ALLOW_NO_AUTH === '1') section('http').allow_no_auth = true;
   if (env.VMHUB_HTTP_SESSION_IDLE_SECONDS) section('http').session_idle_seconds = intEnv(env, 'VMHUB_HTTP_SESSION_IDLE_SECONDS');
   if (env.VMHUB_HTTP_MAX_SESSIONS) section('http').max_sessions = intEnv(env, 'VMHUB_HTTP_MAX_SESSIONS');
+  if (env.VMHUB_HTTP_MAX_SESSIONS_PER_PRINCIPAL) section('http').max_sessions_per_principal = intEnv(env, 'VMHUB_HTTP_MAX_SESSIONS_PER_PRINCIPAL');
   if (env.VMHUB_ORPHAN_GRACE_SECONDS) section('reaper').orphan_grace_seconds = intEnv(env, 'VMHUB_ORPHAN_GRACE_SECONDS');
 
   const what = `[vmhub] configuration${source ? ` (${source})` : ''}`;

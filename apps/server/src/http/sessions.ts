@@ -1,9 +1,11 @@
 /**
  * The HTTP transport's MCP sessions: each one an McpServer and its transport, bound to the
  * credential that opened it. Sessions are reclaimed when idle (no request in flight, none for
- * `idleMs`; an open GET event stream counts as a request in flight) and capped at `max`: past the
- * cap a new session is refused (503), never made by evicting someone else's — one agent's leak
- * must not cut off another agent.
+ * `idleMs`; an open GET event stream counts as a request in flight) and capped twice: at `max`
+ * in all (http.max_sessions, refused 503) and at `perPrincipal` for any one principal
+ * (http.max_sessions_per_principal, refused 429), so one agent cannot take every slot. A new
+ * session past a cap is refused, never made by evicting someone else's — one agent's leak must
+ * not cut off another agent.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { log } from '../log.ts';
@@ -24,12 +26,24 @@ export interface HttpSession {
 export interface SessionLimits {
   idleMs: number;
   max: number;
+  /** Open sessions one principal may hold (reserved ones included); at most `max` in effect. */
+  perPrincipal: number;
+}
+
+/** Why `reserve` refused: the cap reached, its config key, and the sessions counted against it. */
+export interface SessionRefusal {
+  cap: 'http.max_sessions' | 'http.max_sessions_per_principal';
+  /** 503 when the server is full, 429 when this principal holds its share. */
+  status: 503 | 429;
+  limit: number;
+  open: number;
 }
 
 export class HttpSessions {
   readonly #map = new Map<string, HttpSession>();
   readonly #limits: SessionLimits;
-  #reserved = 0;
+  /** Slots held for initializations in progress, by principal. */
+  readonly #reserved = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   /** Sessions closed for idleness since start (for logs and tests). */
   reclaimed = 0;
@@ -44,18 +58,46 @@ export class HttpSessions {
 
   get size(): number { return this.#map.size; }
   get max(): number { return this.#limits.max; }
+  get perPrincipal(): number { return this.#limits.perPrincipal; }
   get(id: string): HttpSession | undefined { return this.#map.get(id); }
   all(): HttpSession[] { return [...this.#map.values()]; }
 
-  /** Holds a slot for a session being initialized; false when the cap is reached. */
-  reserve(): boolean {
-    if (this.#map.size + this.#reserved >= this.#limits.max) this.sweep();
-    if (this.#map.size + this.#reserved >= this.#limits.max) return false;
-    this.#reserved++;
-    return true;
+  /** Open sessions of `principal`, reserved ones included. */
+  held(principal: string): number {
+    let n = this.#reserved.get(principal) ?? 0;
+    for (const s of this.#map.values()) if (s.principal === principal) n++;
+    return n;
   }
 
-  unreserve(): void { this.#reserved = Math.max(0, this.#reserved - 1); }
+  /**
+   * Holds a slot for a session `principal` is initializing; undefined when held (give it back
+   * with `unreserve`), else which cap refused it. Idle sessions are swept before refusing.
+   */
+  reserve(principal: string): SessionRefusal | undefined {
+    let refusal = this.#refusal(principal);
+    if (refusal) {
+      this.sweep();
+      refusal = this.#refusal(principal);
+    }
+    if (!refusal) this.#reserved.set(principal, (this.#reserved.get(principal) ?? 0) + 1);
+    return refusal;
+  }
+
+  unreserve(principal: string): void {
+    const n = (this.#reserved.get(principal) ?? 0) - 1;
+    if (n > 0) this.#reserved.set(principal, n);
+    else this.#reserved.delete(principal);
+  }
+
+  #refusal(principal: string): SessionRefusal | undefined {
+    let reserved = 0;
+    for (const n of this.#reserved.values()) reserved += n;
+    const total = this.#map.size + reserved;
+    if (total >= this.#limits.max) return { cap: 'http.max_sessions', status: 503, limit: this.#limits.max, open: total };
+    const mine = this.held(principal);
+    if (mine >= this.#limits.perPrincipal) return { cap: 'http.max_sessions_per_principal', status: 429, limit: this.#limits.perPrincipal, open: mine };
+    return undefined;
+  }
 
   add(session: HttpSession): void { this.#map.set(session.id, session); }
   delete(id: string): void { this.#map.delete(id); }
@@ -102,4 +144,12 @@ export class HttpSessions {
     this.#map.clear();
     await Promise.allSettled(all.map((s) => s.close()));
   }
+}
+
+/** The JSON-RPC error message of a refused initialize: which cap, how full, what to do. */
+export function refusalMessage(r: SessionRefusal, principal: string, idleSeconds: number): string {
+  const remedy = `close sessions you no longer use (DELETE /mcp with their mcp-session-id), or retry after idle ones are closed (http.session_idle_seconds = ${idleSeconds})`;
+  return r.cap === 'http.max_sessions'
+    ? `this server already has ${r.open} open MCP sessions, its limit (http.max_sessions = ${r.limit}): ${remedy}`
+    : `principal "${principal}" already has ${r.open} open MCP sessions, its limit (http.max_sessions_per_principal = ${r.limit}; other principals can still open theirs): ${remedy}`;
 }

@@ -1,7 +1,9 @@
 /**
- * Browser sign-in for the live view: the same bearer tokens as /mcp, carried by an HttpOnly
- * SameSite=Strict cookie once `/ui/?token=…` was opened (the token then leaves the address
- * bar), plus the origin and CSRF rules of /api and /ui:
+ * The live view's cookie and the origin and CSRF rules of /api and /ui. The cookie `vmhub_session`
+ * (HttpOnly, SameSite=Strict) carries a random sign-in id (live/ui-sessions.ts), never a token:
+ * a browser sends cookies to every port of a host, so a token in one would reach any other service
+ * on 127.0.0.1. It is made by a same-origin POST to /ui/login (live/sign-in.ts) and read only for
+ * /ui/ and /api/, never /mcp. The rules:
  *   - an Origin header must be an allowed origin or the server's own (`http://<Host>`);
  *   - a state-changing request authenticated by the cookie must carry an Origin (a browser
  *     always sends one on POST; a cross-site form that does not is refused);
@@ -9,7 +11,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const COOKIE = 'vmhub_token';
+export const COOKIE = 'vmhub_session';
+/** The cookie of earlier versions, which held the token itself: never read, cleared when seen. */
+export const LEGACY_COOKIE = 'vmhub_token';
 
 /** The value of one cookie of the request, undefined when absent. */
 export function cookieValue(req: IncomingMessage, name: string): string | undefined {
@@ -25,8 +29,14 @@ export function cookieValue(req: IncomingMessage, name: string): string | undefi
   return undefined;
 }
 
-export function signInCookie(token: string, maxAgeSeconds: number): string {
-  return `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}`;
+/** The Set-Cookie value of a sign-in id (base64url: nothing to encode). */
+export function sessionCookie(id: string, maxAgeSeconds: number): string {
+  return `${COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}`;
+}
+
+/** The Set-Cookie value that drops cookie `name`. */
+export function clearCookie(name: string): string {
+  return `${name}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
 }
 
 /** Why a request's Origin is refused, or undefined when it may go on. */
@@ -69,10 +79,6 @@ export function htmlPage(res: ServerResponse, status: number, title: string, bod
 `);
 }
 
-export function signInPage(res: ServerResponse, wrong: boolean): void {
-  if (wrong) {
-    htmlPage(res, 401, 'wrong or revoked token', '<p>The token in this address is not one this vmhub server accepts (wrong, or revoked by the operator). Open <code>/ui/?token=&lt;your token&gt;</code> with a valid token.</p>');
-  } else {
-    htmlPage(res, 401, 'sign in', '<p>This vmhub live view needs your bearer token once: open <code>/ui/?token=&lt;your token&gt;</code> (the token of <code>VMHUB_HTTP_TOKEN</code> or of your <code>http.tokens</code> entry). It is then kept in an HttpOnly cookie and removed from the address bar.</p>');
-  }
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

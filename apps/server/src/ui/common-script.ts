@@ -41,7 +41,7 @@ function apiError(res, body) {
 }
 
 function errorText(err) {
-  if (err && err.status === 401) return 'Signed out: open /ui/?token=<your token> again to sign in.';
+  if (err && err.status === 401) return 'Signed out (the sign-in ended, or its token was revoked): reload the page to sign in again.';
   var text = (err && err.message) || String(err);
   if (err && err.code) text = err.code + ': ' + text;
   if (err && err.hint) text += ' ' + err.hint;

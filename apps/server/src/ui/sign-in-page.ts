@@ -1,0 +1,79 @@
+/**
+ * The live view's sign-in page (served by live/sign-in.ts for /ui/login, /ui/?token=… and any
+ * page asked for without a live sign-in) and its script /ui/sign-in.js, both served without a
+ * sign-in. The page is a form that POSTs the token to /ui/login. The script takes a token from
+ * the address (`#token=…`, or the older `?token=…`), removes it from the address bar and the
+ * history, fills the form and submits it itself only when the form says `data-auto="1"` (the
+ * server saw a navigation that did not come from another site); otherwise the person confirms
+ * with the button, so another site's link cannot sign them in as someone else unnoticed.
+ *
+ * Unlike the other pages (ui/page.ts: `no-referrer`), this one's referrer policy is
+ * `strict-origin`: under `no-referrer` a browser sends its form POST with `Origin: null`, which
+ * /ui/login must refuse; `strict-origin` sends the real origin and never the address's path or
+ * query (where an older link carries the token).
+ */
+export type SignInProblem = 'wrong' | 'ended';
+
+const PROBLEMS: Record<SignInProblem, string> = {
+  wrong: 'That token is not one this vmhub server accepts (wrong, or revoked by the operator).',
+  ended: 'Your sign-in ended (idle too long, past its time limit, its token was revoked, or the server restarted). Sign in again.',
+};
+
+export interface SignInPageOptions {
+  /** The page to land on after signing in (already checked to be a live-view page). */
+  next: string;
+  /** Submit a token found in the address without asking. */
+  auto: boolean;
+  problem?: SignInProblem | undefined;
+}
+
+export const SIGN_IN_REFERRER_POLICY = 'strict-origin';
+
+export function signInHtml(o: SignInPageOptions): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="${SIGN_IN_REFERRER_POLICY}">
+<title>vmhub — sign in</title>
+<link rel="stylesheet" href="/ui/app.css">
+<script src="/ui/sign-in.js" defer></script>
+</head>
+<body>
+<header class="top">
+<a class="brand" href="/ui/">vmhub</a>
+</header>
+<main class="sign-in">
+<h1>Sign in</h1>
+${o.problem ? `<p id="sign-in-problem" class="message error">${PROBLEMS[o.problem]}</p>` : ''}
+<p>This live view needs your bearer token once: the token of <code>VMHUB_HTTP_TOKEN</code> or of your <code>http.tokens</code> entry. It is sent to this server only, and the browser keeps a random sign-in id instead (an HttpOnly cookie that ends after a while of not being used, and at the latest after a fixed time).</p>
+<form id="sign-in" method="post" action="/ui/login" data-auto="${o.auto ? '1' : '0'}">
+<input type="hidden" name="next" value="${o.next}">
+<label for="token">Bearer token</label>
+<input type="password" id="token" name="token" autocomplete="off" required>
+<button type="submit" class="primary">Sign in</button>
+</form>
+<p id="sign-in-confirm" class="message" hidden>This sign-in link was opened from another site. Press Sign in only if you meant to sign in with this token.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+export const SIGN_IN_JS = String.raw`(function () {
+  'use strict';
+  var form = document.getElementById('sign-in');
+  if (!form) return;
+  var hash = new URLSearchParams(location.hash.replace(/^#/, ''));
+  var query = new URLSearchParams(location.search);
+  var token = hash.get('token') || query.get('token');
+  if (!token) { form.elements.token.focus(); return; }
+  // The token leaves the address bar and the history before anything else happens.
+  history.replaceState(null, '', location.pathname);
+  form.elements.token.value = token;
+  if (form.getAttribute('data-auto') === '1') { form.submit(); return; }
+  document.getElementById('sign-in-confirm').hidden = false;
+  form.querySelector('button').focus();
+})();
+`;
