@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -159,6 +159,39 @@ describe('android: an agent drives the Android stand-in over real adb', { timeou
     assert.equal(r.structuredContent.exit_code, 3);
     assert.equal(r.structuredContent.stdout, 'out\n');
     assert.equal(r.structuredContent.stderr, 'err\n');
+  });
+
+  // docs/security.md "Guest port forwards": the device's adbd is reached through a unix-socket
+  // forward and vmhub's private adb server, both in 0700 directories; nobody is a local user.
+  it('another local user (nobody) cannot reach the device: no TCP listener in the server, its forward and adb server refuse nobody', { skip: process.getuid?.() !== 0 && 'needs root for setpriv' }, async (t) => {
+    const mine = (out: string) => out.split('\n').filter((l) => l.includes(`pid=${s.pid},`));
+    assert.deepEqual(mine((await run('ss', ['-ltnpH'])).stdout), [], 'the server listens on no TCP port');
+    const sockets = mine((await run('ss', ['-lxpH'])).stdout).map((l) => l.trim().split(/\s+/)[4]);
+    const forward = sockets.find((p) => /\/vmhub-ports-[^/]+\/5555\.sock$/.test(p));
+    assert.ok(forward, `the lease's adb forward is a unix socket of the server: ${sockets.join(', ')}`);
+    const adbServer = join('/tmp', `vmhub-adb-${process.getuid!()}`, 'adb.sock');
+    const home = mkdtempSync(join(tmpdir(), 'vmhub-android-nobody-'));
+    chownSync(home, 65534, 65534);
+    const nobody = (...argv: string[]) => run('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...argv], { env: { PATH: process.env.PATH, HOME: home }, timeout: 30_000 })
+      .then((r) => `${r.stdout}${r.stderr}`, (e: { stdout?: string; stderr?: string; code?: unknown }) => `exit ${String(e.code)}: ${e.stdout ?? ''}${e.stderr ?? ''}`);
+    const own = ['adb', '-L', `localfilesystem:${join(home, 'adb.sock')}`];
+    try {
+      const direct = await nobody(process.execPath, '-e', `require('node:net').connect(${JSON.stringify(forward)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => console.log(e.code))`);
+      const attach = await nobody(...own, 'connect', `localfilesystem:${forward}`);
+      const viaOwn = await nobody(...own, '-s', `localfilesystem:${forward}`, 'shell', 'id');
+      const viaVmhub = await nobody('adb', '-L', `localfilesystem:${adbServer}`, 'shell', 'id');
+      t.diagnostic(`nobody: connect → ${direct.trim()}; own adb server connect → ${attach.trim().split('\n')[0]}; shell → ${viaOwn.trim().split('\n')[0]}; vmhub's adb server → ${viaVmhub.trim().split('\n').at(-1)}`);
+      assert.equal(direct.trim(), 'EACCES');
+      assert.match(attach, /could not connect|failed to connect|Permission denied/i);
+      assert.doesNotMatch(viaOwn, /uid=/, 'no shell through nobody\'s own adb server');
+      assert.doesNotMatch(viaVmhub, /uid=/, 'no shell through vmhub\'s adb server');
+    } finally {
+      await nobody(...own, 'kill-server');
+      rmSync(home, { recursive: true, force: true });
+      rmSync('/tmp/adb.65534.log', { force: true }); // the log of nobody's adb servers
+    }
+    const still = await s.call('vm_exec', { lease_id: lease, command: ['id', '-u'] });
+    assert.equal(still.structuredContent?.exit_code, 0, 'the agent still reaches the device');
   });
 
   it('bad input is a typed error: an unknown key name', async () => {

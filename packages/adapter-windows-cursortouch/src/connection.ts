@@ -1,8 +1,9 @@
 /**
  * One MCP client per lease session: the official SDK's Client over Streamable HTTP to
- * Windows-MCP in the guest, reached through `lease.forward(port)` (a loopback address on the
- * vmhub host tunnelled to the guest port, so the request arrives with `Host: 127.0.0.1:<p>` —
- * which Windows-MCP bound to the guest's loopback accepts). Opened on first use, `tools/list`
+ * Windows-MCP in the guest, reached through `lease.forward(port)` (a unix socket on the vmhub
+ * host — or a 127.0.0.1 port under the template's `forward_tcp` — tunnelled to the guest port; the
+ * request arrives with `Host: 127.0.0.1:<p>`, `<p>` the guest port (or the TCP forward's), which
+ * Windows-MCP bound to the guest's loopback accepts). Opened on first use, `tools/list`
  * read once, closed by the session's dispose(). Every failure leaves here as a VmhubError:
  * 401 → CAPABILITY_UNAVAILABLE naming the key, a refused Host → CAPABILITY_UNAVAILABLE naming the
  * Host check, request timeouts and cancellations → TIMEOUT, Windows-MCP's own tool errors →
@@ -155,10 +156,11 @@ export class WindowsMcp {
 
   async #dial(ctx: AdapterContext): Promise<Open> {
     const where = await this.#lease.forward(this.#options.port);
-    const url = new URL(`http://${where.host}:${where.port}${this.#options.path}`);
+    // A unix-socket forward: the URL names the guest's own loopback port (the Host header).
+    const url = new URL(where.path !== undefined ? `http://127.0.0.1:${this.#options.port}${this.#options.path}` : `http://${where.host}:${where.port}${this.#options.path}`);
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { Authorization: `Bearer ${this.#key}` } },
-      fetch: agentFetch(this.#agent, this.#options.host_header),
+      fetch: agentFetch(this.#agent, this.#options.host_header, where.path),
     });
     const client = new Client({ name: 'vmhub-adapter-windows-cursortouch', version: this.#version });
     try {

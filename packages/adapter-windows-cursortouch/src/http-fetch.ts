@@ -1,8 +1,10 @@
 /**
- * The MCP client's fetch, over node:http with an Agent the session owns. Two reasons: dispose()
+ * The MCP client's fetch, over node:http with an Agent the session owns. Three reasons: dispose()
  * can destroy the session's sockets at once (the global fetch pool would keep them alive for its
- * keep-alive timeout, and core's forward() listener waits for them before the lease ends), and
- * the Host header can be set (options.host_header) for a Windows-MCP bound to one address.
+ * keep-alive timeout, and core's forward() listener waits for them before the lease ends), the
+ * Host header can be set (options.host_header) for a Windows-MCP bound to one address, and the
+ * connection can go to a unix socket (`socketPath`: core's default forward) while the URL keeps
+ * naming the guest's address for the Host header.
  * Redirects (Windows-MCP answers /mcp ⇄ /mcp/ with 307) are followed, method and body kept.
  */
 import { Agent, request } from 'node:http';
@@ -13,7 +15,7 @@ type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 const MAX_REDIRECTS = 3;
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-export function agentFetch(agent: Agent, hostHeader?: string): FetchLike {
+export function agentFetch(agent: Agent, hostHeader?: string, socketPath?: string): FetchLike {
   const once = (url: URL, init: RequestInit | undefined, fresh = false): Promise<Response> => new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((v, k) => { headers[k] = v; });
@@ -21,6 +23,7 @@ export function agentFetch(agent: Agent, hostHeader?: string): FetchLike {
     const req = request({
       host: url.hostname, port: url.port || 80, path: `${url.pathname}${url.search}`,
       method: init?.method ?? 'GET', headers, agent: fresh ? false : agent, ...(init?.signal ? { signal: init.signal } : {}),
+      ...(socketPath !== undefined ? { socketPath } : {}),
     }, (res) => {
       const h = new Headers();
       for (const [k, v] of Object.entries(res.headers)) {

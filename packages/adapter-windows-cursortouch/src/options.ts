@@ -23,10 +23,10 @@ export const WindowsOptionsSchema = Type.Object({
    */
   auth_key_secret: Type.Optional(Type.String({ default: 'WINDOWS_MCP_AUTH_KEY', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'lease secret with the auth key, default WINDOWS_MCP_AUTH_KEY; wins over auth_key_env' })),
   /**
-   * Host header to send instead of the forward() address ("127.0.0.1:<p>"), for a Windows-MCP
+   * Host header to send instead of "127.0.0.1:<p>" (the guest port, or a TCP forward's), for a Windows-MCP
    * bound to one IP (its Host check then accepts only that IP). Default: none.
    */
-  host_header: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', description: 'Host header to send, e.g. "10.0.0.5:8000"; default the forward address' })),
+  host_header: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9.:\\[\\]-]+$', description: 'Host header to send, e.g. "10.0.0.5:8000"; default 127.0.0.1:<port>' })),
   /** Bound for one Windows-MCP tool call that is not vm_exec (whose own timeout rules). Default 30000. */
   call_timeout_ms: Type.Integer({ default: 30000, minimum: 500, maximum: 600000, description: 'timeout of one tool call, default 30000' }),
   /**

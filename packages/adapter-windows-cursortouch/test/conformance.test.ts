@@ -13,6 +13,7 @@
  * covered in live.test.ts and faults.test.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { Agent } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { providerTarget, runAdapterConformance, type AdapterTarget, type TargetEffects } from '@vmhub/conformance';
@@ -20,6 +21,7 @@ import { VmhubError } from '@vmhub/core';
 import dockerProvider, { DOCKER_TEMPLATES } from '@vmhub/provider-docker';
 import { startStandin } from '@vmhub/windows-mcp-standin';
 import windows from '../src/index.ts';
+import { agentFetch } from '../src/http-fetch.ts';
 import { standinLease } from './standin.ts';
 
 interface StateView { textBox: string; clipboard: string; pointer: { x: number; y: number }; keys: string[]; scrolls: { x?: number; y?: number; direction: string; wheel_times: number }[] }
@@ -62,17 +64,19 @@ async function dockerTarget(): Promise<AdapterTarget> {
     throw new VmhubError('CAPABILITY_UNAVAILABLE', '[vmhub] [adapter-windows-cursortouch test] the windows-standin lease has no WINDOWS_MCP_AUTH_KEY secret (template provider_options.lease_secrets)');
   }
   try {
+    // core's forward is a unix socket: fetch through it, the URL naming the guest's port.
     const at = await target.context.forward(8000);
-    const base = `http://${at.host}:${at.port}`;
+    const base = at.path !== undefined ? 'http://127.0.0.1:8000' : `http://${at.host}:${at.port}`;
+    const fetchAt = agentFetch(new Agent(), undefined, at.path);
     const headers = { Authorization: `Bearer ${key}` };
     // Arrange the desktop with the guest's own tools: Notepad full-screen and alone.
     const client = new Client({ name: 'vmhub-conformance-setup', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/`), { requestInit: { headers } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/`), { requestInit: { headers }, fetch: fetchAt }));
     await client.callTool({ name: 'App', arguments: { mode: 'switch', name: 'Documents - File Explorer' } });
     await client.callTool({ name: 'Shortcut', arguments: { shortcut: 'alt+f4' } });
     await client.callTool({ name: 'App', arguments: { mode: 'resize', name: 'Untitled - Notepad', window_loc: [0, 0], window_size: [2560, 1392] } });
     await client.close();
-    const read = async () => (await (await fetch(`${base}/vmhub-standin/state`, { headers })).json()) as StateView;
+    const read = async () => (await (await fetchAt(`${base}/vmhub-standin/state`, { headers })).json()) as StateView;
     return { ...target, effects: effectsOf(read) };
   } catch (err) {
     await target.dispose();

@@ -1,14 +1,15 @@
 /**
- * AdbChannel: core's GuestChannel over adb. One adb server per vmhub host (default
- * 127.0.0.1:5037, started with `adb start-server` when none answers); the device is attached
- * with `adb connect host:port` (the address is wherever the server can dial the device's adbd:
- * a LeaseContext.forward, a VM's address, a device on the network) and detached on close.
+ * AdbChannel: core's GuestChannel over adb. One adb server per vmhub host and user (default the
+ * private one on a unix socket in a 0700 directory, adb-server.ts; started when none answers);
+ * the device is attached with `adb connect <spec>` (`localfilesystem:<path>` for a
+ * LeaseContext.forward, `host:port` for a VM's address or a device on the network) and
+ * detached on close.
  */
 import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import { errnoFromText, fsError, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import type { Client, DeviceClient } from '@devicefarmer/adbkit';
-import { AdbFail, openService, type AdbServerAddress } from './adb-host.ts';
+import { AdbFail, attachDevice, detachDevice, openService, type AdbServerAddress, type DeviceAddress } from './adb-host.ts';
 import { DEVICE_GONE, deviceLost, execOnDevice, type DeviceRef } from './adb-exec.ts';
 import { getFileOverSync, putFileOverSync, type FileContext } from './adb-files.ts';
 
@@ -20,7 +21,7 @@ export const DEFAULT_HOME = '/data/local/tmp';
 export interface ChannelSettings {
   client: Client;
   server: AdbServerAddress;
-  address: { host: string; port: number };
+  address: DeviceAddress;
   serial: string;
   user: string;
   home: string;
@@ -55,10 +56,12 @@ export class AdbChannel implements GuestChannel, DeviceRef {
       return await openService(this.server, this.serial, service, signal);
     } catch (err) {
       if (signal?.aborted) throw err;
-      const refused = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+      const refused = ['ECONNREFUSED', 'ENOENT'].includes((err as NodeJS.ErrnoException).code ?? ''); // ENOENT: a unix-socket server's socket is gone
       if (!(err instanceof AdbFail && DEVICE_GONE.test(err.reason)) && !refused) throw this.#unreachable(err);
       try {
-        await this.#s.client.connect(this.#s.address.host, this.#s.address.port);
+        // adbkit's connection starts the server again if it is gone (adb-server.ts).
+        await this.#s.client.version();
+        await attachDevice(this.server, this.#s.address);
         return await openService(this.server, this.serial, service, signal);
       } catch (again) {
         throw this.#unreachable(again);
@@ -147,7 +150,7 @@ export class AdbChannel implements GuestChannel, DeviceRef {
   close(): Promise<void> {
     this.#closed = true;
     this.#closing ??= (async () => {
-      await this.#s.client.disconnect(this.#s.address.host, this.#s.address.port).catch(() => undefined);
+      await detachDevice(this.server, this.#s.address).catch(() => undefined);
       await this.#s.onClose?.();
     })();
     return this.#closing;

@@ -5,25 +5,30 @@
  */
 import { GuestPorts, VmhubError, type OpenGuestStream } from '@vmhub/core';
 import { AdbChannel, DEFAULT_HOME, DEFAULT_MAX_FILE_BYTES } from './adb-channel.ts';
-import type { Client } from '@devicefarmer/adbkit';
+import { attachDevice, describeServer, type DeviceAddress } from './adb-host.ts';
+import { adbClient, adbServerAddress, type AdbServerOptions } from './adb-server.ts';
 
 export { AdbChannel, DEFAULT_HOME, DEFAULT_MAX_FILE_BYTES } from './adb-channel.ts';
 export { shQuote } from './command.ts';
+export { adbServerAddress, ensureAdbServer, privateAdbSocket, type AdbServerOptions } from './adb-server.ts';
+export type { AdbServerAddress, DeviceAddress } from './adb-host.ts';
 
 const SOURCE = 'channel-adb';
 const READY_MS = 20_000;
 
 export interface AdbChannelOptions {
-  /** Where the adb server dials the device's adbd (a LeaseContext.forward, a VM's address, …). */
-  address: { host: string; port: number };
-  adb?: {
-    /** The adb server; default 127.0.0.1. */
-    host?: string;
-    /** Default 5037. */
-    port?: number;
-    /** adb binary used to start a local server when none answers; default `adb`. */
-    bin?: string;
-  };
+  /**
+   * Where the adb server dials the device's adbd: `{path}` (a unix socket, e.g. a
+   * LeaseContext.forward — `adb connect localfilesystem:<path>`) or `{host, port}` (a VM's
+   * address, a device on the network, a TCP forward).
+   */
+  address: DeviceAddress;
+  /**
+   * The adb server. Default: vmhub's private server on a unix socket in a 0700 directory
+   * (adb-server.ts), so no other local user can reach the device through it. `host`/`port`
+   * select a TCP server instead (adb's default 127.0.0.1:5037 is reachable by every local user).
+   */
+  adb?: AdbServerOptions;
   /** The user adbd runs commands as; default: asked from the device (`id -un`). */
   user?: string;
   /** Home for relative paths and the default cwd; default /data/local/tmp. */
@@ -32,12 +37,6 @@ export interface AdbChannelOptions {
   maxFileBytes?: number;
   /** Called once by close(), after the device is detached (e.g. to close a port forward). */
   onClose?: () => Promise<void>;
-}
-
-async function loadAdbkit(): Promise<{ createClient(o: { host: string; port: number; bin: string }): Client }> {
-  // adbkit is CommonJS whose module.exports.default is the Adb class.
-  const mod = (await import('@devicefarmer/adbkit')) as unknown as { default: { default: { createClient(o: object): Client } } };
-  return mod.default.default;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -50,19 +49,22 @@ function sleep(ms: number): Promise<void> {
  * command is retried for up to 20 s.
  */
 export async function openAdbChannel(options: AdbChannelOptions): Promise<AdbChannel> {
-  const server = { host: options.adb?.host ?? '127.0.0.1', port: options.adb?.port ?? 5037 };
-  const Adb = await loadAdbkit();
-  const client = Adb.createClient({ ...server, bin: options.adb?.bin ?? 'adb' });
-  const { host, port } = options.address;
+  const server = adbServerAddress(options.adb);
+  const address = options.address;
   let serial: string;
+  let client;
   try {
-    serial = await client.connect(host, port);
+    client = await adbClient(server, options.adb?.bin ?? 'adb');
+    // Through adbkit, which starts a TCP server that does not answer yet (adb-server.ts: the private one).
+    await client.version();
+    serial = await attachDevice(server, address);
   } catch (err) {
     await options.onClose?.().catch(() => undefined);
-    throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] adb server ${server.host}:${server.port} could not connect to the device at ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`, { source: SOURCE, retryable: true, cause: err, hint: 'Check that adbd listens there (adb tcpip 5555 / service.adb.tcp.port) and that the adb binary is installed to start a server.' });
+    if (VmhubError.is(err)) throw err;
+    throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] adb server ${describeServer(server)} could not connect to the device at ${describeServer(address)}: ${err instanceof Error ? err.message : String(err)}`, { source: SOURCE, retryable: true, cause: err, hint: 'Check that adbd listens there (adb tcpip 5555 / service.adb.tcp.port) and that the adb binary is installed to start a server.' });
   }
   const make = (user: string): AdbChannel => new AdbChannel({
-    client, server, address: { host, port }, serial, user,
+    client, server, address, serial, user,
     home: options.home ?? DEFAULT_HOME,
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     onClose: options.onClose,
@@ -89,7 +91,8 @@ export async function openAdbChannel(options: AdbChannelOptions): Promise<AdbCha
 
 /**
  * openAdbChannel for a device reached through a guest-port opener (a provider's `connect`):
- * the adb server dials a loopback forward whose connections each open a stream to `port`; the
+ * the adb server dials a forward (a unix socket in a 0700 directory, GuestPorts) whose
+ * connections each open a stream to `port`; the
  * forward is closed with the channel (or at once if the channel cannot open). For providers
  * whose devices have no address the host can dial: containers without a network, a VM behind an
  * SSH jump host.

@@ -3,7 +3,7 @@
  * port, and a private adb server (`adb -P <port>`) so a default server on 5037 is never touched.
  * Both are started by the test and killed after. adbd needs root and asks for no authorization.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 
@@ -84,4 +84,24 @@ export async function startAdbServer(): Promise<AdbServer> {
 export function processesWith(needle: string): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   return out.split('\n').filter((l) => l.includes(needle) && !l.includes('ps -eo')).map((l) => Number.parseInt(l.trim(), 10));
+}
+
+/** Why a test cannot run a command as another local user here, or undefined when it can. */
+export function otherUserMissing(): string | undefined {
+  if (process.getuid?.() !== 0) return 'needs root to run commands as nobody (setpriv)';
+  if (!existsSync('/usr/bin/setpriv')) return 'setpriv missing (util-linux)';
+  return undefined;
+}
+
+/**
+ * Run `argv` as the local user `nobody` (no groups), HOME=`home`; never throws: the exit status,
+ * stdout and stderr come back for the test to judge.
+ */
+export function runAsNobody(argv: string[], home: string, timeoutMs = 30_000): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    execFile('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...argv], { env: { PATH: process.env.PATH, HOME: home }, timeout: timeoutMs }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0;
+      resolve({ code, out: `${stdout}${stderr}` });
+    });
+  });
 }

@@ -73,7 +73,7 @@ function leaseTarget(provider: Provider, leaseId: string, machine: MachineRef, t
   };
   const ports = new GuestPorts((port, signal) => provider.connect
     ? provider.connect(machine, port, { template, signal })
-    : Promise.reject(fail('CAPABILITY_UNAVAILABLE', `provider "${provider.id}" cannot reach ports inside its machines (template ${template.id})`)));
+    : Promise.reject(fail('CAPABILITY_UNAVAILABLE', `provider "${provider.id}" cannot reach ports inside its machines (template ${template.id})`)), { tcp: template.forward_tcp === true });
   const context: LeaseContext = {
     lease_id: leaseId, machine, template,
     channel: once<GuestChannel>(provider.channel && (() => provider.channel!(machine, template)), 'guest channel'),

@@ -48,11 +48,13 @@ export interface LeaseContext {
    */
   connect(port: number): Promise<Duplex>;
   /**
-   * A loopback address on the vmhub host whose every connection is a `connect(port)` into the
-   * machine: for clients that dial an address themselves (the adb server, an HTTP client). The
-   * same port asked twice gives the same address; core closes the listener and its connections
-   * when the session ends. A client speaking HTTP sends `Host: 127.0.0.1:<port>`, which a guest
-   * server bound to its own loopback accepts.
+   * An address on the vmhub host whose every connection is a `connect(port)` into the machine:
+   * for clients that dial an address themselves (the adb server, an HTTP client). By default a
+   * unix socket `{path}` in a 0700 directory of the vmhub user, so no other local user can
+   * connect; `{host: '127.0.0.1', port}` only when the template sets `forward_tcp: true`. Both
+   * shapes go to `net.connect` as they are. The same port asked twice gives the same address;
+   * core closes the listener and its connections when the session ends. A client speaking HTTP
+   * sends `Host: 127.0.0.1:<port>`, which a guest server bound to its own loopback accepts.
    */
   forward(port: number): Promise<GuestEndpoint>;
   /**
@@ -70,10 +72,24 @@ export interface LeaseContext {
   framebuffer?(): Promise<FramebufferSource | undefined>;
 }
 
-/** A host-side TCP address that reaches a port in the machine (LeaseContext.forward). */
-export interface GuestEndpoint {
+/**
+ * Where a forward listens on the vmhub host (LeaseContext.forward): a unix socket (the default)
+ * or a TCP address on 127.0.0.1 (template `forward_tcp: true`). Test `path` to tell them apart.
+ */
+export type GuestEndpoint = GuestSocketEndpoint | GuestTcpEndpoint;
+
+/** A unix socket inside a 0700 directory owned by the vmhub user. */
+export interface GuestSocketEndpoint {
+  path: string;
+  host?: never;
+  port?: never;
+}
+
+/** A TCP listener on 127.0.0.1: reachable by every local user. */
+export interface GuestTcpEndpoint {
   host: string;
   port: number;
+  path?: never;
 }
 
 /** One call on a session: the lease plus the call's cancellation signal. */

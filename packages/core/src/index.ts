@@ -22,7 +22,7 @@ export * from './screen-mapping.ts';
 export * from './paths.ts';
 export { errnoFromText, fsError, type FsErrorContext, type FsOp } from './guest-fs-errors.ts';
 export { readPackageVersion } from './package-version.ts';
-export { GuestPorts, type OpenGuestStream } from './guest-ports.ts';
+export { GuestPorts, type GuestPortsOptions, type OpenGuestStream } from './guest-ports.ts';
 /** TypeBox, re-exported so a plugin can declare its options and verb schemas without its own copy. */
 export { Type, type TSchema, type Static } from '@sinclair/typebox';
 export type { OcrEngine, OcrImage, OcrWord, TextBox, TextMatch, TextElement } from './ocr/types.ts';

@@ -36,6 +36,13 @@ export const TemplateConfigSchema = Type.Object({
    * never from tool arguments.
    */
   clone_credentials: Type.Optional(Type.Record(Type.String(), Type.Object({ username: Type.Optional(Type.String()), token_env: Type.String() }))),
+  /**
+   * Guest port forwards (LeaseContext.forward) listen on TCP 127.0.0.1 instead of a unix socket
+   * in a 0700 directory. Any local user of the vmhub host can then connect to the machine's
+   * forwarded ports (an adbd, Windows-MCP): only for clients that cannot dial a unix socket.
+   * Default false (docs/security.md, "Guest port forwards").
+   */
+  forward_tcp: Type.Optional(Type.Boolean()),
   /** Provider-specific settings (network, display size, node constraints, ...). */
   provider_options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   /** Adapter-specific settings. */

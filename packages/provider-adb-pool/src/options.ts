@@ -22,10 +22,16 @@ export const AdbPoolOptionsSchema = Type.Object({
   devices: Type.Array(DeviceSchema, { default: [], description: 'the pool: [{address: "host:port", name?, serial?}]' }),
   /** Claim files live here; two servers sharing one pool must share this directory. Default `$XDG_STATE_HOME/vmhub/adb-pool` or `~/.local/state/vmhub/adb-pool` (env VMHUB_ADB_POOL_STATE_DIR). */
   state_dir: Type.Optional(Type.String({ minLength: 1, description: 'claims directory; default $XDG_STATE_HOME/vmhub/adb-pool' })),
-  /** The adb server the channels go through (one per vmhub host). Default 127.0.0.1:5037, started with `adb` when none answers. */
+  /**
+   * The adb server the channels go through (one per vmhub host and user), started with `bin` when
+   * none answers. Default: vmhub's private server on a unix socket in a 0700 directory
+   * (@vmhub/channel-adb), which no other local user can use. `host`/`port` select a TCP server
+   * instead (adb's own 127.0.0.1:5037): every local user can then open a shell on the devices.
+   */
   adb: Type.Object({
-    host: Type.String({ minLength: 1, default: '127.0.0.1' }),
-    port: Type.Integer({ minimum: 1, maximum: 65535, default: 5037 }),
+    host: Type.Optional(Type.String({ minLength: 1, description: 'TCP adb server host (default: the private unix-socket server)' })),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'TCP adb server port, e.g. 5037 (default: the private unix-socket server)' })),
+    socket: Type.Optional(Type.String({ minLength: 1, description: 'unix socket of the adb server; default <tmpdir>/vmhub-adb-<uid>/adb.sock' })),
     bin: Type.String({ minLength: 1, default: 'adb' }),
   }, { additionalProperties: false, default: {} }),
   /** What release does to a device before it returns to the pool (docs/providers/adb-pool.md). */

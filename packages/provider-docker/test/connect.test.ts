@@ -3,7 +3,7 @@
  * container's loopback and come back intact (1 MiB both ways), a closed port rejects with a
  * retryable CAPABILITY_UNAVAILABLE, several streams run at once, ending a stream ends its bridge
  * in the guest (counted in the container's process list), and GuestPorts.forward gives a host
- * address the same way.
+ * unix socket the same way.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -84,17 +84,17 @@ describe('docker: connect to guest ports (networking off)', { timeout: 300_000 }
     assert.equal(now, before, 'no bridge process is left in the container');
   });
 
-  it('GuestPorts.forward gives a loopback address that reaches the guest port; close() drops it', async () => {
+  it('GuestPorts.forward gives a unix socket that reaches the guest port; close() drops it', async () => {
     const ports = new GuestPorts((port, signal) => provider.connect!(machine, port, { template, signal }));
     const ep = await ports.forward(7000);
-    assert.equal(ep.host, '127.0.0.1');
+    assert.match(ep.path ?? '', /\/7000\.sock$/);
     assert.deepEqual(await ports.forward(7000), ep, 'the same port gives the same address');
-    const sock = netConnect(ep.port, ep.host);
+    const sock = netConnect(ep);
     const reply = await roundTrip(sock, Buffer.from('hello through the forward'));
     assert.match(reply.toString(), /hello through the forward$/);
     assert.equal(ports.open, 1, 'only the listener is left once the connection ended');
     await ports.close();
     assert.equal(ports.open, 0);
-    await assert.rejects(new Promise((resolve, reject) => { const s = netConnect(ep.port, ep.host); s.on('connect', resolve); s.on('error', reject); }), /ECONNREFUSED/);
+    await assert.rejects(new Promise((resolve, reject) => { const s = netConnect(ep); s.on('connect', resolve); s.on('error', reject); }), /ENOENT/);
   });
 });

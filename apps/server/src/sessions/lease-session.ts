@@ -37,7 +37,7 @@ export class LeaseSession {
     this.#ports = new GuestPorts((port, signal) => {
       if (!provider?.connect) return Promise.reject(new VmhubError('CAPABILITY_UNAVAILABLE', `provider "${template.provider}" cannot reach ports inside its machines (template ${template.id})`));
       return provider.connect(machine, port, { template, signal });
-    });
+    }, { tcp: template.forward_tcp === true });
     this.lease = {
       lease_id: leaseId,
       machine,
