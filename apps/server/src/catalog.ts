@@ -39,7 +39,8 @@ export class Catalog {
     return { templates };
   }
 
-  async capabilities(input: ToolInput<'vm_capabilities'>): Promise<ToolOutput<'vm_capabilities'>> {
+  /** `principal`: the caller's; another principal's lease is NOT_FOUND, as on every tool. */
+  async capabilities(input: ToolInput<'vm_capabilities'>, principal: string): Promise<ToolOutput<'vm_capabilities'>> {
     if ((input.lease_id === undefined) === (input.template === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of lease_id or template');
     let template: TemplateConfig;
     let lease: { lease_id: string; expires_at: string } | undefined;
@@ -47,7 +48,7 @@ export class Catalog {
     if (input.lease_id) {
       const deadline = deadlineSignal(20_000, 'vm_capabilities: the probe did not answer within 20 s');
       try {
-        const binding = await this.#sessions.bind(input.lease_id, deadline.signal);
+        const binding = await this.#sessions.bind(input.lease_id, deadline.signal, principal);
         template = binding.template;
         lease = { lease_id: binding.lease_id, expires_at: binding.expires_at };
         if (binding.session?.probe) probe = await binding.session.probe(binding.context).catch(() => ({}));

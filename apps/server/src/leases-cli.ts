@@ -95,7 +95,7 @@ async function run(rt: Runtime, verb: string, id: string | undefined, o: Options
       return { text: details(row, [['machine', m]]), code: 0 };
     }
     case 'release': {
-      const v = await rt.leases.release({ lease_id: id! });
+      const v = await rt.leases.release({ lease_id: id! }, undefined);
       // Done only when the lease is over; "releasing" means someone else's teardown is still running.
       const code = FINAL.has(v.status) ? 0 : 1;
       if (o.json) return json(v, code);
@@ -103,7 +103,7 @@ async function run(rt: Runtime, verb: string, id: string | undefined, o: Options
     }
     case 'renew': {
       const before = await rt.leases.get(id!);
-      const v = await rt.leases.renew({ lease_id: id!, ...(o.ttl ? { ttl_seconds: Number(o.ttl) } : {}) });
+      const v = await rt.leases.renew({ lease_id: id!, ...(o.ttl ? { ttl_seconds: Number(o.ttl) } : {}) }, undefined);
       if (o.json) return json(v);
       const at = Date.parse(v.expires_at);
       const why = at === before.expires_at ? ' (unchanged: a renewal never moves the expiry earlier)' : v.expires_at === v.max_expires_at ? ' (capped by the lease\'s max lifetime)' : '';

@@ -113,7 +113,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
   return {
     ...liveHooks(live),
     listTemplates: async () => (await rt()).catalog.listTemplates(),
-    capabilities: async (input) => (await rt()).catalog.capabilities(input),
+    capabilities: async (input, extra) => (await rt()).catalog.capabilities(input, principalOf(extra)),
     health: async () => (await rt()).catalog.health(),
     leaseCreate: async (input, extra) => {
       const r = await rt();
@@ -121,21 +121,18 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       void r.reaper.ensure('lease created');
       return lease;
     },
-    leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra),
-    leaseRenew: async (input) => (await rt()).leases.renew(input),
-    leaseRelease: async (input) => (await rt()).leases.release(input),
+    // Every lease-bound call is checked against the caller's principal: another's lease is NOT_FOUND.
+    leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra, principalOf(extra)),
+    leaseRenew: async (input, extra) => (await rt()).leases.renew(input, principalOf(extra)),
+    leaseRelease: async (input, extra) => (await rt()).leases.release(input, principalOf(extra)),
     leaseList: async (input, extra) => {
       const status = input.status === undefined ? undefined : input.status === 'live' ? LIVE_LEASE_STATES : [input.status];
       const found = await (await rt()).leases.list({ principal: principalOf(extra), owner: input.owner, status });
       return { leases: found.leases.map(leaseView), truncated: found.truncated };
     },
-    bind: async (leaseId, signal) => (await rt()).sessions.bind(leaseId, signal),
+    bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra)),
     machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
-    cloneOnHost: async (input) => {
-      const { leases } = await rt();
-      const lease = await leases.get(input.lease_id);
-      return cloneOnHost(input, config.clone, leases.template(lease.template).clone_credentials);
-    },
+    cloneOnHost: async (input, template) => cloneOnHost(input, config.clone, template.clone_credentials),
     saveScreenshot: config.screenshots.dir ? async (leaseId, shot) => {
       const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);
       await mkdir(config.screenshots.dir!, { recursive: true, mode: 0o700 });

@@ -416,7 +416,7 @@ describe('live view: recording bounds (in-process)', () => {
     try {
       const total = MAX_IMAGE_STEPS + 5;
       for (let i = 0; i < total; i++) {
-        recordings.agent({ at: new Date().toISOString(), tool: 'vm_click', lease_id: id, outcome: 'ok', duration_ms: 1, args: { lease_id: id, x: i, y: 1, password: 'hunter2' }, result: { content: [{ type: 'text', text: '{}' }] } });
+        recordings.agent({ at: new Date().toISOString(), tool: 'vm_click', lease_id: id, outcome: 'ok', duration_ms: 1, args: { lease_id: id, x: i, y: 1, password: 'hunter2' }, result: { content: [{ type: 'text', text: '{}' }] } }, 'alice');
         if (i % 400 === 0) await new Promise((r) => setImmediate(r));
       }
       const steps = await recordings.read(id);
@@ -451,7 +451,7 @@ describe('live view: recording bounds (in-process)', () => {
     const call = (tool: string, args: Record<string, unknown> = {}, image?: Buffer, at = new Date()) => recordings.agent({
       at: at.toISOString(), tool, lease_id: id, outcome: 'ok', duration_ms: 1, args: { lease_id: id, ...args },
       result: { content: image ? [{ type: 'image', data: image.toString('base64'), mimeType: 'image/png' }] : [{ type: 'text', text: '{}' }] },
-    });
+    }, 'alice');
     const tick = () => new Promise((r) => setTimeout(r, 5));
     try {
       // Act, then look: the screenshot is the click's frame; nothing is captured.

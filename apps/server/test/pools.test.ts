@@ -78,10 +78,10 @@ describe('warm pools (docker, debian-x11)', { timeout: 600_000 }, () => {
     const pooled = await readyPoolLease();
     assert.equal(pooled.principal, POOL_PRINCIPAL);
     assert.match(pooled.owner ?? '', /^pool:debian-x11:[0-9a-f]{12}$/);
-    // Not an agent's: vm_lease_list does not show it, and its request_id cannot be reused.
+    // Not an agent's: vm_lease_list does not show it, and no tool binds it before a create claims it.
     assert.equal((await s.call('vm_lease_list', {})).structuredContent.leases.length, 0);
-    const reuse = await s.call('vm_lease_create', { template: 'debian-x11', request_id: pooled.request_id });
-    assert.equal(reuse.structuredContent.code, 'ALREADY_EXISTS', JSON.stringify(reuse.structuredContent));
+    const early = await s.call('vm_exec', { lease_id: pooled.id, command: ['true'] });
+    assert.equal(early.structuredContent.code, 'NOT_FOUND', JSON.stringify(early.structuredContent));
 
     const t0 = Date.now();
     const created = await s.call('vm_lease_create', { template: 'debian-x11', owner: 'pool-test' });

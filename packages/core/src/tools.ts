@@ -99,7 +99,7 @@ export const TOOLS = {
   }),
   vm_lease_create: tool({
     name: 'vm_lease_create', title: 'Create lease',
-    description: 'Create a VM from a template; returns at once (poll vm_lease_status). Same request_id, same lease.',
+    description: 'Create a VM from a template; returns at once (poll vm_lease_status). Same request_id (yours: ids are per caller), same lease.',
     input: Type.Object({
       template: Type.String({ maxLength: 128 }),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),

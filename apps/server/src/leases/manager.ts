@@ -77,9 +77,8 @@ export class LeaseManager {
    */
   async create(input: ToolInput<'vm_lease_create'>, principal: string, owner: string): Promise<LeaseInfo> {
     const requestId = input.request_id ?? randomUUID();
-    const existing = await this.#store.getLeaseByRequest(requestId);
-    // A pool machine's own request_id (`pool:<uuid>`) is not an agent's to reuse.
-    if (existing?.principal === POOL_PRINCIPAL) throw new VmhubError('ALREADY_EXISTS', `request_id "${requestId}" names a warm-pool machine; pick another request_id`);
+    // request_id is unique per principal: another principal's lease under it is never found.
+    const existing = await this.#store.getLeaseByRequest(requestId, principal);
     if (existing) return this.#same(existing, input.template);
 
     const template = this.template(input.template);
@@ -93,7 +92,7 @@ export class LeaseManager {
     // At the quota, a concurrent call with this request_id (another process) may just have made
     // the lease that filled it: that call's lease is the answer, not a refusal.
     const full = async () => {
-      const raced = await this.#store.getLeaseByRequest(requestId);
+      const raced = await this.#store.getLeaseByRequest(requestId, principal);
       return raced ? this.#same(raced, input.template) : undefined;
     };
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES, principal })) >= limits.max_per_owner) {
@@ -172,7 +171,7 @@ export class LeaseManager {
       });
     } catch (err) {
       // The request_id was taken meanwhile (a concurrent call): that call's lease is the answer.
-      const raced = await this.#store.getLeaseByRequest(requestId);
+      const raced = await this.#store.getLeaseByRequest(requestId, principal);
       if (raced) return this.#same(raced, template.id);
       throw err;
     }
@@ -254,9 +253,15 @@ export class LeaseManager {
     }
   }
 
-  async get(leaseId: string): Promise<LeaseRow> {
+  /**
+   * The lease, expired on the way when it is past due. With `principal` (every agent call), a
+   * lease of another principal — a warm pool's unclaimed machine included — is NOT_FOUND, the
+   * same answer as an id that never existed; undefined is the shell's view (`vmhub-server
+   * leases`, run by the store's owner), which sees all.
+   */
+  async get(leaseId: string, principal?: string): Promise<LeaseRow> {
     const row = await this.#store.getLease(leaseId);
-    if (!row) throw new VmhubError('NOT_FOUND', `no lease "${leaseId}"`);
+    if (!row || (principal !== undefined && row.principal !== principal)) throw new VmhubError('NOT_FOUND', `no lease "${leaseId}"`, { hint: 'vm_lease_list lists your leases.' });
     return this.#expireIfDue(row);
   }
 
@@ -289,8 +294,8 @@ export class LeaseManager {
     }
   }
 
-  async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo> {
-    let row = await this.get(input.lease_id);
+  async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra, principal: string): Promise<LeaseInfo> {
+    let row = await this.get(input.lease_id, principal);
     // A ready lease whose machine was removed or stopped behind our back says so (failed, MACHINE_LOST).
     if (row.status === 'ready' && await checkMachine(this.#lostDeps(), row, false)) row = (await this.#store.getLease(row.id)) ?? row;
     const waitMs = Math.min(input.wait_seconds ?? 0, 25) * 1000;
@@ -300,7 +305,7 @@ export class LeaseManager {
     let progress = 0;
     while (ACTIVE.includes(row.status) && Date.now() < until && !extra.signal.aborted) {
       await this.#nextChange(row.id, Math.min(POLL_MS, until - Date.now()), extra.signal);
-      row = await this.get(input.lease_id);
+      row = await this.get(input.lease_id, principal);
       if (token !== undefined && row.stages + row.status !== seen) {
         seen = row.stages + row.status;
         const stages = parseStages(row.stages);
@@ -311,8 +316,9 @@ export class LeaseManager {
     return leaseView(row);
   }
 
-  async renew(input: ToolInput<'vm_lease_renew'>): Promise<LeaseInfo> {
-    const row = await this.get(input.lease_id);
+  /** `principal` undefined: the shell's renew (`vmhub-server leases renew`), any lease. */
+  async renew(input: ToolInput<'vm_lease_renew'>, principal: string | undefined): Promise<LeaseInfo> {
+    const row = await this.get(input.lease_id, principal);
     if (!['provisioning', 'starting', 'ready'].includes(row.status)) throw new VmhubError('LEASE_EXPIRED', `lease ${row.id} is ${row.status} and cannot be renewed`);
     const now = Date.now();
     const wanted = now + (input.ttl_seconds ?? this.#config.leases.default_ttl_seconds) * 1000;
@@ -323,8 +329,9 @@ export class LeaseManager {
     return leaseView(updated);
   }
 
-  async release(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo> {
-    const row = await this.get(input.lease_id);
+  /** `principal` undefined: the shell's release (`vmhub-server leases release`), any lease. */
+  async release(input: ToolInput<'vm_lease_release'>, principal: string | undefined): Promise<LeaseInfo> {
+    const row = await this.get(input.lease_id, principal);
     if (row.status === 'expired') { await this.#reapExpired(row.id); return leaseView((await this.#store.getLease(row.id))!); }
     if (row.status === 'releasing') return this.#finishRelease(row);
     const releasing = await this.#store.transition(row.id, ['provisioning', 'starting', 'ready'], 'releasing', { claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });

@@ -106,9 +106,8 @@ async function listLeases(rt: Runtime, principal: string): Promise<unknown[]> {
 }
 
 async function ownLease(rt: Runtime, id: string, principal: string): Promise<LeaseRow> {
-  const row = await rt.leases.get(id).catch((err) => { throw VmhubError.is(err) && err.code === 'NOT_FOUND' ? notFound(id) : err; });
-  if (row.principal !== principal) throw notFound(id);
-  return row;
+  // The same ownership rule as every MCP tool (LeaseManager.get): another principal's lease is NOT_FOUND.
+  return rt.leases.get(id, principal).catch((err) => { throw VmhubError.is(err) && err.code === 'NOT_FOUND' ? notFound(id) : err; });
 }
 
 const notFound = (id: string) => new ApiError(404, 'NOT_FOUND', `no lease "${id}" of yours`, 'GET /api/leases lists the leases of this token\'s principal.');
@@ -145,7 +144,7 @@ class LeaseApi {
 
   /** The lease's session (opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */
   async #bind(): Promise<LeaseBinding & { session: NonNullable<LeaseBinding['session']> }> {
-    const b = await this.#rt.sessions.bind(this.#id, AbortSignal.timeout(CALL_MS));
+    const b = await this.#rt.sessions.bind(this.#id, AbortSignal.timeout(CALL_MS), this.#row.principal ?? undefined);
     if (!b.adapter || !b.session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `lease ${this.#id}: the adapter "${b.template.adapter}" of template ${b.template.id} is not loaded: ${b.adapterProblem ?? 'plugin missing'}`);
     return b as LeaseBinding & { session: NonNullable<LeaseBinding['session']> };
   }
@@ -198,12 +197,12 @@ class LeaseApi {
 
   async renew(body: Record<string, unknown>): Promise<LeaseInfo> {
     const input = assertValid<{ ttl_seconds?: number }>(Type.Object({ ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })) }, { additionalProperties: false }), body, 'renew body');
-    return this.#rt.leases.renew({ lease_id: this.#id, ...(input.ttl_seconds !== undefined ? { ttl_seconds: input.ttl_seconds } : {}) });
+    return this.#rt.leases.renew({ lease_id: this.#id, ...(input.ttl_seconds !== undefined ? { ttl_seconds: input.ttl_seconds } : {}) }, this.#row.principal ?? undefined);
   }
 
   async release(body: Record<string, unknown>): Promise<LeaseInfo> {
     assertValid(Type.Object({}, { additionalProperties: false }), body, 'release body');
-    return this.#rt.leases.release({ lease_id: this.#id });
+    return this.#rt.leases.release({ lease_id: this.#id }, this.#row.principal ?? undefined);
   }
 
   async takeover(body: Record<string, unknown>): Promise<unknown> {
@@ -220,7 +219,7 @@ class LeaseApi {
     const input = assertValid<{ note?: string }>(Type.Object({ note: Type.Optional(Type.String({ maxLength: MAX_NOTE })) }, { additionalProperties: false }), body, 'handback body');
     const note = input.note?.trim() || undefined;
     const { changed } = this.#control()?.handback(note) ?? { changed: false };
-    if (changed) this.#recordings.human(this.#id, 'handback', {}, note !== undefined ? { note } : {});
+    if (changed) this.#recordings.human(this.#id, this.#row.principal, 'handback', {}, note !== undefined ? { note } : {});
     return { control: 'agent' };
   }
 
@@ -244,10 +243,10 @@ class LeaseApi {
       }
     } catch (err) {
       const e = asVmhubError(err);
-      this.#recordings.human(this.#id, 'input', body, { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
+      this.#recordings.human(this.#id, this.#row.principal, 'input', body, { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
       throw e;
     }
-    this.#recordings.human(this.#id, 'input', body, { frame: true, duration_ms: Date.now() - started });
+    this.#recordings.human(this.#id, this.#row.principal, 'input', body, { frame: true, duration_ms: Date.now() - started });
     return { ok: true };
   }
 }

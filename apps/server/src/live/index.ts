@@ -9,6 +9,7 @@ import type { VmhubConfig } from '@vmhub/core/config';
 import type { RouterHost } from '@vmhub/core/router';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
 import type { Runtime } from '../runtime.ts';
+import { principalOf } from '../http/principal.ts';
 import { stateDir } from '../store-target.ts';
 import type { Live } from './api.ts';
 import { Recordings } from './recorder.ts';
@@ -36,14 +37,15 @@ export function liveHooks(live: Live): Pick<RouterHost, 'control' | 'takeNote' |
   return {
     control: async (leaseId) => (await live.runtime()).sessions.get(leaseId)?.control.held(),
     takeNote: async (leaseId) => (await live.runtime()).sessions.get(leaseId)?.control.takeNote(),
-    record: (call) => live.recordings.agent(call),
+    record: (call, extra) => live.recordings.agent(call, principalOf(extra)),
   };
 }
 
 /** The lease's screen now as a PNG, or undefined when the lease has no session or no screen. */
 async function captureFrame(r: Runtime, leaseId: string): Promise<Buffer | undefined> {
   if (!r.sessions.get(leaseId)) return undefined;
-  const b = await r.sessions.bind(leaseId, AbortSignal.timeout(CAPTURE_MS));
+  // The recorder's own capture of a lease a call of its principal already bound.
+  const b = await r.sessions.bind(leaseId, AbortSignal.timeout(CAPTURE_MS), undefined);
   if (!b.session?.screenshot || !b.adapter?.capabilities.includes('screenshot')) return undefined;
   const shot = await shapeScreenshot(await b.session.screenshot(b.context), { format: 'png', maxWidth: FRAME_WIDTH, maxHeight: 4096, maxBytes: 8 * 1024 * 1024 });
   return shot.data;

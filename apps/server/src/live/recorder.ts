@@ -44,6 +44,8 @@ export interface Step {
   seq: number;
   at: string;
   actor: 'agent' | 'human';
+  /** Who made the call: the agent's authenticated principal, or the person's (the dashboard token's). */
+  principal?: string;
   tool: string;
   outcome: 'ok' | 'error';
   code?: string;
@@ -110,13 +112,13 @@ export class Recordings {
     return this.#root;
   }
 
-  /** The router's hook: one agent step per VM-bound call. Never throws, never waits. */
-  agent(call: RecordedCall): void {
+  /** The router's hook: one agent step per VM-bound call, by `principal`. Never throws, never waits. */
+  agent(call: RecordedCall, principal: string): void {
     if (!this.enabled || !LEASE_ID.test(call.lease_id)) return;
     const id = call.lease_id;
     const structured = call.result.structuredContent as { human_note?: unknown } | undefined;
     const step: NewStep = {
-      at: call.at, actor: 'agent', tool: call.tool, outcome: call.outcome, ...(call.code ? { code: call.code } : {}),
+      at: call.at, actor: 'agent', principal, tool: call.tool, outcome: call.outcome, ...(call.code ? { code: call.code } : {}),
       duration_ms: call.duration_ms, args: redactArgs(call.args),
       ...(typeof structured?.human_note === 'string' ? { note: structured.human_note } : {}),
     };
@@ -132,10 +134,10 @@ export class Recordings {
   }
 
   /** A person's turn (take-over, hand-back, input); `frame`: capture the screen after it. */
-  human(leaseId: string, tool: string, args: Record<string, unknown>, options: { note?: string; frame?: boolean; outcome?: 'ok' | 'error'; code?: string; duration_ms?: number } = {}): void {
+  human(leaseId: string, principal: string | null, tool: string, args: Record<string, unknown>, options: { note?: string; frame?: boolean; outcome?: 'ok' | 'error'; code?: string; duration_ms?: number } = {}): void {
     if (!this.enabled || !LEASE_ID.test(leaseId)) return;
     const step: NewStep = {
-      at: new Date().toISOString(), actor: 'human', tool, outcome: options.outcome ?? 'ok', ...(options.code ? { code: options.code } : {}),
+      at: new Date().toISOString(), actor: 'human', ...(principal !== null ? { principal } : {}), tool, outcome: options.outcome ?? 'ok', ...(options.code ? { code: options.code } : {}),
       duration_ms: options.duration_ms ?? 0, args: redactArgs(args), ...(options.note !== undefined ? { note: options.note } : {}),
     };
     this.#enqueue(leaseId, step, options.frame && step.outcome === 'ok' ? 'capture' : undefined);

@@ -17,7 +17,7 @@ pre{background:#f3f3f3;padding:.4rem;overflow:auto;white-space:pre-wrap;word-bre
 
 export function recordingHtml(lease: LeaseInfo, steps: Step[]): string {
   const items = steps.map((s) => `<li class="${s.actor} ${s.outcome}" data-tool="${esc(s.tool)}">
-<div class="head"><span class="seq">#${s.seq}</span><span class="actor">${s.actor}</span><span class="tool">${esc(s.tool)}</span><span class="outcome">${s.outcome}${s.code ? ` ${esc(s.code)}` : ''}</span><span class="meta">${esc(s.at)} · ${s.duration_ms} ms</span></div>
+<div class="head"><span class="seq">#${s.seq}</span><span class="actor">${s.actor}${s.principal ? ` (${esc(s.principal)})` : ''}</span><span class="tool">${esc(s.tool)}</span><span class="outcome">${s.outcome}${s.code ? ` ${esc(s.code)}` : ''}</span><span class="meta">${esc(s.at)} · ${s.duration_ms} ms</span></div>
 ${Object.keys(s.args).length ? `<pre>${esc(JSON.stringify(s.args, null, 2))}</pre>` : ''}${s.note !== undefined ? `<p class="note">${esc(s.note)}</p>` : ''}${s.screenshot?.startsWith('data:image/') ? `<img alt="screen after step ${s.seq}" src="${esc(s.screenshot)}">` : ''}
 </li>`).join('\n');
   return `<!doctype html>

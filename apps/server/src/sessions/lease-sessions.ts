@@ -49,8 +49,13 @@ export class LeaseSessions {
     return this.#open.get(leaseId);
   }
 
-  async bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding> {
-    const lease = await this.#leases.get(leaseId);
+  /**
+   * `principal`: the caller's (every agent call passes it): another principal's lease — a warm
+   * pool's unclaimed machine included — is NOT_FOUND before anything is opened. Undefined: the
+   * server's own use (the recorder's frame captures of a lease already bound).
+   */
+  async bind(leaseId: string, signal: AbortSignal, principal: string | undefined): Promise<LeaseBinding> {
+    const lease = await this.#leases.get(leaseId, principal);
     if (lease.status !== 'ready') {
       await this.end(leaseId, lease.status);
       switch (lease.status) {

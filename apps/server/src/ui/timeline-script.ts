@@ -67,7 +67,7 @@ function stepItem(step) {
     el('div', { className: 'step-body' }, [
       el('div', { className: 'step-head' }, [
         el('span', { className: 'seq', text: '#' + step.seq }),
-        el('span', { className: 'badge actor actor-' + step.actor, text: step.actor }),
+        el('span', { className: 'badge actor actor-' + step.actor, text: step.actor, title: step.principal ? 'principal: ' + step.principal : '' }),
         el('strong', { className: 'tool', text: step.tool }),
         el('span', { className: 'outcome', text: outcome }),
         el('span', { className: 'duration', text: typeof step.duration_ms === 'number' ? step.duration_ms + ' ms' : '' }),

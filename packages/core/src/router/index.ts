@@ -73,20 +73,23 @@ export function createRouter(host: RouterHost): Router {
   // JSON Schema only: the TypeBox objects carry symbol keys that must not leak to the wire.
   const wireTools = JSON.parse(JSON.stringify(tools)) as Tool[];
 
-  async function run(name: ToolName, args: unknown, extra: CallExtra): Promise<CallToolResult> {
+  /** What one call learnt on its way: the lease it was bound to (only such calls are recorded). */
+  interface CallState { bound?: string }
+
+  async function run(name: ToolName, args: unknown, extra: CallExtra, state: CallState): Promise<CallToolResult> {
     const def = TOOLS[name];
     const input = assertValid<Record<string, unknown>>(def.input, args ?? {}, `${name} arguments`);
     assertDeliverable(name, input);
     if (host.settings.denyTools.includes(name)) throw new VmhubError('POLICY_DENIED', `${name} is disabled by this server's policy (policy.deny_tools)`);
     switch (name) {
       case 'vm_list_templates': return okResult(await host.listTemplates());
-      case 'vm_capabilities': return okResult(await host.capabilities(input as never));
+      case 'vm_capabilities': return okResult(await host.capabilities(input as never, extra));
       case 'vm_health': return okResult(await host.health());
       case 'vm_lease_create': return okResult(await host.leaseCreate(input as never, extra));
       // Waits at most 25 s (well under clients' 60 s) and sends progress on every stage change.
       case 'vm_lease_status': return okResult(await host.leaseStatus(input as never, extra));
-      case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never));
-      case 'vm_lease_release': return okResult(await host.leaseRelease(input as never));
+      case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never, extra));
+      case 'vm_lease_release': return okResult(await host.leaseRelease(input as never, extra));
       case 'vm_lease_list':
         if (!host.leaseList) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_lease_list: this vmhub host does not list leases', { hint: 'Keep the lease_id vm_lease_create returned; this host cannot look it up.' });
         return okResult(await host.leaseList(input as never, extra));
@@ -98,7 +101,7 @@ export function createRouter(host: RouterHost): Router {
     try {
       const beat = heartbeat(name, extra);
       try {
-        return await runBound(name, def.capability, input, deadline);
+        return await runBound(name, def.capability, input, deadline, extra, state);
       } finally {
         beat.stop();
       }
@@ -108,8 +111,9 @@ export function createRouter(host: RouterHost): Router {
   }
 
   /** `capability` undefined: the handler gates each of its steps itself (vm_batch). */
-  async function runBound(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], input: Record<string, unknown>, deadline: AbortSignal): Promise<CallToolResult> {
-    const binding = await host.bind(input.lease_id as string, deadline);
+  async function runBound(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], input: Record<string, unknown>, deadline: AbortSignal, extra: CallExtra, state: CallState): Promise<CallToolResult> {
+    const binding = await host.bind(input.lease_id as string, deadline, extra);
+    state.bound = binding.lease_id;
     const { adapter, session } = binding;
     if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
     if (capability && !adapter.capabilities.includes(capability)) {
@@ -142,6 +146,7 @@ export function createRouter(host: RouterHost): Router {
     return result;
   }
 
+    const state: CallState = {};
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     const started = Date.now();
     let result: CallToolResult;
@@ -150,7 +155,7 @@ export function createRouter(host: RouterHost): Router {
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
         throw new VmhubError('INVALID_REQUEST', `${name} arguments must be a JSON object, not ${describeJson(args)}`);
       }
-      result = await run(name as ToolName, args, extra);
+      result = await run(name as ToolName, args, extra, state);
     } catch (err) {
       result = errorResult(err);
     }
@@ -158,7 +163,9 @@ export function createRouter(host: RouterHost): Router {
       const leaseId = typeof (args as { lease_id?: unknown })?.lease_id === 'string' ? (args as { lease_id: string }).lease_id : undefined;
       const record = { at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' as const : 'ok' as const, ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started };
       host.audit?.(record, extra);
-      if (leaseId && Object.hasOwn(VM_HANDLERS, name)) host.record?.({ ...record, lease_id: leaseId, args: args as Record<string, unknown>, result }, extra);
+      // Only a call bound to the lease (the caller's own, ready) joins its recording: a call on
+      // another principal's lease, or one refused before binding, is not part of its story.
+      if (state.bound !== undefined && Object.hasOwn(VM_HANDLERS, name)) host.record?.({ ...record, lease_id: state.bound, args: args as Record<string, unknown>, result }, extra);
     } catch { /* auditing and recording never break a call */ }
     return result;
   }

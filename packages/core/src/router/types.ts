@@ -95,32 +95,41 @@ export interface RecordedCall extends AuditRecord {
   result: CallToolResult;
 }
 
+/**
+ * Every lease-bound member gets the call's `extra`: its `authInfo` carries the authenticated
+ * principal, and a host serving several principals must answer NOT_FOUND — the answer for an id
+ * that does not exist — for a lease of another principal, on every tool.
+ */
 export interface RouterHost {
   listTemplates(): Promise<ToolOutput<'vm_list_templates'>>;
-  capabilities(input: ToolInput<'vm_capabilities'>): Promise<ToolOutput<'vm_capabilities'>>;
+  capabilities(input: ToolInput<'vm_capabilities'>, extra: CallExtra): Promise<ToolOutput<'vm_capabilities'>>;
   health(): Promise<ToolOutput<'vm_health'>>;
   leaseCreate(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo>;
   leaseStatus(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo>;
-  leaseRenew(input: ToolInput<'vm_lease_renew'>): Promise<LeaseInfo>;
-  leaseRelease(input: ToolInput<'vm_lease_release'>): Promise<LeaseInfo>;
+  leaseRenew(input: ToolInput<'vm_lease_renew'>, extra: CallExtra): Promise<LeaseInfo>;
+  leaseRelease(input: ToolInput<'vm_lease_release'>, extra: CallExtra): Promise<LeaseInfo>;
   /**
    * The calling principal's leases (never another's), newest first, capped. Optional: hosts that
    * serve one fixed lease (the conformance kit) have nothing to list.
    */
   leaseList?(input: ToolInput<'vm_lease_list'>, extra: CallExtra): Promise<ToolOutput<'vm_lease_list'>>;
   /**
-   * Resolve a lease to its session (opened on first use, kept until the lease ends); throws
-   * NOT_FOUND, LEASE_EXPIRED or LEASE_NOT_READY.
+   * Resolve the caller's lease to its session (opened on first use, kept until the lease ends);
+   * throws NOT_FOUND (no such lease, or another principal's), LEASE_EXPIRED or LEASE_NOT_READY.
+   * Only a call whose bind succeeded is recorded on the lease.
    */
-  bind(leaseId: string, signal: AbortSignal): Promise<LeaseBinding>;
+  bind(leaseId: string, signal: AbortSignal, extra: CallExtra): Promise<LeaseBinding>;
   /**
    * A call on a ready lease failed: is its machine still there? Resolves the error to answer
    * instead (MACHINE_LOST, the lease already ended) when the machine was removed or stopped
    * behind vmhub's back, else undefined. Must not throw.
    */
   machineLost?(leaseId: string): Promise<Error | undefined>;
-  /** Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree. */
-  cloneOnHost?(input: ToolInput<'vm_clone_repo'>): Promise<HostClone>;
+  /**
+   * Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree.
+   * `template`: the bound lease's (its clone_credentials), so the host never looks a lease up.
+   */
+  cloneOnHost?(input: ToolInput<'vm_clone_repo'>, template: TemplateConfig): Promise<HostClone>;
   /** Persist a screenshot (VMHUB_SCREENSHOT_DIR); returns the file path. */
   saveScreenshot?(leaseId: string, shot: ShapedScreenshot): Promise<string | undefined>;
   /**

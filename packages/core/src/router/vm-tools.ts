@@ -257,7 +257,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     if (!host.cloneOnHost) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server has no host-side git configured for vm_clone_repo');
     const name = input.url.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '') || 'repo';
     const dest = await guestPath(b, input.dest ?? name, 'dest');
-    const clone = await host.cloneOnHost(input);
+    const clone = await host.cloneOnHost(input, b.template);
     try {
       await b.session.cloneRepo!(b.context, { dest, archive: clone.archive });
     } finally {
