@@ -34,7 +34,8 @@ export async function leasesCommand(argv: string[]): Promise<number> {
   }
   let rt: Runtime | undefined;
   try {
-    rt = await startRuntime(loadConfig(), import.meta.url);
+    // A one-shot command: no warm pool is filled and no reaper is started from here.
+    rt = await startRuntime(loadConfig(), import.meta.url, { background: false });
     const out = await run(rt, verb, id, options);
     await write(out.text);
     return out.code;

@@ -25,7 +25,18 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function startRuntime(config: VmhubConfig, from: string): Promise<Runtime> {
+export interface RuntimeOptions {
+  /**
+   * Background work of a serving process: warm pools filled and held, and a reaper started for
+   * leases left live by an earlier server. Default true. A one-shot command (`vmhub-server
+   * leases …`) passes false: it starts no pool machine and no reaper (a reaper it started would
+   * outlive it, and a pool lease it made would be held by nobody once it exits).
+   */
+  background?: boolean;
+}
+
+export async function startRuntime(config: VmhubConfig, from: string, options: RuntimeOptions = {}): Promise<Runtime> {
+  const background = options.background ?? true;
   // Loaded here, not at module load: better-sqlite3 and kysely are not needed to answer `initialize`.
   const { defaultStatePath, openStore } = await import('@vmhub/store');
   // VMHUB_DB as given (a PostgreSQL URL with its password): only the store and the reaper's env see it.
@@ -40,15 +51,17 @@ export async function startRuntime(config: VmhubConfig, from: string): Promise<R
   // Every terminal state the manager reaches ends the lease's session here.
   const leases = new LeaseManager(store, registry, config, (leaseId, reason) => sessions.end(leaseId, reason));
   sessions.attach(leases);
-  const reaper = reaperStarter(store, { db, enabled: config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
+  const reaper = reaperStarter(store, { db, enabled: background && config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
   // A pool machine is a lease like any other: a reaper must be there to reap it if we die.
   const pools = new WarmPools(store, registry, leases, config, () => void reaper.ensure('pool machine created'));
   leases.attachPools(pools);
   const catalog = new Catalog(registry, store, leases, sessions);
   // Leases left live by an earlier server (it died with its client): make sure someone reaps them.
   // A store that is unreachable now is not checked again here: the next lease created starts a reaper.
-  void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);
-  pools.start();
+  if (background) {
+    void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);
+    pools.start();
+  }
   return {
     store, registry, sessions, leases, pools, catalog, reaper,
     async close() {

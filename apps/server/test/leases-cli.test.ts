@@ -1,22 +1,33 @@
 // `vmhub-server leases list|show|release|renew` as a person at a shell runs them: the built
 // binary as a child process, on the store a running stdio server uses (fake plugins). Output,
 // exit codes, and the effects: a release ends the lease (the server sees `released`) and its
-// machine is destroyed (the fake ledger records it, its directory is gone).
+// machine is destroyed (the fake ledger records it, its directory is gone). A CLI command is
+// one-shot: with warm pools and the reaper's autostart configured, it starts neither.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { readFakeLedger } from '@vmhub/conformance/fake';
+import { POOL_PRINCIPAL, Store } from '@vmhub/store';
 import { BIN, connect, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let box: Sandbox;
 let s: Session;
 
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return cliIn(box, ...args);
+}
+
+function cliIn(on: Sandbox, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'leases', ...args], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn' } });
+    const child = spawn(process.execPath, [BIN, 'leases', ...args], { env: { PATH: process.env.PATH ?? '', HOME: on.dir, VMHUB_CONFIG: on.configFile, VMHUB_LOG_LEVEL: 'warn' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -124,5 +135,44 @@ describe('server: leases CLI', () => {
       assert.match(r.stderr, /^vmhub-server leases: .+\nusage: vmhub-server leases list/, `leases ${args.join(' ')}`);
     }
     assert.equal((await s.call('vm_lease_status', { lease_id: a })).structuredContent.status, 'ready', 'nothing above touched the other lease');
+  });
+});
+
+describe('server: leases CLI starts no warm pool and no reaper', () => {
+  it('with a pool and the reaper\'s autostart configured and a live lease in the store, list/show leave no pool lease and no reaper', async (t) => {
+    const pooled = sandbox({ pools: { 'fake-desktop': { min_ready: 1, max: 2, hold_seconds: 30 } }, reaper: { autostart: true } });
+    const reapers = async () => (await run('pgrep', ['-f', '--', `--while-needed --db ${pooled.db}`]).catch(() => ({ stdout: '' }))).stdout.split('\n').filter(Boolean);
+    let server: Session | undefined;
+    try {
+      // The live lease comes from a server that itself runs neither (its own config, the same store).
+      const plain = { ...pooled, configFile: join(pooled.dir, 'plain.json') };
+      const config = JSON.parse(readFileSync(pooled.configFile, 'utf8'));
+      writeFileSync(plain.configFile, JSON.stringify({ ...config, pools: {}, reaper: { autostart: false } }));
+      server = await connect(plain);
+      const lease = (await server.call('vm_lease_create', { template: 'fake-desktop' })).structuredContent.lease_id as string;
+      await waitReady(server, lease);
+
+      for (const args of [['list'], ['list', '--all', '--json'], ['show', lease]]) {
+        const r = await cliIn(pooled, ...args);
+        assert.equal(r.code, 0, `leases ${args.join(' ')}: ${r.stderr}`);
+      }
+      // A pool pass runs at once and every 2 s; a started reaper takes the store's lock within a second or two.
+      await sleep(3000);
+      const store = new Store({ path: pooled.db });
+      try {
+        const pool = await store.listLeases({ principal: POOL_PRINCIPAL });
+        assert.deepEqual(pool.map((l) => `${l.id} ${l.status}`), [], 'no pool lease was made');
+        assert.equal(await store.lockHolder('reaper'), undefined, 'no reaper holds the store');
+        assert.deepEqual((await store.listLeases({})).map((l) => l.id), [lease], 'the store holds only the server\'s lease');
+      } finally {
+        await store.close();
+      }
+      assert.deepEqual(await reapers(), [], 'no reaper process for the store');
+      t.diagnostic('3 CLI commands with pools.fake-desktop {min_ready: 1} and reaper.autostart: no pool lease, no reaper');
+    } finally {
+      await server?.close();
+      for (const pid of await reapers()) { try { process.kill(Number(pid), 'SIGKILL'); } catch { /* gone */ } }
+      pooled.cleanup();
+    }
   });
 });

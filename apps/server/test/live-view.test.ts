@@ -110,7 +110,7 @@ async function focusedId(): Promise<string | undefined> {
   return (await windows()).find((w) => w.focused)?.id;
 }
 
-/** What the guest's line reader has written so far (exec keeps working under take-over). */
+/** What the guest's line reader has written so far (exec works under take-over: the person allows commands and files). */
 async function guestLines(): Promise<string> {
   return (await ok('vm_exec', { shell: `cat ${LINES} 2>/dev/null || true` })).structuredContent.stdout;
 }
@@ -252,11 +252,14 @@ describe('live view in headless Chromium: a person watches, takes over and hands
   });
 
   it('take over: the agent\'s input answers HUMAN_CONTROL (retryable), vm_screenshot still works', async () => {
+    // The person lets the agent's commands run meanwhile (the test reads the guest with vm_exec).
+    await page.locator('#allow-commands').check();
     await page.locator('#takeover').click();
     await page.waitForFunction(() => document.querySelector('#control')?.textContent?.trim() === 'human', undefined, { timeout: 10_000 });
     const view = await (await api(`/api/leases/${lease}`)).json() as any;
     assert.equal(view.control, 'human');
     assert.ok(view.control_since, 'the API says since when');
+    assert.equal(view.allow_commands_and_files, true, 'the page sent the box\'s choice');
 
     const c = centre(reader);
     const refused = await call('vm_click', { lease_id: lease, x: c.x, y: c.y, coordinate_space: 'screen' });

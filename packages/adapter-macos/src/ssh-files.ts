@@ -1,11 +1,11 @@
 /**
- * Files over SFTP on the lease's SSH connection, with the SSH user's rights: byte-exact writes
- * (parents created, mode applied after the umask), reads bounded by a cap checked before any
+ * Files over SFTP on the lease's SSH connection, with the SSH user's rights: byte-exact, atomic
+ * writes (parents created, a temporary sibling renamed over the file, mode applied after the umask), reads bounded by a cap checked before any
  * byte moves, and failures typed in guest terms (core's fsError: the guest path only).
  */
 import { posix } from 'node:path';
 import type { SFTPWrapper, Stats } from 'ssh2';
-import { fsError, type FsOp } from '@vmhub/core';
+import { fsError, putTempPath, type FsOp } from '@vmhub/core';
 import { macError, SOURCE } from './errors.ts';
 import type { SshLink } from './ssh-link.ts';
 
@@ -47,13 +47,37 @@ async function mkdirs(sftp: SFTPWrapper, dir: string, user: string, target: stri
   });
 }
 
+/** The file a write lands in: a symlink at `path` is followed (40 links at most), as opening it would. */
+async function landing(sftp: SFTPWrapper, path: string, user: string): Promise<string> {
+  let p = path;
+  for (let i = 0; i < 40; i++) {
+    const l = await call<Stats>((cb) => sftp.lstat(p, cb)).catch(() => undefined);
+    if (!l?.isSymbolicLink()) return p;
+    const to = await call<string>((cb) => sftp.readlink(p, cb));
+    p = to.startsWith('/') ? to : posix.join(posix.dirname(p), to);
+  }
+  throw fsError('ELOOP', { op: 'write', path, user, source: SOURCE })!;
+}
+
+/**
+ * Atomic (GuestChannel.putFile): the bytes go to a temporary sibling (core's putTempPath),
+ * renamed over the file (posix-rename@openssh.com) once written, so a connection or server lost
+ * mid-write leaves the file as it was. The mode is the one given, else an existing file's.
+ */
 export async function sftpPut(link: SshLink, path: string, data: Buffer, mode: number | undefined, user: string): Promise<void> {
   const sftp = await link.sftp();
   await mkdirs(sftp, posix.dirname(path), user, path);
+  const old = await stat(sftp, path);
+  if (old?.isDirectory()) throw fsError('EISDIR', { op: 'write', path, user, source: SOURCE })!;
+  const target = await landing(sftp, path, user);
+  const tmp = putTempPath(target);
+  const bits = mode ?? (old?.isFile() ? old.mode & 0o777 : undefined);
   try {
-    await call<void>((cb) => sftp.writeFile(path, data, mode === undefined ? {} : { mode }, (e) => cb(e, undefined)));
-    if (mode !== undefined) await call<void>((cb) => sftp.chmod(path, mode, (e) => cb(e, undefined)));
+    await call<void>((cb) => sftp.writeFile(tmp, data, bits === undefined ? { flag: 'wx' } : { flag: 'wx', mode: bits }, (e) => cb(e, undefined)));
+    if (bits !== undefined) await call<void>((cb) => sftp.chmod(tmp, bits, (e) => cb(e, undefined)));
+    await call<void>((cb) => sftp.ext_openssh_rename(tmp, target, (e) => cb(e, undefined)));
   } catch (err) {
+    await call<void>((cb) => sftp.unlink(tmp, (e) => cb(e, undefined))).catch(() => undefined);
     throw await typed(sftp, err, 'write', path, user);
   }
 }

@@ -113,7 +113,7 @@ export class AdbChannel implements GuestChannel, DeviceRef {
     if (data.length > cap) {
       throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] file for ${path} is ${data.length} bytes, over the cap of ${cap} bytes (maxFileBytes): raise the provider's max_file_bytes`, { source: SOURCE, details: { path, size: data.length, cap } });
     }
-    await this.#guard(() => putFileOverSync(this.#files(), path, data, options.mode ?? 0o644));
+    await this.#guard(() => putFileOverSync(this.#files(), path, data, options.mode));
   }
 
   async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {

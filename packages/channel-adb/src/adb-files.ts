@@ -5,7 +5,7 @@
  * to the contract's typed error (core's fsError).
  */
 import { Readable } from 'node:stream';
-import { errnoFromText, fsError, VmhubError, type ExecResult } from '@vmhub/core';
+import { errnoFromText, fsError, PUT_COMMIT_SH, putTempPath, VmhubError, type ExecResult } from '@vmhub/core';
 import type { DeviceClient } from '@devicefarmer/adbkit';
 
 import { DEVICE_GONE } from './adb-exec.ts';
@@ -29,31 +29,43 @@ function typed(errno: string | undefined, op: 'write' | 'read', path: string, us
   return known ?? new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] cannot ${op} ${path}: ${fallback}`, { source: SOURCE, details: { path }, cause });
 }
 
-// After a failed SEND: which part of the path is wrong? Prints the shell's own message.
+// After a failed SEND: which part of the path is wrong? Prints the shell's own message. Probes
+// with the temporary name ($2, removed again), never the file itself.
 const DIAGNOSE_WRITE = String.raw`
-p=$1; d=${'$'}{p%/*}; [ -n "$d" ] || d=/
+p=$1; t=$2; d=${'$'}{t%/*}; [ -n "$d" ] || d=/
 if [ -d "$p" ]; then echo "$p: Is a directory"; exit 0; fi
 e=$(mkdir -p "$d" 2>&1) || { echo "$e"; exit 0; }
-e=$( (: >> "$p") 2>&1) || { echo "$e"; exit 0; }
+e=$( (: >> "$t") 2>&1) || { echo "$e"; exit 0; }
+rm -f -- "$t"
 `;
 
-export async function putFileOverSync(ctx: FileContext, path: string, data: Buffer, mode: number): Promise<void> {
+/**
+ * Atomic (GuestChannel.putFile): SEND writes a temporary sibling (core's putTempPath), then one
+ * shell (PUT_COMMIT_SH) checks it holds every byte, sets the mode (given; else an existing
+ * file's; else 0644) and renames it over the path. A server killed mid-SEND leaves the file as
+ * it was; the temporary file is removed on every failure seen here.
+ */
+export async function putFileOverSync(ctx: FileContext, path: string, data: Buffer, mode: number | undefined): Promise<void> {
+  const tmp = putTempPath(path);
   try {
-    const transfer = await ctx.device.push(Readable.from([data]), path, mode);
+    const transfer = await ctx.device.push(Readable.from([data]), tmp, mode ?? 0o644);
     await new Promise<void>((resolve, reject) => {
       transfer.once('end', () => resolve());
       transfer.once('error', reject);
     });
   } catch (err) {
-    const why = await ctx.exec(['sh', '-c', DIAGNOSE_WRITE, 'sh', path], 15_000).catch(() => undefined);
+    const why = await ctx.exec(['sh', '-c', DIAGNOSE_WRITE, 'sh', path, tmp], 15_000).catch(() => undefined);
+    await ctx.exec(['rm', '-f', '--', tmp], 15_000).catch(() => undefined);
     const text = why?.stdout.toString('utf8').trim() || (err instanceof Error ? err.message : String(err));
     throw typed(errnoFromText(text), 'write', path, ctx.user, text, err);
   }
-  // adbd applies its own policy to the SEND mode (Debian's adbd leaves 0777): set it explicitly.
-  const chmod = await ctx.exec(['chmod', mode.toString(8).padStart(4, '0'), path], 15_000);
-  if (chmod.exit_code !== 0) {
-    const text = chmod.stderr.toString('utf8').trim();
-    throw typed(errnoFromText(text), 'write', path, ctx.user, `chmod failed: ${text}`);
+  // adbd applies its own policy to the SEND mode (Debian's adbd leaves 0777): the commit sets it explicitly.
+  const octal = (m: number) => (m & 0o7777).toString(8).padStart(4, '0');
+  const commit = await ctx.exec(['sh', '-c', PUT_COMMIT_SH, 'sh', tmp, path, mode === undefined ? '' : octal(mode), String(data.length), '0644'], 15_000 + Math.ceil(data.length / 1048576) * 1000);
+  if (commit.exit_code !== 0) {
+    await ctx.exec(['rm', '-f', '--', tmp], 15_000).catch(() => undefined);
+    const text = commit.stderr.toString('utf8').trim();
+    throw typed(errnoFromText(text), 'write', path, ctx.user, `writing failed: ${text}`);
   }
 }
 

@@ -58,7 +58,14 @@ export interface GetFileOptions {
 export interface GuestChannel {
   /** Run argv[0] with arguments argv[1..] (no shell). */
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
-  /** Write a file (parent directories created). */
+  /**
+   * Write a file (parent directories created), atomically: the bytes go to a temporary name in
+   * the same directory (`.<name>.vmhub-<random>`, guest-put.ts), which is renamed over `path`
+   * only once every byte arrived — a reader, or a server killed mid-write, never finds half a
+   * file at `path`, only the old content or the new. The temporary file is removed on failure
+   * (a writer killed outright may leave it). A symlink at `path` is written through (its target
+   * is replaced); an existing file's permission bits are kept unless `mode` is given.
+   */
   putFile(path: string, data: Buffer, options?: PutFileOptions): Promise<void>;
   /** Read a whole file. */
   getFile(path: string, options?: GetFileOptions): Promise<Buffer>;

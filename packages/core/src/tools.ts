@@ -319,7 +319,7 @@ export const TOOLS = {
   }),
   vm_put_file: tool({
     name: 'vm_put_file', title: 'Put file', capability: 'put_file',
-    description: 'Write a file (path absolute or under home) from content (UTF-8) or content_base64.',
+    description: 'Write a file (absolute or under home) from content (UTF-8) or content_base64.',
     input: Type.Object({
       lease_id: LeaseId, path: GuestPath,
       content: Type.Optional(Type.String()),
@@ -358,7 +358,7 @@ export const TOOLS = {
   }),
   vm_exec: tool({
     name: 'vm_exec', title: 'Run command', capability: 'exec',
-    description: 'Run argv (command) or a shell string (shell); output capped. detach: true returns a job id; read it with {job}.',
+    description: 'Run argv (command) or shell string (shell); output capped. detach: true → job id for {job}; JOB_LOST after a server restart.',
     input: Type.Object({
       lease_id: LeaseId,
       command: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024 })),

@@ -125,7 +125,17 @@ sub handle {
   elsif ($type eq 'Q') { shutdown_all() }
 }
 
+# The connection is gone (the server died or closed the channel). Every job's stdin ends first,
+# so a file writer sees its input cut short and removes its temporary file (file-ops.pl put);
+# at most 200 ms later every job's process group is killed.
 sub shutdown_all {
+  my %left = map { $_->{pid} => 1 } grep { !defined $_->{status} } values %job;
+  close_stdin($_) for values %job;
+  for (1 .. 10) {
+    while ((my $pid = waitpid(-1, WNOHANG)) > 0) { delete $left{$pid} }
+    last unless %left;
+    select(undef, undef, undef, 0.02);
+  }
   kill('KILL', -$_->{pid}) for values %job;
   exit 0;
 }

@@ -8,10 +8,11 @@
  * does the work and names the exact errno; without perl, `sh` + coreutils do, and the errno is
  * recognised from their message. Either way a failure is a typed error naming the guest path.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { VmhubError, type ExecOptions, type ExecResult } from '@vmhub/core';
-import { errnoFromText, fsError, type FsErrorContext, type FsOp } from '@vmhub/core';
+import { errnoFromText, fsError, PUT_FILE_SH, putTempPath, type FsErrorContext, type FsOp } from '@vmhub/core';
 
 const SOURCE = 'provider-docker';
 
@@ -26,7 +27,7 @@ let script: string | undefined;
 const fileScript = (): string => (script ??= readFileSync(new URL('../helper/file-ops.pl', import.meta.url), 'utf8'));
 
 // Fallbacks for images without perl. Failures end with exit 3 and the tool's own message.
-const PUT_SH = 'umask 022; d=${1%/*}; if [ -n "$d" ]; then mkdir -p -- "$d" || exit 3; fi; cat > "$1" || exit 3; if [ -n "$2" ]; then chmod "$2" "$1" || exit 3; fi';
+// A put is atomic either way (core's guest-put.ts): a temporary sibling renamed over the file.
 const GET_SH = 'if [ -d "$1" ]; then echo "vmhub-file: EISDIR open" >&2; exit 3; fi; if [ -e "$1" ] && [ ! -f "$1" ]; then echo "vmhub-file: ENOTREG open" >&2; exit 3; fi; exec cat -- "$1"';
 const UNTAR_SH = 'mkdir -p -- "$1" || exit 3; exec tar -x --no-same-owner -C "$1" -f -';
 
@@ -57,9 +58,17 @@ function failure(r: ExecResult, c: Omit<FsErrorContext, 'source'>, what: string)
   return new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] cannot ${what} ${c.path} as ${c.user}: ${why}`, { source: SOURCE, details: { path: c.path } });
 }
 
+/**
+ * Atomic (GuestChannel.putFile): the guest writes `.<name>.vmhub-<random>` beside the file and
+ * renames it over the file only when exactly `data.length` bytes arrived — a server killed
+ * mid-put leaves the file as it was.
+ */
 export async function putFileAsUser(exec: GuestExec, call: FileCall, path: string, data: Buffer, mode: number | undefined): Promise<void> {
   const m = mode === undefined ? '' : (mode & 0o7777).toString(8);
-  const argv = call.tool === 'perl' ? ['perl', '-e', fileScript(), 'put', path, m] : ['sh', '-c', PUT_SH, 'sh', path, m];
+  const random = randomBytes(6).toString('hex');
+  const argv = call.tool === 'perl'
+    ? ['perl', '-e', fileScript(), 'put', path, m, String(data.length), random]
+    : ['sh', '-c', PUT_FILE_SH, 'sh', path, putTempPath(path, random), m, String(data.length)];
   const r = await exec(argv, { user: call.user, cwd: '/', stdin: data, timeoutMs: budget(data.length), maxOutputBytes: 64 * 1024 });
   if (r.exit_code !== 0) throw failure(r, { op: 'write', path, user: call.user }, 'write');
 }

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { killedResult } from './exec-result.ts';
-import { errnoFromText, fsError, type FsOp } from '@vmhub/core';
+import { errnoFromText, fsError, putTempPath, type FsOp } from '@vmhub/core';
 import { sleep, type PveClient } from './pve-client.ts';
 import { SOURCE, toVmhubError } from './pve-errors.ts';
 
@@ -42,12 +42,20 @@ const READ_SEGMENT_CHARS = 1_398_104;
 const READ_MAX = 16 * 1024 * 1024;
 /** Files up to this size are read as base64 on one exec's stdout (qemu-ga captures 16 MiB). */
 const EXEC_READ_MAX = 12 * 1024 * 1024;
-/** The user's writer: parent directories, then the file, opened by the user's shell. */
-const WRITE_SH = 'mkdir -p -- "$1" && cat > "$2"';
-const WRITE_MODE_SH = 'mkdir -p -- "$1" && cat > "$2" && chmod "$3" "$2"';
+/**
+ * The user's writer (`sh -c W sh DIR PATH MODE TEMP`): parent directories, then the bytes into
+ * TEMP (a sibling of PATH, core's putTempPath) opened by the user's shell, renamed over PATH
+ * once written (GuestChannel.putFile is atomic); TEMP goes on failure. The agent hands the
+ * command its whole input at once, so no count check is needed. A directory at PATH is named as
+ * such by cat. Kept to the shell subset the PVE simulator's guest speaks (no if, no braces).
+ */
+const writer = (mode: string): string => `[ -d "$2" ] && exec cat -- "$2"; mkdir -p -- "$1" && cat > "$4" && ${mode} && mv -f -- "$4" "$2" && exit 0; rm -f -- "$4"; exit 3`;
+/** No mode given: an existing file's permission bits are kept. */
+const WRITE_SH = writer(`sh -c '[ -f "$1" ] && chmod --reference="$1" -- "$2"; exit 0' sh "$2" "$4"`);
+const WRITE_MODE_SH = writer('chmod "$3" "$4"');
 /** Root's side of a large write: the parts, in order, into the user's writer; then the parts go. */
-const JOIN_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; shift 6; cat -- "$@" | runuser -u "$u" -- sh -c "$s" sh "$d" "$p" "$m"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
-const JOIN_ROOT_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; shift 6; cat -- "$@" | sh -c "$s" sh "$d" "$p" "$m"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
+const JOIN_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; w=$7; shift 7; cat -- "$@" | runuser -u "$u" -- sh -c "$s" sh "$d" "$p" "$m" "$w"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
+const JOIN_ROOT_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; w=$7; shift 7; cat -- "$@" | sh -c "$s" sh "$d" "$p" "$m" "$w"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
 /** Root's side of a large read: the user's `cat` opens the file, root's shell holds the copy. */
 const COPY_SH = 'mkdir -p -m 700 -- "$1" && runuser -u "$2" -- cat -- "$3" > "$1/f"';
 /** SIGKILLs every descendant of pid $1, deepest first (pgrep from procps or busybox). */
@@ -194,7 +202,7 @@ export class AgentChannel implements GuestChannel {
     const mode = options.mode === undefined ? '' : (options.mode & 0o7777).toString(8);
     const script = mode ? WRITE_MODE_SH : WRITE_SH;
     const c = { op: 'write' as const, path, user };
-    const args = [posix.dirname(path), path, mode];
+    const args = [posix.dirname(path), path, mode, putTempPath(path)];
     const fits = isUtf8(data) ? data.toString('utf8').length <= INPUT_DATA_MAX_CHARS : Math.ceil(data.length / 3) * 4 <= INPUT_DATA_MAX_CHARS;
     if (fits) {
       const r = await this.exec(['sh', '-c', script, 'sh', ...args], { user, stdin: data, timeoutMs: 60_000 });

@@ -6,13 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import ssh2, { type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
 import { killedResult } from './exec-result.ts';
-import { errnoFromText, fsError, type FsErrorContext } from '@vmhub/core';
+import { errnoFromText, fsError, PUT_FILE_SH, putTempPath, type FsErrorContext } from '@vmhub/core';
 import { buildRemoteCommand, quoteArgv } from './shell-quote.ts';
 
 const { Client } = ssh2;
@@ -46,9 +45,6 @@ const PID_LINE = `printf '%s\\n' "$$" >&2; `;
 const PID_WAIT_MS = 2000;
 /** Bound for the second exec that kills a cancelled command. */
 const KILL_WAIT_MS = 3000;
-/** A writer run in the guest's shell as the user whose rights a write must have (sudo -u, or a diagnosis). */
-const WRITE_SH = 'mkdir -p -- "$1" && cat > "$2"';
-const WRITE_MODE_SH = 'mkdir -p -- "$1" && cat > "$2" && chmod "$3" "$2"';
 
 
 interface RunOptions {
@@ -289,33 +285,19 @@ export class SshChannel implements GuestChannel {
   }
 
   /**
-   * Write with the login (desktop) user's rights through SFTP — or, for another user, with that
-   * user's through `sudo -n -u` and a shell writer, so the file is never written by one user and
-   * given to another. SFTP says little when it fails (OpenSSH folds EISDIR, ELOOP, ENAMETOOLONG
-   * into a few codes): the same write through the shell then names the errno.
+   * Write with the login (desktop) user's rights — or, for another user, with that user's through
+   * `sudo -n -u` — by a shell writer in the guest, so the file is never written by one user and
+   * given to another. Atomic (GuestChannel.putFile, core's PUT_FILE_SH): the bytes go to a
+   * temporary sibling renamed over the file only when all of them arrived, so a connection (or a
+   * server) lost mid-write leaves the file as it was. The shell names the errno of a failure.
    */
   async putFile(path: string, data: Buffer, options: PutFileOptions = {}): Promise<void> {
     const other = options.user && options.user !== this.#target.user ? options.user : undefined;
     const c: Omit<FsErrorContext, 'source'> = { op: 'write', path, user: other ?? this.#target.user };
     preflight(c);
-    const dir = posix.dirname(path);
     const mode = options.mode === undefined ? '' : (options.mode & 0o7777).toString(8);
-    const viaShell = async (user: string | undefined): Promise<void> => {
-      const r = await this.exec(['sh', '-c', mode ? WRITE_MODE_SH : WRITE_SH, 'sh', dir, path, mode], { user, stdin: data, timeoutMs: 60_000 + Math.ceil(data.length / 1048576) * 1000 });
-      if (r.exit_code !== 0) throw shellFailure(r.stderr.toString(), r.exit_code, c, r.timed_out);
-    };
-    if (other) return viaShell(other);
-    const mk = await this.exec(['mkdir', '-p', '--', dir], { timeoutMs: 15_000 });
-    if (mk.exit_code !== 0) throw shellFailure(mk.stderr.toString(), mk.exit_code, c, mk.timed_out);
-    const sftp = await this.#sftpSession();
-    try {
-      await new Promise<void>((resolve, reject) => sftp.writeFile(path, data, { mode: options.mode ?? 0o644 }, (err) => (err ? reject(err) : resolve())));
-      if (options.mode !== undefined) await new Promise<void>((resolve, reject) => sftp.chmod(path, options.mode as number, (err) => (err ? reject(err) : resolve())));
-    } catch (err) {
-      if ((err as { code?: number }).code === 3) throw sftpError(err as Error, c);
-      // The shell names what SFTP could not (a directory, a loop, a name too long), or succeeds.
-      await viaShell(undefined);
-    }
+    const r = await this.exec(['sh', '-c', PUT_FILE_SH, 'sh', path, putTempPath(path), mode, String(data.length)], { user: other, stdin: data, timeoutMs: 60_000 + Math.ceil(data.length / 1048576) * 1000 });
+    if (r.exit_code !== 0) throw shellFailure(r.stderr.toString(), r.exit_code, c, r.timed_out);
   }
 
   async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {

@@ -23,7 +23,7 @@
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
-import { errnoFromText, fsError, type FsErrorContext } from '@vmhub/core';
+import { errnoFromText, fsError, PUT_APPEND_SH, PUT_COMMIT_SH, PUT_CREATE_SH, putTempPath, type FsErrorContext } from '@vmhub/core';
 import { templateOptions } from './options.ts';
 import { QmpClient, QmpError } from './qmp-client.ts';
 import { requireLive, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
@@ -40,8 +40,6 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 const SWITCH_SH = 'if command -v runuser >/dev/null 2>&1; then exec runuser -u "$0" -- "$@"; fi; exec su -s /bin/sh -c \'exec "$@"\' "$0" -- sh "$@"';
 /** SIGKILLs every descendant of pid $1, deepest first: what runuser/su started for a killed exec. */
 const KILL_DESCENDANTS = 'k() { for c in $(pgrep -P "$1"); do k "$c"; done; kill -KILL "$1"; }; for c in $(pgrep -P "$1"); do k "$c"; done';
-const WRITE_SH = 'mkdir -p -- "$1" && cat > "$2"';
-const APPEND_SH = 'cat >> "$2"';
 
 /** A name over the kernel's 255-byte limit fails in every guest: refused before any round trip. */
 function preflight(c: Omit<FsErrorContext, 'source'>): void {
@@ -213,25 +211,40 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
 
   return {
     exec,
+    /**
+     * Atomic (GuestChannel.putFile): the bytes go to a temporary sibling (core's putTempPath) —
+     * by the user's shell in parts, or root's through the agent's file API — and PUT_COMMIT_SH
+     * renames it over the path only when it holds every byte; a server killed mid-write leaves
+     * the file as it was. The temporary file is removed on failure.
+     */
     async putFile(path: string, data: Buffer, opts: PutFileOptions = {}): Promise<void> {
       const user = opts.user ?? desktopUser;
       const c = { op: 'write' as const, path, user };
       preflight(c);
-      const dir = posix.dirname(path);
-      if (user !== 'root') {
-        // The user's shell opens the file: its rights decide, and a symlink resolves for it.
-        for (let off = 0; off === 0 || off < data.length; off += USER_CHUNK) {
-          await mustExec(['/bin/sh', '-c', off === 0 ? WRITE_SH : APPEND_SH, 'sh', dir, path], `writing ${path} as ${user}`, c, { user, stdin: data.subarray(off, off + USER_CHUNK), timeoutMs: Math.max(options.timeoutMs, 60_000) });
-        }
-      } else {
-        if (dir !== '/') await mustExec(['/bin/mkdir', '-p', '--', dir], `cannot create ${dir} in the guest`, { ...c, at: dir });
-        await withHandle(path, 'w', c, async (handle) => {
-          for (let off = 0; off < data.length; off += CHUNK) {
-            await fileCall('guest-file-write', { handle, 'buf-b64': data.subarray(off, off + CHUNK).toString('base64') }, c);
+      const tmp = putTempPath(path);
+      const as = user !== 'root' ? { user } : {};
+      try {
+        if (user !== 'root') {
+          // The user's shell opens the file: its rights decide, and a symlink resolves for it.
+          for (let off = 0; off === 0 || off < data.length; off += USER_CHUNK) {
+            const argv = off === 0 ? ['/bin/sh', '-c', PUT_CREATE_SH, 'sh', path, tmp] : ['/bin/sh', '-c', PUT_APPEND_SH, 'sh', tmp];
+            await mustExec(argv, `writing ${path} as ${user}`, c, { user, stdin: data.subarray(off, off + USER_CHUNK), timeoutMs: Math.max(options.timeoutMs, 60_000) });
           }
-        });
+        } else {
+          const dir = posix.dirname(path);
+          if (dir !== '/') await mustExec(['/bin/mkdir', '-p', '--', dir], `cannot create ${dir} in the guest`, { ...c, at: dir });
+          await withHandle(tmp, 'w', c, async (handle) => {
+            for (let off = 0; off < data.length; off += CHUNK) {
+              await fileCall('guest-file-write', { handle, 'buf-b64': data.subarray(off, off + CHUNK).toString('base64') }, c);
+            }
+          });
+        }
+        const mode = opts.mode === undefined ? '' : (opts.mode & 0o7777).toString(8);
+        await mustExec(['/bin/sh', '-c', PUT_COMMIT_SH, 'sh', tmp, path, mode, String(data.length)], `writing ${path} as ${user}`, c, as);
+      } catch (err) {
+        await exec(['/bin/rm', '-f', '--', tmp], { ...as, timeoutMs: 15_000 }).catch(() => undefined);
+        throw err;
       }
-      if (opts.mode !== undefined) await mustExec(['/bin/chmod', (opts.mode & 0o7777).toString(8), '--', path], `cannot set mode of ${path} in the guest`, c, { user });
     },
     async getFile(path: string, opts: GetFileOptions = {}): Promise<Buffer> {
       const max = opts.maxBytes ?? Number.MAX_SAFE_INTEGER;

@@ -2,7 +2,8 @@
  * The coreutils of the default guest (see guest-shell.ts): each works on the VM's in-memory files
  * with the running user's rights (guest-fs.ts) and fails the way GNU coreutils do — a missing
  * file, a denied one, a directory where a file was meant, a name over 255 bytes.
- * `runuser -u USER -- argv` runs argv as that user (root only, like the real one).
+ * `runuser -u USER -- argv` runs argv as that user (root only, like the real one); `mv` moves
+ * one file (a channel's atomic put renames its temporary file over the target).
  */
 import { posix } from 'node:path';
 import { runScript, ExitSignal, type Io, type ShellEnv } from './guest-shell.ts';
@@ -83,6 +84,24 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
         if (!gone && !args.some((a) => /^-\w*f/.test(a))) return missing(io, 'rm', 'cannot remove ', f);
       }
       return 0;
+    case 'mv': {
+      // `mv [-f] [--] SRC DST` of one file (what a channel's atomic put sends): the file keeps
+      // its owner; the user needs the rights a write of DST takes (guest-fs.ts checkWrite).
+      const [src, dst] = operands(args);
+      if (src === undefined || dst === undefined) { io.err.push('mv: missing file operand\n'); return 1; }
+      const from = abs(io, src);
+      const to = abs(io, dst);
+      const e = checkRead(fsOf(io), io.user, from);
+      if (e === 'ENOENT') return missing(io, 'mv', 'cannot stat ', src);
+      if (e) return fsFail(io, 'mv', 'cannot stat ', src, e);
+      const w = checkWrite(fsOf(io), io.user, to);
+      if (w) return fsFail(io, 'mv', `cannot move '${src}' to `, dst, w);
+      io.files.set(to, io.files.get(from)!);
+      io.owners.set(to, io.owners.get(from) ?? io.user);
+      io.files.delete(from);
+      io.owners.delete(from);
+      return 0;
+    }
     case 'cat': {
       const ops = operands(args);
       if (ops.length === 0) io.out.push(io.stdin);

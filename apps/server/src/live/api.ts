@@ -139,7 +139,7 @@ class LeaseApi {
 
   detail(): LeaseInfo & Record<string, unknown> {
     const c = this.#control();
-    return { ...leaseView(this.#row), control: c?.human ? 'human' : 'agent', ...(c?.since ? { control_since: c.since } : {}), ...(c?.note !== undefined ? { note: c.note } : {}) };
+    return { ...leaseView(this.#row), control: c?.human ? 'human' : 'agent', ...(c?.since ? { control_since: c.since, allow_commands_and_files: c.allowCommandsAndFiles } : {}), ...(c?.note !== undefined ? { note: c.note } : {}) };
   }
 
   /** The lease's session (opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */
@@ -206,13 +206,16 @@ class LeaseApi {
   }
 
   async takeover(body: Record<string, unknown>): Promise<unknown> {
-    assertValid(Type.Object({}, { additionalProperties: false }), body, 'takeover body');
+    // allow_commands_and_files: the agent's vm_exec, vm_put_file and vm_clone_repo run while the
+    // person holds the lease (default false: they answer HUMAN_CONTROL like the input tools).
+    const input = assertValid<{ allow_commands_and_files?: boolean }>(Type.Object({ allow_commands_and_files: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), body, 'takeover body');
     await this.#bind();
     const control = this.#control();
     if (!control) throw new VmhubError('LEASE_EXPIRED', `lease ${this.#id} has ended`);
-    const { since, changed } = control.takeover();
-    if (changed) this.#recordings.human(this.#id, 'takeover', {});
-    return { control: 'human', control_since: since };
+    const allow = input.allow_commands_and_files === true;
+    const { since, changed, allowChanged } = control.takeover({ allowCommandsAndFiles: allow });
+    if (changed || allowChanged) this.#recordings.human(this.#id, this.#row.principal, 'takeover', { allow_commands_and_files: allow });
+    return { control: 'human', control_since: since, allow_commands_and_files: allow };
   }
 
   async handback(body: Record<string, unknown>): Promise<unknown> {

@@ -7,7 +7,7 @@
  * and the console. After it, nothing opens again.
  */
 import { GuestPorts, VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
-import { DetachedJobs, type ScreenState } from '@vmhub/core/router';
+import { DetachedJobs, type JobLedger, type ScreenState } from '@vmhub/core/router';
 import { LeaseControl } from '../live/control.ts';
 import { log } from '../log.ts';
 
@@ -15,8 +15,8 @@ export class LeaseSession {
   readonly lease_id: string;
   readonly template: TemplateConfig;
   readonly screen: ScreenState = {};
-  /** Commands started with vm_exec {detach: true}; killed when the lease ends. */
-  readonly jobs = new DetachedJobs();
+  /** Commands started with vm_exec {detach: true}; killed when the lease ends; ids kept in `ledger`. */
+  readonly jobs: DetachedJobs;
   /** Agent or person (live view take-over); lives and ends with this session. */
   readonly control = new LeaseControl();
   readonly lease: LeaseContext;
@@ -29,8 +29,9 @@ export class LeaseSession {
   #opened = 0;
   #disposing: Promise<void> | undefined;
 
-  constructor(leaseId: string, machine: MachineRef, template: TemplateConfig, provider: Provider | undefined, adapter: Adapter | undefined) {
+  constructor(leaseId: string, machine: MachineRef, template: TemplateConfig, provider: Provider | undefined, adapter: Adapter | undefined, ledger?: JobLedger) {
     this.lease_id = leaseId;
+    this.jobs = new DetachedJobs(ledger);
     this.template = template;
     this.#provider = provider;
     this.#adapter = adapter;

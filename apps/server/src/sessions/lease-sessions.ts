@@ -15,6 +15,7 @@ import { machineLostError } from '../leases/machine-lost.ts';
 import { machineRef } from '../leases/teardown.ts';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
+import { jobLedger } from './job-ledger.ts';
 import { LeaseSession } from './lease-session.ts';
 
 /** How often open sessions are checked against the store. */
@@ -93,7 +94,7 @@ export class LeaseSessions {
     // Another call may have opened it while we read the store.
     const raced = this.#open.get(leaseId);
     if (raced) return raced;
-    const session = new LeaseSession(leaseId, machine, template, this.#registry.providers.get(template.provider), this.#registry.adapterFor(template));
+    const session = new LeaseSession(leaseId, machine, template, this.#registry.providers.get(template.provider), this.#registry.adapterFor(template), jobLedger(this.#store, leaseId));
     this.#open.set(leaseId, session);
     this.#startSweep();
     return session;

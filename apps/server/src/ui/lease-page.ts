@@ -28,6 +28,7 @@ export const LEASE_HTML = page('vmhub — lease', '/ui/lease.js', `<main class="
 <section class="panel">
 <h2>Control</h2>
 <p class="control-line"><span id="control" class="badge">…</span> <span id="control-since" class="muted"></span></p>
+<label id="allow-line" class="check"><input id="allow-commands" type="checkbox"> Allow the agent's commands and files while I hold the machine</label>
 <button id="takeover" type="button" class="primary" hidden>Take over</button>
 <div id="handback-form" class="handback" hidden>
 <label for="handback-note">Note for the agent (optional)</label>

@@ -46,15 +46,21 @@ function applyLease(view) {
   $('lease-expires').title = view.expires_at || '';
   $('renew').disabled = ended;
   $('release').disabled = ended || view.status === 'releasing';
-  if (view.control) applyControl(view.control, view.control_since);
+  if (view.control) applyControl(view.control, view.control_since, view.allow_commands_and_files);
   else if (ended) applyControl('agent');
   if (ended) screenNote('This lease has ended; the last frame stays on display.');
 }
 
-function applyControl(next, since) {
+function applyControl(next, since, allow) {
   control = next;
   var human = next === 'human';
   controlBadge($('control'), next);
+  // While a person holds the lease the box shows (and changes) what the server applies.
+  if (human && typeof allow === 'boolean' && !allowBusy) $('allow-commands').checked = allow;
+  $('allow-commands').disabled = ended;
+  $('banner').textContent = human && $('allow-commands').checked
+    ? 'You have control — the agent\'s input is paused; its commands and files may still run'
+    : 'You have control — the agent is paused';
   $('takeover').hidden = human;
   $('takeover').disabled = ended || !lease || lease.status !== 'ready';
   $('handback').hidden = !human;
@@ -84,11 +90,23 @@ function act(button, work) {
 
 $('takeover').addEventListener('click', function () {
   act($('takeover'), function () {
-    return api('POST', base + '/takeover', {}).then(function (r) {
-      applyControl(r.control || 'human', r.control_since);
+    return api('POST', base + '/takeover', { allow_commands_and_files: $('allow-commands').checked }).then(function (r) {
+      applyControl(r.control || 'human', r.control_since, r.allow_commands_and_files);
       screen.focus();
     });
   });
+});
+
+// Changed while holding: the same take-over again sets the new allowance (the time is kept).
+var allowBusy = false;
+$('allow-commands').addEventListener('change', function () {
+  if (control !== 'human') return;
+  allowBusy = true;
+  api('POST', base + '/takeover', { allow_commands_and_files: $('allow-commands').checked }).then(function (r) {
+    allowBusy = false;
+    applyControl(r.control || 'human', r.control_since, r.allow_commands_and_files);
+    say('');
+  }).catch(function (err) { allowBusy = false; say(errorText(err), 'error'); return refreshLease(); });
 });
 
 $('handback').addEventListener('click', function () {

@@ -75,6 +75,7 @@ h2 { font-size: 15px; margin: 0 0 10px; font-weight: 600; }
 .control-line { margin: 0 0 12px; }
 .handback { display: flex; flex-direction: column; gap: 6px; }
 .handback label { font-size: 13px; color: var(--muted); }
+.check { display: block; font-size: 13px; margin: 0 0 8px; }
 textarea { font: inherit; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; resize: vertical; }
 .buttons { display: flex; gap: 8px; }
 

@@ -5,10 +5,10 @@
  * behave as they will on a real channel.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { putTempPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { fakeEnv, fakeExec } from './fake-exec.ts';
 import { hostPath } from './fake-sandbox.ts';
 import { GUEST_HOME } from './fake-store.ts';
@@ -64,8 +64,17 @@ export class FakeChannel implements GuestChannel {
     const existing = await stat(host).catch(() => undefined);
     if (existing?.isDirectory()) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${path} is a directory`, { source: SOURCE });
     await mkdir(dirname(host), { recursive: true });
-    await writeFile(host, data);
-    if (options.mode !== undefined) await chmod(host, options.mode & 0o777);
+    // Atomic, as the GuestChannel contract asks: a temporary sibling renamed over the file.
+    const tmp = putTempPath(host);
+    const mode = options.mode ?? (existing?.isFile() ? existing.mode : undefined);
+    try {
+      await writeFile(tmp, data, { flag: 'wx' });
+      if (mode !== undefined) await chmod(tmp, mode & 0o777);
+      await rename(tmp, host);
+    } catch (err) {
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw err;
+    }
   }
 
   async getFile(path: string, options: GetFileOptions = {}): Promise<Buffer> {

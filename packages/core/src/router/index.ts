@@ -15,6 +15,7 @@ import { assertValid } from '../validate.ts';
 import { batchSeconds } from './batch.ts';
 import { assertWithinBudget, DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import { deadlineSignal } from './deadline.ts';
+import { assertAgentMayAct, humanGate } from './human-gate.ts';
 import { assertDeliverable } from './deliverable.ts';
 import { errorResult, okResult } from './results.ts';
 import type { CallExtra, RouterHost } from './types.ts';
@@ -24,7 +25,7 @@ export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
 export { deadlineSignal } from './deadline.ts';
-export { DetachedJobs, MAX_JOBS_PER_LEASE } from './jobs.ts';
+export { DetachedJobs, MAX_JOBS_PER_LEASE, type JobLedger, type JobOrigin } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 
 /**
@@ -50,11 +51,10 @@ function heartbeat(name: string, extra: CallExtra): { stop(): void } {
 const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED', 'HUMAN_CONTROL']);
 
 /**
- * The tools that act on the machine: while a person has taken over a lease they answer
- * HUMAN_CONTROL, so the agent and the person never type into the same screen at once. Watching
- * (vm_screenshot, vm_wait, vm_find_text), files, exec and the lease tools keep working.
+ * The tools that wait while a person has taken over a lease (human-gate.ts): the input tools
+ * always, commands and file writes unless the person allowed them.
  */
-export const HUMAN_GATED_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_launch', 'vm_focus', 'vm_close', 'vm_dispatch']);
+export { HUMAN_GATED_GUEST_TOOLS, HUMAN_GATED_TOOLS } from './human-gate.ts';
 
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
@@ -119,10 +119,7 @@ export function createRouter(host: RouterHost): Router {
     if (capability && !adapter.capabilities.includes(capability)) {
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
     }
-    if (HUMAN_GATED_TOOLS.has(name)) {
-      const held = await host.control?.(binding.lease_id);
-      if (held?.human) throw new VmhubError('HUMAN_CONTROL', `${name}: a person took over lease ${binding.lease_id} at ${held.since} (live view); input tools wait for the hand-back`, { details: { since: held.since } });
-    }
+    if (humanGate(name, input)) assertAgentMayAct(name, input, binding.lease_id, await host.control?.(binding.lease_id));
     const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
     let out: Awaited<ReturnType<typeof handler>>;
     try {
@@ -146,10 +143,10 @@ export function createRouter(host: RouterHost): Router {
     return result;
   }
 
-    const state: CallState = {};
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
     const started = Date.now();
     let result: CallToolResult;
+    const state: CallState = {};
     try {
       if (!(TOOL_NAMES as string[]).includes(name)) throw unknownTool(name);
       if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {

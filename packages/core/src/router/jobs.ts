@@ -4,10 +4,36 @@
  * returns a job id at once; `vm_exec {job}` reads whether it still runs, then its result. The
  * table belongs to the lease's session: when the lease ends, its running jobs are killed in the
  * guest (their signal aborts) and the table is dropped.
+ *
+ * A job lives in the server process that started it: its result is held in memory and its
+ * command is that process's exec, so its result goes with the process. With a ledger (the server's
+ * store), every job id is recorded before the command starts, so a later server process asked for
+ * a job of an ended one answers JOB_LOST ("ended with the server that started it") rather than
+ * NOT_FOUND ("never existed").
  */
 import { randomUUID } from 'node:crypto';
 import type { ExecResult } from '../channel.ts';
 import { VmhubError } from '../errors.ts';
+
+/** The process that started a job, as a ledger recorded it. */
+export interface JobOrigin {
+  /** Started by this very process (its table forgot the job: a finished one made room). */
+  self: boolean;
+  pid?: number;
+  host?: string;
+  /** When it was started (ms). */
+  at?: number;
+  /** Whether that process still runs, when this process can tell (same host); undefined: cannot. */
+  alive?: boolean;
+}
+
+/** Job ids kept beyond this process (the server records them with the lease's events). */
+export interface JobLedger {
+  /** Record that this process starts `id`; awaited before the command starts (a failure refuses the start). */
+  started(id: string): Promise<void>;
+  /** Which process started `id` on this lease; undefined when none did. */
+  origin(id: string): Promise<JobOrigin | undefined>;
+}
 
 /** At most this many jobs per lease: running ones count; finished ones are forgotten oldest first. */
 export const MAX_JOBS_PER_LEASE = 16;
@@ -22,27 +48,49 @@ interface Job {
 export class DetachedJobs {
   readonly #jobs = new Map<string, Job>();
   readonly #abort = new AbortController();
+  readonly #ledger: JobLedger | undefined;
 
-  /** Start `run` detached with a signal that aborts when the lease ends; returns the job id. */
-  start(run: (signal: AbortSignal) => Promise<ExecResult>): string {
-    if (this.#abort.signal.aborted) throw new VmhubError('LEASE_EXPIRED', 'the lease has ended: no new commands start on it');
-    if (this.#jobs.size >= MAX_JOBS_PER_LEASE) {
-      const done = [...this.#jobs].find(([, j]) => !j.running);
-      if (!done) throw new VmhubError('QUOTA_EXCEEDED', `this lease already runs ${MAX_JOBS_PER_LEASE} detached commands`, { hint: 'Wait for one to finish (vm_exec {job}) and retry.' });
-      this.#jobs.delete(done[0]);
-    }
+  constructor(ledger?: JobLedger) {
+    this.#ledger = ledger;
+  }
+
+  /**
+   * Start `run` detached with a signal that aborts when the lease ends; resolves the job id once
+   * the ledger (if any) has recorded it and the command has started.
+   */
+  async start(run: (signal: AbortSignal) => Promise<ExecResult>): Promise<string> {
+    this.#room();
     const id = `job-${randomUUID()}`;
+    await this.#ledger?.started(id);
+    // Checked again: the lease may have ended, or other starts filled the table, meanwhile.
+    this.#room();
     const job: Job = { started: Date.now(), running: true };
     this.#jobs.set(id, job);
     run(this.#abort.signal).then((r) => { job.result = r; }, (err: unknown) => { job.error = err; }).finally(() => { job.running = false; });
     return id;
   }
 
-  /** The job's state; NOT_FOUND for an id this lease never gave. */
-  get(id: string): Job {
+  #room(): void {
+    if (this.#abort.signal.aborted) throw new VmhubError('LEASE_EXPIRED', 'the lease has ended: no new commands start on it');
+    if (this.#jobs.size >= MAX_JOBS_PER_LEASE) {
+      const done = [...this.#jobs].find(([, j]) => !j.running);
+      if (!done) throw new VmhubError('QUOTA_EXCEEDED', `this lease already runs ${MAX_JOBS_PER_LEASE} detached commands`, { hint: 'Wait for one to finish (vm_exec {job}) and retry.' });
+      this.#jobs.delete(done[0]);
+    }
+  }
+
+  /**
+   * The job's state. An id this process does not hold: JOB_LOST when the ledger says another
+   * (ended) server process started it, NOT_FOUND otherwise.
+   */
+  async get(id: string): Promise<Job> {
     const job = this.#jobs.get(id);
-    if (!job) throw new VmhubError('NOT_FOUND', `no detached command "${id.slice(0, 64)}" on this lease`, { hint: 'Use the job id vm_exec {detach: true} returned on this lease.' });
-    return job;
+    if (job) return job;
+    const shown = id.slice(0, 64);
+    const origin = await this.#ledger?.origin(id);
+    if (origin?.self) throw new VmhubError('NOT_FOUND', `detached command "${shown}" finished and was forgotten: a lease keeps the newest ${MAX_JOBS_PER_LEASE}`, { hint: 'Read a job\'s result soon after it ends; for more jobs at once, write each one\'s output to a file and read it with vm_get_file.' });
+    if (origin) throw jobLost(shown, origin);
+    throw new VmhubError('NOT_FOUND', `no detached command "${shown}" on this lease`, { hint: 'Use the job id vm_exec {detach: true} returned on this lease.' });
   }
 
   get running(): number {
@@ -56,4 +104,15 @@ export class DetachedJobs {
     this.#abort.abort(new VmhubError('LEASE_EXPIRED', 'the lease ended while the command ran'));
     this.#jobs.clear();
   }
+}
+
+function jobLost(id: string, o: JobOrigin): VmhubError {
+  const who = `vmhub server process${o.pid !== undefined ? ` ${o.pid}` : ''}${o.host ? ` on ${o.host}` : ''}`;
+  const when = o.at !== undefined ? ` at ${new Date(o.at).toISOString()}` : '';
+  const details = { job: id, ...(o.pid !== undefined ? { pid: o.pid } : {}), ...(o.host ? { host: o.host } : {}), ...(o.alive !== undefined ? { server_running: o.alive } : {}) };
+  if (o.alive === true) {
+    return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by another ${who}, which still runs: only that process holds its result`, { details, hint: 'Read the job through the server (connection) that started it, or run the command again here.' });
+  }
+  const ended = o.alive === false ? 'which has since ended' : 'not this one (it has ended, or runs elsewhere)';
+  return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by ${who}, ${ended}: a detached command belongs to the server process that started it, and its result went with that process (in the guest the command may have been killed or may have run on)`, { details });
 }

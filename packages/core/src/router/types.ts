@@ -84,6 +84,11 @@ export interface HumanControl {
   human: true;
   /** When the person took over (ISO time). */
   since: string;
+  /**
+   * The person let the agent's commands and file writes (vm_exec, vm_put_file, vm_clone_repo)
+   * run while they hold the lease; input tools wait regardless. Default false.
+   */
+  allow_commands_and_files?: boolean;
 }
 
 /** One VM-bound call as it finished, for a lease's recording (the host redacts `args`). */
@@ -142,7 +147,8 @@ export interface RouterHost {
   audit?(record: AuditRecord, extra?: CallExtra): void;
   /**
    * Whether a person holds the lease (live view take-over). Checked after bind and before the
-   * handler of the input tools (HUMAN_GATED_TOOLS); undefined: the agent drives.
+   * handler of the input tools (HUMAN_GATED_TOOLS) and, unless the person allowed them, of
+   * commands and file writes (HUMAN_GATED_GUEST_TOOLS); undefined: the agent drives.
    */
   control?(leaseId: string): HumanControl | undefined | Promise<HumanControl | undefined>;
   /** The hand-back note for the lease, consumed: the next successful VM-bound result carries it. */

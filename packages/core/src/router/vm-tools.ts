@@ -268,7 +268,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
   async vm_exec(b, input) {
     if (input.job !== undefined) {
       if (input.command !== undefined || input.shell !== undefined || input.detach) throw new VmhubError('INVALID_REQUEST', 'job reads a detached command: give it alone (with lease_id)');
-      const job = jobsOf(b).get(input.job);
+      const job = await jobsOf(b).get(input.job);
       if (job.running) return { structured: { job: input.job, running: true } };
       if (job.error) throw job.error;
       return { structured: { job: input.job, running: false, ...execOutput(job.result!) } };
@@ -279,7 +279,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     const exec = { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 };
     if (input.detach) {
       // Runs on after this call returns: under the lease's signal, not the call's deadline.
-      const job = jobsOf(b).start((signal) => b.session.exec!({ ...b.context, signal }, exec));
+      const job = await jobsOf(b).start((signal) => b.session.exec!({ ...b.context, signal }, exec));
       return { structured: { job, running: true } };
     }
     return { structured: execOutput(await b.session.exec!(b.context, exec)) };
