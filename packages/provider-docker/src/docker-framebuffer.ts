@@ -71,6 +71,9 @@ export function prepareFramebuffer(root: string, identity: string, log: (msg: st
       return undefined;
     }
     mkdirSync(dir, { recursive: true, mode: 0o755 });
+    // Explicitly: the server runs under umask 077 (its own files are private), and the guest's X
+    // user must be able to enter this folder to make `screen/` (a 0700 folder fails `display`).
+    chmodSync(dir, 0o755);
     // As /tmp/.X11-unix always is: any user may make its display's socket, none remove another's.
     mkdirSync(join(dir, X11_DIR), { mode: 0o1777 });
     chmodSync(join(dir, X11_DIR), 0o1777);

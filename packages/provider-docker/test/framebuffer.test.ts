@@ -33,6 +33,9 @@ describe('docker: the framebuffer shared with the host (Xvfb -fbdir on a tmpfs)'
   });
 
   it('a container\'s own directory holds its live screen as XWD; destroy removes the directory', async () => {
+    // As in the server, which runs under umask 077: the guest's X user must still enter its folder.
+    const umask = process.umask(0o077);
+    after(() => { process.umask(umask); });
     const { provider, context } = makeProvider({ framebuffer_dir: join(root, 'fb') });
     const lease = randomUUID();
     const m = await provider.create({ lease_id: lease, identity: machineIdentity(context.instance, lease), template, signal: AbortSignal.timeout(60_000) });
