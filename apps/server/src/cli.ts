@@ -84,7 +84,9 @@ function usageMessage(err: Error & { code?: string }): string {
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(help() + '\n'); return 0; }
   if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
-  if (argv[0] === 'golden') return goldenCommand(argv.slice(1));
+  // A golden image is for every user inside its machines (the desktop user reads its files):
+  // built under the usual umask, not the server's private 077 (bin.ts).
+  if (argv[0] === 'golden') { process.umask(0o022); return goldenCommand(argv.slice(1)); }
   if (argv[0] === 'leases') return (await import('./leases-cli.ts')).leasesCommand(argv.slice(1));
   if (argv[0] === 'doctor') return (await import('./doctor/index.ts')).doctorCommand(argv.slice(1));
   const command = parseCommand(argv);
@@ -97,6 +99,9 @@ async function main(argv: string[]): Promise<number> {
   // validation and gets a typed INVALID_REQUEST, and a vm_put_file of files.max_bytes is fast.
   const transport = new LineStdioTransport({ maxLineBytes: MAX_MESSAGE_BYTES });
   let stopping = false;
+  // SIGTERM/SIGINT (and the end of a drain) stop within 5 s. Provisioning still in flight then is
+  // abandoned to the reaper (LeaseManager.abortAll): its claim lapses, the reaper fails the lease
+  // and destroys its machine.
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
@@ -108,10 +113,34 @@ async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.stdin.on('end', () => void stop('stdin closed'));
+  // A client that hung up altogether must not crash a server still finishing its work (EPIPE).
+  process.stdout.on('error', (err) => log('warn', 'stdout closed: answers from now on are dropped', { error: err.message }));
+  // stdin closed (one-shot clients, e.g. the MCP Inspector CLI, close it after every call): no
+  // call can come any more, but what was started is finished — see drainThenStop.
+  process.stdin.on('end', () => void drainThenStop(server, transport, () => stopping).then(() => stop('stdin closed')));
   transport.onclose = () => void stop('transport closed');
   await server.mcp.connect(transport);
   return -1;
+}
+
+/**
+ * stdin closed: answer the calls in flight, then let the leases being provisioned reach ready or
+ * failed (each bounded by its template's ready timeout, its claim renewed all along), then the
+ * caller stops the server. A signal meanwhile stops it at once (`stopped()` becomes true).
+ */
+async function drainThenStop(server: Awaited<ReturnType<typeof createVmhubServer>>, transport: LineStdioTransport, stopped: () => boolean): Promise<void> {
+  if (stopped()) return;
+  log('info', 'stdin closed: finishing the calls in flight and the leases being provisioned before exit', { calls: transport.pending });
+  // The work waited on may hold no handle of its own between steps: this keeps the process up.
+  const alive = setInterval(() => undefined, 60_000);
+  try {
+    await transport.idle();
+    await server.drain();
+  } catch (err) {
+    log('warn', 'finishing in-flight work failed; stopping anyway', { error: (err as Error).message });
+  } finally {
+    clearInterval(alive);
+  }
 }
 
 /** The configuration a server starts with; a VMHUB_DB the store cannot use stops it here (exit 2), before anything is created. */
