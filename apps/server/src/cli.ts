@@ -10,6 +10,7 @@
  */
 import { VERSION } from './catalog.ts';
 import { docPath } from './docs-path.ts';
+import { exitQuietlyOnEpipe } from './epipe.ts';
 import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
 import { parseArgs } from 'node:util';
@@ -82,6 +83,8 @@ function usageMessage(err: Error & { code?: string }): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // Every command but the servers prints and ends: a reader that stops early (| head) ends it quietly.
+  if (['golden', 'leases', 'doctor'].includes(argv[0]!) || argv.some((a) => ['--help', '-h', '--version'].includes(a))) exitQuietlyOnEpipe();
   if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(help() + '\n'); return 0; }
   if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   // A golden image is for every user inside its machines (the desktop user reads its files):

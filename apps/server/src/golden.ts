@@ -48,8 +48,9 @@ export async function goldenCommand(args: string[]): Promise<number> {
   if (verb === 'status') {
     const shown = name ? new Map([[name, named(all, name)]]) : all;
     for (const [n, g] of shown) {
-      const s = await g.images.status(n).catch((e: Error) => ({ built: false, ref: `? (${e.message})` }));
-      process.stdout.write(`${n}\t${s.built ? 'built' : 'missing'}\t${s.ref}\t${g.provider}\n`);
+      // A provider that cannot answer (its engine is down) says nothing about the golden: "unknown", with why.
+      const s = await g.images.status(n).catch((e: Error) => ({ built: undefined, ref: `? (${e.message.replace(/^\[vmhub\](?: \[[^\]\s]+\])? ?/, '')})` }));
+      process.stdout.write(`${n}\t${s.built === undefined ? 'unknown' : s.built ? 'built' : 'missing'}\t${s.ref}\t${g.provider}\n`);
     }
     return 0;
   }

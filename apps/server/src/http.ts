@@ -8,6 +8,8 @@
  * The live view shares the port and the tokens: /ui/ (pages; a browser signs in by a same-origin
  * POST to /ui/login and then carries a random sign-in id, never a token, in its cookie) and /api/
  * (JSON), see live/ and docs/live-view.md. /mcp reads no cookie: only `Authorization: Bearer`.
+ * OAuth clients that come without a token are told, in OAuth's own terms, that vmhub takes a
+ * bearer token and registers no clients (http/oauth-discovery.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -20,6 +22,7 @@ import { log } from './log.ts';
 import type { VmhubHub } from './server.ts';
 import { Credentials, DEFAULT_PRINCIPAL, type Credential, type PrincipalToken } from './http/auth.ts';
 import { readBody } from './http/body.ts';
+import { handleOAuthDiscovery, requestOrigin, refuseToken } from './http/oauth-discovery.ts';
 import { ANONYMOUS_PRINCIPAL, principalAuthInfo } from './http/principal.ts';
 import { HttpSessions, refusalMessage, type HttpSession } from './http/sessions.ts';
 import { handleApi, sendJson } from './live/api.ts';
@@ -89,6 +92,8 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   const idleSeconds = options.sessionIdleSeconds ?? 1800;
   const maxSessions = options.maxSessions ?? 100;
   const sessions = new HttpSessions({ idleMs: idleSeconds * 1000, max: maxSessions, perPrincipal: options.maxSessionsPerPrincipal ?? Math.max(1, Math.floor(maxSessions / 4)) });
+  /** http://host:port as listened on: the origin of requests that name no Host. */
+  let base = '';
   const uiSessions = new UiSessions({ idleMs: (options.uiSessionIdleSeconds ?? 7200) * 1000, maxMs: (options.uiSessionMaxSeconds ?? 43200) * 1000 });
 
   const server = createServer((req, res) => {
@@ -101,16 +106,15 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   async function handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://vmhub');
     if (isLive(url.pathname)) return handleLive(req, res, url);
+    // OAuth clients that came without a token look for OAuth; they are told it is a bearer token.
+    if (!open && handleOAuthDiscovery(req, res, url.pathname, requestOrigin(req, base))) return;
     if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp (the live view: /ui/)');
     const origin = req.headers.origin;
     if (origin !== undefined && !options.allowedOrigins.includes(origin)) return reply(res, 403, `origin ${origin} is not allowed (http.allowed_origins)`);
     let credential: Credential | undefined;
     if (!open) {
       credential = credentials.match(req.headers.authorization);
-      if (!credential) {
-        res.setHeader('WWW-Authenticate', 'Bearer realm="vmhub"');
-        return reply(res, 401, 'missing, wrong or revoked bearer token');
-      }
+      if (!credential) return reply(res, 401, refuseToken(req, res, requestOrigin(req, base)).message);
     }
     const principal = credential?.principal ?? ANONYMOUS_PRINCIPAL;
     const sessionId = req.headers['mcp-session-id'];
@@ -236,7 +240,8 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address() as { port: number };
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}/mcp`;
+  base = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${address.port}`;
+  const url = `${base}/mcp`;
   log('info', 'vmhub MCP over HTTP', { url, live_view: url.replace(/\/mcp$/, '/ui/'), auth: open ? 'none (loopback opt-out)' : 'bearer', principals: credentials.principals, session_idle_seconds: idleSeconds, max_sessions: sessions.max, max_sessions_per_principal: sessions.perPrincipal });
   return {
     server,

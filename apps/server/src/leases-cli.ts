@@ -6,7 +6,7 @@
  * Exit codes: 0 done, 1 the operation failed (one typed line on stderr), 2 bad command line.
  */
 import { parseArgs } from 'node:util';
-import { LEASE_STATES, LIVE_LEASE_STATES, VmhubError, type LeaseInfo } from '@vmhub/core';
+import { asVmhubError, LEASE_STATES, LIVE_LEASE_STATES, VmhubError, type LeaseInfo } from '@vmhub/core';
 import { loadConfig } from '@vmhub/core/config';
 import type { LeaseRow, LeaseStatus } from '@vmhub/store';
 import { leaseView } from './leases/view.ts';
@@ -40,7 +40,7 @@ export async function leasesCommand(argv: string[]): Promise<number> {
     await write(out.text);
     return out.code;
   } catch (err) {
-    const e = VmhubError.is(err) ? err : new VmhubError('INTERNAL', (err as Error).message);
+    const e = VmhubError.is(err) ? err : asVmhubError(err);
     if (options.json) await write(JSON.stringify({ error: e.toJSON() }) + '\n');
     process.stderr.write(`vmhub-server leases ${verb}: ${e.code}: ${e.message.split('\n')[0]}\n`);
     // A configuration that does not load is the operator's to fix, like a bad argument.

@@ -106,6 +106,11 @@ export function asVmhubError(err: unknown, source?: string): VmhubError {
   if (err instanceof Error && (err as { code?: unknown }).code === 'STORE_UNAVAILABLE') {
     return new VmhubError('STORE_UNAVAILABLE', message, { source: source ?? 'store', cause: err });
   }
+  // Nor is a better-sqlite3 built for another Node.js: no retry helps, its fix is a rebuild.
+  if (err instanceof Error && (err as { code?: unknown }).code === 'STORE_NATIVE_MODULE') {
+    const fix = (err as { fix?: unknown }).fix;
+    return new VmhubError('STORE_UNAVAILABLE', message, { source: source ?? 'store', cause: err, retryable: false, hint: `The vmhub host cannot open its database. Operator: ${typeof fix === 'string' ? fix : 'rebuild better-sqlite3 for the Node.js that runs vmhub'}.` });
+  }
   if (err instanceof Error && err.name === 'AbortError') {
     return new VmhubError('TIMEOUT', `${prefix(source)}operation aborted: ${message}`, { source, cause: err });
   }

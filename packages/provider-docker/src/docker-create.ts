@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { carriesIdentity, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE, type ContainerSummary } from './docker-identity.ts';
-import { goldenBuildCommand } from './golden-build.ts';
+import { goldenBuildCommand, goldenImageTag } from './golden-build.ts';
+import { goldenNames } from './golden-manifest.ts';
 import { FB_MOUNT, X11_DIR, X11_MOUNT } from './docker-framebuffer.ts';
 import { dockerTemplateOptions } from './options.ts';
 
@@ -18,11 +19,20 @@ interface Inspect extends ContainerSummary {
   State: { Running: boolean; Paused?: boolean; Restarting?: boolean; Status: string; ExitCode?: number; Error?: string };
 }
 
-/** The fix for a missing image, said the same way by create and availability. */
+/**
+ * The fix for a missing image, said the same way by create and availability. `golden build`
+ * is offered only for the exact tag it builds (this package's golden at its current manifest);
+ * a template naming any other tag (its own image, or an older vmhub/<golden>:<hash>) is told
+ * that tag is not what `golden build` makes, and how to get it.
+ */
 export function missingImageReason(image: string): string {
-  const m = /^vmhub\/([a-z0-9-]+):[0-9a-f]{12}$/.exec(image);
-  if (m) return `image ${image} is not built: run \`${goldenBuildCommand(m[1]!)}\``;
-  return `image ${image} is not present: docker pull ${image} (or build it) on the Docker host`;
+  const m = /^vmhub\/([a-z0-9-]+):([0-9a-f]{12})$/.exec(image);
+  const golden = m && goldenNames().includes(m[1]!) ? m[1]! : undefined;
+  if (golden && goldenImageTag(golden) === image) return `image ${image} is not built: run \`${goldenBuildCommand(golden)}\``;
+  if (golden) {
+    return `image ${image} is not on the Docker host, and \`${goldenBuildCommand(golden)}\` builds ${goldenImageTag(golden)} (this version's ${golden}), not this tag: set the template's golden to ${goldenImageTag(golden)} and build that, or load ${image} on the Docker host (docker load / docker pull)`;
+  }
+  return `image ${image} is not on the Docker host and is not a vmhub golden (\`vmhub-server golden build\` cannot make it): docker pull ${image} (or build and tag it) on the Docker host`;
 }
 
 function hostConfig(template: TemplateConfig, network: string | undefined, framebufferDir: string | undefined): Record<string, unknown> {

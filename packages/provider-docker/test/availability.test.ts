@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { goldenImageTag } from '../src/golden-build.ts';
 import { makeProvider, template } from './fixture.ts';
+
+/** The tag `golden build debian-x11` makes now, and the tags this stand-in engine does not have. */
+const CURRENT = goldenImageTag('debian-x11');
+const MISSING = new Set(['vmhub/debian-x11:000000000000', 'vmhub/missing:000000000000', 'myorg/desktop:2']);
 
 describe('docker: availability', () => {
   const sock = `/tmp/vmhub-engine-${randomUUID()}.sock`;
@@ -25,7 +30,7 @@ describe('docker: availability', () => {
         return void res.end(JSON.stringify({ message: `client version ${version} is too new. Maximum supported API version is ${apiVersion}` }));
       }
       if (req.url?.endsWith('/version')) return void res.end(JSON.stringify({ Version: '20.10.0', ApiVersion: apiVersion }));
-      if (req.url?.includes('/images/vmhub/missing:000000000000/json')) { res.writeHead(404); return void res.end('{"message":"No such image"}'); }
+      if ([...MISSING].some((tag) => req.url?.includes(`/images/${tag}/json`))) { res.writeHead(404); return void res.end('{"message":"No such image"}'); }
       if (req.url?.includes('/images/')) return void res.end('{"Id":"sha256:0"}');
       res.writeHead(500);
       res.end('{}');
@@ -42,12 +47,28 @@ describe('docker: availability', () => {
     await provider.close?.();
   });
 
-  it('a missing image asks the daemon, then names the build command', async () => {
+  it('a missing golden asks the daemon, then names the build command', async () => {
     asked.length = 0;
+    MISSING.add(CURRENT);
     const { provider } = makeProvider({ docker_host: `unix://${sock}` });
-    const avail = await provider.availability({ ...template, golden: 'vmhub/missing:000000000000' });
-    assert.deepEqual(avail, { availability: 'unavailable', reason: 'image vmhub/missing:000000000000 is not built: run `vmhub-server golden build missing`' });
-    assert.deepEqual(asked, ['GET /v1.41/images/vmhub/missing:000000000000/json', 'GET /_ping', 'GET /version']);
+    const avail = await provider.availability({ ...template, golden: CURRENT }).finally(() => MISSING.delete(CURRENT));
+    assert.deepEqual(avail, { availability: 'unavailable', reason: `image ${CURRENT} is not built: run \`vmhub-server golden build debian-x11\`` });
+    assert.deepEqual(asked, [`GET /v1.41/images/${CURRENT}/json`, 'GET /_ping', 'GET /version']);
+    await provider.close?.();
+  });
+
+  it('a missing image that `golden build` does not make is never told to run it', async () => {
+    const { provider } = makeProvider({ docker_host: `unix://${sock}` });
+    // Another tag of a vmhub golden (an older manifest, a hand-edited hash): build makes the current one, not this.
+    const old = await provider.availability({ ...template, golden: 'vmhub/debian-x11:000000000000' });
+    assert.equal(old.availability, 'unavailable');
+    assert.equal(old.reason, `image vmhub/debian-x11:000000000000 is not on the Docker host, and \`vmhub-server golden build debian-x11\` builds ${CURRENT} (this version's debian-x11), not this tag: set the template's golden to ${CURRENT} and build that, or load vmhub/debian-x11:000000000000 on the Docker host (docker load / docker pull)`);
+    // A custom image, and a vmhub/ tag of no golden this package has.
+    for (const tag of ['myorg/desktop:2', 'vmhub/missing:000000000000']) {
+      const custom = await provider.availability({ ...template, golden: tag });
+      assert.equal(custom.reason, `image ${tag} is not on the Docker host and is not a vmhub golden (\`vmhub-server golden build\` cannot make it): docker pull ${tag} (or build and tag it) on the Docker host`);
+      assert.doesNotMatch(custom.reason!, /golden build [a-z]/);
+    }
     await provider.close?.();
   });
 

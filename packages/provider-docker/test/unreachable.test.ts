@@ -38,14 +38,15 @@ describe('docker: daemon unreachable', () => {
     assert.match(status.reason!, /not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
   });
 
-  it('a missing image is unavailable (and create fails) with the exact build command', async () => {
+  it('a missing image is unavailable (and create fails) with its own fix, never a build of another tag', async () => {
     const { provider } = makeProvider();
     const avail = await provider.availability({ ...template, golden: 'vmhub/debian-x11:000000000000' });
-    assert.deepEqual(avail, { availability: 'unavailable', reason: 'image vmhub/debian-x11:000000000000 is not built: run `vmhub-server golden build debian-x11`' });
+    assert.equal(avail.availability, 'unavailable');
+    assert.match(avail.reason!, /^image vmhub\/debian-x11:000000000000 is not on the Docker host, and `vmhub-server golden build debian-x11` builds vmhub\/debian-x11:[0-9a-f]{12} \(this version's debian-x11\), not this tag: set the template's golden to/);
     assert.deepEqual(await provider.availability(template), { availability: 'available' });
     const identity = `vmhub-t-${randomUUID()}`;
-    await assert.rejects(provider.create({ lease_id: identity, identity, template: { ...template, golden: 'vmhub/debian-x11:000000000000' }, signal: AbortSignal.timeout(10_000) }),
-      (e: any) => e.code === 'PROVISION_FAILED' && e.message.includes('run `vmhub-server golden build debian-x11`'));
+    await assert.rejects(provider.create({ lease_id: identity, identity, template: { ...template, golden: 'myorg/desktop:2' }, signal: AbortSignal.timeout(10_000) }),
+      (e: any) => e.code === 'PROVISION_FAILED' && e.message.includes('image myorg/desktop:2 is not on the Docker host and is not a vmhub golden') && !e.message.includes('golden build myorg'));
     await provider.close?.();
   });
 });

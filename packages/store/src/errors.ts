@@ -16,3 +16,22 @@ export class StoreVersionError extends Error {
   override readonly name = 'StoreVersionError';
   readonly code = 'STORE_TOO_NEW';
 }
+
+/**
+ * better-sqlite3's native addon does not load in this Node.js (built for another Node, or never
+ * built): nothing opens until it is rebuilt, so it is not retryable. The message is one line:
+ * `detail: fix`; `fix` is the command to run (native-addon.ts).
+ */
+export class StoreNativeModuleError extends Error {
+  override readonly name = 'StoreNativeModuleError';
+  readonly code = 'STORE_NATIVE_MODULE';
+  readonly retryable = false;
+  readonly detail: string;
+  readonly fix: string;
+
+  constructor(detail: string, fix: string, options?: ErrorOptions) {
+    super(`[vmhub] [store] ${detail}: ${fix}`, options);
+    this.detail = detail;
+    this.fix = fix;
+  }
+}

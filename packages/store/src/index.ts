@@ -23,7 +23,7 @@ export type { ExpiredLease, FailedLease } from './sweeps.ts';
 export type { Database, LeaseTable, MachineTable, EventTable } from './schema.ts';
 export { MIGRATIONS, type Migration } from './migrations/index.ts';
 export { migrate } from './migrate.ts';
-export { StoreVersionError, StoreUnavailableError, StoreConfigError } from './errors.ts';
+export { StoreVersionError, StoreUnavailableError, StoreConfigError, StoreNativeModuleError } from './errors.ts';
 export { parseStoreTarget, redact, type StoreTarget, type PostgresSettings } from './target.ts';
 export type { SchemaInfo } from './backend.ts';
 export type { Leadership } from './leadership.ts';

@@ -6,6 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrate } from './migrate.ts';
+import { nativeAddonError } from './native-addon.ts';
 
 export function openSqlite(path: string, options: { busyTimeoutMs: number; readonly: boolean }): BetterSqlite3.Database {
   if (path !== ':memory:') {
@@ -15,7 +16,13 @@ export function openSqlite(path: string, options: { busyTimeoutMs: number; reado
     // database file's mode. An existing file keeps its mode.
     if (!options.readonly && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
   }
-  const sqlite = new BetterSqlite3(path, { readonly: options.readonly });
+  let sqlite: BetterSqlite3.Database;
+  try {
+    sqlite = new BetterSqlite3(path, { readonly: options.readonly });
+  } catch (err) {
+    // The addon loads here, on the first open: built for another Node, it cannot.
+    throw nativeAddonError(err) ?? err;
+  }
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
   if (!options.readonly) {
     enableWal(sqlite, options.busyTimeoutMs);

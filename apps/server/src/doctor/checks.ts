@@ -54,6 +54,9 @@ export async function storeCheck(path: string, open: (path: string) => Promise<S
     const live = await store.countLeases({ status: ['provisioning', 'starting', 'ready', 'releasing', 'expired'] });
     return { check: { check: 'store', subject: path, status: 'ok', detail: `writable, ${live} open lease${live === 1 ? '' : 's'}`, counts: true }, store };
   } catch (err) {
+    // A better-sqlite3 built for another Node.js is no permissions problem: its fix is a rebuild.
+    const native = err as { code?: unknown; detail?: string; fix?: string };
+    if (native.code === 'STORE_NATIVE_MODULE') return { check: { check: 'store', subject: path, status: 'fail', detail: `cannot be opened: ${native.detail}`, fix: native.fix!, counts: true } };
     return fail(`cannot be opened: ${(err as Error).message}`);
   }
 }
@@ -166,9 +169,16 @@ export async function goldenChecks(config: VmhubConfig, registry: Registry, from
         continue;
       }
       for (const name of images?.names ?? []) {
-        const s = await images!.status(name).catch((err: Error) => ({ name, built: false, ref: '?', detail: err.message }));
-        const used = [...registry.templates.values()].some((t) => t.provider === plugin.id && (t.id === name || t.golden === s.ref));
         const base = { check: 'golden', subject: name };
+        const s = await images!.status(name).catch((err: Error) => err);
+        if (s instanceof Error) {
+          // The backend did not answer (Docker down): that says nothing about the golden.
+          const { detail, fix } = splitFix(tidyReason(s.message));
+          const usedById = [...registry.templates.values()].some((t) => t.provider === plugin.id && t.id === name);
+          out.push({ ...base, status: usedById ? 'fail' : 'skip', detail: `cannot tell whether it is built: ${detail}`, fix: fix ?? `see the provider ${plugin.id} check above` });
+          continue;
+        }
+        const used = [...registry.templates.values()].some((t) => t.provider === plugin.id && (t.id === name || t.golden === s.ref));
         if (s.built) out.push({ ...base, status: 'ok', detail: `built (${s.ref})` });
         else if (!used) out.push({ ...base, status: 'skip', detail: `not built (${s.ref}); no template of this server uses it` });
         else out.push({ ...base, status: 'fail', detail: `not built (${s.ref})`, fix: `vmhub-server golden build ${name}` });

@@ -18,6 +18,7 @@ import { destroyMachine } from './teardown.ts';
 import { leaseView, parseStages, withStage } from './view.ts';
 
 /**
+import { templateUnavailable } from './unavailable.ts';
  * vm_lease_status wakes the moment this process changes the lease (a stage, a transition); for
  * changes made by another process (another server, the reaper) it re-reads the store this often.
  */
@@ -86,7 +87,7 @@ export class LeaseManager {
     if (missing) throw new VmhubError('CAPABILITY_UNAVAILABLE', `template ${template.id} is unavailable: ${missing}`);
     const provider = this.#registry.providers.get(template.provider)!;
     const availability = await provider.availability(template);
-    if (availability.availability !== 'available') throw new VmhubError('CAPABILITY_UNAVAILABLE', `template ${template.id} is ${availability.availability}: ${availability.reason ?? 'no reason given'}`);
+    if (availability.availability !== 'available') throw await templateUnavailable(template, provider, availability);
 
     const limits = this.#config.leases;
     // At the quota, a concurrent call with this request_id (another process) may just have made
