@@ -22,6 +22,7 @@ import { verifyQemu } from './proc.ts';
 import { qemuArgv } from './qemu-argv.ts';
 import { resumeFromState } from './qemu-restore.ts';
 import { goldenProblem, isQcow2, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
+import { forwardsNeedTcp } from './qemu-status.ts';
 import { savedStateFor, savedStateOff, type SavedState } from './qemu-saved-state.ts';
 import { freePorts, spawnQemu, stopQemu } from './qemu-spawn.ts';
 import { FILES, machineDir, readRecord, writeRecord } from './state-dir.ts';
@@ -50,6 +51,8 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   }
   const problem = await goldenProblem(template);
   if (problem) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] template ${template.id}: ${problem}`, { source: SOURCE });
+  const tcp = forwardsNeedTcp(template);
+  if (tcp) throw new VmhubError('CAPABILITY_UNAVAILABLE', tcp, { source: SOURCE });
   const t = templateOptions(template.provider_options);
   const accel = await chooseAccel(rt.wantedAccel);
   if (rt.wantedAccel === 'kvm' && accel.reason) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] accel "kvm" requested but ${accel.reason}`, { source: SOURCE });

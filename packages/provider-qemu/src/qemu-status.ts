@@ -4,6 +4,7 @@
  */
 import type { ProviderStatus, TemplateConfig } from '@vmhub/core';
 import { chooseAccel } from './accel.ts';
+import { templateOptions } from './options.ts';
 import { goldenProblem, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 
 export async function status(rt: QemuRuntime): Promise<ProviderStatus> {
@@ -22,9 +23,23 @@ export async function availability(rt: QemuRuntime, template: TemplateConfig): P
   } catch {
     return { availability: 'unavailable', reason: `${rt.binary} not found: apt-get install -y qemu-system-x86 qemu-utils, or set provider option qemu_binary / VMHUB_QEMU_BINARY` };
   }
+  const tcp = forwardsNeedTcp(template);
+  if (tcp) return { availability: 'unavailable', reason: tcp };
   const accel = await chooseAccel(rt.wantedAccel);
   if (rt.wantedAccel === 'kvm' && accel.reason) return { availability: 'unavailable', reason: `accel "kvm" requested but ${accel.reason}: use accel "auto" or "tcg"` };
   const problem = await goldenProblem(template);
   if (problem) return { availability: 'unavailable', reason: problem };
   return { availability: 'available' };
+}
+
+/**
+ * QEMU forwards guest ports only as TCP on 127.0.0.1 (7.2's hostfwd has no unix-socket form), which
+ * every local user reaches; other providers forward over 0700 unix sockets. So a template listing
+ * forward_ports must say it accepts that (`forward_tcp: true`); the reason says why and how.
+ */
+export function forwardsNeedTcp(template: TemplateConfig): string | undefined {
+  let ports: readonly number[] = [];
+  try { ports = templateOptions(template.provider_options).forward_ports ?? []; } catch { return undefined; }
+  if (ports.length === 0 || template.forward_tcp === true) return undefined;
+  return `[vmhub] [${SOURCE}] template ${template.id} forwards guest ports ${ports.join(', ')}: QEMU can forward them only as TCP on 127.0.0.1, which every local user of this host reaches (no unix-socket forward in QEMU's user-mode network). Set "forward_tcp": true on the template to accept that (and let the guest service authenticate its clients), or drop provider_options.forward_ports (docs/security.md, Guest port forwards)`;
 }

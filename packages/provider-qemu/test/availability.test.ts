@@ -43,3 +43,15 @@ test('qemu: a create that fails before qemu runs leaves no state directory behin
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('qemu: forward_ports (TCP on 127.0.0.1, reachable by every local user) need the template\'s forward_tcp: true', async () => {
+  const p = plugin.create({ state_dir: '/tmp/vmhub-none' }, testContext(testPrefix()));
+  const forwarding = { ...tinyConsoleTemplate(), provider_options: { ...tinyConsoleTemplate().provider_options, forward_ports: [5555] } };
+  const r = await p.availability(forwarding);
+  assert.equal(r.availability, 'unavailable');
+  assert.match(r.reason!, /forward_tcp.*true/);
+  assert.match(r.reason!, /every local user/);
+  await assert.rejects(p.create({ lease_id: 'x', identity: `vmhub-a-${randomUUID()}`, template: forwarding, signal: AbortSignal.timeout(5000) }), (e: { code?: string; message: string }) => e.code === 'CAPABILITY_UNAVAILABLE' && /forward_tcp/.test(e.message));
+  const accepted = await p.availability({ ...forwarding, forward_tcp: true });
+  assert.doesNotMatch(accepted.reason ?? '', /forward_tcp/, 'with forward_tcp: true the forwards are accepted');
+});

@@ -40,7 +40,7 @@ describe('qemu: channels and consoles per call, on a real qemu with the guest ag
     await buildGolden('tiny-console-agent', { dir: join(root, 'golden') });
     const agent = tinyConsoleAgentTemplate(join(root, 'golden'));
     // Guest port 7000 forwarded (restricted user-mode net: no route out) for the connect() test.
-    template = { ...agent, provider_options: { ...agent.provider_options, forward_ports: [7000] } };
+    template = { ...agent, forward_tcp: true, provider_options: { ...agent.provider_options, forward_ports: [7000] } };
     provider = plugin.create({ state_dir: join(root, 'state') }, testContext(prefix));
     machine = await provider.create({ lease_id: identity.slice(prefix.length), identity, template, signal: AbortSignal.timeout(60_000) });
     await provider.ready(machine, { template, signal: AbortSignal.timeout(240_000), stage: () => {} });
