@@ -159,6 +159,9 @@ describe('android: an agent drives the Android stand-in over real adb', { timeou
     assert.equal(r.structuredContent.exit_code, 3);
     assert.equal(r.structuredContent.stdout, 'out\n');
     assert.equal(r.structuredContent.stderr, 'err\n');
+    // shell runs in the device's /system/bin/sh ($0 names the shell that ran it).
+    const sh = await s.call('vm_exec', { lease_id: lease, shell: 'echo "$0"; exit 4' });
+    assert.deepEqual([sh.structuredContent.exit_code, sh.structuredContent.stdout], [4, '/system/bin/sh\n'], JSON.stringify(sh.structuredContent));
   });
 
   // docs/security.md "Guest port forwards": the device's adbd is reached through a unix-socket

@@ -209,6 +209,10 @@ describe('windows: an agent drives the Windows-MCP stand-in through the adapter'
     ok(r);
     assert.equal(r.structuredContent.exit_code, 3);
     assert.equal(r.structuredContent.stderr, 'err\r\n');
+    // shell is PowerShell on Windows (there is no /bin/sh to run it).
+    const sh = await s.call('vm_exec', { lease_id: id, shell: "Write-Output 'vmhub shell'; exit 4" });
+    ok(sh);
+    assert.deepEqual([sh.structuredContent.exit_code, sh.structuredContent.stdout, sh.structuredContent.stderr], [4, 'vmhub shell\r\n', '']);
   });
 
   it('clone_repo: the host clones, the guest unpacks the tarball (tar.exe) into the destination', async () => {

@@ -52,6 +52,10 @@ export function openExampleSession(options: ExampleOptions, lease: LeaseContext)
     type: (ctx, input) => exampleType(guest, ctx, input),
     key: (ctx, input) => exampleKey(guest, ctx, input),
     exec: (ctx, input) => exampleExec(guest, ctx, input),
+    // What vm_exec {shell: "…"} runs: the argv of this machine's shell. Optional — leaving it out
+    // gives exactly this (/bin/sh -c); a guest without /bin/sh says where its shell is (Windows:
+    // PowerShell, Android: /system/bin/sh). Synchronous, no I/O.
+    shellArgv: (command) => ['/bin/sh', '-c', command],
     putFile: (ctx, input) => examplePutFile(ctx, input),
     getFile: (ctx, input) => exampleGetFile(ctx, input),
     // Called once at lease end; core closes the channel afterwards. Must not throw.

@@ -12,7 +12,7 @@ import { click } from './android-click.ts';
 import { cloneRepo } from './android-clone-repo.ts';
 import { close } from './android-close.ts';
 import { drag } from './android-drag.ts';
-import { exec } from './android-exec.ts';
+import { exec, shellArgv } from './android-exec.ts';
 import { focus } from './android-focus.ts';
 import { getFile } from './android-get-file.ts';
 import { inspect } from './android-inspect.ts';
@@ -58,6 +58,7 @@ export function openAndroidSession(instance: AndroidOptions, lease: LeaseContext
     getFile: call(getFile),
     cloneRepo: call(cloneRepo),
     exec: call(exec),
+    shellArgv,
     screenSize: (ctx) => screenSize(rt, ctx),
     probe: (ctx) => probe(rt, ctx),
     // Nothing runs in the background: every command ended with its call. Facts go with the lease.

@@ -131,6 +131,13 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     }, 10_000);
   });
 
+  it('vm_exec {shell} runs in the device\'s /system/bin/sh, not /bin/sh (which a device lacks)', async () => {
+    const argv = session.shellArgv!('echo "$0"; echo "a  b" | wc -w');
+    assert.equal(argv[0], '/system/bin/sh');
+    const r = await session.exec!(ctx(), { argv, timeout_ms: 5000, max_output_bytes: 1000 });
+    assert.deepEqual([r.exit_code, r.stdout.toString(), r.stderr.toString()], [0, '/system/bin/sh\n2\n', '']);
+  });
+
   it('adbd dying mid-call: a typed, retryable error naming the device', async () => {
     const running = session.exec!(ctx(), { argv: ['sleep', '30'], timeout_ms: 60_000, max_output_bytes: 100 });
     running.catch(() => undefined); // checked below

@@ -30,7 +30,8 @@ import { HOLDER_STOP_SCRIPT } from './vpointer.ts';
 /** How long dispose may spend stopping the pointer holder. */
 const DISPOSE_TIMEOUT_MS = 3000;
 
-type Methods = Required<Omit<AdapterSession, 'dispose'>>;
+// No shellArgv: vm_exec {shell} is core's /bin/sh -c, the shell of every Linux.
+type Methods = Required<Omit<AdapterSession, 'dispose' | 'shellArgv'>>;
 
 export interface HyprlandSession extends Methods {
   /** The lease's options and facts: what verbs (hyprland-verbs.ts) run with. */

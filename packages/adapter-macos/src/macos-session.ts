@@ -23,7 +23,8 @@ import { type } from './macos-type.ts';
 import { leaseOptions, type MacosOptions } from './options.ts';
 import { MacosRuntime } from './runtime.ts';
 
-type Methods = Required<Omit<AdapterSession, 'dispose' | 'inspect' | 'paste'>>;
+// No shellArgv: vm_exec {shell} is core's /bin/sh -c, which every macOS has (over SSH like any argv).
+type Methods = Required<Omit<AdapterSession, 'dispose' | 'inspect' | 'paste' | 'shellArgv'>>;
 
 export interface MacosSession extends Methods {
   readonly runtime: MacosRuntime;

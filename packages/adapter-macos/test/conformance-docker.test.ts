@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { providerTarget, runAdapterConformance } from '@vmhub/conformance';
 import dockerProvider from '@vmhub/provider-docker';
 import macos from '../src/index.ts';
-import { EXEC_SKIP } from './skips.ts';
+import { EXEC_COMMANDS } from './skips.ts';
 
 const template = dockerProvider.templates.find((t) => t.id === 'macos-standin');
 const X = { DISPLAY: ':0', LC_ALL: 'C.UTF-8' };
@@ -21,7 +21,7 @@ runAdapterConformance({
   launchApp: 'xterm',
   timeoutMs: 60_000,
   setupTimeoutMs: 240_000,
-  skip: EXEC_SKIP,
+  exec: EXEC_COMMANDS,
   async target() {
     if (!template) throw new Error('provider-docker offers no macos-standin template: is golden/macos-standin/template.json there?');
     const target = await providerTarget({ plugin: dockerProvider, template, timeoutMs: 180_000, instance: `test-macos-${randomBytes(3).toString('hex')}` });

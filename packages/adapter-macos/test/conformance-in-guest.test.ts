@@ -6,7 +6,7 @@
 import { runAdapterConformance } from '@vmhub/conformance';
 import macos from '../src/index.ts';
 import { hostTarget } from './host-target.ts';
-import { EXEC_SKIP } from './skips.ts';
+import { EXEC_COMMANDS } from './skips.ts';
 
 runAdapterConformance({
   plugin: macos,
@@ -14,6 +14,6 @@ runAdapterConformance({
   launchApp: 'xterm',
   timeoutMs: 60_000,
   setupTimeoutMs: 120_000,
-  skip: EXEC_SKIP,
+  exec: EXEC_COMMANDS,
   target: () => hostTarget({ adapterOptions: { vnc: 'none', in_guest_tools: true } }),
 });

@@ -7,7 +7,7 @@
 import { runAdapterConformance } from '@vmhub/conformance';
 import macos from '../src/index.ts';
 import { ARD_PASSWORD, ARD_USER, startArd } from './ard.ts';
-import { EXEC_SKIP } from './skips.ts';
+import { EXEC_COMMANDS } from './skips.ts';
 import { hostTarget } from './host-target.ts';
 
 runAdapterConformance({
@@ -16,7 +16,7 @@ runAdapterConformance({
   launchApp: 'xterm',
   timeoutMs: 60_000,
   setupTimeoutMs: 120_000,
-  skip: EXEC_SKIP,
+  exec: EXEC_COMMANDS,
   target: () => hostTarget({
     adapterOptions: { in_guest_tools: true, vnc_username: ARD_USER, vnc_password: ARD_PASSWORD },
     front: (desk) => startArd(desk.vncPort),

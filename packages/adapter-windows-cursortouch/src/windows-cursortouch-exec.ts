@@ -4,6 +4,9 @@
  * both streams (base64, capped) on one marker line. Windows-MCP itself returns only one stream
  * ("stdout, or stderr when stdout is empty") and a status code, which is why the script reports
  * them itself. stdin too large for the command line is staged in a guest file first.
+ *
+ * `vm_exec {shell}` (shellArgv): the string is a PowerShell command, run by Windows PowerShell as
+ * any argv is: `powershell.exe -NoProfile -NonInteractive -Command <string>`.
  */
 import { randomBytes } from 'node:crypto';
 import type { AdapterContext, ExecResult } from '@vmhub/core';
@@ -29,6 +32,11 @@ export async function runArgv(rt: WinRuntime, ctx: AdapterContext, input: ExecIn
   } finally {
     if (staged) await removeFile(rt, ctx, staged).catch(() => undefined);
   }
+}
+
+/** What `shell` means on Windows: a PowerShell command (Windows PowerShell 5.1, on every Windows 10/11). */
+export function shellArgv(command: string): string[] {
+  return ['powershell.exe', '-NoProfile', '-NonInteractive', '-Command', command];
 }
 
 export async function exec(rt: WinRuntime, ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult> {

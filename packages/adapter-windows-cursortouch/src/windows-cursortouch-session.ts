@@ -15,7 +15,7 @@ import { click } from './windows-cursortouch-click.ts';
 import { cloneRepo } from './windows-cursortouch-clone-repo.ts';
 import { close } from './windows-cursortouch-close.ts';
 import { drag } from './windows-cursortouch-drag.ts';
-import { exec } from './windows-cursortouch-exec.ts';
+import { exec, shellArgv } from './windows-cursortouch-exec.ts';
 import { focus } from './windows-cursortouch-focus.ts';
 import { getFile } from './windows-cursortouch-get-file.ts';
 import { inspect } from './windows-cursortouch-inspect.ts';
@@ -61,6 +61,7 @@ export function openWindowsSession(instance: WindowsOptions, lease: LeaseContext
     getFile: call(getFile),
     cloneRepo: call(cloneRepo),
     exec: call(exec),
+    shellArgv,
     screenSize: (ctx) => screenSize(rt, ctx),
     probe: (ctx) => probe(rt, ctx, declared),
     async dispose() {

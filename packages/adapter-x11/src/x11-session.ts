@@ -31,7 +31,8 @@ import { type, unbindTyped } from './x11-type.ts';
 /** How long dispose may spend giving back bound keycodes (the machine may already be gone). */
 const DISPOSE_TIMEOUT_MS = 3000;
 
-type Methods = Required<Omit<AdapterSession, 'dispose'>>;
+// No shellArgv: vm_exec {shell} is core's /bin/sh -c, the shell of every Linux.
+type Methods = Required<Omit<AdapterSession, 'dispose' | 'shellArgv'>>;
 
 export interface X11Session extends Methods {
   /** The lease's options and facts: what verbs (x11-verbs.ts) run with. */

@@ -39,7 +39,12 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
       // a declared capability that is missing
       /not ok \d+ - boastful: plugin shape and contract version/,
       /declares \\?"screenshot\\?" but its session does not implement screenshot\(\)/,
+      // a machine without /bin/sh whose adapter does not say what its shell is
+      /not ok \d+ - shellless: exec\n/,
+      /fix: return from shellArgv\(command\) the argv of this machine's shell running command/,
     ]) assert.match(stdout, expected);
+    // The same machine, its adapter giving shellArgv: every exec check passes.
+    assert.match(stdout, /^\s*ok \d+ - shelled: exec$/m);
     // What the broken adapter does right still passes, and undeclared capabilities are still gated.
     // Anchored: an unanchored /ok N - …/ would also match "not ok N - …".
     assert.match(stdout, /^\s*ok \d+ - not declared: vm_screenshot answers CAPABILITY_UNAVAILABLE naming the adapter/m);

@@ -137,6 +137,14 @@ export interface AdapterSession {
   cloneRepo?(ctx: AdapterContext, input: { dest: string; archive: Readable }): Promise<void>;
   /** `cwd`, when given, is absolute (core resolved it). */
   exec?(ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult>;
+  /**
+   * What `vm_exec {shell}` means on this machine: the argv that runs `command` (the agent's string,
+   * unchanged) in the machine's shell; core hands it to `exec()` like any argv. Optional, only with
+   * the `exec` capability, synchronous and without I/O. Absent: `['/bin/sh', '-c', command]`
+   * (posixShellArgv), right for Linux, BSDs and macOS. Windows answers PowerShell, Android
+   * `/system/bin/sh` (a device has no /bin/sh). Say in the adapter's docs which shell it is.
+   */
+  shellArgv?(command: string): string[];
   /** Screen size in pixels, for bounds checks before any screenshot was taken. Optional. */
   screenSize?(ctx: AdapterContext): Promise<{ width: number; height: number }>;
   /**

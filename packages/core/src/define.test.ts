@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import type { AdapterSession, LeaseContext } from './adapter.ts';
-import { CONTRACT_VERSION, defineAdapter, defineProvider } from './define.ts';
+import { CONTRACT_VERSION, defineAdapter, defineProvider, posixShellArgv } from './define.ts';
 import { VmhubError } from './errors.ts';
 
 const base = { id: 'demo', version: '1.0.0', contractVersion: 2 };
@@ -68,6 +68,25 @@ describe('core: defineAdapter', () => {
     assert.equal(s1.disposed, true);
     await assert.rejects(s1.type!(ctx, { text: 'x' }), (e: unknown) => VmhubError.is(e) && e.code === 'LEASE_EXPIRED');
     await s2.type!(ctx, { text: 'x' });
+  });
+  it('shellArgv: optional, only with exec, synchronous; its answer is checked; default /bin/sh -c', async () => {
+    const exec = async () => ({ exit_code: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: false, truncated: false });
+    assert.deepEqual(posixShellArgv('echo hi'), ['/bin/sh', '-c', 'echo hi']);
+    const plain = await defineAdapter({ ...base, capabilities: ['exec'], create: opens({ exec }) }).create().open(lease);
+    assert.equal(plain.shellArgv, undefined, 'no shellArgv: the router runs posixShellArgv');
+    const ps = { exec, shellArgv(command: string) { return [this.shell, '-Command', command]; }, shell: 'powershell.exe' };
+    const s = await defineAdapter({ ...base, capabilities: ['exec'], create: opens(ps) }).create().open(lease);
+    assert.deepEqual(s.shellArgv!('echo hi'), ['powershell.exe', '-Command', 'echo hi'], 'runs on the session object');
+    await assert.rejects(defineAdapter({ ...base, capabilities: [], create: opens({ shellArgv: (c: string) => ['sh', '-c', c] }) }).create().open(lease), /implements shellArgv\(\) but the adapter does not declare "exec"/);
+    await assert.rejects(defineAdapter({ ...base, capabilities: ['exec'], create: opens({ exec, shellArgv: '/bin/sh' as never }) }).create().open(lease), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /shellArgv is string, not a function/.test(e.message));
+    for (const bad of [[], [''], ['sh', 3], 'sh -c', Promise.resolve(['sh'])]) {
+      const b = await defineAdapter({ ...base, capabilities: ['exec'], create: opens({ exec, shellArgv: () => bad as never }) }).create().open(lease);
+      assert.throws(() => b.shellArgv!('x'), (e: unknown) => VmhubError.is(e) && e.code === 'INTERNAL' && e.source === 'adapter-demo' && /not an argv/.test(e.message), JSON.stringify(bad));
+    }
+    const thrower = await defineAdapter({ ...base, capabilities: ['exec'], create: opens({ exec, shellArgv: () => { throw new Error('no shell'); } }) }).create().open(lease);
+    assert.throws(() => thrower.shellArgv!('x'), (e: unknown) => VmhubError.is(e) && e.source === 'adapter-demo' && /no shell/.test(e.message));
+    await s.dispose();
+    assert.throws(() => s.shellArgv!('x'), (e: unknown) => VmhubError.is(e) && e.code === 'LEASE_EXPIRED');
   });
 });
 

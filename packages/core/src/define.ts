@@ -123,6 +123,31 @@ function wrap<F extends (...args: any[]) => Promise<any>>(fn: F, self: object, s
 /** Session methods core knows besides the capability methods. */
 const SESSION_EXTRAS = ['screenSize', 'probe'] as const;
 
+/**
+ * What `vm_exec {shell}` runs when the session has no `shellArgv()` (AdapterSession.shellArgv):
+ * POSIX sh, as every Linux, BSD and macOS has it.
+ */
+export function posixShellArgv(command: string): string[] {
+  return ['/bin/sh', '-c', command];
+}
+
+/** A session's shellArgv(), synchronous, gated, its answer checked: an argv, or a typed error. */
+function wrapShellArgv(fn: (command: string) => unknown, self: object, source: string, gate: () => void): (command: string) => string[] {
+  return (command: string) => {
+    let argv: unknown;
+    try {
+      gate();
+      argv = fn.call(self, command);
+    } catch (err) {
+      throw asVmhubError(err, source);
+    }
+    if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string') || argv[0] === '') {
+      throw new VmhubError('INTERNAL', `[vmhub] [${source}] shellArgv() returned ${JSON.stringify(argv)?.slice(0, 200)}, not an argv`, { source, hint: 'Return a non-empty array of strings from shellArgv(command), e.g. [\'/bin/sh\', \'-c\', command], synchronously.' });
+    }
+    return argv as string[];
+  };
+}
+
 /** Declared = implemented, on the object `open()` returned. */
 function checkSession(session: AdapterSession, declared: ReadonlySet<Capability>, source: string): void {
   if (!session || typeof session !== 'object') throw new VmhubError('INVALID_REQUEST', `[vmhub] [${source}] open() returned ${session === null ? 'null' : typeof session}, not a session object`, { source, hint: 'Return an object with one method per declared capability from open().' });
@@ -133,6 +158,9 @@ function checkSession(session: AdapterSession, declared: ReadonlySet<Capability>
     if (declared.has(cap) && !has) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${source}] declares "${cap}" but its session does not implement ${name}()`, { source, hint: `Add ${name}(ctx, input) to the object open() returns, or remove "${cap}" from capabilities.` });
     if (!declared.has(cap) && has) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${source}] its session implements ${name}() but the adapter does not declare "${cap}": declare it or remove the method`, { source });
   }
+  const shell = (session as Record<string, unknown>).shellArgv;
+  if (shell !== undefined && typeof shell !== 'function') throw new VmhubError('INVALID_REQUEST', `[vmhub] [${source}] its session's shellArgv is ${typeof shell}, not a function`, { source, hint: 'Make shellArgv(command) a method returning the argv of the machine\'s shell, or leave it out for /bin/sh -c.' });
+  if (shell !== undefined && !declared.has('exec')) throw new VmhubError('INVALID_REQUEST', `[vmhub] [${source}] its session implements shellArgv() but the adapter does not declare "exec": declare it or remove the method`, { source });
 }
 
 export function defineAdapter<O = Record<string, never>, S extends AdapterSession = AdapterSession>(spec: AdapterSpec<O, S>): AdapterPlugin<O> {
@@ -194,6 +222,7 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
     const fn = (session as Record<string, unknown>)[name];
     if (typeof fn === 'function') out[name] = wrap(fn as (...a: any[]) => Promise<any>, session, source, gate);
   }
+  if (typeof session.shellArgv === 'function') out.shellArgv = wrapShellArgv(session.shellArgv, session, source, gate);
   if (declared.has('dispatch')) {
     out.dispatch = wrap(async (ctx: AdapterContext, input: { verb: string; args: Record<string, unknown> }) => {
       const verb = Object.hasOwn(verbs, input.verb) ? verbs[input.verb] : undefined;

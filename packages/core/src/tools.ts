@@ -358,7 +358,7 @@ export const TOOLS = {
   }),
   vm_exec: tool({
     name: 'vm_exec', title: 'Run command', capability: 'exec',
-    description: 'Run argv (command) or shell string (shell); output capped. detach: true → job id for {job}; JOB_LOST after a server restart.',
+    description: 'Run argv (command) or shell (sh; PowerShell on Windows); output capped. detach → job id for {job}; JOB_LOST after server restart.',
     input: Type.Object({
       lease_id: LeaseId,
       command: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024 })),

@@ -9,7 +9,7 @@ export interface ExecCommands {
   echo?: string[];
   /** Prints "vmhub-conformance-err" on stderr and exits 3. Default ["sh", "-c", "echo vmhub-conformance-err >&2; exit 3"]. */
   fail?: string[];
-  /** Runs for at least 5 s (the suite gives it a 1 s timeout). Default ["sleep", "5"]; null skips the timeout check. */
+  /** Runs for at least 5 s (the suite gives it a 1 s timeout). Default ["sleep", "5"]; null skips the timeout and cancellation checks. */
   sleep?: string[] | null;
   /** Prints the working directory. Default ["pwd"]; run with `cwd`. */
   pwd?: string[];

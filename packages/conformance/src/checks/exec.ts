@@ -1,4 +1,5 @@
 /** exec and dispatch. */
+import { randomBytes } from 'node:crypto';
 import { check, expectError, expectOk } from '../expect.ts';
 import type { CheckTable } from './env.ts';
 
@@ -14,6 +15,14 @@ export const EXEC_CHECKS: CheckTable = {
         const s = expectOk(await env.conn.call('vm_exec', { command: env.exec.echo }), `vm_exec ${JSON.stringify(env.exec.echo)}`, 'exec() must run argv[0] with argv[1..] (no shell) and return exit_code, stdout, stderr');
         check(s.exit_code === 0, `exit_code ${String(s.exit_code)} (stderr ${JSON.stringify(s.stderr)})`, 'return the process\'s exit status');
         check(String(s.stdout).trim() === 'vmhub-conformance', `stdout ${JSON.stringify(s.stdout)}`, 'return the process\'s stdout, unmodified');
+      },
+    },
+    {
+      name: 'vm_exec {shell} runs the string in the machine\'s shell',
+      async run(env) {
+        const word = `vmhubshell${randomBytes(4).toString('hex')}`;
+        const s = expectOk(await env.conn.call('vm_exec', { shell: `echo ${word}` }), `vm_exec {shell: "echo ${word}"}`, 'vm_exec {shell} runs the argv the session\'s shellArgv(command) gives, by default [\'/bin/sh\', \'-c\', command]: where the machine has no /bin/sh, implement shellArgv');
+        check(s.exit_code === 0 && String(s.stdout).includes(word), `exit_code ${String(s.exit_code)}, stdout ${JSON.stringify(s.stdout)}, stderr ${JSON.stringify(s.stderr)}`, 'return from shellArgv(command) the argv of this machine\'s shell running command (Windows: PowerShell; Android: /system/bin/sh -c), or leave it out where /bin/sh -c works');
       },
     },
     {

@@ -14,6 +14,7 @@ import type { ExecResult } from '../channel.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import type { LeaseBinding, RouterHost } from './types.ts';
 import type { OpenSession } from '../adapter.ts';
+import { posixShellArgv } from '../define.ts';
 import { runBatch, type Precheck } from './batch.ts';
 import { centre, matchesOf, nearestTexts, ocrEngine, readWords, shownMatch } from './find-text.ts';
 import { baselineOf, changedBox } from './changes.ts';
@@ -273,8 +274,9 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
       if (job.error) throw job.error;
       return { structured: { job: input.job, running: false, ...execOutput(job.result!) } };
     }
-    if ((input.command === undefined) === (input.shell === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of command (argv array) or shell (a string run by /bin/sh -c)');
-    const argv = input.command ?? ['/bin/sh', '-c', input.shell!];
+    if ((input.command === undefined) === (input.shell === undefined)) throw new VmhubError('INVALID_REQUEST', 'give exactly one of command (argv array) or shell (a string run by the machine\'s shell: sh; PowerShell on Windows)');
+    // The adapter says what its machine's shell is (AdapterSession.shellArgv); POSIX sh otherwise.
+    const argv = input.command ?? (b.session.shellArgv ? b.session.shellArgv(input.shell!) : posixShellArgv(input.shell!));
     const cwd = input.cwd !== undefined ? await guestPath(b, input.cwd, 'cwd') : undefined;
     const exec = { argv, ...(cwd ? { cwd } : {}), ...(input.stdin !== undefined ? { stdin: input.stdin } : {}), timeout_ms: Math.round((input.timeout_seconds ?? 30) * 1000), max_output_bytes: 256 * 1024 };
     if (input.detach) {

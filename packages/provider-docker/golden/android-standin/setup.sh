@@ -16,6 +16,9 @@ chmod 1777 "$(r data/local/tmp)"
 for t in input screencap wm getprop setprop am monkey cmd pm dumpsys uiautomator pidof; do
   ln -sf "$lib/tool.py" "$(r system/bin/$t)"
 done
+# The shell every device has at /system/bin/sh (mksh there; Debian's sh here). A device has no
+# /bin/sh: the android adapter runs vm_exec {shell} as /system/bin/sh -c.
+ln -sf /bin/sh "$(r system/bin/sh)"
 
 # Static properties: what a Pixel-class Android 14 (API 34) x86_64 build reports for the keys
 # tools and adapters read. ro.serialno is per device, written at boot by the session.
