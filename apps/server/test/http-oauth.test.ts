@@ -39,11 +39,11 @@ describe('server: HTTP clients without the token are told so in OAuth terms', ()
     const missing = await post(url);
     assert.equal(missing.status, 401);
     assert.equal(missing.headers.get('www-authenticate'), `Bearer realm="vmhub", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
-    assert.match((await missing.json()).error.message, /^missing bearer token: vmhub takes no OAuth: add the header 'Authorization: Bearer <token>'/);
+    assert.match(((await missing.json()) as { error: { message: string } }).error.message, /^missing bearer token: vmhub takes no OAuth: add the header 'Authorization: Bearer <token>'/);
     const wrong = await post(url, { Authorization: 'Bearer nope' });
     assert.equal(wrong.status, 401);
     assert.match(wrong.headers.get('www-authenticate')!, /^Bearer realm="vmhub", error="invalid_token", error_description="[^"]+", resource_metadata="/);
-    assert.match((await wrong.json()).error.message, /^wrong or revoked bearer token/);
+    assert.match(((await wrong.json()) as { error: { message: string } }).error.message, /^wrong or revoked bearer token/);
   });
 
   it('the protected resource metadata (RFC 9728): this resource, bearer tokens in the header, no authorization server', async () => {
