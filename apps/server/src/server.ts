@@ -19,7 +19,7 @@ import { log } from './log.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
 export const INSTRUCTIONS = [
-  'vmhub gives you machines. Workflow: vm_list_templates → vm_lease_create {template} (returns at once) →',
+  'vmhub gives you machines. Workflow: vm_list_templates → vm_lease_create {template, wait_seconds: 20} →',
   'vm_lease_status {lease_id, wait_seconds: 20} until status is "ready" → drive it (vm_screenshot, vm_click,',
   'vm_type, vm_key, vm_exec, files) → vm_lease_release. Coordinates are pixels of your latest screenshot.',
   'CAPABILITY_UNAVAILABLE means this VM cannot do that: pick another tool or template, do not retry.',
@@ -43,12 +43,21 @@ export interface VmhubHub {
   session(): VmhubSession;
   /** The live view's side of this hub (recordings, take-over); absent in hand-made test hubs. */
   live?: Live;
+  /**
+   * Let the provisioning this process started finish (its claims renewed meanwhile): warm pools
+   * stop filling, and every lease being provisioned reaches ready or failed (bounded by its
+   * template's ready timeout). A runtime never started is not started. Then call close().
+   * Absent in hand-made test hubs.
+   */
+  drain?(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface VmhubServer extends VmhubSession {
   config: VmhubConfig;
   runtime(): Promise<Runtime>;
+  /** VmhubHub.drain: stdin closed, finish what was started before close(). */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,6 +100,12 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     runtime: rt,
     session,
     live,
+    async drain() {
+      const r = await runtime?.catch(() => undefined);
+      if (!r) return;
+      await r.pools.stop();
+      await r.leases.settled();
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -106,7 +121,7 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
 export async function createVmhubServer(options: { config?: VmhubConfig; from?: string } = {}): Promise<VmhubServer> {
   const hub = createVmhubHub(options);
   const { mcp, router } = hub.session();
-  return { mcp, router, config: hub.config, runtime: hub.runtime, close: () => hub.close() };
+  return { mcp, router, config: hub.config, runtime: hub.runtime, drain: async () => { await hub.drain?.(); }, close: () => hub.close() };
 }
 
 function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string, live: Live): RouterHost {
@@ -119,7 +134,8 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       const r = await rt();
       const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner());
       void r.reaper.ensure('lease created');
-      return lease;
+      // wait_seconds: vm_lease_status's bounded wait (progress included), after the reaper is asked for.
+      return r.leases.waitCreated(lease, input.wait_seconds, extra, principalOf(extra));
     },
     // Every lease-bound call is checked against the caller's principal: another's lease is NOT_FOUND.
     leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra, principalOf(extra)),

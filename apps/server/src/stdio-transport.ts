@@ -7,6 +7,8 @@
  * scan of the discarded line), so the client's call fails at once instead of at its timeout; a
  * line that is not JSON-RPC gets an error with its id too. The connection stays up.
  * Every message is delivered with the principal of stdio, the local OS user (http/principal.ts).
+ * It counts the requests delivered and not yet answered (a cancelled one is never answered):
+ * when stdin closes, the server waits for idle() so every call in flight still gets its answer.
  */
 import process from 'node:process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -27,6 +29,9 @@ export class LineStdioTransport implements Transport {
   /** Set while a line over the limit is being discarded: reads that line's id. */
   #discarding: MessageIdScanner | undefined;
   #started = false;
+  /** Ids of requests delivered and not yet answered (nor cancelled). */
+  readonly #open = new Set<string | number>();
+  #idle: Array<() => void> = [];
   readonly #extra: MessageExtraInfo = { authInfo: principalAuthInfo(localPrincipal(), 'stdio') };
 
   constructor(options: { maxLineBytes: number; stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream }) {
@@ -104,7 +109,27 @@ export class LineStdioTransport implements Transport {
       if (m && typeof m === 'object' && 'method' in m) this.#fail(typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined, -32600, 'not a valid JSON-RPC request (jsonrpc "2.0", a string method, an id)');
       return;
     }
+    const m = parsed.data as { id?: string | number; method?: string; params?: { requestId?: string | number } };
+    if (m.method !== undefined && m.id !== undefined) this.#open.add(m.id);
+    // The SDK sends no answer to a request cancelled by its client.
+    if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) this.#answered(m.params.requestId);
     this.onmessage?.(parsed.data, this.#extra);
+  }
+
+  /** Requests delivered and not yet answered (nor cancelled). */
+  get pending(): number {
+    return this.#open.size;
+  }
+
+  /** Resolves once every request delivered so far has been answered (or cancelled). */
+  idle(): Promise<void> {
+    if (this.#open.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #answered(id: string | number): void {
+    if (!this.#open.delete(id) || this.#open.size > 0) return;
+    for (const resolve of this.#idle.splice(0)) resolve();
   }
 
   #fail(id: string | number | undefined, code: number, message: string): void {
@@ -120,9 +145,16 @@ export class LineStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    const m = message as { id?: string | number; method?: string };
+    if (m.method === undefined && m.id !== undefined && m.id !== null) this.#answered(m.id);
     return new Promise((resolve) => {
-      if (this.#stdout.write(JSON.stringify(message) + '\n')) resolve();
-      else this.#stdout.once('drain', () => resolve());
+      const out = this.#stdout as NodeJS.WritableStream & { destroyed?: boolean };
+      // A client gone altogether (stdout closed): the answer is dropped, never awaited forever.
+      if (out.destroyed) return resolve();
+      if (out.write(JSON.stringify(message) + '\n')) return resolve();
+      const done = () => { out.off('drain', done); out.off('close', done); resolve(); };
+      out.once('drain', done);
+      out.once('close', done);
     });
   }
 }

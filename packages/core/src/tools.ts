@@ -99,19 +99,21 @@ export const TOOLS = {
   }),
   vm_lease_create: tool({
     name: 'vm_lease_create', title: 'Create lease',
-    description: 'Create a VM from a template; returns at once (poll vm_lease_status). Same request_id (yours: ids are per caller), same lease.',
+    description: 'Create a VM from a template; returns at once (poll vm_lease_status), or waits up to wait_seconds for ready. Same request_id (yours: ids are per caller), same lease.',
     input: Type.Object({
       template: Type.String({ maxLength: 128 }),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
       ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
       owner: Type.Optional(Type.String({ maxLength: 128 })),
+      // The same bounded wait as vm_lease_status: one-shot clients get a ready lease in one call.
+      wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Wait up to this long for ready, with progress.' })),
     }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...ACT, idempotentHint: true },
   }),
   vm_lease_status: tool({
     name: 'vm_lease_status', title: 'Lease status',
-    description: 'Lease state and readiness stages; waits up to wait_seconds toward ready.',
+    description: 'Lease state and stages; waits up to wait_seconds for ready.',
     input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25 })) }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...RO },

@@ -1,8 +1,10 @@
 /**
  * The lease manager: create returns at once and provisioning continues in this process;
  * create is idempotent by request_id across retries and processes (the store's unique key
- * decides the single winner); status waits a bounded time with progress notifications; renew
- * is capped by the max lifetime; release is idempotent and verifies identity on teardown.
+ * decides the single winner); status — and create, given wait_seconds — waits a bounded time
+ * with progress notifications; renew is capped by the max lifetime; release is idempotent and
+ * verifies identity on teardown. A server whose stdin closed waits for settled() before it
+ * exits; one stopped by a signal abandons provisioning to the reaper (abortAll).
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -16,9 +18,9 @@ import type { Registry } from '../registry.ts';
 import { checkMachine, machineLostError } from './machine-lost.ts';
 import { destroyMachine } from './teardown.ts';
 import { leaseView, parseStages, withStage } from './view.ts';
+import { templateUnavailable } from './unavailable.ts';
 
 /**
-import { templateUnavailable } from './unavailable.ts';
  * vm_lease_status wakes the moment this process changes the lease (a stage, a transition); for
  * changes made by another process (another server, the reaper) it re-reads the store this often.
  */
@@ -46,6 +48,10 @@ export class LeaseManager {
   readonly #config: VmhubConfig;
   readonly #actor: string;
   readonly #provisioning = new Map<string, AbortController>();
+  /** Provisioning runs of this process, and the teardowns they hand off: what settled() waits for. */
+  readonly #running = new Set<Promise<void>>();
+  /** Set by abortAll(): an abort from now on abandons provisioning to the reaper, records nothing. */
+  #closing = false;
   /** Emits a lease id whenever this process changed that lease (wakes vm_lease_status waits). */
   readonly #changes = new EventEmitter().setMaxListeners(0);
   /** Ends the lease's session in this process (release, expiry, failure): see sessions/. */
@@ -149,7 +155,7 @@ export class LeaseManager {
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
     }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId } } });
     // The row and its lease.created event committed together.
-    if (created) void this.#provision(lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message }));
+    if (created) this.#track(this.#provision(lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
     return { lease, created };
   }
 
@@ -223,7 +229,13 @@ export class LeaseManager {
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.ready' });
     } catch (err) {
       await pending;
-      if (err instanceof Released) return void this.#cleanupAfterRelease(lease.id, provider);
+      if (this.#closing && abort.signal.aborted) {
+        // Shutdown (SIGTERM/SIGINT): no outcome is recorded here. Our claim stops being renewed and
+        // lapses; the reaper then fails the lease and destroys its machine, found by its identity.
+        log('info', 'provisioning abandoned at shutdown; the reaper fails the lease and destroys its machine once its claim lapses', { lease: lease.id, claim_seconds: PROVISION_CLAIM_MS / 1000 });
+        return;
+      }
+      if (err instanceof Released) return void this.#track(this.#cleanupAfterRelease(lease.id, provider));
       // Our deadline decides the code: a provider interrupted by it may report an abort or TIMEOUT.
       const e = timeout.signal.aborted
         ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s (${(err as Error).message})`)
@@ -234,7 +246,7 @@ export class LeaseManager {
       log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
       await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
       await this.#onEnd(lease.id, 'failed').catch(() => undefined);
-      if (!failed) return void this.#cleanupAfterRelease(lease.id, provider);
+      if (!failed) return void this.#track(this.#cleanupAfterRelease(lease.id, provider));
       await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
       // Waiters wake once the machine is gone (a poll may still see `failed` a moment earlier).
       this.#changed(lease.id);
@@ -299,14 +311,34 @@ export class LeaseManager {
     let row = await this.get(input.lease_id, principal);
     // A ready lease whose machine was removed or stopped behind our back says so (failed, MACHINE_LOST).
     if (row.status === 'ready' && await checkMachine(this.#lostDeps(), row, false)) row = (await this.#store.getLease(row.id)) ?? row;
-    const waitMs = Math.min(input.wait_seconds ?? 0, 25) * 1000;
-    const until = Date.now() + waitMs;
+    return leaseView(await this.#wait(row, input.wait_seconds, extra, principal));
+  }
+
+  /**
+   * vm_lease_create {wait_seconds}: the lease create answered (made now, found by its request_id,
+   * or claimed from a warm pool), waited on exactly as vm_lease_status {wait_seconds} waits —
+   * progress included — and returned as it is at the end of the wait. No wait asked, or a lease
+   * already out of provisioning/starting: create's own answer.
+   */
+  async waitCreated(lease: LeaseInfo, waitSeconds: number | undefined, extra: CallExtra, principal: string): Promise<LeaseInfo> {
+    if (!waitSeconds || !ACTIVE.includes(lease.status as LeaseStatus)) return lease;
+    return leaseView(await this.#wait(await this.get(lease.lease_id, principal), waitSeconds, extra, principal));
+  }
+
+  /**
+   * Wait up to `seconds` (at most 25, well under clients' 60 s) while the lease is provisioning or
+   * starting; wakes on this process's changes, polls the store for other processes'. With a
+   * progress token, every stage or status change is a progress notification. Ends early when the
+   * call is cancelled. Returns the lease as it is then.
+   */
+  async #wait(row: LeaseRow, seconds: number | undefined, extra: CallExtra, principal: string): Promise<LeaseRow> {
+    const until = Date.now() + Math.min(seconds ?? 0, 25) * 1000;
     const token = extra._meta?.progressToken;
     let seen = row.stages + row.status;
     let progress = 0;
     while (ACTIVE.includes(row.status) && Date.now() < until && !extra.signal.aborted) {
       await this.#nextChange(row.id, Math.min(POLL_MS, until - Date.now()), extra.signal);
-      row = await this.get(input.lease_id, principal);
+      row = await this.get(row.id, principal);
       if (token !== undefined && row.stages + row.status !== seen) {
         seen = row.stages + row.status;
         const stages = parseStages(row.stages);
@@ -314,7 +346,7 @@ export class LeaseManager {
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: `${row.status}${current ? `: ${current.name} ${current.status}${current.detail ? ` (${current.detail})` : ''}` : ''}` } }).catch(() => undefined);
       }
     }
-    return leaseView(row);
+    return row;
   }
 
   /** `principal` undefined: the shell's renew (`vmhub-server leases renew`), any lease. */
@@ -410,9 +442,30 @@ export class LeaseManager {
     return this.#provisioning.size;
   }
 
-  /** Abort in-flight provisioning on shutdown; their leases stay for the reaper's deadline sweep. */
+  /**
+   * Shutdown (SIGTERM/SIGINT, runtime.close()): abort in-flight provisioning and abandon it to the
+   * reaper. Nothing is recorded — no `failed` with an abort message beside a machine that may still
+   * exist: each lease stays provisioning/starting, its claim stops being renewed and lapses (20 s),
+   * and the reaper then fails it (PROVISION_FAILED) and destroys its machine by identity.
+   */
   abortAll(): void {
+    this.#closing = true;
     for (const c of this.#provisioning.values()) c.abort();
+  }
+
+  /**
+   * Resolves once every provisioning run this process started — the ones started meanwhile too —
+   * has ended (ready, failed and torn down, or released and torn down). Each is bounded by its
+   * template's ready timeout. stdin closing waits on this before the server exits (cli.ts).
+   */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+
+  #track(work: Promise<void>): void {
+    this.#running.add(work);
+    const done = () => void this.#running.delete(work);
+    work.then(done, done);
   }
 
   /**
