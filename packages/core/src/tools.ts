@@ -62,14 +62,14 @@ export type BatchAction = (typeof BATCH_ACTIONS)[number];
 export const TOOLS = {
   vm_list_templates: tool({
     name: 'vm_list_templates', title: 'List templates',
-    description: 'Templates you can lease: capabilities, availability and why not.',
+    description: 'Templates: capabilities, availability and why not.',
     input: Type.Object({}, Strict),
     output: Type.Object({ templates: Type.Array(TemplateInfoSchema) }),
     annotations: { ...RO, idempotentHint: true },
   }),
   vm_capabilities: tool({
     name: 'vm_capabilities', title: 'Capabilities',
-    description: 'What a lease\'s VM or a template can do, and why not.',
+    description: 'What a lease or template can do, and why not.',
     // lease_id "" is refused here: it is not "no lease_id" (it used to fall through to the template branch).
     input: Type.Object({ lease_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), template: Type.Optional(Type.String({ maxLength: 128 })) }, Strict),
     output: Type.Object({
@@ -99,28 +99,28 @@ export const TOOLS = {
   }),
   vm_lease_create: tool({
     name: 'vm_lease_create', title: 'Create lease',
-    description: 'Create a VM from a template; returns at once (poll vm_lease_status), or waits up to wait_seconds for ready. Same request_id (yours: ids are per caller), same lease.',
+    description: 'Create a VM from a template; returns at once, or waits wait_seconds for ready. Same request_id (per caller), same lease.',
     input: Type.Object({
       template: Type.String({ maxLength: 128 }),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' })),
       ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
       owner: Type.Optional(Type.String({ maxLength: 128 })),
       // The same bounded wait as vm_lease_status: one-shot clients get a ready lease in one call.
-      wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Wait up to this long for ready, with progress.' })),
+      wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Wait this long for ready.' })),
     }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...ACT, idempotentHint: true },
   }),
   vm_lease_status: tool({
     name: 'vm_lease_status', title: 'Lease status',
-    description: 'Lease state and stages; waits up to wait_seconds for ready.',
+    description: 'Lease state and stages; waits wait_seconds for ready.',
     input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25 })) }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...RO },
   }),
   vm_lease_renew: tool({
     name: 'vm_lease_renew', title: 'Renew lease',
-    description: 'Push expiry to now + ttl_seconds (capped by the max lifetime).',
+    description: 'Push expiry to now + ttl_seconds (≤ max lifetime).',
     input: Type.Object({ lease_id: LeaseId, ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })) }, Strict),
     output: LeaseInfoSchema,
     annotations: { ...ACT, idempotentHint: true },
@@ -134,14 +134,14 @@ export const TOOLS = {
   }),
   vm_lease_list: tool({
     name: 'vm_lease_list', title: 'List leases',
-    description: 'Your leases, newest first (find a lost lease_id); "live" = not ended.',
+    description: 'Your leases, newest first (find a lost lease_id); live = not ended.',
     input: Type.Object({ owner: Type.Optional(Type.String({ maxLength: 128 })), status: Type.Optional(StrEnum([...LEASE_STATES, 'live'])) }, Strict),
     output: Type.Object({ leases: Type.Array(LeaseInfoSchema), truncated: Type.Boolean() }),
     annotations: { ...RO, idempotentHint: true },
   }),
   vm_screenshot: tool({
     name: 'vm_screenshot', title: 'Screenshot', capability: 'screenshot',
-    description: 'See the screen; input tools take this image\'s pixels. region + scale>1 zooms; marks numbers text.',
+    description: 'See the screen; input tools use its pixels. region + scale>1 zooms; marks numbers text.',
     input: Type.Object({
       lease_id: LeaseId,
       format: Type.Optional(StrEnum(['png', 'jpeg', 'webp'])),
@@ -168,7 +168,7 @@ export const TOOLS = {
   }),
   vm_wait: tool({
     name: 'vm_wait', title: 'Wait for screen', capability: 'screenshot',
-    description: 'Wait until the screen settles (settle_ms unchanged), shows text, or changes.',
+    description: 'Wait until the screen settles (settle_ms), shows text, or changes.',
     input: Type.Object({
       lease_id: LeaseId,
       for: StrEnum(['settle', 'text', 'change']),
@@ -186,7 +186,7 @@ export const TOOLS = {
   }),
   vm_find_text: tool({
     name: 'vm_find_text', title: 'Find text', capability: 'screenshot',
-    description: 'Find text on screen (OCR); boxes in your latest screenshot\'s pixels.',
+    description: 'Find text on screen (OCR); boxes in latest-screenshot pixels.',
     input: Type.Object({
       lease_id: LeaseId, text: TextQuery, region: Type.Optional(Region),
       min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -198,14 +198,14 @@ export const TOOLS = {
   }),
   vm_inspect: tool({
     name: 'vm_inspect', title: 'Inspect UI', capability: 'inspect',
-    description: 'Semantic element tree (roles, names, bounds) for text-only models.',
+    description: 'Element tree (roles, names, bounds) for text-only models.',
     input: Type.Object({ lease_id: LeaseId, max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }, Strict),
     output: bound({ source: Type.String(), tree: Type.Unknown() }),
     annotations: RO,
   }),
   vm_list_windows: tool({
     name: 'vm_list_windows', title: 'List windows', capability: 'list_windows',
-    description: 'Open windows with geometry (screen pixels), focus and visibility.',
+    description: 'Open windows: geometry (screen pixels), focus, visibility.',
     input: Type.Object({ lease_id: LeaseId, filter: Type.Optional(Type.String({ maxLength: 256 })) }, Strict),
     output: bound({ windows: Type.Array(WindowSchema) }),
     annotations: RO,
@@ -219,14 +219,14 @@ export const TOOLS = {
   }),
   vm_close: tool({
     name: 'vm_close', title: 'Close window', capability: 'close',
-    description: 'Ask a window (id or exact title) to close gracefully.',
+    description: 'Close a window (id or exact title) gracefully.',
     input: Type.Object({ lease_id: LeaseId, window: Window }, Strict),
     output: bound({ closed: Type.Boolean(), window_id: Type.String() }),
     annotations: DESTRUCTIVE,
   }),
   vm_launch: tool({
     name: 'vm_launch', title: 'Launch app', capability: 'launch',
-    description: 'Start an app (name or path, plus args); reports its window when one appears.',
+    description: 'Start an app (name or path, args); reports its window once it appears.',
     input: Type.Object({
       lease_id: LeaseId,
       app: Type.String({ minLength: 1, maxLength: 1024 }),
@@ -238,7 +238,7 @@ export const TOOLS = {
   }),
   vm_click: tool({
     name: 'vm_click', title: 'Click', capability: 'click',
-    description: 'Click x, y (latest screenshot\'s pixels, or coordinate_space "screen"), OCR text (index-th), or a mark.',
+    description: 'Click x, y (latest-screenshot pixels, or coordinate_space "screen"), OCR text (index-th), or a mark.',
     input: Type.Object({
       lease_id: LeaseId, x: Type.Optional(Coord), y: Type.Optional(Coord),
       text: Type.Optional(TextQuery), index: Type.Optional(Type.Integer({ minimum: 0, maximum: 99 })),
@@ -260,7 +260,7 @@ export const TOOLS = {
   }),
   vm_key: tool({
     name: 'vm_key', title: 'Press keys', capability: 'key',
-    description: 'Press keys or chords, space-separated, e.g. "ctrl+shift+t Return F5".',
+    description: 'Keys or chords, space-separated: "ctrl+shift+t Return F5".',
     input: Type.Object({ lease_id: LeaseId, keys: Type.String({ minLength: 1, maxLength: 256 }) }, Strict),
     output: bound({ keys: Type.String() }),
     annotations: ACT,
@@ -298,7 +298,7 @@ export const TOOLS = {
   }),
   vm_batch: tool({
     name: 'vm_batch', title: 'Batch actions', bound: true,
-    description: 'Up to 20 steps {action, ...args of vm_<action>}; wait {seconds}, wait_for {vm_wait args}. All checked first; stops at a failure.',
+    description: 'Up to 20 steps {action, ...vm_<action> args}; wait {seconds}, wait_for {vm_wait args}. Checked first; stops at a failure.',
     input: Type.Object({
       lease_id: LeaseId,
       actions: Type.Array(Type.Object({ action: StrEnum(BATCH_ACTIONS) }), { minItems: 1, maxItems: 20 }),
@@ -314,14 +314,14 @@ export const TOOLS = {
   }),
   vm_dispatch: tool({
     name: 'vm_dispatch', title: 'Adapter verb', capability: 'dispatch',
-    description: 'Run an adapter verb (see vm_capabilities) with validated args.',
+    description: 'Run an adapter verb (see vm_capabilities), args validated.',
     input: Type.Object({ lease_id: LeaseId, verb: Type.String({ maxLength: 64 }), args: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, Strict),
     output: bound({ verb: Type.String(), result: Type.Unknown() }),
     annotations: { ...ACT, destructiveHint: true },
   }),
   vm_put_file: tool({
     name: 'vm_put_file', title: 'Put file', capability: 'put_file',
-    description: 'Write a file (absolute or under home) from content (UTF-8) or content_base64.',
+    description: 'Write a file (absolute or under home): content (UTF-8) or content_base64.',
     input: Type.Object({
       lease_id: LeaseId, path: GuestPath,
       content: Type.Optional(Type.String()),
@@ -333,7 +333,7 @@ export const TOOLS = {
   }),
   vm_get_file: tool({
     name: 'vm_get_file', title: 'Get file', capability: 'get_file',
-    description: 'Read a file (UTF-8 as content, else content_base64); large ones in parts: offset, length.',
+    description: 'Read a file (UTF-8 content, else content_base64); large ones in parts (offset, length).',
     input: Type.Object({
       lease_id: LeaseId, path: GuestPath, max_bytes: Type.Optional(Type.Integer({ minimum: 1 })),
       offset: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -348,7 +348,7 @@ export const TOOLS = {
   }),
   vm_clone_repo: tool({
     name: 'vm_clone_repo', title: 'Clone repository', capability: 'clone_repo',
-    description: 'Clone a git repository into the VM; credentials stay on the host.',
+    description: 'Clone a git repo into the VM; credentials stay on the host.',
     input: Type.Object({
       lease_id: LeaseId, url: Type.String({ minLength: 1, maxLength: 2048 }),
       dest: Type.Optional(GuestPath),
@@ -360,7 +360,7 @@ export const TOOLS = {
   }),
   vm_exec: tool({
     name: 'vm_exec', title: 'Run command', capability: 'exec',
-    description: 'Run argv (command) or shell (sh; PowerShell on Windows); output capped. detach → job id for {job}; JOB_LOST after server restart.',
+    description: 'Run argv (command) or shell (sh; PowerShell on Windows), output capped; detach → {job}; JOB_LOST after restart.',
     input: Type.Object({
       lease_id: LeaseId,
       command: Type.Optional(Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024 })),
