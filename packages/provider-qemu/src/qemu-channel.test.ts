@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
-import { VmhubError } from '@vmhub/core';
+import { PUT_COMMIT_SH, PUT_CREATE_SH, VmhubError } from '@vmhub/core';
 import { createQgaChannel } from './qemu-channel.ts';
 import { fakeSocketServer } from '../test/fake-qemu.ts';
 
 test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chunks', async (t) => {
   const files = new Map<string, Buffer>();
+  const modes = new Map<string, string>();
   const handles = new Map<number, { path: string; pos: number }>();
   const execs = new Map<number, { polls: number; out: Buffer; err: string; code: number }>();
   const calls: { execute: string; arguments?: Record<string, unknown> }[] = [];
@@ -27,7 +28,17 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
           execs.set(pid, { polls: 0, out: Buffer.from(f ? `regular file ${f.length}\n` : ''), err: f ? '' : `stat: can't stat '${args.at(-1)}': No such file or directory\n`, code: f ? 0 : 1 });
           return { return: { pid } };
         }
-        execs.set(pid, { polls: 0, out: Buffer.concat([Buffer.from(`${a.path} ${args.join(' ')}|`), stdin]), err: '', code: a.path === '/bin/sh' ? 3 : a.path === '/bin/chmod' && args.includes('/ro/f') ? 1 : 0 });
+        if (a.path === '/bin/sh' && args[1] === PUT_COMMIT_SH) {
+          // The atomic put's commit: the temporary sibling renamed over the path when whole, mode applied.
+          const [tmp, path, mode, size] = args.slice(3) as [string, string, string, string];
+          const data = files.get(tmp);
+          const fail = !data || data.length !== Number(size) ? `vmhub-file: EIO read got ${data?.length ?? 0} of ${size} bytes\n` : mode && path.startsWith('/ro/') ? `chmod: changing permissions of '${tmp}': Operation not permitted\n` : '';
+          if (!fail) { files.set(path, data!); files.delete(tmp); if (mode) modes.set(path, mode); }
+          execs.set(pid, { polls: 0, out: Buffer.alloc(0), err: fail, code: fail ? 3 : 0 });
+          return { return: { pid } };
+        }
+        if (a.path === '/bin/rm') files.delete(args.at(-1)!);
+        execs.set(pid, { polls: 0, out: Buffer.concat([Buffer.from(`${a.path} ${args.join(' ')}|`), stdin]), err: '', code: a.path === '/bin/sh' ? 3 : 0 });
         return { return: { pid } };
       }
       case 'guest-exec-status': {
@@ -72,6 +83,9 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
   assert.equal(calls.filter((c) => c.execute === 'guest-file-write').length, 3, '1 MiB chunks');
   assert.ok(calls.some((c) => c.execute === 'guest-exec' && c.arguments!.path === '/bin/mkdir'));
   assert.ok(files.get('/data/big.bin')!.equals(big));
+  const temporaries = () => [...files.keys()].filter((k) => k.includes('.vmhub-'));
+  assert.deepEqual(temporaries(), [], 'written to a temporary sibling, renamed over the path');
+  assert.ok(calls.some((c) => c.execute === 'guest-file-open' && /^\/data\/\.big\.bin\.vmhub-/.test(c.arguments!.path as string)), 'the agent wrote the temporary, not the path');
   assert.ok((await ch.getFile('/data/big.bin')).equals(big));
   await assert.rejects(ch.getFile('/data/big.bin', { maxBytes: 1000 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
   await assert.rejects(ch.getFile('/nope'), (e: unknown) => VmhubError.is(e) && e.code === 'NOT_FOUND');
@@ -79,9 +93,10 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
 
   await ch.putFile('/data/empty', Buffer.alloc(0), { mode: 0o755 });
   assert.equal(files.get('/data/empty')!.length, 0, 'an empty file is created');
-  const chmod = calls.filter((c) => c.execute === 'guest-exec' && c.arguments!.path === '/bin/chmod').at(-1)!;
-  assert.deepEqual(chmod.arguments!.arg, ['755', '--', '/data/empty']);
-  await assert.rejects(ch.putFile('/ro/f', Buffer.from('x'), { mode: 0o600 }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /mode of \/ro\/f/.test(e.message));
+  assert.equal(modes.get('/data/empty'), '755', 'the mode is applied to the temporary before the rename');
+  await assert.rejects(ch.putFile('/ro/f', Buffer.from('x'), { mode: 0o600 }), (e: unknown) => VmhubError.is(e) && /\/ro\/f/.test(e.message));
+  assert.equal(files.has('/ro/f'), false, 'a failed commit leaves the path as it was');
+  assert.deepEqual(temporaries(), [], 'and removes its temporary');
   assert.equal(handles.size, 0, 'every handle closed');
 
   await ch.exec(['env'], { env: { A: '1' } });
@@ -96,8 +111,11 @@ test('qemu: guest-agent channel runs exec with stdin and cwd, moves files in chu
   // A file for another user is written by that user's own shell, data on its stdin (no file API as root).
   const fileApi = calls.filter((c) => c.execute.startsWith('guest-file')).length;
   await assert.rejects(ch.putFile('/home/alice/f', Buffer.from('data'), { user: 'alice' }), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST', 'the fake agent fails every /bin/sh with exit 3');
-  const write = calls.filter((c) => c.execute === 'guest-exec').at(-1)!;
-  assert.deepEqual((write.arguments!.arg as string[]).slice(2), ['alice', '/bin/sh', '-c', 'mkdir -p -- "$1" && cat > "$2"', 'sh', '/home/alice', '/home/alice/f']);
+  const write = calls.filter((c) => c.execute === 'guest-exec' && (c.arguments!.arg as string[]).includes(PUT_CREATE_SH)).at(-1)!;
+  assert.deepEqual((calls.filter((c) => c.execute === 'guest-exec').at(-1)!.arguments!.arg as string[]).slice(2, 5), ['alice', '/bin/rm', '-f'], 'the failed write removes its temporary, as the user');
+  const userArgv = (write.arguments!.arg as string[]).slice(2);
+  assert.deepEqual(userArgv.slice(0, 6), ['alice', '/bin/sh', '-c', PUT_CREATE_SH, 'sh', '/home/alice/f']);
+  assert.match(userArgv[6]!, /^\/home\/alice\/\.f\.vmhub-/, 'the user\'s shell writes the temporary sibling');
   assert.equal(Buffer.from(write.arguments!['input-data'] as string, 'base64').toString(), 'data');
   assert.equal(calls.filter((c) => c.execute.startsWith('guest-file')).length, fileApi);
   // A name over 255 bytes never reaches the agent.
