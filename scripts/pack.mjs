@@ -35,7 +35,7 @@ export const BUDGETS = {
   '@vmhub/adapter-macos': 124 * KB,
   '@vmhub/adapter-windows-cursortouch': 158 * KB,
   '@vmhub/adapter-x11': 236 * KB, // 196 kB on 2026-12-04: framebuffer reads and XTEST input (issue 19)
-  '@vmhub/channel-adb': 53 * KB,
+  '@vmhub/channel-adb': 67 * KB, // 56.1 kB on 2026-12-06: its private adb server on a unix socket (issue 27)
   '@vmhub/conformance': 216 * KB,
   '@vmhub/core': 374 * KB,
   '@vmhub/provider-adb-pool': 53 * KB,
@@ -47,7 +47,7 @@ export const BUDGETS = {
   '@vmhub/windows-mcp-standin': 1260 * KB,
   '@vmhub/x11-client': 26 * KB, // 21.2 kB on 2026-12-04 (issue 19)
   '@vmhub/reaper': 67 * KB,
-  '@vmhub/server': 3237 * KB,
+  '@vmhub/server': 3990 * KB, // 3326.7 kB on 2026-12-06: principals, sign-in ids, redaction, OAuth metadata, drain (issues 27, 28)
 };
 
 /** Packages whose tarball must hold no source map (the server's bundle: maps were 3.8 of 6 MB). */
