@@ -128,3 +128,14 @@ export async function uiSignIn(base: string, token: string, headers: Record<stri
   const session = setCookies.map((c) => /^vmhub_session=([^;]+);/.exec(c)?.[1]).find((v) => v !== undefined);
   return { status: res.status, setCookies, session, cookie: `vmhub_session=${session ?? ''}`, location: res.headers.get('location'), text: await res.text() };
 }
+
+/** Poll `check` every 100 ms until it gives a truthy value (returned); throws naming `what` after `ms`. */
+export async function until<T>(check: () => T | false | null | undefined | Promise<T | false | null | undefined>, what: string, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Store } from '@vmhub/store';
-import { connect, defaultTemplates, waitReady } from './harness.ts';
+import { connect, defaultTemplates, waitReady, until } from './harness.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-itest-modes-'));
@@ -90,13 +90,3 @@ describe('security: files holding what agents did are private', () => {
     assert.deepEqual(made.filter((m) => (m.mode & 0o077) !== 0), [], shown(made));
   });
 });
-
-async function until<T>(check: () => T | false | null | undefined, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}

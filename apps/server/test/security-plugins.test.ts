@@ -14,10 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BIN, connect, connectOver, sandbox, waitReady, type Session } from './harness.ts';
+import { BIN, connect, connectOver, sandbox, waitReady, type Session, until } from './harness.ts';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const area = mkdtempSync(join(tmpdir(), 'vmhub-itest-plugin-trust-'));
 const marker = join(area, 'PLANTED-PLUGIN-WAS-IMPORTED');
 const reaperPids = new Set<number>();
@@ -80,10 +79,10 @@ describe('security: a plugin planted in a parent node_modules never runs', () =>
       // A lease makes the server start its reaper (the installed copy, discovering from its own install).
       const lease = (await s.call('vm_lease_create', { template: 'fake-desktop' })).structuredContent.lease_id as string;
       assert.equal((await waitReady(s, lease)).status, 'ready');
-      const started = await until(() => /"msg":"reaper started for this store","pid":(\d+)/.exec(s.stderr()), 20_000, `the server to start a reaper:\n${s.stderr()}`);
+      const started = await until(() => /"msg":"reaper started for this store","pid":(\d+)/.exec(s.stderr()), `the server to start a reaper:\n${s.stderr()}`, 20_000);
       reaperPids.add(Number(started[1]));
       const log = join(area, 'state', 'reaper.log');
-      await until(() => existsSync(log) && /reaper ready/.test(readFileSync(log, 'utf8')), 20_000, 'the reaper to be ready (its plugins discovered)');
+      await until(() => existsSync(log) && /reaper ready/.test(readFileSync(log, 'utf8')), 'the reaper to be ready (its plugins discovered)', 20_000);
       assert.match(readFileSync(`/proc/${started[1]}/cmdline`, 'utf8'), new RegExp(reaper), 'the reaper started is the installed copy');
       await s.call('vm_lease_release', { lease_id: lease });
     } finally {
@@ -141,16 +140,6 @@ describe('security: a plugin or config file another user could write is refused'
     }
   });
 });
-
-async function until<T>(check: () => T | false | null | undefined, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function exit(cmd: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -1,14 +1,14 @@
 /**
- * The HTML shell both pages share. No inline script or style anywhere (the CSP allows only
+ * The HTML shell every page shares (the list, a lease, the sign-in page). No inline script or style anywhere (the CSP allows only
  * 'self'), and every asset is a path the server serves from UI_FILES.
  */
-export function page(title: string, script: string, main: string): string {
+export function page(title: string, script: string, main: string, options: { referrer?: string } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${options.referrer ?? 'no-referrer'}">
 <title>${title}</title>
 <link rel="stylesheet" href="/ui/app.css">
 <script src="${script}" defer></script>

@@ -12,6 +12,8 @@
  * /ui/login must refuse; `strict-origin` sends the real origin and never the address's path or
  * query (where an older link carries the token).
  */
+import { page } from './page.ts';
+
 export type SignInProblem = 'wrong' | 'ended';
 
 const PROBLEMS: Record<SignInProblem, string> = {
@@ -30,21 +32,7 @@ export interface SignInPageOptions {
 export const SIGN_IN_REFERRER_POLICY = 'strict-origin';
 
 export function signInHtml(o: SignInPageOptions): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="${SIGN_IN_REFERRER_POLICY}">
-<title>vmhub — sign in</title>
-<link rel="stylesheet" href="/ui/app.css">
-<script src="/ui/sign-in.js" defer></script>
-</head>
-<body>
-<header class="top">
-<a class="brand" href="/ui/">vmhub</a>
-</header>
-<main class="sign-in">
+  return page('vmhub — sign in', '/ui/sign-in.js', `<main class="sign-in">
 <h1>Sign in</h1>
 ${o.problem ? `<p id="sign-in-problem" class="message error">${PROBLEMS[o.problem]}</p>` : ''}
 <p>This live view needs your bearer token once: the token of <code>VMHUB_HTTP_TOKEN</code> or of your <code>http.tokens</code> entry. It is sent to this server only, and the browser keeps a random sign-in id instead (an HttpOnly cookie that ends after a while of not being used, and at the latest after a fixed time).</p>
@@ -56,9 +44,7 @@ ${o.problem ? `<p id="sign-in-problem" class="message error">${PROBLEMS[o.proble
 </form>
 <p id="sign-in-confirm" class="message" hidden>This sign-in link was opened from another site. Press Sign in only if you meant to sign in with this token.</p>
 </main>
-</body>
-</html>
-`;
+`, { referrer: SIGN_IN_REFERRER_POLICY });
 }
 
 export const SIGN_IN_JS = String.raw`(function () {
