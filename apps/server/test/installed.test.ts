@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { installClient, inspector, inspectorCall, sdkSession, type ServerCommand } from './clients.ts';
 import { connectOver, waitReady, type Session } from './harness.ts';
 
 const runFile = promisify(execFile);
@@ -332,6 +333,73 @@ describe('installed from the tarballs: an adapter built from the template, insta
     assert.equal(exec.structuredContent?.exit_code, 0, JSON.stringify(exec.structuredContent));
     await releaseAndGone(s, lease);
     await s.close();
+  });
+});
+
+describe('installed from the tarballs: MCP clients nobody here wrote', () => {
+  /** The installed bin as a client's config names it (this Node first on PATH, as in connectInstalled). */
+  const server = (): ServerCommand => ({
+    command: join(app, 'node_modules', '.bin', 'vmhub-server'), args: [],
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'warn' },
+  });
+  const word = () => `vmhub-client-${randomBytes(3).toString('hex')}`;
+
+  it('MCP Inspector CLI, one process per call: --strict finds no schema problem; create (wait_seconds) → exec → screenshot → release', { timeout: 10 * 60_000 }, async (t) => {
+    const got = await installClient('inspector');
+    if (got.skip !== undefined) return t.skip(got.skip);
+    const strict = await inspector(got.dir, server(), ['--strict', '--method', 'tools/list']);
+    assert.equal(strict.code, 0, `inspector --strict exit ${strict.code} (6: an error-severity schema problem):\n${strict.stderr}`);
+    assert.match(strict.stderr, /\b0 errors, 0 warnings\b/, `the Inspector's schema portability report:\n${strict.stderr}`);
+    // Each call below is a separate process: the server's stdin closes right after the call.
+    const created = await inspectorCall(got.dir, server(), 'vm_lease_create', { template: 'debian-x11', ttl_seconds: 600, wait_seconds: 25 });
+    const lease = created.structuredContent?.lease_id as string;
+    assert.equal(created.structuredContent?.status, 'ready', `one call returns a ready lease: ${JSON.stringify(created)}`);
+    assert.notEqual(await containers(lease), '', 'its container runs after the creating process exited');
+    const w = word();
+    const exec = await inspectorCall(got.dir, server(), 'vm_exec', { lease_id: lease, shell: `echo ${w}` });
+    assert.equal(exec.structuredContent?.stdout, `${w}\n`, JSON.stringify(exec));
+    const shot = await inspectorCall(got.dir, server(), 'vm_screenshot', { lease_id: lease });
+    assert.ok((shot.content as { type: string }[]).some((c) => c.type === 'image'), JSON.stringify(shot).slice(0, 500));
+    const released = await inspectorCall(got.dir, server(), 'vm_lease_release', { lease_id: lease });
+    assert.equal(released.structuredContent?.status, 'released', JSON.stringify(released));
+    assert.equal(await containers(lease), '', `the container of lease ${lease} is gone from the engine`);
+  });
+
+  it('Vercel AI SDK: its MCP client lists every tool and generateText runs a lease session', { timeout: 10 * 60_000 }, async (t) => {
+    const got = await installClient('ai-sdk');
+    if (got.skip !== undefined) return t.skip(got.skip);
+    const w = word();
+    const out = await sdkSession('ai-sdk', got.prefix, server(), 'debian-x11', w);
+    assert.ok(out.tools.length >= 20 && out.tools.includes('vm_lease_create'), `tools: ${out.tools}`);
+    assert.deepEqual(Object.keys(out.offered).sort(), out.tools, 'every tool reaches the model with its schema');
+    assert.deepEqual(out.calls.map((c: { tool: string }) => c.tool), ['vm_lease_create', 'vm_exec', 'vm_screenshot', 'vm_lease_release'], out.stderr);
+    assert.match(out.calls[0].result, /\\"status\\":\\"ready\\"/, 'the model saw a ready lease');
+    assert.ok(out.calls[1].result.includes(`${w}\\\\n`), `the model saw the echoed word: ${out.calls[1].result}`);
+    assert.match(out.calls[2].result, /image\/png/, 'the screenshot reached the model as an image');
+    assert.match(out.calls[3].result, /\\"status\\":\\"released\\"/);
+    assert.equal(out.text, 'done');
+    assert.equal(await containers(out.lease_id), '', `the container of lease ${out.lease_id} is gone from the engine`);
+  });
+
+  it('OpenAI Agents SDK in strict mode: every tool converts with every parameter kept, and a lease session runs through them', { timeout: 10 * 60_000 }, async (t) => {
+    const got = await installClient('openai-agents');
+    if (got.skip !== undefined) return t.skip(got.skip);
+    const w = word();
+    const out = await sdkSession('openai-agents', got.prefix, server(), 'debian-x11', w);
+    const degraded = out.tools.filter((n: string) => !out.strict[n]);
+    assert.deepEqual(degraded, [], `tools the SDK could not make strict (it falls back to non-strict, which OpenAI's strict mode rejects):\n${out.stderr}`);
+    for (const name of out.tools) {
+      const lost = (out.listed[name] as string[]).filter((p) => !out.converted[name].includes(p));
+      assert.deepEqual(lost, [], `${name}: parameters lost in the strict conversion`);
+    }
+    // vm_batch's steps must carry their own fields, or strict mode leaves a step only its action.
+    for (const field of ['actions.x', 'actions.y', 'actions.text']) assert.ok(out.converted.vm_batch.includes(field), `vm_batch steps declare ${field}: ${out.converted.vm_batch}`);
+    assert.deepEqual(out.calls.map((c: { tool: string }) => c.tool), ['vm_lease_create', 'vm_exec', 'vm_screenshot', 'vm_lease_release']);
+    assert.match(out.calls[0].result, /\\"status\\":\\"ready\\"/, out.calls[0].result);
+    assert.ok(out.calls[1].result.includes(`${w}\\\\n`), `the echoed word came back: ${out.calls[1].result}`);
+    assert.match(out.calls[2].result, /"type":"image"/);
+    assert.match(out.calls[3].result, /\\"status\\":\\"released\\"/);
+    assert.equal(await containers(out.lease_id), '', `the container of lease ${out.lease_id} is gone from the engine`);
   });
 });
 

@@ -14,13 +14,17 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 export const PINNED: Record<string, string> = JSON.parse(readFileSync(new URL('./fixtures/npm-tools.json', import.meta.url), 'utf8'));
 
-/** The installed package's folder, or why it is not there (a test's `skip`). */
-export async function npmTool(name: string): Promise<{ dir: string; skip?: undefined } | { dir?: undefined; skip: string }> {
-  const version = PINNED[name]!;
-  const prefix = join(tmpdir(), 'vmhub-npm-tools', `${name.replace('/', '+')}@${version}`);
+/**
+ * The installed package's folder, or why it is not there (a test's `skip`). `companions`: other
+ * pinned packages installed into the same folder (a client library and the ones it is used with),
+ * so a script placed in `prefix` resolves them all as a user's project would.
+ */
+export async function npmTool(name: string, ...companions: string[]): Promise<{ dir: string; prefix: string; skip?: undefined } | { dir?: undefined; prefix?: undefined; skip: string }> {
+  const specs = [name, ...companions].map((n) => `${n}@${PINNED[n]!}`);
+  const prefix = join(tmpdir(), 'vmhub-npm-tools', specs.map((s) => s.replace('/', '+')).join(','));
   const dir = join(prefix, 'node_modules', name);
   const done = join(prefix, '.installed');
-  if (existsSync(done)) return { dir };
+  if (existsSync(done)) return { dir, prefix };
   const npm = (process.env.PATH ?? '').split(':').map((d) => join(d, 'npm')).find((f) => existsSync(f));
   let why = 'npm is not on PATH';
   if (npm) {
@@ -28,11 +32,11 @@ export async function npmTool(name: string): Promise<{ dir: string; skip?: undef
     try {
       // npm's own CLI run by this Node; npm_* settings of a pnpm script run are not passed down.
       const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|userconfig)$/i.test(k)));
-      await run(process.execPath, [realpathSync(npm), 'install', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', `${name}@${version}`], { env, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
-      writeFileSync(done, `${name}@${version}\n`);
-      return { dir };
+      await run(process.execPath, [realpathSync(npm), 'install', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs], { env, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
+      writeFileSync(done, `${specs.join(' ')}\n`);
+      return { dir, prefix };
     } catch (err) {
-      why = `npm install ${name}@${version} failed: ${String((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' ')}`;
+      why = `npm install ${specs.join(' ')} failed: ${String((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-3).join(' ')}`;
     }
   }
   if (process.env.CI) throw new Error(`${why} (CI reaches the npm registry: this must install there)`);
