@@ -6,7 +6,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LIVE_LEASE_STATES } from '@vmhub/core';
+import { LIVE_LEASE_STATES, resolveToolsets } from '@vmhub/core';
 import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
@@ -161,6 +161,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     },
     settings: {
       denyTools: config.policy.deny_tools,
+      toolsets: resolveToolsets(config.toolsets),
       screenshot: { format: config.screenshots.format, maxWidth: config.screenshots.max_width, maxHeight: config.screenshots.max_height, maxBytes: config.screenshots.max_bytes },
       maxFileBytes: config.files.max_bytes,
       callTimeoutSeconds: 55,

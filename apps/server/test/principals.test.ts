@@ -91,7 +91,7 @@ before(async () => {
     pools: { 'fake-pooled': { min_ready: 1, max: 1 } },
     audit: { file: 'audit.jsonl' },
   }, [...defaultTemplates(), { id: 'fake-pooled', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50 } }]);
-  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_AUDIT_FILE: `${box.dir}/audit.jsonl`, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob }, stdio: ['ignore', 'ignore', 'pipe'] });
+  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_AUDIT_FILE: `${box.dir}/audit.jsonl`, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob, VMHUB_TOOLSETS: 'all' }, stdio: ['ignore', 'ignore', 'pipe'] });
   base = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (d) => { stderr += d; const m = /at (http:\/\/\S+)\/mcp/.exec(stderr); if (m) resolve(m[1]!); });
     child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));

@@ -320,7 +320,8 @@ describe('security: fuzzing every tool input (fast-check, in-process)', () => {
       { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 0 } },
       { id: 'fake-stub', provider: 'fake', adapter: 'stub', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 0 } },
     ]);
-    hub = createVmhubHub({ config: loadConfig({ file: fbox.configFile, env: {} }) });
+    // Every toolset: each tool is fuzzed, and vm_health (toolset admin) checks the server after each call.
+    hub = createVmhubHub({ config: loadConfig({ file: fbox.configFile, env: { VMHUB_TOOLSETS: 'all' } }) });
     const { mcp } = hub.session();
     const [a, b] = InMemoryTransport.createLinkedPair();
     await mcp.connect(b);
@@ -367,6 +368,8 @@ describe('security: fuzzing every tool input (fast-check, in-process)', () => {
   }
 
   function typed(key: string, schema: any, depth: number): import('fast-check').Arbitrary<unknown> {
+    // An exclusive choice (vm_exec run, vm_click target, vm_batch steps): any branch, or a mix.
+    if (Array.isArray(schema.anyOf)) return fc.oneof(...schema.anyOf.map((b: any) => value(key, b, depth + 1)));
     if (Array.isArray(schema.enum)) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, fc.string({ maxLength: 8 }));
     switch (schema.type) {
       case 'string': {

@@ -1,38 +1,88 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { DEFAULT_TOOLSETS, TOOLSET_OF } from '@vmhub/core';
 import { connect, sandbox, type Sandbox, type Session } from './harness.ts';
 
-const EXPECTED = ['vm_list_templates', 'vm_capabilities', 'vm_health', 'vm_lease_create', 'vm_lease_status', 'vm_lease_renew', 'vm_lease_release', 'vm_lease_list', 'vm_screenshot', 'vm_wait', 'vm_find_text', 'vm_inspect', 'vm_list_windows', 'vm_focus', 'vm_close', 'vm_launch', 'vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_dispatch', 'vm_put_file', 'vm_get_file', 'vm_clone_repo', 'vm_exec'];
+/** Every tool, its toolset and the annotations it carries (they must stay true: ../docs/agent-tools.md). */
+const TABLE = {
+  vm_list_templates: ['lease', { readOnlyHint: true, idempotentHint: true }],
+  vm_capabilities: ['lease', { readOnlyHint: true, idempotentHint: true }],
+  vm_lease_create: ['lease', { destructiveHint: false, idempotentHint: true }],
+  vm_lease_status: ['lease', { readOnlyHint: true }],
+  vm_lease_renew: ['lease', { destructiveHint: false, idempotentHint: true }],
+  vm_lease_release: ['lease', { destructiveHint: true, idempotentHint: true }],
+  vm_lease_list: ['lease', { readOnlyHint: true, idempotentHint: true }],
+  vm_screenshot: ['screen', { readOnlyHint: true }],
+  vm_wait: ['screen', { readOnlyHint: true }],
+  vm_find_text: ['screen', { readOnlyHint: true }],
+  vm_click: ['input', { destructiveHint: false }],
+  vm_type: ['input', { destructiveHint: false }],
+  vm_key: ['input', { destructiveHint: false }],
+  vm_paste: ['input', { destructiveHint: false }],
+  vm_drag: ['input', { destructiveHint: false }],
+  vm_scroll: ['input', { destructiveHint: false }],
+  vm_batch: ['batch', { destructiveHint: false }],
+  vm_put_file: ['files', { destructiveHint: true }],
+  vm_get_file: ['files', { readOnlyHint: true }],
+  vm_clone_repo: ['files', { destructiveHint: true, openWorldHint: true }],
+  vm_exec: ['exec', { destructiveHint: true }],
+  vm_launch: ['apps', { destructiveHint: false }],
+  vm_list_windows: ['apps', { readOnlyHint: true }],
+  vm_focus: ['apps', { destructiveHint: false }],
+  vm_close: ['apps', { destructiveHint: true }],
+  vm_inspect: ['apps', { readOnlyHint: true }],
+  vm_health: ['admin', { readOnlyHint: true }],
+  vm_dispatch: ['admin', { destructiveHint: true }],
+} as const;
+const DEFAULT = Object.entries(TABLE).filter(([, [set]]) => (DEFAULT_TOOLSETS as readonly string[]).includes(set)).map(([n]) => n);
 
 let box: Sandbox;
 let s: Session;
-before(async () => { box = sandbox(); s = await connect(box); });
-after(async () => { await s.close(); box.cleanup(); });
+let all: Session;
+before(async () => { box = sandbox(); s = await connect(box); all = await connect(box, { VMHUB_TOOLSETS: 'all' }); });
+after(async () => { await s.close(); await all.close(); box.cleanup(); });
 
-it('server: tools/list shows all 28 tools with title, input and output schema and annotations', async () => {
+it('server: tools/list shows the default toolsets, within 20 KB', async () => {
   const { tools } = await s.client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), [...EXPECTED].sort());
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...DEFAULT].sort());
+  // Agents pay for every byte of tools/list in every conversation: the default sets stay within
+  // the design's 20 KB (ARCHITECTURE.md §4; docs/architecture.md).
+  const size = JSON.stringify({ tools }).length;
+  assert.ok(size <= 20 * 1024, `default tools/list is ${size} bytes; the budget is 20 KB`);
+});
+
+it('server: VMHUB_TOOLSETS=all lists all 28 tools within 28 KB, with title, schemas and the annotation table', async () => {
+  const { tools } = await all.client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(TABLE).sort());
+  const size = JSON.stringify({ tools }).length;
+  assert.ok(size <= 28 * 1024, `the whole tools/list is ${size} bytes; the budget is 28 KB`);
   for (const t of tools) {
+    const [set, annotations] = TABLE[t.name as keyof typeof TABLE];
+    assert.equal(TOOLSET_OF[t.name as keyof typeof TOOLSET_OF], set, `${t.name} is in toolset ${set}`);
+    assert.deepEqual(t.annotations, annotations, `${t.name} annotations`);
     assert.ok(t.title && t.description, `${t.name} has a title and description`);
     assert.equal(t.inputSchema.type, 'object', `${t.name} input schema is an object`);
     assert.equal(t.outputSchema?.type, 'object', `${t.name} has an output schema`);
-    assert.ok(t.annotations && Object.keys(t.annotations).length > 0, `${t.name} has annotations`);
-    if (t.name !== 'vm_list_templates' && t.name !== 'vm_health' && t.name !== 'vm_capabilities' && t.name !== 'vm_lease_create' && t.name !== 'vm_lease_list') {
+    if (!['vm_list_templates', 'vm_health', 'vm_capabilities', 'vm_lease_create', 'vm_lease_list'].includes(t.name)) {
       assert.ok((t.inputSchema.required as string[] | undefined)?.includes('lease_id'), `${t.name} takes lease_id`);
     }
   }
-  // Agents pay for every byte of tools/list in every conversation. The budget is the design's
-  // (ARCHITECTURE.md §4): 20 KB for all tools, the text and batch tools of issue 16 included.
-  const size = JSON.stringify({ tools }).length;
-  assert.ok(size <= 20 * 1024, `tools/list is ${size} bytes; the budget is 20 KB`);
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-  assert.equal(byName.vm_screenshot!.annotations?.readOnlyHint, true);
-  assert.equal(byName.vm_lease_release!.annotations?.destructiveHint, true);
-  assert.equal(byName.vm_lease_list!.annotations?.readOnlyHint, true);
   assert.deepEqual(Object.keys((byName.vm_lease_list!.inputSchema.properties as object)).sort(), ['owner', 'status']);
-  assert.deepEqual(Object.keys((byName.vm_click!.inputSchema.properties as object)).sort(), ['button', 'coordinate_space', 'count', 'index', 'lease_id', 'mark', 'modifiers', 'text', 'x', 'y']);
-  assert.equal(byName.vm_wait!.annotations?.readOnlyHint, true);
-  assert.deepEqual((byName.vm_batch!.inputSchema.properties as any).actions.items.properties.action.enum, ['click', 'type', 'key', 'paste', 'drag', 'scroll', 'wait', 'wait_for']);
+  assert.deepEqual(Object.keys((byName.vm_click!.inputSchema.properties as object)).sort(), ['button', 'coordinate_space', 'count', 'index', 'lease_id', 'modifiers', 'target']);
+  const steps = (byName.vm_batch!.inputSchema.properties as any).actions.items.anyOf as { properties: { action: { enum: string[] } } }[];
+  assert.deepEqual(steps.map((b) => b.properties.action.enum[0]), ['click', 'type', 'key', 'paste', 'drag', 'scroll', 'wait', 'wait_for']);
+});
+
+it('server: a tool outside the chosen toolsets answers POLICY_DENIED naming its set', async () => {
+  const r = await s.client.callTool({ name: 'vm_dispatch', arguments: { lease_id: 'x', verb: 'v' } });
+  assert.equal(r.isError, true);
+  const e = r.structuredContent as { code: string; message: string; hint: string };
+  assert.equal(e.code, 'POLICY_DENIED');
+  assert.match(e.message, /vm_dispatch is in toolset "admin", which this server does not offer/);
+  assert.match(e.hint, /VMHUB_TOOLSETS=lease,screen,input,files,exec,admin/);
+  const listed = await all.client.callTool({ name: 'vm_dispatch', arguments: { lease_id: 'x', verb: 'v' } });
+  assert.notEqual((listed.structuredContent as { code: string }).code, 'POLICY_DENIED', 'with all sets it is served');
 });
 
 it('server: the server identifies itself and gives agents instructions', async () => {

@@ -11,6 +11,7 @@ import { readConfigFile } from './config-file.ts';
 import { VmhubError } from './errors.ts';
 import { isPluginPath, resolvePluginPath } from './plugin-path.ts';
 import { TemplateConfigSchema } from './template.ts';
+import { resolveToolsets } from './toolsets.ts';
 import { assertValid } from './validate.ts';
 
 const Seconds = (def: number, min = 1) => Type.Integer({ minimum: min, default: def });
@@ -60,6 +61,12 @@ export const VmhubConfigSchema = Type.Object({
     /** A lease not ready by then is failed (by the server or the reaper). */
     provision_timeout_seconds: Seconds(900),
   }, { default: {} }),
+  /**
+   * The tool groups tools/list offers (toolsets.ts): lease (always), screen, input, batch, files,
+   * exec, apps, admin; "default" = lease, screen, input, files, exec; "all" = every set. A tool outside
+   * them is not listed and answers POLICY_DENIED naming its set. Env VMHUB_TOOLSETS (comma-separated).
+   */
+  toolsets: Type.Array(Type.String(), { default: ['default'] }),
   policy: Type.Object({
     /** Tools refused with POLICY_DENIED, e.g. ["vm_exec", "vm_dispatch"]. Env VMHUB_DENY_TOOLS. */
     deny_tools: Type.Array(Type.String(), { default: [] }),
@@ -196,6 +203,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_DEFAULT_TTL_SECONDS) section('leases').default_ttl_seconds = intEnv(env, 'VMHUB_DEFAULT_TTL_SECONDS');
   if (env.VMHUB_MAX_LIFETIME_SECONDS) section('leases').max_lifetime_seconds = intEnv(env, 'VMHUB_MAX_LIFETIME_SECONDS');
   if (env.VMHUB_PROVISION_TIMEOUT_SECONDS) section('leases').provision_timeout_seconds = intEnv(env, 'VMHUB_PROVISION_TIMEOUT_SECONDS');
+  if (env.VMHUB_TOOLSETS) raw.toolsets = env.VMHUB_TOOLSETS.split(',').map((s) => s.trim()).filter(Boolean);
   if (env.VMHUB_DENY_TOOLS) section('policy').deny_tools = env.VMHUB_DENY_TOOLS.split(',').map((s) => s.trim()).filter(Boolean);
   if (env.VMHUB_SCREENSHOT_DIR) section('screenshots').dir = env.VMHUB_SCREENSHOT_DIR;
   if (env.VMHUB_AUDIT_FILE) section('audit').file = env.VMHUB_AUDIT_FILE;
@@ -217,6 +225,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
     throw new VmhubError('INVALID_REQUEST', `${what}: ${unknown.slice(0, 5).map(describeUnknown).join('; ')}`, { source: 'config', hint: 'Fix or remove the key, then start again. Every key is in node_modules/@vmhub/server/docs/configuration.md (`vmhub-server --help` prints its full path).' });
   }
   const config = assertValid<VmhubConfig>(VmhubConfigSchema, raw, what, 'config');
+  resolveToolsets(config.toolsets, `${what}: toolsets${env.VMHUB_TOOLSETS ? ' (VMHUB_TOOLSETS)' : ''}`);
   for (const [id, pool] of Object.entries(config.pools)) {
     if (pool.min_ready > pool.max) throw new VmhubError('INVALID_REQUEST', `${what}: pools.${id}.min_ready (${pool.min_ready}) is more than pools.${id}.max (${pool.max})`, { source: 'config', hint: 'A pool keeps min_ready machines waiting and never holds more than max: lower min_ready or raise max.' });
   }

@@ -13,6 +13,7 @@ export * from './capabilities.ts';
 export * from './shapes.ts';
 export * from './template.ts';
 export * from './tools.ts';
+export * from './toolsets.ts';
 export * from './validate.ts';
 export type * from './channel.ts';
 export type * from './provider.ts';

@@ -22,11 +22,13 @@ export function compile(schema: TSchema): ValidateFunction {
 /** Validate (applying defaults in place) or throw INVALID_REQUEST. */
 export function assertValid<T>(schema: TSchema, value: unknown, what: string, source?: string): T {
   const fn = compile(schema);
-  if (!fn(value)) throw new VmhubError('INVALID_REQUEST', `${what}: ${describeErrors(fn.errors ?? [])}`, { source });
+  if (!fn(value)) throw new VmhubError('INVALID_REQUEST', `${what}: ${describeErrors(fn.errors ?? [], schema, value)}`, { source });
   return value as T;
 }
 
-export function describeErrors(errors: ErrorObject[]): string {
+export function describeErrors(errors: ErrorObject[], schema?: unknown, value?: unknown): string {
+  const choice = errors.find((e) => e.keyword === 'anyOf');
+  if (choice && schema !== undefined) return describeChoice(choice, errors, schema, value);
   return errors
     .slice(0, 3)
     .map((e) => {
@@ -37,4 +39,23 @@ export function describeErrors(errors: ErrorObject[]): string {
       return `${where} ${e.message ?? 'is invalid'}`;
     })
     .join('; ');
+}
+
+const at = (root: unknown, pointer: string): unknown => pointer.split('/').slice(1).reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[decodeURIComponent(key).replaceAll('~1', '/').replaceAll('~0', '~')], root);
+
+/**
+ * An exclusive choice (`anyOf` of closed objects) no branch of which matched: names the forms,
+ * then what is wrong with the form the value looks most like (the branch sharing most fields).
+ */
+function describeChoice(choice: ErrorObject, errors: ErrorObject[], schema: unknown, value: unknown): string {
+  const where = choice.instancePath ? choice.instancePath.slice(1).replaceAll('/', '.') : '(root)';
+  const branches = (at(schema, choice.schemaPath.slice(1)) ?? []) as { properties?: Record<string, unknown>; required?: string[] }[];
+  const forms = branches.map((b) => `{${(b.required ?? Object.keys(b.properties ?? {})).join(', ')}}`);
+  const given = at(value, choice.instancePath);
+  const keys = typeof given === 'object' && given !== null ? Object.keys(given) : [];
+  const scores = branches.map((b) => keys.filter((k) => Object.hasOwn(b.properties ?? {}, k)).length);
+  const best = scores.indexOf(Math.max(...scores));
+  const inBest = errors.filter((e) => e !== choice && e.schemaPath.startsWith(`${choice.schemaPath}/${best}/`));
+  const why = keys.length === 0 ? 'it is empty' : scores[best] === 0 ? `it has ${keys.join(', ')}` : describeErrors(inBest);
+  return `${where} must be exactly one of ${forms.join(', ')} (${why})`;
 }

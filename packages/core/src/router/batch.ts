@@ -9,6 +9,7 @@ import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOLS, type BatchAction, type ToolInput, type ToolName } from '../tools.ts';
 import { assertValid } from '../validate.ts';
 import { assertDeliverable } from './deliverable.ts';
+import { toHandler, toPublished, withoutNulls } from './forms.ts';
 import type { RouterHost, RouterSettings } from './types.ts';
 import { DEFAULT_WAIT_SECONDS, sleep } from './wait.ts';
 import type { BoundLease, VmToolOutput } from './vm-tools.ts';
@@ -87,17 +88,18 @@ async function validate(b: BoundLease, input: ToolInput<'vm_batch'>, host: Route
   const steps: Step[] = [];
   const provided = b.adapter?.capabilities ?? [];
   for (const [i, raw] of input.actions.entries()) {
-    const { action, ...rest } = raw as { action: BatchAction } & Record<string, unknown>;
+    // Strict-mode clients send every field of the step, null where not given (tools.ts stepOf).
+    const { action, ...rest } = withoutNulls(raw as Record<string, unknown>) as { action: BatchAction } & Record<string, unknown>;
     const where = `actions[${i}] (${action})`;
-    const args = { ...rest, lease_id: b.lease_id };
     if (action === 'wait') {
+      const args = { ...rest, lease_id: b.lease_id };
       assertValid(WaitStep, args, where);
       steps.push({ action, args });
       continue;
     }
     const tool = TOOL_OF[action];
     const def = TOOLS[tool];
-    assertValid(def.input, args, where);
+    const args = toHandler(tool, assertValid(def.input, toPublished(tool, { ...rest, lease_id: b.lease_id }), where));
     if (def.capability && !provided.includes(def.capability)) {
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `${where}: adapter "${b.adapter?.id}" (template ${b.template.id}) does not provide "${def.capability}", which ${tool} needs; nothing was run`, { details: { step: i, capability: def.capability } });
     }

@@ -10,13 +10,15 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { asVmhubError, VmhubError } from '../errors.ts';
-import { TOOL_NAMES, TOOLS, type ToolName } from '../tools.ts';
+import { TOOL_NAMES, TOOLS, type ToolDefinition, type ToolName } from '../tools.ts';
+import { TOOLSET_OF, TOOLSETS, toolsetDenied } from '../toolsets.ts';
 import { assertValid } from '../validate.ts';
 import { batchSeconds } from './batch.ts';
 import { assertWithinBudget, DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import { deadlineSignal } from './deadline.ts';
 import { assertAgentMayAct, humanGate } from './human-gate.ts';
 import { assertDeliverable } from './deliverable.ts';
+import { toHandler, toPublished } from './forms.ts';
 import { errorResult, okResult } from './results.ts';
 import type { CallExtra, RouterHost } from './types.ts';
 import { VM_HANDLERS } from './vm-tools.ts';
@@ -66,7 +68,10 @@ export interface Router {
 }
 
 export function createRouter(host: RouterHost): Router {
-  const tools: Tool[] = TOOL_NAMES.map((name) => {
+  // The operator's toolsets (toolsets.ts); a host that names none offers every tool.
+  const offered = host.settings.toolsets ?? TOOLSETS;
+  const listed = (name: ToolName) => offered.includes(TOOLSET_OF[name]);
+  const tools: Tool[] = TOOL_NAMES.filter(listed).map((name) => {
     const t = TOOLS[name];
     return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: wireOutput(t.output) as Tool['outputSchema'], annotations: t.annotations };
   });
@@ -78,7 +83,10 @@ export function createRouter(host: RouterHost): Router {
 
   async function run(name: ToolName, args: unknown, extra: CallExtra, state: CallState): Promise<CallToolResult> {
     const def = TOOLS[name];
-    const input = assertValid<Record<string, unknown>>(def.input, args ?? {}, `${name} arguments`);
+    if (!listed(name)) throw toolsetDenied(name, offered);
+    // Older flat calls are taken in the published form; the handler reads the flat one (forms.ts).
+    const checked = assertValid<Record<string, unknown>>((def as ToolDefinition).check ?? def.input, toPublished(name, (args ?? {}) as Record<string, unknown>), `${name} arguments`);
+    const input = toHandler(name, checked);
     assertDeliverable(name, input);
     if (host.settings.denyTools.includes(name)) throw new VmhubError('POLICY_DENIED', `${name} is disabled by this server's policy (policy.deny_tools)`);
     switch (name) {

@@ -15,6 +15,7 @@ import type { OcrEngine } from '../ocr/types.ts';
 import type { LeaseInfo } from '../shapes.ts';
 import type { TemplateConfig } from '../template.ts';
 import type { ToolInput, ToolName, ToolOutput } from '../tools.ts';
+import type { Toolset } from '../toolsets.ts';
 
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -160,6 +161,8 @@ export interface RouterHost {
 
 export interface RouterSettings {
   denyTools: readonly string[];
+  /** The toolsets listed (toolsets.ts, resolved); undefined: every tool. */
+  toolsets?: readonly Toolset[];
   screenshot: { format: 'png' | 'jpeg' | 'webp'; maxWidth: number; maxHeight: number; maxBytes: number };
   /** Largest file moved by vm_put_file / vm_get_file. */
   maxFileBytes: number;
