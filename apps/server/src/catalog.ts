@@ -83,7 +83,8 @@ export class Catalog {
       const s = await providerHealth(p);
       return { id, ok: s.ok, ...(s.not_configured ? { not_configured: true } : {}), ...(s.reason ? { reason: s.reason } : {}), ...(s.nodes ? { nodes: s.nodes.map((n) => ({ id: n.id, status: n.status })) } : {}) };
     }));
-    const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: tidyReason(p.reason) } : {}) }));
+    // A plugin on the previous contract works through its shim, and says so: rebuild it before the next bump.
+    const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: tidyReason(p.reason) } : {}), ...(p.old_contract !== undefined ? { old_contract: p.old_contract, note: `built for contract ${p.old_contract}; served through core's shim (docs/conformance.md, "Contract versions"): rebuild it against the current @vmhub/core` } : {}) }));
     // A provider nobody configured is not a problem of this server: only the ones in use count.
     const ok = storeOk && providers.every((p) => p.ok || p.not_configured) && plugins.every((p) => p.ok);
     return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, kind: this.#store.kind, path: this.#store.path, ...(storeReason === undefined ? {} : { reason: storeReason }) }, plugins, providers, sessions: this.#sessions.counts() };

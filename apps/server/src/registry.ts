@@ -3,7 +3,7 @@
  * providers, and the merged template list (plugin defaults overridden by config). Broken
  * plugins are kept with their reason so vm_health and vm_list_templates can say what is wrong.
  */
-import { identityPrefix, type Adapter, type AdapterPlugin, type Provider, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
+import { identityPrefix, isShimmed, type Adapter, type AdapterPlugin, type Provider, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
 import { discoverPlugins, type DiscoveredPackage, type VmhubConfig } from '@vmhub/core/config';
 import { log } from './log.ts';
 
@@ -14,6 +14,8 @@ export interface PluginState {
   version: string;
   ok: boolean;
   reason?: string;
+  /** Set when the plugin was built for the previous contract and runs through its shim (contract-window.ts). */
+  old_contract?: number;
 }
 
 export class Registry {
@@ -59,7 +61,7 @@ export class Registry {
             providerPlugins.set(p.id, p);
             this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
           }
-          this.#record(state(plugin.id, plugin.kind));
+          this.#record({ ...state(plugin.id, plugin.kind), ...(isShimmed(plugin) ? { old_contract: plugin.contractVersion } : {}) });
         } catch (err) {
           this.#record(state(plugin.id, plugin.kind, (err as Error).message));
         }

@@ -2,21 +2,23 @@
 // the server never crashes because of them.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { connect, errorCode, sandbox, type Sandbox, type Session } from './harness.ts';
+import { connect, errorCode, sandbox, until, type Sandbox, type Session } from './harness.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 let box: Sandbox;
 let s: Session;
+const released = join(mkdtempSync(join(tmpdir(), 'vmhub-contract-one-')), 'released.log');
 before(async () => {
-  box = sandbox({ plugins: ['@vmhub/conformance/fake', 'vmhub-adapter-does-not-exist', fixture('old-contract-plugin.mjs'), fixture('throwing-plugin.mjs')] }, [
+  box = sandbox({ adapters: { 'contract-one': { released_log: released } }, plugins: ['@vmhub/conformance/fake', 'vmhub-adapter-does-not-exist', fixture('old-contract-plugin.mjs'), fixture('throwing-plugin.mjs'), fixture('contract-1-adapter.mjs')] }, [
     { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'g' },
     { id: 'needs-ancient', provider: 'fake', adapter: 'ancient', os: 'linux', golden: 'g' },
+    { id: 'contract-one', provider: 'fake', adapter: 'contract-one', os: 'linux', golden: 'g' },
     { id: 'needs-missing-provider', provider: 'nowhere', adapter: 'fake', os: 'linux', golden: 'g' },
     { id: 'needs-broken-package', provider: 'fake', adapter: 'does-not-exist', os: 'linux', golden: 'g' },
   ]);
@@ -44,6 +46,22 @@ it('server: broken plugins are reported, never fatal', async () => {
   const create = await s.call('vm_lease_create', { template: 'needs-missing-provider' });
   assert.equal(errorCode(create), 'CAPABILITY_UNAVAILABLE');
   assert.match(create.structuredContent.message, /provider "nowhere"/);
+});
+
+it('server: a plugin built for the previous contract is served through the shim and named in vm_health', async () => {
+  const health = (await s.call('vm_health')).structuredContent;
+  const one = health.plugins.find((p: any) => p.id === 'contract-one');
+  assert.equal(one.ok, true, JSON.stringify(one));
+  assert.equal(one.old_contract, 1);
+  assert.match(one.note, /built for contract 1; served through core's shim/);
+  assert.equal(health.plugins.find((p: any) => p.id === 'fake').old_contract, undefined, 'a current plugin is not flagged');
+  const created = await s.call('vm_lease_create', { template: 'contract-one' });
+  const lease = created.structuredContent.lease_id as string;
+  await until(async () => (await s.call('vm_lease_status', { lease_id: lease })).structuredContent.status === 'ready', 'the contract-one lease is ready', 10_000);
+  const exec = await s.call('vm_exec', { lease_id: lease, command: ['echo', 'through', 'the', 'shim'] });
+  assert.equal(exec.structuredContent?.stdout, `${lease} echo through the shim\n`, JSON.stringify(exec.structuredContent));
+  await s.call('vm_lease_release', { lease_id: lease });
+  await until(() => existsSync(released) && readFileSync(released, 'utf8').includes(lease), 'releasing the lease calls the contract-1 release(lease_id)', 10_000);
 });
 
 it('server: policy denies configured tools with POLICY_DENIED', async () => {

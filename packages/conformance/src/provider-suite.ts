@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { CONTRACT_VERSION, identityPrefix, machineIdentity, VmhubError, type GuestChannel, type MachineRef, type Provider, type ProviderContext, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
+import { CONTRACT_VERSION, OLDEST_CONTRACT, currentPlugin, identityPrefix, inContractWindow, machineIdentity, VmhubError, type GuestChannel, type MachineRef, type Provider, type ProviderContext, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
 import { check } from './expect.ts';
 
 export interface ProviderConformanceOptions<O = unknown> {
@@ -39,7 +39,9 @@ async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: num
 }
 
 export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): void {
-  const { plugin, template } = spec;
+  const { template } = spec;
+  // A provider of the previous contract runs the suite through core's shim (contract-window.ts).
+  const plugin = spec.plugin && spec.plugin.kind === 'provider' && inContractWindow(spec.plugin.contractVersion) ? currentPlugin(spec.plugin) as ProviderPlugin<O> : spec.plugin;
   const timeoutMs = spec.timeoutMs ?? 120_000;
   const instance = `conf${randomBytes(4).toString('hex')}`;
   const logs: string[] = [];
@@ -75,7 +77,7 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
     it('plugin shape and contract version', () => {
       check(plugin && plugin.kind === 'provider', `default export is not a provider plugin (kind ${String((plugin as { kind?: unknown })?.kind)})`, 'export default defineProvider({...}) from @vmhub/core');
       check(/^[a-z][a-z0-9-]{0,39}$/.test(plugin.id), `provider id "${plugin.id}" is not a lowercase id`, 'use lowercase letters, digits and dashes');
-      check(plugin.contractVersion === CONTRACT_VERSION, `provider speaks contract ${plugin.contractVersion}, this @vmhub/core speaks ${CONTRACT_VERSION}`, 'set contractVersion: CONTRACT_VERSION (imported from @vmhub/core) and rebuild against this version');
+      check(inContractWindow(plugin.contractVersion), `provider speaks contract ${plugin.contractVersion}, this @vmhub/core serves contracts ${OLDEST_CONTRACT}–${CONTRACT_VERSION}`, `write contractVersion: ${CONTRACT_VERSION} as a literal and rebuild against this @vmhub/core`);
       let made: Provider | undefined;
       try { made = plugin.create(spec.options, context); } catch (err) {
         check(false, `plugin.create(options, context) threw: ${(err as Error).message}`, 'create() must do no I/O and accept the options you pass to the suite');

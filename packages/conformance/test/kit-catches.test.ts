@@ -35,7 +35,7 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
       /fix: dispose\(\) must stop every command the session started/,
       // a plugin built for another contract
       /not ok \d+ - outdated: plugin shape and contract version/,
-      /adapter speaks contract 1, this @vmhub\/core speaks 2/,
+      /adapter speaks contract 0, this @vmhub\/core serves contracts 1–2/,
       // a declared capability that is missing
       /not ok \d+ - boastful: plugin shape and contract version/,
       /declares \\?"screenshot\\?" but its session does not implement screenshot\(\)/,
@@ -45,6 +45,10 @@ it('broken plugins fail the suites with fix-it messages', { timeout: 60_000 }, a
     ]) assert.match(stdout, expected);
     // The same machine, its adapter giving shellArgv: every exec check passes.
     assert.match(stdout, /^\s*ok \d+ - shelled: exec$/m);
+    // A contract-1 adapter runs the same suite through core's shim, and passes it.
+    assert.match(stdout, /^\s*ok \d+ - elder: plugin shape and contract version$/m);
+    assert.match(stdout, /^\s*ok \d+ - elder: exec$/m);
+    assert.match(stdout, /^\s*ok \d+ - elder: a session ends cleanly: /m);
     // What the broken adapter does right still passes, and undeclared capabilities are still gated.
     // Anchored: an unanchored /ok N - …/ would also match "not ok N - …".
     assert.match(stdout, /^\s*ok \d+ - not declared: vm_screenshot answers CAPABILITY_UNAVAILABLE naming the adapter/m);

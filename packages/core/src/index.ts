@@ -19,6 +19,7 @@ export type * from './channel.ts';
 export type * from './provider.ts';
 export type * from './adapter.ts';
 export * from './define.ts';
+export { OLDEST_CONTRACT, contractProblem, currentPlugin, inContractWindow, isShimmed } from './contract-window.ts';
 export * from './screen-mapping.ts';
 export * from './paths.ts';
 export { errnoFromText, fsError, type FsErrorContext, type FsOp } from './guest-fs-errors.ts';

@@ -10,6 +10,7 @@
  * imported, its entry file and the folders holding it (up to the node_modules folder, or the
  * package directory of a plugin named by path) must be owned by this user or root and writable
  * by nobody else (file-trust.ts); a plugin that is not is refused (UNSAFE_PERMISSIONS), never imported.
+ * A plugin of the previous contract is lifted to the current one by its shim (contract-window.ts).
  * A broken or incompatible plugin is recorded with its reason and problem code, never thrown:
  * the server keeps serving and reports it in vm_health and in template availability.
  */
@@ -17,7 +18,8 @@ import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CONTRACT_VERSION, type VmhubPlugin } from './define.ts';
+import { contractProblem, currentPlugin } from './contract-window.ts';
+import type { VmhubPlugin } from './define.ts';
 import { untrustedChain, type Untrusted } from './file-trust.ts';
 import { installRoots } from './install-roots.ts';
 import { findPackageDir, isPluginPath, locatePluginPath, readJson, resolvePluginPath, shortPath, type LocatedPlugin, type PluginFailure, type PluginProblem } from './plugin-path.ts';
@@ -192,7 +194,7 @@ async function loadPackage(found: LocatedPlugin, kinds: readonly PluginKind[]): 
   for (const p of list) {
     const problem = checkPlugin(p);
     if (problem) problems.push(problem);
-    else if (kinds.includes((p as VmhubPlugin).kind)) plugins.push(p as VmhubPlugin);
+    else if (kinds.includes((p as VmhubPlugin).kind)) plugins.push(currentPlugin(p as VmhubPlugin));
   }
   if (problems.length === 0) return { ...base, plugins };
   return { ...base, plugins, problem: problems[0]!.problem, error: `${entry}: ${problems.map((p) => p.message).join('; ')}` };
@@ -204,7 +206,9 @@ function checkPlugin(p: unknown): { problem: PluginProblem; message: string } | 
   const v = p as Partial<VmhubPlugin>;
   if (v.kind !== 'adapter' && v.kind !== 'provider') return notAPlugin(`default export is not made by defineAdapter/defineProvider (no kind; found ${describeValue(p)})`);
   if (typeof v.id !== 'string' || typeof v.create !== 'function') return notAPlugin(`${v.kind} has no id or create(): make it with define${v.kind === 'adapter' ? 'Adapter' : 'Provider'}`);
-  if (v.contractVersion !== CONTRACT_VERSION) return { problem: 'INCOMPATIBLE', message: `${v.kind} "${v.id}" speaks contract version ${String(v.contractVersion)}, this vmhub speaks ${CONTRACT_VERSION}: install a compatible version` };
+  // The current contract or the one before it (contract-window.ts); the caller lifts an old one.
+  const incompatible = contractProblem(v.kind, v.id, v.contractVersion);
+  if (incompatible) return { problem: 'INCOMPATIBLE', message: incompatible };
   return undefined;
 }
 
