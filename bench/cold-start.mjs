@@ -1,6 +1,6 @@
 // Server cold start: spawn the built vmhub-server and time until the MCP `initialize` answer
 // arrives (process start, module loading, config, store open + migrations, plugin discovery).
-// Also the size of the tools/list answer, which agents pay for in tokens.
+// Also the size of the tools/list answer, which agents pay for in tokens: the default toolsets and all.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,11 +33,15 @@ export async function run() {
     await coldStart(join(dir, 'warm.db')); // first run compiles nothing, but fills the OS file cache
     const times = [];
     for (let i = 0; i < RUNS; i++) times.push(await coldStart(join(dir, `db-${i}.db`)));
-    const client = await connectServer({ VMHUB_DB: join(dir, 'list.db') });
-    const { tools } = await client.listTools();
-    await client.close();
-    const bytes = Buffer.byteLength(JSON.stringify({ tools }));
-    return { runs: RUNS, median_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), min_ms: round(Math.min(...times)), tools: tools.length, tools_list_bytes: bytes };
+    // The default toolsets (VMHUB_TOOLSETS unset) and every tool (all).
+    const list = async (toolsets) => {
+      const client = await connectServer({ VMHUB_DB: join(dir, 'list.db'), VMHUB_TOOLSETS: toolsets });
+      const { tools } = await client.listTools();
+      await client.close();
+      return { tools: tools.length, bytes: Buffer.byteLength(JSON.stringify({ tools })) };
+    };
+    const [byDefault, all] = [await list(''), await list('all')];
+    return { runs: RUNS, median_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), min_ms: round(Math.min(...times)), tools: byDefault.tools, tools_list_bytes: byDefault.bytes, tools_all: all.tools, tools_list_all_bytes: all.bytes };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,7 +16,7 @@ export function percentile(values, p) {
 export const round = (n, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 export async function connectServer(env = {}) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_BIN], env: { PATH: process.env.PATH, HOME: process.env.HOME, VMHUB_LOG_LEVEL: 'error', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_BIN], env: { PATH: process.env.PATH, HOME: process.env.HOME, VMHUB_LOG_LEVEL: 'error', VMHUB_TOOLSETS: 'all', ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'vmhub-bench', version: '1' });
   await client.connect(transport);
   return client;

@@ -31,8 +31,9 @@ export function sandbox(extra: Record<string, unknown> = {}, templates: unknown[
   const fakeDir = join(dir, 'fake');
   const configFile = join(dir, 'config.json');
   // The server's own reaper start-up is tested in reaper-autostart.test.ts; elsewhere a detached
-  // reaper would tear down what a test is still looking at.
-  writeFileSync(configFile, JSON.stringify({ instance, db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, templates, reaper: { autostart: false }, ...extra }, null, 2));
+  // reaper would tear down what a test is still looking at. Every toolset: tests drive every tool;
+  // the default sets are tools-list.test.ts's (`toolsets: undefined` there).
+  writeFileSync(configFile, JSON.stringify({ instance, db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, templates, reaper: { autostart: false }, toolsets: ['all'], ...extra }, null, 2));
   return { dir, instance, db, fakeDir, configFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -58,7 +59,8 @@ export async function connect(box: Sandbox, env: Record<string, string> = {}, na
   return connectOver(new StdioClientTransport({
     command: process.execPath,
     args: [BIN],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env },
+    // Every toolset unless the test says otherwise (tools-list.test.ts checks the default's).
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', VMHUB_TOOLSETS: 'all', ...env },
     stderr: 'pipe',
   }), name);
 }

@@ -139,7 +139,7 @@ async function connectInstalled(): Promise<Session & { reaperPids(): number[] }>
     command: join(app, 'node_modules', '.bin', 'vmhub-server'),
     cwd: app,
     // This Node first on PATH: the bin's `#!/usr/bin/env node` must find the Node the addons were built for.
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'info' },
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'info', VMHUB_TOOLSETS: 'all' },
     stderr: 'pipe',
   });
   const base = await connectOver(transport, 'installed-test');
@@ -340,7 +340,7 @@ describe('installed from the tarballs: MCP clients nobody here wrote', () => {
   /** The installed bin as a client's config names it (this Node first on PATH, as in connectInstalled). */
   const server = (): ServerCommand => ({
     command: join(app, 'node_modules', '.bin', 'vmhub-server'), args: [],
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'warn' },
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_LOG_LEVEL: 'warn', VMHUB_TOOLSETS: 'all' },
   });
   const word = () => `vmhub-client-${randomBytes(3).toString('hex')}`;
 

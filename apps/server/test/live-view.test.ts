@@ -59,7 +59,7 @@ function startServer(): Promise<string> {
   return new Promise((resolve, reject) => {
     const config = join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), reaper: { autostart: false } }));
-    const child = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOOLSETS: 'all' }, stdio: ['ignore', 'ignore', 'pipe'] });
     server = child;
     child.stderr!.on('data', (d) => {
       serverErr += d;

@@ -44,7 +44,7 @@ function startServer(): Promise<string> {
     // unix sockets through /dev/shm.
     writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), reaper: { autostart: false }, providers: { docker: { framebuffer: false } } }));
     let err = '';
-    server = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOOLSETS: 'all' }, stdio: ['ignore', 'ignore', 'pipe'] });
     server.stderr!.on('data', (d) => {
       err += d;
       const m = /at (http:\/\/\S+)\/mcp/.exec(err);
