@@ -1,0 +1,12 @@
+/**
+ * @vmhub/test-kit — the helpers vmhub's tests and benchmarks share: `until` (poll with a named
+ * deadline), free loopback ports, temp dirs, a throwaway sshd, the real adbd and a private adb
+ * server, the built server over HTTP. The host GuestChannel is `@vmhub/test-kit/host-channel`.
+ * Private: a devDependency only, never a dependency of published code.
+ */
+export { sleep, until } from './until.ts';
+export { accepts, freePort, waitPort } from './ports.ts';
+export { tempDir, type TempDir } from './temp.ts';
+export { startSshd, type TestSshd } from './sshd.ts';
+export { ADB, ADBD, adbMissing, startAdbd, startAdbServer, type Adbd, type AdbdOptions, type AdbServer } from './adbd.ts';
+export { startHttpServer, type HttpServer, type HttpServerOptions } from './http-server.ts';

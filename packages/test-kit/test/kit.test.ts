@@ -1,0 +1,92 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { accepts, freePort, startHttpServer, tempDir, until, waitPort } from '../src/index.ts';
+import { createHostChannel } from '../src/host-channel.ts';
+
+describe('until', () => {
+  it('returns the first truthy value the check gives', async () => {
+    let n = 0;
+    assert.equal(await until(() => (++n >= 3 ? `after ${n}` : false), 'three checks', 2000, 10), 'after 3');
+  });
+
+  it('times out naming what it waited for, after about ms', async () => {
+    const t0 = Date.now();
+    await assert.rejects(until(async () => undefined, 'the moon', 200, 20), /timed out after 200 ms waiting for the moon/);
+    assert.ok(Date.now() - t0 >= 200);
+  });
+});
+
+describe('ports', () => {
+  it('freePort gives a port a listener can bind on 127.0.0.1', async () => {
+    const port = await freePort();
+    const s = createServer();
+    await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(port, '127.0.0.1', resolve); });
+    try {
+      assert.equal(await accepts(port), true);
+      await waitPort(port, 1000);
+    } finally {
+      await new Promise((r) => s.close(r));
+    }
+    assert.equal(await accepts(port), false);
+    await assert.rejects(waitPort(port, 200), /nothing listened/);
+  });
+});
+
+describe('tempDir', () => {
+  it('makes a directory and removes it with its content', () => {
+    const dir = tempDir('vmhub-kit-test-');
+    writeFileSync(join(dir.path, 'f'), 'x');
+    assert.ok(existsSync(join(dir.path, 'f')));
+    dir.cleanup();
+    assert.equal(existsSync(dir.path), false);
+    dir.cleanup();
+  });
+
+  it('is removed at the end of a using block', () => {
+    let path: string;
+    {
+      using dir = tempDir();
+      path = dir.path;
+      assert.ok(existsSync(path));
+    }
+    assert.equal(existsSync(path), false);
+  });
+});
+
+describe('host channel', () => {
+  it('runs argv here, reads and writes files, NOT_FOUND for a missing file', async () => {
+    using dir = tempDir();
+    const ch = createHostChannel({ home: dir.path });
+    const r = await ch.exec(['sh', '-c', 'echo hi; pwd']);
+    assert.equal(r.exit_code, 0);
+    assert.equal(r.stdout.toString(), `hi\n${dir.path}\n`);
+    await ch.putFile(join(dir.path, 'a/b.txt'), Buffer.from('data'));
+    assert.equal((await ch.getFile(join(dir.path, 'a/b.txt'))).toString(), 'data');
+    await assert.rejects(ch.getFile(join(dir.path, 'none')), (e: { code?: string }) => e.code === 'NOT_FOUND');
+    assert.deepEqual(ch.calls, [['sh', '-c', 'echo hi; pwd']]);
+  });
+});
+
+describe('startHttpServer', () => {
+  it('resolves with the URL the server prints, and stops it', async () => {
+    using dir = tempDir();
+    const bin = join(dir.path, 'bin.mjs');
+    writeFileSync(bin, `process.stderr.write('[vmhub] listening at http://127.0.0.1:4321/mcp ' + process.argv.slice(2).join(' ') + ' ' + process.env.X + '\\n'); setInterval(() => {}, 1000);`);
+    const s = await startHttpServer({ bin, env: { X: 'y' } });
+    assert.equal(s.base, 'http://127.0.0.1:4321');
+    assert.equal(s.url, 'http://127.0.0.1:4321/mcp');
+    await until(() => s.stderr().includes('--http --port 0 y'), 'the whole line', 2000, 10);
+    await s.stop();
+    assert.equal(s.exited(), true);
+  });
+
+  it('rejects with the stderr of a server that exits before listening', async () => {
+    using dir = tempDir();
+    const bin = join(dir.path, 'bin.mjs');
+    writeFileSync(bin, `process.stderr.write('bad config\\n'); process.exit(2);`);
+    await assert.rejects(startHttpServer({ bin, env: {} }), /server exited 2: bad config/);
+  });
+});
