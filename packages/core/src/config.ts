@@ -147,6 +147,14 @@ export const VmhubConfigSchema = Type.Object({
     ui_session_idle_seconds: Seconds(7200),
     /** A live-view browser sign-in ends this long after it was made, however busy (the cookie's Max-Age). */
     ui_session_max_seconds: Seconds(43200),
+    /**
+     * The principal whose live view (dashboard and /api/) also shows the leases of the local OS
+     * user running this server — the principal of the leases stdio clients (Claude Desktop/Code,
+     * Cursor) make on this store — and may take them over. Default "default" (the token of
+     * `token_env`); false: nobody's. MCP tools are not widened: each principal still reaches
+     * only its own leases through them.
+     */
+    local_leases_dashboard: Type.Union([Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$' }), Type.Literal(false)], { default: 'default' }),
   }, { default: {} }),
   ocr: Type.Object({
     /**

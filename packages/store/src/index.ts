@@ -20,7 +20,8 @@ export { EVENT_KINDS, EventKindError, isEventKind, type EventKind, type NewEvent
 export { machineRef, type MachineRef } from './machine-ref.ts';
 export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from './teardowns.ts';
 export type { ExpiredLease, FailedLease } from './sweeps.ts';
-export type { Database, LeaseTable, MachineTable, EventTable } from './schema.ts';
+export type { Database, LeaseTable, MachineTable, EventTable, LeaseControlTable } from './schema.ts';
+export type { LeaseControlState, TakeoverResult } from './control.ts';
 export { MIGRATIONS, type Migration } from './migrations/index.ts';
 export { migrate } from './migrate.ts';
 export { StoreVersionError, StoreUnavailableError, StoreConfigError, StoreNativeModuleError } from './errors.ts';

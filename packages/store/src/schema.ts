@@ -75,9 +75,30 @@ type Missing = Exclude<keyof LeaseTable, (typeof LEASE_COLUMNS)[number]>;
 const _allColumns: Missing extends never ? true : Missing = true;
 void _allColumns;
 
+/**
+ * Who drives a lease (migration 6, control.ts): a row once a person took it over in the live
+ * view. `held_since` (ms) is set while they hold it; `note` is the hand-back note the agent has
+ * not received yet.
+ */
+export interface LeaseControlTable {
+  lease_id: string;
+  held_since: number | null;
+  /** The principal whose live view took over. */
+  held_by: string | null;
+  /** The take-over call that set held_since (a retried write recognises its own). */
+  held_token: string | null;
+  /** 0/1: the person lets the agent's commands and file writes run while they hold the lease. */
+  allow_commands_and_files: number;
+  note: string | null;
+  /** The call that took the last note (a retried take recognises its own). */
+  note_token: string | null;
+  updated_at: number;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
   events: EventTable;
   locks: LockTable;
+  lease_control: LeaseControlTable;
 }

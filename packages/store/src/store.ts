@@ -19,6 +19,7 @@ import { withRetry } from './retry.ts';
 import { LEASE_COLUMNS, type Database, type EventTable, type LeaseTable, type MachineTable } from './schema.ts';
 import { sqliteBackend } from './sqlite-backend.ts';
 import { parseStoreTarget, type PostgresSettings } from './target.ts';
+import * as control from './control.ts';
 import * as locks from './locks.ts';
 import { lapsingLeadership, postgresLeadership, type Leadership } from './leadership.ts';
 import * as pools from './pools.ts';
@@ -399,6 +400,36 @@ export class Store {
       if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
       return q.orderBy('id').limit(filter.limit ?? 1000).execute();
     });
+  }
+
+  // ── who drives a lease (control.ts: the live view's take-over, shared by every process) ──
+
+  /** The lease's control when a person holds it; undefined: the agent drives. One primary-key read. */
+  heldBy(leaseId: string): Promise<control.LeaseControlState | undefined> {
+    return this.#run('heldBy', () => control.held(this.#db, leaseId));
+  }
+
+  /** The controls of these leases (held or not, with any pending note); leases never taken over are absent. */
+  leaseControls(leaseIds: readonly string[]): Promise<Map<string, control.LeaseControlState>> {
+    return this.#run('leaseControls', () => control.controls(this.#db, leaseIds));
+  }
+
+  /** A person (`by`: their principal) takes the lease over; idempotent (the first take-over's time stays). */
+  takeover(leaseId: string, by: string, options: { allowCommandsAndFiles?: boolean } = {}): Promise<control.TakeoverResult> {
+    const token = randomUUID();
+    return this.#run('takeover', () => control.takeover(this.#db, leaseId, by, options.allowCommandsAndFiles === true, token, Date.now()));
+  }
+
+  /** Back to the agent; a note (when given) waits for the agent's next result. */
+  handback(leaseId: string, note?: string): Promise<{ changed: boolean }> {
+    return this.#run('handback', () => control.handback(this.#db, leaseId, note, Date.now()));
+  }
+
+  /** The hand-back note not yet delivered, consumed: exactly one caller across every process gets it. */
+  takeNote(leaseId: string): Promise<string | undefined> {
+    const token = randomUUID();
+    const seen: { note?: string } = {};
+    return this.#run('takeNote', (attempt) => control.takeNote(this.#db, leaseId, token, attempt, seen));
   }
 
   // ── locks and whether there is work ────────────────────────────────────────────────────

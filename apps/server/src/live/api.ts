@@ -2,7 +2,9 @@
  * The live view's JSON API under /api/ (docs/live-view.md): the principal's leases, a lease's
  * screen, events and recording, renew and release, take-over, the person's input and hand-back.
  * The caller is already authenticated (http.ts); here every lease id is checked against the
- * principal first — another principal's lease is as unknown as one that never existed.
+ * principal first — another principal's lease is as unknown as one that never existed. The one
+ * widening: the principal of http.local_leases_dashboard also sees the local OS user's leases
+ * (those of stdio clients), as if they were its own (Live.viewers).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { asVmhubError, assertValid, CAPABILITY_METHOD, LIVE_LEASE_STATES, Type, VmhubError, type Capability, type LeaseInfo } from '@vmhub/core';
@@ -13,13 +15,15 @@ import { readBody } from '../http/body.ts';
 import { frameGeneration, frameTag } from './frame-generation.ts';
 import { leaseView } from '../leases/view.ts';
 import type { Runtime } from '../runtime.ts';
-import { MAX_NOTE } from './control.ts';
+import { controlView, MAX_NOTE } from './control.ts';
 import { LEASE_ID, type Recordings } from './recorder.ts';
 import { recordingHtml } from './recording-html.ts';
 
 export interface Live {
   runtime(): Promise<Runtime>;
   recordings: Recordings;
+  /** The principals whose leases this principal's live view shows (itself first). */
+  viewers(principal: string): readonly string[];
 }
 
 const MAX_BODY = 256 * 1024;
@@ -65,14 +69,14 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
     const rt = await live.runtime();
     if (id === undefined || id === '') {
       only(req, 'GET');
-      return sendJson(res, 200, { leases: await listLeases(rt, principal) });
+      return sendJson(res, 200, { leases: await listLeases(rt, live.viewers(principal)) });
     }
     // Checked before anything reads the store or the disk with it.
     if (!LEASE_ID.test(id)) throw new ApiError(400, 'INVALID_REQUEST', `"${id.slice(0, 64)}" is not a lease id (36 characters of 0-9, a-f and -)`);
-    const row = await ownLease(rt, id, principal);
-    const api = new LeaseApi(rt, live.recordings, row);
+    const row = await ownLease(rt, id, live.viewers(principal));
+    const api = new LeaseApi(rt, live.recordings, row, principal);
     switch (action) {
-      case undefined: only(req, 'GET'); return sendJson(res, 200, api.detail());
+      case undefined: only(req, 'GET'); return sendJson(res, 200, await api.detail());
       case 'screen': only(req, 'GET'); return await api.screen(res, url);
       case 'events': only(req, 'GET'); return sendJson(res, 200, await api.events());
       case 'recording': only(req, 'GET'); return await api.recording(res, url);
@@ -97,17 +101,28 @@ function only(req: IncomingMessage, method: 'GET' | 'POST'): void {
   throw new ApiError(405, 'INVALID_REQUEST', `${req.method} is not allowed here: use ${method}`);
 }
 
-async function listLeases(rt: Runtime, principal: string): Promise<unknown[]> {
-  const { leases } = await rt.leases.list({ principal }, 200);
+async function listLeases(rt: Runtime, principals: readonly string[]): Promise<unknown[]> {
+  const lists = await Promise.all(principals.map(async (principal) => (await rt.leases.list({ principal }, 200)).leases));
   const since = Date.now() - ENDED_SHOWN_MS;
-  return leases
+  const leases = lists.flat()
     .filter((row) => LIVE_LEASE_STATES.includes(row.status as never) || row.updated_at >= since)
-    .map((row) => ({ ...leaseView(row), control: rt.sessions.get(row.id)?.control.human ? 'human' : 'agent' }));
+    .sort((a, b) => b.created_at - a.created_at)
+    .slice(0, 200);
+  const controls = await rt.store.leaseControls(leases.map((row) => row.id));
+  return leases.map((row) => ({ ...leaseView(row), ...controlView(row, controls.get(row.id)) }));
 }
 
-async function ownLease(rt: Runtime, id: string, principal: string): Promise<LeaseRow> {
-  // The same ownership rule as every MCP tool (LeaseManager.get): another principal's lease is NOT_FOUND.
-  return rt.leases.get(id, principal).catch((err) => { throw VmhubError.is(err) && err.code === 'NOT_FOUND' ? notFound(id) : err; });
+async function ownLease(rt: Runtime, id: string, principals: readonly string[]): Promise<LeaseRow> {
+  // The same ownership rule as every MCP tool (LeaseManager.get): another principal's lease is
+  // NOT_FOUND; the live view of the mapped principal also owns the local user's (Live.viewers).
+  for (const principal of principals) {
+    try {
+      return await rt.leases.get(id, principal);
+    } catch (err) {
+      if (!VmhubError.is(err) || err.code !== 'NOT_FOUND') throw err;
+    }
+  }
+  throw notFound(id);
 }
 
 const notFound = (id: string) => new ApiError(404, 'NOT_FOUND', `no lease "${id}" of yours`, 'GET /api/leases lists the leases of this token\'s principal.');
@@ -127,19 +142,22 @@ class LeaseApi {
   readonly #rt: Runtime;
   readonly #recordings: Recordings;
   readonly #row: LeaseRow;
+  /** Who is calling: the person who takes over. */
+  readonly #principal: string;
 
-  constructor(rt: Runtime, recordings: Recordings, row: LeaseRow) {
+  constructor(rt: Runtime, recordings: Recordings, row: LeaseRow, principal: string) {
     this.#rt = rt;
     this.#recordings = recordings;
     this.#row = row;
+    this.#principal = principal;
   }
 
   get #id(): string { return this.#row.id; }
-  #control() { return this.#rt.sessions.get(this.#id)?.control; }
 
-  detail(): LeaseInfo & Record<string, unknown> {
-    const c = this.#control();
-    return { ...leaseView(this.#row), control: c?.human ? 'human' : 'agent', ...(c?.since ? { control_since: c.since, allow_commands_and_files: c.allowCommandsAndFiles } : {}), ...(c?.note !== undefined ? { note: c.note } : {}) };
+  /** Read from the store each time: a take-over made elsewhere (another tab, the API, another server) shows. */
+  async detail(): Promise<LeaseInfo & Record<string, unknown>> {
+    const c = (await this.#rt.store.leaseControls([this.#id])).get(this.#id);
+    return { ...leaseView(this.#row), ...controlView(this.#row, c) };
   }
 
   /** The lease's session (opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */
@@ -209,25 +227,24 @@ class LeaseApi {
     // allow_commands_and_files: the agent's vm_exec, vm_put_file and vm_clone_repo run while the
     // person holds the lease (default false: they answer HUMAN_CONTROL like the input tools).
     const input = assertValid<{ allow_commands_and_files?: boolean }>(Type.Object({ allow_commands_and_files: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), body, 'takeover body');
+    // A lease that is not ready (or has ended) answers as the tools do.
     await this.#bind();
-    const control = this.#control();
-    if (!control) throw new VmhubError('LEASE_EXPIRED', `lease ${this.#id} has ended`);
     const allow = input.allow_commands_and_files === true;
-    const { since, changed, allowChanged } = control.takeover({ allowCommandsAndFiles: allow });
+    const { since, changed, allowChanged } = await this.#rt.store.takeover(this.#id, this.#principal, { allowCommandsAndFiles: allow });
     if (changed || allowChanged) this.#recordings.human(this.#id, this.#row.principal, 'takeover', { allow_commands_and_files: allow });
-    return { control: 'human', control_since: since, allow_commands_and_files: allow };
+    return { control: 'human', control_since: new Date(since).toISOString(), allow_commands_and_files: allow };
   }
 
   async handback(body: Record<string, unknown>): Promise<unknown> {
     const input = assertValid<{ note?: string }>(Type.Object({ note: Type.Optional(Type.String({ maxLength: MAX_NOTE })) }, { additionalProperties: false }), body, 'handback body');
     const note = input.note?.trim() || undefined;
-    const { changed } = this.#control()?.handback(note) ?? { changed: false };
+    const { changed } = await this.#rt.store.handback(this.#id, note);
     if (changed) this.#recordings.human(this.#id, this.#row.principal, 'handback', {}, note !== undefined ? { note } : {});
     return { control: 'agent' };
   }
 
   async input(body: Record<string, unknown>): Promise<unknown> {
-    if (!this.#control()?.human) throw new ApiError(409, 'NOT_IN_CONTROL', `lease ${this.#id}: input needs control: take over first (POST /api/leases/${this.#id}/takeover)`);
+    if (!(await this.#rt.store.heldBy(this.#id))) throw new ApiError(409, 'NOT_IN_CONTROL', `lease ${this.#id}: input needs control: take over first (POST /api/leases/${this.#id}/takeover)`);
     const kind = body.type as InputKind;
     if (typeof kind !== 'string' || !Object.hasOwn(INPUTS, kind)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUTS).join(', ')}`);
     const input = assertValid<Record<string, any>>(INPUTS[kind], body, `input ${kind}`);

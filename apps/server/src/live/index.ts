@@ -2,16 +2,18 @@
  * The live view's server side, wired once per hub: the recordings (their folder beside the
  * SQLite store, or in the default state directory for a PostgreSQL store, unless recordings.dir
  * says otherwise; swept at start and hourly), the frame captures they take after input actions,
- * and the router hooks of take-over and hand-back notes.
+ * whose leases each principal's live view shows, and the router hooks of take-over and hand-back
+ * notes (read from the store, so every server process on it agrees).
  */
 import { join } from 'node:path';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { RouterHost } from '@vmhub/core/router';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
 import type { Runtime } from '../runtime.ts';
-import { principalOf } from '../http/principal.ts';
+import { localPrincipal, principalOf } from '../http/principal.ts';
 import { stateDir } from '../store-target.ts';
 import type { Live } from './api.ts';
+import { heldControl } from './control.ts';
 import { Recordings } from './recorder.ts';
 
 /** Recorded frames: PNG, at most this wide. */
@@ -29,14 +31,26 @@ export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>): Liv
     capture: async (leaseId) => captureFrame(await rt(), leaseId),
     known: async (leaseId) => (await rt()).sessions.get(leaseId) !== undefined,
   });
-  return { runtime: rt, recordings };
+  return { runtime: rt, recordings, viewers: dashboardViewers(config) };
+}
+
+/**
+ * Whose leases a principal's live view shows: its own, and — for the principal named by
+ * http.local_leases_dashboard (default "default") — also the local OS user's, the principal of
+ * the leases stdio clients (Claude Desktop/Code, Cursor) make on this store. Only the live view:
+ * MCP tools keep every principal to its own leases.
+ */
+export function dashboardViewers(config: VmhubConfig): (principal: string) => readonly string[] {
+  const mapped = config.http.local_leases_dashboard;
+  return (principal) => (mapped !== false && principal === mapped && principal !== localPrincipal() ? [principal, localPrincipal()] : [principal]);
 }
 
 /** The router hooks: the take-over gate, the hand-back note, and the recorder. */
 export function liveHooks(live: Live): Pick<RouterHost, 'control' | 'takeNote' | 'record'> {
   return {
-    control: async (leaseId) => (await live.runtime()).sessions.get(leaseId)?.control.held(),
-    takeNote: async (leaseId) => (await live.runtime()).sessions.get(leaseId)?.control.takeNote(),
+    // Read from the store on every call: a take-over made through another server process counts at once.
+    control: async (leaseId) => heldControl((await live.runtime()).store, leaseId),
+    takeNote: async (leaseId) => (await live.runtime()).store.takeNote(leaseId),
     record: (call, extra) => live.recordings.agent(call, principalOf(extra)),
   };
 }

@@ -1,14 +1,13 @@
 /**
  * One lease's session in this process: everything per-lease lives here and nowhere else — the
  * provider's channel and console (opened once, on first use), the screen mapping of the latest
- * screenshot, who drives it (agent or a person who took over), and the adapter's own session (`adapter.open(lease)`). `dispose()` runs exactly
+ * screenshot, and the adapter's own session (`adapter.open(lease)`). `dispose()` runs exactly
  * once: detached commands are killed, then the adapter session ends (it may still need the
  * channel to clean up), then the channel
  * and the console. After it, nothing opens again.
  */
 import { GuestPorts, VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
 import { DetachedJobs, type JobLedger, type ScreenState } from '@vmhub/core/router';
-import { LeaseControl } from '../live/control.ts';
 import { log } from '../log.ts';
 
 export class LeaseSession {
@@ -17,8 +16,6 @@ export class LeaseSession {
   readonly screen: ScreenState = {};
   /** Commands started with vm_exec {detach: true}; killed when the lease ends; ids kept in `ledger`. */
   readonly jobs: DetachedJobs;
-  /** Agent or person (live view take-over); lives and ends with this session. */
-  readonly control = new LeaseControl();
   readonly lease: LeaseContext;
   readonly #provider: Provider | undefined;
   readonly #adapter: Adapter | undefined;

@@ -215,4 +215,38 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX leases_principal_request ON leases (principal, request_id);
     `,
   },
+  {
+    version: 6,
+    name: 'lease control',
+    // Who drives a lease — the agent, or a person who took over in the live view — is shared by
+    // every process of the store (control.ts): a take-over made through one server stops the
+    // agent's input through any other. One row per lease once someone took it over:
+    // held_since (ms) set while a person holds it, held_token names the take-over that set it
+    // (a retried write sees its own), allow_commands_and_files 0/1, and the hand-back note not
+    // yet delivered to the agent (note_token: the call that took it, for the same reason).
+    sql: `
+      CREATE TABLE lease_control (
+        lease_id TEXT PRIMARY KEY REFERENCES leases (id),
+        held_since INTEGER,
+        held_by TEXT,
+        held_token TEXT,
+        allow_commands_and_files INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
+        note_token TEXT,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+    postgres: `
+      CREATE TABLE lease_control (
+        lease_id TEXT PRIMARY KEY REFERENCES leases (id),
+        held_since BIGINT,
+        held_by TEXT,
+        held_token TEXT,
+        allow_commands_and_files INTEGER NOT NULL DEFAULT 0,
+        note TEXT,
+        note_token TEXT,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
