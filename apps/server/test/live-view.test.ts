@@ -24,6 +24,8 @@ import { BIN } from './harness.ts';
 
 // Functions passed to page.evaluate/waitForFunction run in the page; this tsconfig has no DOM lib.
 declare const document: any;
+declare const navigator: any;
+declare const window: any;
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,6 +37,11 @@ const digits = () => Array.from(randomBytes(4), (b) => String(2 + (b % 8))).join
 const AGENT_WORD = `vmhubseen${digits()}`;
 const PERSON_TEXT = `Typed by a person ${digits()}`;
 const NOTE = `I accepted the dialog for you ${digits()}`;
+const PASTED = `pasted by a person ${digits()}`;
+const PASTED_KEYS = `pasted with ctrl v ${digits()}`;
+const COPY_OUT = `on the machine clipboard ${digits()}`;
+const EXEC_OUT = `exec said ${digits()}`;
+const SECRET = `s3cr3t${randomBytes(6).toString('hex')}`;
 const LINES = '/tmp/live-view-lines.txt';
 
 type Result = CallToolResult & { structuredContent?: any };
@@ -54,6 +61,7 @@ let released = false;
 let screen = { width: 0, height: 0 };
 let reader: any; // the xterm whose shell appends each line it reads to LINES
 let other: any; // a second window the person's click moves the focus to
+let dialogs: { answer: 'accept' | 'dismiss'; seen: string[] } = { answer: 'accept', seen: [] };
 
 function startServer(): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -163,7 +171,8 @@ before(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'] });
   context = await browser.newContext({ viewport: { width: 1600, height: 1100 }, acceptDownloads: true });
   page = await context.newPage();
-  page.on('dialog', (d) => void d.accept()); // release may ask "are you sure?"
+  // Release asks "are you sure?": the test answers as dialogs.answer says.
+  page.on('dialog', (d) => { dialogs.seen.push(d.message()); void (dialogs.answer === 'accept' ? d.accept() : d.dismiss()); });
 });
 
 after(async () => {
@@ -197,6 +206,8 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await ok('vm_focus', { window: reader.id });
     await sleep(300);
     assert.equal(await focusedId(), reader.id);
+    // What the person copies out of the machine later.
+    await ok('vm_dispatch', { verb: 'set_clipboard', args: JSON.stringify({ text: COPY_OUT }) });
   });
 
   it('signs in by opening /ui/?token=… once (the page POSTs it) into an HttpOnly sign-in id; the list shows the lease', async () => {
@@ -251,6 +262,62 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await page.screenshot({ path: join(artifacts, 'lease.png'), fullPage: true });
   });
 
+  it('the agent\'s last click is marked on the screen, the machine\'s pointer drawn, events read as sentences', async () => {
+    const o = centre(other);
+    await ok('vm_click', { x: o.x, y: o.y, coordinate_space: 'screen' });
+    const mark = page.locator('#agent-click');
+    await page.waitForFunction((p) => {
+      const m = document.querySelector('#agent-click');
+      return m && !m.hidden && m.getAttribute('data-x') === String(p.x) && m.getAttribute('data-y') === String(p.y);
+    }, o, { timeout: 15_000 });
+    // Drawn where that screen pixel is on the displayed image.
+    const img = (await page.locator('#screen').boundingBox())!;
+    const ring = (await mark.boundingBox())!;
+    const want = { x: img.x + (o.x + 0.5) * img.width / screen.width, y: img.y + (o.y + 0.5) * img.height / screen.height };
+    assert.ok(Math.abs(ring.x + ring.width / 2 - want.x) < 3 && Math.abs(ring.y + ring.height / 2 - want.y) < 3, `ring at ${JSON.stringify(ring)}, the click at ${JSON.stringify(want)}`);
+    assert.match(await page.locator('#agent-click-label').innerText(), /^agent clicked /);
+    // x11 tells its pointer (xdotool): after the click it is there.
+    await page.waitForFunction((p) => {
+      const m = document.querySelector('#pointer');
+      return m && !m.hidden && m.getAttribute('data-source') === 'machine' && m.getAttribute('data-x') === String(p.x) && m.getAttribute('data-y') === String(p.y);
+    }, o, { timeout: 15_000 });
+    await ok('vm_focus', { window: reader.id });
+
+    const events = await page.locator('#events li').allInnerTexts();
+    assert.ok(events.some((e) => /Lease created from template debian-x11/.test(e)), JSON.stringify(events));
+    assert.ok(events.some((e) => /The machine is ready\./.test(e)), JSON.stringify(events));
+    for (const e of events) assert.doesNotMatch(e, /[{}]|"\w+":/, `an event line, not JSON: ${e}`);
+    assert.ok(events.every((e) => /\d{1,2}:\d{2}/.test(e)), 'each line has its time');
+    await page.screenshot({ path: join(artifacts, 'lease-agent-click.png'), fullPage: true });
+  });
+
+  it('1:1 shows the screen\'s own pixels (scrolling), fit brings it back; fullscreen fills the display at the screen\'s aspect', async () => {
+    const fitWidth = (await page.locator('#screen').boundingBox())!.width;
+    await page.locator('#actual-size').click();
+    await page.waitForFunction((w) => {
+      const img = document.querySelector('#screen');
+      return img.offsetWidth === w && img.naturalWidth === w;
+    }, screen.width, { timeout: 15_000 });
+    const box = await page.evaluate(() => { const b = document.querySelector('#screen-box'); return { client: b.clientWidth, scroll: b.scrollWidth }; });
+    if (screen.width > box.client) assert.ok(box.scroll > box.client, `scrolls: ${JSON.stringify(box)}`);
+    assert.equal(await page.locator('#actual-size').getAttribute('aria-pressed'), 'true');
+    await page.screenshot({ path: join(artifacts, 'lease-actual-size.png'), fullPage: true });
+    await page.locator('#actual-size').click();
+    await page.waitForFunction((w) => Math.abs(document.querySelector('#screen').offsetWidth - w) < 2, fitWidth, { timeout: 5_000 });
+
+    await page.locator('#fullscreen').click();
+    await page.waitForFunction(() => document.fullscreenElement?.id === 'screen-box', undefined, { timeout: 5_000 });
+    const full = await page.evaluate(() => {
+      const img = document.querySelector('#screen');
+      return { w: img.offsetWidth, h: img.offsetHeight, vw: window.innerWidth, vh: window.innerHeight };
+    });
+    assert.ok(full.w <= full.vw && full.h <= full.vh + 1 && (full.w >= full.vw - 2 || full.h >= full.vh - 2), `fills the display: ${JSON.stringify(full)}`);
+    assert.ok(Math.abs(full.w / full.h - screen.width / screen.height) < 0.02, `the screen's aspect: ${JSON.stringify(full)}`);
+    await page.screenshot({ path: join(artifacts, 'lease-fullscreen.png') });
+    await page.evaluate(() => document.exitFullscreen());
+    await page.waitForFunction(() => !document.fullscreenElement && document.querySelector('#fullscreen').textContent === 'Fullscreen', undefined, { timeout: 5_000 });
+  });
+
   it('take over: the agent\'s input answers HUMAN_CONTROL (retryable), vm_screenshot still works', async () => {
     // The person lets the agent's commands run meanwhile (the test reads the guest with vm_exec).
     await page.locator('#allow-commands').check();
@@ -293,6 +360,35 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await page.screenshot({ path: join(artifacts, 'lease-person-typed.png'), fullPage: true });
   });
 
+  it('the person pastes into the machine (the box, and Ctrl+V on the screen) and copies its clipboard out', async () => {
+    assert.equal(await page.locator('#clipboard-panel').isVisible(), true, 'the clipboard panel shows while in control');
+    await page.locator('#paste-text').fill(PASTED);
+    await page.locator('#paste').click();
+    await page.waitForFunction(() => /Pasted \d+ characters/.test(document.querySelector('#message')?.textContent ?? ''), undefined, { timeout: 15_000 });
+    await page.locator('#screen').focus();
+    await page.keyboard.press('Enter');
+    await eventually('the pasted line in the guest', async () => ((await guestLines()).endsWith(`${PASTED}\n`) ? true : undefined), 15_000);
+
+    // Ctrl+V on the screen: the browser's paste event with the person's clipboard.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.evaluate((text) => navigator.clipboard.writeText(text), PASTED_KEYS);
+    await page.locator('#screen').focus();
+    await page.keyboard.press('Control+V');
+    await sleep(500);
+    await page.keyboard.press('Enter');
+    const lines = await eventually('the Ctrl+V line in the guest', async () => {
+      const got = await guestLines();
+      return got.endsWith(`${PASTED_KEYS}\n`) ? got : undefined;
+    }, 15_000);
+    assert.equal(lines, `${AGENT_WORD}\n${PERSON_TEXT}\n${PASTED}\n${PASTED_KEYS}\n`, 'each paste arrived once, and no ctrl+v key reached the terminal');
+
+    await page.locator('#copy-out').click();
+    await page.waitForFunction((text) => document.querySelector('#clipboard-text')?.value === text, COPY_OUT, { timeout: 15_000 });
+    assert.equal(await page.locator('#clipboard-text').isVisible(), true);
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), COPY_OUT, 'the machine\'s clipboard reached this computer\'s');
+    await page.screenshot({ path: join(artifacts, 'lease-clipboard.png'), fullPage: true });
+  });
+
   it('hand back with a note: the agent drives again and its next result carries the note, once', async () => {
     await page.locator('#handback-note').fill(NOTE);
     await page.locator('#handback').click();
@@ -307,7 +403,10 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     assert.equal(await eventually('the agent\'s line after hand-back', async () => {
       const got = await guestLines();
       return got.split('\n').length > 3 ? got : undefined;
-    }, 15_000), `${AGENT_WORD}\n${PERSON_TEXT}\nagent again\n`);
+    }, 15_000), `${AGENT_WORD}\n${PERSON_TEXT}\n${PASTED}\n${PASTED_KEYS}\nagent again\n`);
+    // A command whose output the recording shows beside it (a secret in it masked), and a refused call.
+    const said = await ok('vm_exec', { shell: `echo "${EXEC_OUT}"; echo "API_TOKEN=${SECRET}"` });
+    assert.match(said.structuredContent.stdout, new RegExp(SECRET), 'the agent itself gets the output whole');
   });
 
   it('the recording has the agent\'s steps with screenshots and the person\'s turn, in the API and on the page', async () => {
@@ -349,6 +448,19 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     assert.equal(inputs.filter((s) => s.args?.type === 'type').map((s) => s.args.text).join(''), PERSON_TEXT, 'the typed text, in order');
     assert.ok(inputs.some((s) => s.args?.type === 'key' && s.args.keys === 'Return'), 'Enter as vm_key\'s Return');
     assert.ok(inputs.some((s) => s.screenshot), 'a frame after the person\'s input');
+    const pastes = inputs.filter((s) => s.args?.type === 'paste');
+    assert.deepEqual(pastes.map((s) => s.args), [{ type: 'paste', chars: PASTED.length }, { type: 'paste', chars: PASTED_KEYS.length }], 'pastes recorded by length, not their text');
+    assert.ok(!JSON.stringify(human).includes(PASTED), 'the person\'s steps do not keep the pasted text');
+    assert.ok(human.some((s) => s.tool === 'clipboard' && s.args?.chars === COPY_OUT.length), 'the copy out is a step');
+    // The result beside the arguments: the command's output (its secret masked), the refusal's code and message.
+    const exec = agentSteps.find((s) => s.tool === 'vm_exec' && String(s.result?.stdout ?? '').includes(EXEC_OUT));
+    assert.ok(exec, `a vm_exec step with its output: ${JSON.stringify(agentSteps.filter((s) => s.tool === 'vm_exec').map((s) => s.result))}`);
+    assert.equal(exec.result.exit_code, 0);
+    assert.match(exec.result.stdout, /API_TOKEN=\*\*\*/);
+    assert.ok(!JSON.stringify(rec).includes(SECRET), 'the secret the command printed is not in the recording');
+    const refusal = agentSteps.find((s) => s.outcome === 'error' && s.code === 'HUMAN_CONTROL');
+    assert.equal(refusal?.result?.code, 'HUMAN_CONTROL');
+    assert.match(refusal?.result?.message ?? '', /\S/);
     for (const s of inputs.filter((x) => x.screenshot)) assert.ok(await decodesAsPng(s.screenshot));
     const noted = agentSteps.find((s) => s.seq > handback.seq && s.tool === 'vm_click');
     assert.ok(noted && noted.outcome === 'ok', 'the agent drives after hand-back');
@@ -360,6 +472,11 @@ describe('live view in headless Chromium: a person watches, takes over and hands
       });
     }
     assert.ok((await page.locator('#steps li img').count()) > 0, 'the timeline has thumbnails');
+    const execLine = page.locator(`#steps li[data-tool="vm_exec"] .result`, { hasText: EXEC_OUT });
+    await execLine.first().waitFor({ timeout: 15_000 });
+    assert.match(await execLine.first().innerText(), new RegExp(`^→ exit 0 · stdout: ${EXEC_OUT}\\s+API_TOKEN=\\*\\*\\*`));
+    assert.match(await page.locator('#steps li[data-tool="vm_click"].outcome-error .result').first().innerText(), /^→ HUMAN_CONTROL: \S/);
+    assert.ok(!(await page.content()).includes(SECRET), 'nor on the page');
     await page.screenshot({ path: join(artifacts, 'lease-timeline.png'), fullPage: true });
   });
 
@@ -379,7 +496,16 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     assert.match(r.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="vmhub-${lease.slice(0, 8)}-recording.html"`));
   });
 
-  it('release from the page ends the lease and removes the container', async () => {
+  it('release asks first: Cancel keeps the lease; OK ends it and removes the container', async () => {
+    dialogs = { answer: 'dismiss', seen: [] };
+    await page.locator('#release').click();
+    await sleep(1500);
+    assert.equal(dialogs.seen.length, 1, 'one question');
+    assert.match(dialogs.seen[0]!, new RegExp(`^Release lease ${lease.slice(0, 8)}\\?`));
+    assert.equal((await call('vm_lease_status', { lease_id: lease })).structuredContent?.status, 'ready', 'Cancel left the lease alone');
+    assert.notEqual((await run('docker', ['ps', '-q', '--filter', `name=vmhub-${instance}-${lease}`])).stdout.trim(), '', 'its container runs');
+
+    dialogs = { answer: 'accept', seen: [] };
     await page.locator('#release').click();
     const status = await eventually('the lease to be released', async () => {
       const s = (await call('vm_lease_status', { lease_id: lease })).structuredContent?.status;
@@ -392,5 +518,24 @@ describe('live view in headless Chromium: a person watches, takes over and hands
       return stdout.trim() === '' ? true : undefined;
     }, 30_000, 500);
     assert.equal((await api(`/api/leases/${lease}/screen`)).status, 409, 'no screen for an ended lease');
+    assert.equal(dialogs.seen.length, 1);
+  });
+
+  it('the list shows the ended lease with a placeholder, no broken image; its page reads the end as sentences', async () => {
+    await page.goto(`${base}/ui/`);
+    const row = page.locator(`#leases tr[data-lease-id="${lease}"]`);
+    await row.waitFor({ timeout: 15_000 });
+    await page.waitForFunction((id) => /released/.test(document.querySelector(`#leases tr[data-lease-id="${id}"]`)?.textContent ?? ''), lease, { timeout: 15_000 });
+    await sleep(2500); // a thumbnail round would have run
+    const images = await page.evaluate(() => [...document.querySelectorAll('#leases img')].map((i: any) => ({ complete: i.complete, width: i.naturalWidth, src: String(i.src).slice(0, 30) })));
+    for (const i of images) assert.ok(i.complete && i.width > 0, `an <img> on the list that did not load: ${JSON.stringify(i)}`);
+    assert.equal((await row.locator('.thumb.placeholder').innerText()).trim(), 'ended');
+    await page.screenshot({ path: join(artifacts, 'list-ended.png'), fullPage: true });
+
+    await page.goto(`${base}/ui/leases/${lease}`);
+    await page.waitForFunction(() => /Released/.test(document.querySelector('#events')?.textContent ?? ''), undefined, { timeout: 15_000 });
+    const events = await page.locator('#events li').allInnerTexts();
+    assert.ok(events.some((e) => /Release requested/.test(e)), JSON.stringify(events));
+    assert.ok(events.some((e) => /^.*Released — its machine was destroyed\.$/m.test(e)), JSON.stringify(events));
   });
 });

@@ -54,7 +54,7 @@ function idsUsed(js: string): string[] {
 
 const PAGES = {
   '/ui/': { script: '/ui/list.js', ids: ['leases', 'principal'] },
-  '/ui/lease': { script: '/ui/lease.js', ids: ['screen', 'takeover', 'allow-commands', 'handback', 'handback-note', 'renew', 'release', 'control', 'events', 'steps', 'download', 'banner', 'principal'] },
+  '/ui/lease': { script: '/ui/lease.js', ids: ['screen', 'takeover', 'allow-commands', 'handback', 'handback-note', 'renew', 'release', 'control', 'events', 'steps', 'download', 'banner', 'principal', 'fullscreen', 'actual-size', 'pointer', 'agent-click', 'paste-text', 'paste', 'copy-out'] },
 } as const;
 
 describe('server: dashboard files', () => {

@@ -16,6 +16,7 @@ import { frameGeneration, frameTag } from './frame-generation.ts';
 import { leaseView } from '../leases/view.ts';
 import type { Runtime } from '../runtime.ts';
 import { controlView, MAX_NOTE } from './control.ts';
+import { pointerOf, type PointerMark } from './pointer.ts';
 import { LEASE_ID, type Recordings } from './recorder.ts';
 import { recordingHtml } from './recording-html.ts';
 
@@ -80,6 +81,8 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
       case 'screen': only(req, 'GET'); return await api.screen(res, url);
       case 'events': only(req, 'GET'); return sendJson(res, 200, await api.events());
       case 'recording': only(req, 'GET'); return await api.recording(res, url);
+      case 'pointer': only(req, 'GET'); return sendJson(res, 200, await api.pointer());
+      case 'clipboard': only(req, 'GET'); return sendJson(res, 200, await api.clipboard());
       case 'renew': case 'release': case 'takeover': case 'handback': case 'input': {
         only(req, 'POST');
         const read = await readBody(req, MAX_BODY);
@@ -135,7 +138,14 @@ const INPUTS = {
   key: Type.Object({ type: Type.Literal('key'), keys: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
   scroll: Type.Object({ type: Type.Literal('scroll'), x: Type.Number(), y: Type.Number(), direction: Type.Union(['up', 'down', 'left', 'right'].map((d) => Type.Literal(d))), amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }, { additionalProperties: false }),
   drag: Type.Object({ type: Type.Literal('drag'), from: Point, to: Point, button: Button }, { additionalProperties: false }),
+  // The adapter's paste (vm_paste's path): the text through the machine's clipboard.
+  paste: Type.Object({ type: Type.Literal('paste'), text: Type.String({ minLength: 1, maxLength: 200000 }) }, { additionalProperties: false }),
 } as const;
+/** Adapter verbs the live view uses when the lease's adapter has them (vm_dispatch's). */
+const VERB_MOUSE = 'mouse_location';
+const VERB_CLIPBOARD = 'get_clipboard';
+/** A pointer question gets this long: the dot is drawn from what the server knows otherwise. */
+const POINTER_MS = 3000;
 type InputKind = keyof typeof INPUTS;
 
 class LeaseApi {
@@ -260,15 +270,52 @@ class LeaseApi {
         case 'key': await s.key!(b.context, { keys: input.keys }); break;
         case 'scroll': await s.scroll!(b.context, { ...await at(input as { x: number; y: number }, 'scroll point'), direction: input.direction, amount: input.amount ?? 3 }); break;
         case 'drag': await s.drag!(b.context, { from: await at(input.from, 'from'), to: await at(input.to, 'to'), button: input.button ?? 'left' }); break;
+        case 'paste': await s.paste!(b.context, { text: input.text }); break;
       }
     } catch (err) {
       const e = asVmhubError(err);
-      this.#recordings.human(this.#id, this.#row.principal, 'input', body, { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
+      this.#recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
       throw e;
     }
-    this.#recordings.human(this.#id, this.#row.principal, 'input', body, { frame: true, duration_ms: Date.now() - started });
+    const to = kind === 'drag' ? input.to : kind === 'click' || kind === 'scroll' ? input : undefined;
+    const session = this.#rt.sessions.get(this.#id);
+    if (to && session) pointerOf(session).moved('human', to);
+    this.#recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { frame: true, duration_ms: Date.now() - started });
     return { ok: true };
   }
+
+  /** The pointer to draw: the machine's own when its adapter tells it (source "machine"), else the last point moved to; and the agent's last click. */
+  async pointer(): Promise<{ pointer: (Omit<PointerMark, 'actor'> & { source: string }) | null; agent_click: PointerMark | null }> {
+    const b = await this.#bind();
+    const session = this.#rt.sessions.get(this.#id);
+    const known = session ? pointerOf(session) : undefined;
+    const agentClick = known?.agentClick ?? null;
+    if (b.adapter?.verbs.some((v) => v.verb === VERB_MOUSE) && b.session.dispatch) {
+      const signal = AbortSignal.any([b.context.signal, AbortSignal.timeout(POINTER_MS)]);
+      const at = await b.session.dispatch({ ...b.context, signal }, { verb: VERB_MOUSE, args: {} }).catch(() => undefined) as { x?: unknown; y?: unknown } | undefined;
+      if (typeof at?.x === 'number' && typeof at.y === 'number' && Number.isFinite(at.x) && Number.isFinite(at.y)) return { pointer: { x: at.x, y: at.y, at: new Date().toISOString(), source: 'machine' }, agent_click: agentClick };
+    }
+    const last = known?.last;
+    return { pointer: last ? { x: last.x, y: last.y, at: last.at, source: last.actor } : null, agent_click: agentClick };
+  }
+
+  /** The machine's clipboard as text (copy out), while the person holds the lease; adapters with a get_clipboard verb only. */
+  async clipboard(): Promise<{ text: string }> {
+    if (!(await this.#rt.store.heldBy(this.#id))) throw new ApiError(409, 'NOT_IN_CONTROL', `lease ${this.#id}: reading the clipboard needs control: take over first (POST /api/leases/${this.#id}/takeover)`);
+    const b = await this.#bind();
+    if (!b.adapter?.verbs.some((v) => v.verb === VERB_CLIPBOARD) || !b.session.dispatch) {
+      throw new VmhubError('CAPABILITY_UNAVAILABLE', `lease ${this.#id}: adapter "${b.adapter?.id}" (template ${b.template.id}) cannot read the machine's clipboard (it has no ${VERB_CLIPBOARD} verb)`);
+    }
+    const out = await b.session.dispatch(b.context, { verb: VERB_CLIPBOARD, args: {} }) as { text?: unknown } | undefined;
+    const text = typeof out?.text === 'string' ? out.text : '';
+    this.#recordings.human(this.#id, this.#row.principal, 'clipboard', { chars: text.length });
+    return { text };
+  }
+}
+
+/** The person's input as its recording step keeps it: pasted text is not kept (passwords are pasted), only its length. */
+function recorded(body: Record<string, unknown>): Record<string, unknown> {
+  return body.type === 'paste' && typeof body.text === 'string' ? { type: 'paste', chars: body.text.length } : body;
 }
 
 function parse(json: string): unknown {

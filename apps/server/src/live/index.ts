@@ -14,6 +14,7 @@ import { localPrincipal, principalOf } from '../http/principal.ts';
 import { stateDir } from '../store-target.ts';
 import type { Live } from './api.ts';
 import { heldControl } from './control.ts';
+import { pointerOf } from './pointer.ts';
 import { Recordings } from './recorder.ts';
 
 /** Recorded frames: PNG, at most this wide. */
@@ -45,13 +46,17 @@ export function dashboardViewers(config: VmhubConfig): (principal: string) => re
   return (principal) => (mapped !== false && principal === mapped && principal !== localPrincipal() ? [principal, localPrincipal()] : [principal]);
 }
 
-/** The router hooks: the take-over gate, the hand-back note, and the recorder. */
+/** The router hooks: the take-over gate, the hand-back note, the recorder and the pointer marks. */
 export function liveHooks(live: Live): Pick<RouterHost, 'control' | 'takeNote' | 'record'> {
   return {
     // Read from the store on every call: a take-over made through another server process counts at once.
     control: async (leaseId) => heldControl((await live.runtime()).store, leaseId),
     takeNote: async (leaseId) => (await live.runtime()).store.takeNote(leaseId),
-    record: (call, extra) => live.recordings.agent(call, principalOf(extra)),
+    record: (call, extra) => {
+      live.recordings.agent(call, principalOf(extra));
+      // Where the agent's pointer went (its last click): the lease page draws it.
+      void live.runtime().then((rt) => { const s = rt.sessions.get(call.lease_id); if (s) pointerOf(s).agent(call); }, () => undefined);
+    },
   };
 }
 

@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordedCall } from '@vmhub/core/router';
 import { log } from '../log.ts';
 import { redactArgs } from './redact.ts';
+import { stepResult } from './step-result.ts';
 
 export const LEASE_ID = /^[0-9a-f-]{36}$/;
 const IMAGE_FILE = /^\d{4,}\.(png|jpg|webp)$/;
@@ -51,6 +52,8 @@ export interface Step {
   code?: string;
   duration_ms: number;
   args: Record<string, unknown>;
+  /** What the call answered, redacted and bounded (step-result.ts): the error's code and message, or the structured result. */
+  result?: Record<string, unknown>;
   note?: string;
   /** On disk: the image's file name; from `read()`: a data URL. */
   screenshot?: string;
@@ -117,9 +120,10 @@ export class Recordings {
     if (!this.enabled || !LEASE_ID.test(call.lease_id)) return;
     const id = call.lease_id;
     const structured = call.result.structuredContent as { human_note?: unknown } | undefined;
+    const result = stepResult(call.outcome, call.result);
     const step: NewStep = {
       at: call.at, actor: 'agent', principal, tool: call.tool, outcome: call.outcome, ...(call.code ? { code: call.code } : {}),
-      duration_ms: call.duration_ms, args: redactArgs(call.args),
+      duration_ms: call.duration_ms, args: redactArgs(call.args), ...(result ? { result } : {}),
       ...(typeof structured?.human_note === 'string' ? { note: structured.human_note } : {}),
     };
     const shown = call.outcome === 'ok' ? call.result.content.find((c) => c.type === 'image') : undefined;

@@ -18,11 +18,18 @@ export const LEASE_HTML = page('vmhub — lease', '/ui/lease.js', `<main class="
 <div class="layout">
 <section class="screen-col" aria-label="live screen">
 <p id="banner" class="banner" role="status" hidden>You have control — the agent is paused</p>
+<div class="screen-tools">
+<button id="actual-size" type="button" aria-pressed="false" title="Show the screen at its actual pixels (scroll when it is larger than the page)">1:1</button>
+<button id="fullscreen" type="button" title="Fill the display with the screen (Esc leaves)">Fullscreen</button>
+<span id="pointer-note" class="muted"></span>
+</div>
 <div id="screen-box" class="screen-box">
 <img id="screen" data-frame="0" tabindex="0" draggable="false" alt="live screen of the machine">
+<div id="pointer" class="pointer" aria-hidden="true" hidden></div>
+<div id="agent-click" class="agent-click" hidden><span id="agent-click-label" class="agent-click-label"></span></div>
 <p id="screen-note" class="screen-note">Waiting for the screen…</p>
 </div>
-<p id="input-hint" class="hint" hidden>Click the screen, then type: clicks, keys and the wheel go to the machine.</p>
+<p id="input-hint" class="hint" hidden>Click the screen, then type: clicks, keys and the wheel go to the machine; Ctrl+V pastes your clipboard into it.</p>
 </section>
 <aside class="side">
 <section class="panel">
@@ -35,6 +42,16 @@ export const LEASE_HTML = page('vmhub — lease', '/ui/lease.js', `<main class="
 <textarea id="handback-note" rows="3" maxlength="2000" placeholder="What you did, what it should know"></textarea>
 <button id="handback" type="button" class="primary" hidden>Hand back</button>
 </div>
+</section>
+<section id="clipboard-panel" class="panel" hidden>
+<h2>Clipboard</h2>
+<label for="paste-text" class="field-label">Text to paste into the machine</label>
+<textarea id="paste-text" rows="3" maxlength="200000" placeholder="Paste or type text here"></textarea>
+<div class="buttons">
+<button id="paste" type="button" class="primary">Paste into the machine</button>
+<button id="copy-out" type="button">Copy from the machine</button>
+</div>
+<textarea id="clipboard-text" rows="3" readonly hidden aria-label="the machine's clipboard"></textarea>
 </section>
 <section class="panel">
 <h2>Lease</h2>

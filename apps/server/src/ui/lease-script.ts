@@ -7,6 +7,8 @@
  */
 import { COMMON_SCRIPT } from './common-script.ts';
 import { INPUT_MAP_SCRIPT } from './input-map.ts';
+import { READABLE_SCRIPT } from './readable-script.ts';
+import { SCREEN_TOOLS_SCRIPT } from './screen-tools-script.ts';
 import { TIMELINE_SCRIPT } from './timeline-script.ts';
 
 const LEASE_SCRIPT = String.raw`
@@ -69,6 +71,7 @@ function applyControl(next, since, allow) {
   $('control-since').textContent = human && since ? 'since ' + clockTime(since) : '';
   $('screen-box').classList.toggle('human', human);
   $('input-hint').hidden = !human;
+  $('clipboard-panel').hidden = !human;
 }
 
 function refreshLease() {
@@ -127,7 +130,9 @@ $('renew').addEventListener('click', function () {
   act($('renew'), function () { return api('POST', base + '/renew', {}).then(applyLease); });
 });
 
+// Releasing destroys the machine: asked first (Cancel keeps the lease as it is).
 $('release').addEventListener('click', function () {
+  if (!window.confirm('Release lease ' + shortId(id) + '? Its machine is destroyed and what is on it is lost.')) return;
   act($('release'), function () { return api('POST', base + '/release', {}).then(applyLease); });
 });
 
@@ -148,6 +153,8 @@ function screenNote(text) {
 }
 
 function frameWidth() {
+  // 1:1 asks for the screen's own width: one image pixel per screen pixel.
+  if (actualSize && shown && shown.screenWidth > 0) return Math.max(16, Math.min(4096, shown.screenWidth));
   var px = ($('screen-box').clientWidth || 1024) * (window.devicePixelRatio || 1);
   // Steps of 160 px: the same request size while the window is resized a little.
   return Math.max(320, Math.min(1280, Math.ceil(px / 160) * 160));
@@ -197,6 +204,7 @@ screen.addEventListener('load', function () {
   imageCount += 1;
   screen.setAttribute('data-frame', String(frameCount));
   screen.setAttribute('data-images', String(imageCount));
+  layoutScreen();
   screenNote('');
   scheduleFrame(Math.max(0, FRAME_MIN_MS - (Date.now() - done.started)));
 });
@@ -246,6 +254,7 @@ screen.addEventListener('keydown', function (e) {
   if (!inControl() || e.isComposing) return;
   var action = keyAction(e);
   if (!action) return;
+  if (action.type === 'key' && PASTE_CHORDS[action.keys]) return;   // the browser's paste event carries the person's clipboard
   e.preventDefault();
   if (action.type === 'type') typeText(action.text);
   else { flushText(); send(action); }
@@ -312,4 +321,4 @@ pollEvents();
 pollRecording();
 `;
 
-export const LEASE_JS = `(function () {\n'use strict';\n${COMMON_SCRIPT}\n${INPUT_MAP_SCRIPT}\n${TIMELINE_SCRIPT}\n${LEASE_SCRIPT}\n})();\n`;
+export const LEASE_JS = `(function () {\n'use strict';\n${COMMON_SCRIPT}\n${INPUT_MAP_SCRIPT}\n${READABLE_SCRIPT}\n${TIMELINE_SCRIPT}\n${LEASE_SCRIPT}\n${SCREEN_TOOLS_SCRIPT}\n})();\n`;

@@ -13,13 +13,18 @@ function leaseHref(id) { return '/ui/leases/' + encodeURIComponent(id); }
 
 function makeRow(lease) {
   var id = lease.lease_id;
+  // The <img> joins the page only once it holds a frame: until then (starting, or an ended lease
+  // that never showed one here) a placeholder says why there is no screen, never a broken image.
   var thumb = el('img', { className: 'thumb', alt: 'screen of lease ' + shortId(id), width: 160, height: 100 });
+  var placeholder = el('div', { className: 'thumb placeholder', role: 'img', 'aria-label': 'no screen for lease ' + shortId(id) });
+  var slot = el('a', { href: leaseHref(id), tabindex: -1 }, [placeholder]);
+  thumb.addEventListener('load', function () { if (placeholder.parentNode === slot) slot.replaceChild(thumb, placeholder); });
   var link = el('a', { href: leaseHref(id), className: 'lease-link', text: shortId(id) });
   var cells = {
     status: el('span'), template: el('td'), owner: el('td'), expires: el('td', { className: 'expires' }), control: el('span')
   };
   var tr = el('tr', { 'data-lease-id': id }, [
-    el('td', { className: 'thumb-cell' }, [el('a', { href: leaseHref(id), tabindex: -1 }, [thumb])]),
+    el('td', { className: 'thumb-cell' }, [slot]),
     el('td', null, [link]),
     el('td', null, [cells.status]),
     cells.template,
@@ -29,7 +34,7 @@ function makeRow(lease) {
   ]);
   // The whole row opens the lease; the link inside stays the keyboard-reachable target.
   tr.addEventListener('click', function (e) { if (!e.target.closest('a')) location.href = leaseHref(id); });
-  return { tr: tr, cells: cells, thumb: thumb, url: null, timer: 0, busy: false, status: '' };
+  return { tr: tr, cells: cells, thumb: thumb, placeholder: placeholder, url: null, timer: 0, busy: false, status: '' };
 }
 
 function fillRow(row, lease) {
@@ -40,6 +45,7 @@ function fillRow(row, lease) {
   row.cells.expires.title = lease.expires_at;
   controlBadge(row.cells.control, lease.control);
   row.status = lease.status;
+  row.placeholder.textContent = ENDED[lease.status] ? 'ended' : lease.status === 'ready' ? 'loading…' : (lease.status || '') + '…';
   row.tr.classList.toggle('ended', !!ENDED[lease.status]);
 }
 

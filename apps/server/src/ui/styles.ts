@@ -49,6 +49,7 @@ h2 { font-size: 15px; margin: 0 0 10px; font-weight: 600; }
 .leases tr.ended { color: var(--muted); }
 .leases .thumb-cell { width: 176px; }
 .thumb { display: block; width: 160px; height: 100px; object-fit: contain; background: #20242a; border-radius: 4px; }
+.thumb.placeholder { display: flex; align-items: center; justify-content: center; color: #9aa4b2; font-size: 13px; }
 .lease-link { font-family: ui-monospace, Menlo, Consolas, monospace; font-weight: 600; }
 .empty { padding: 32px; text-align: center; color: var(--muted); background: var(--panel); border: 1px dashed var(--line); border-radius: 8px; }
 
@@ -69,6 +70,21 @@ h2 { font-size: 15px; margin: 0 0 10px; font-weight: 600; }
 .screen-box.human #screen:focus { box-shadow: inset 0 0 0 2px #e0a526; }
 .screen-note { position: absolute; left: 12px; bottom: 10px; margin: 0; padding: 4px 10px; border-radius: 4px; background: rgba(0, 0, 0, 0.6); color: #fff; font-size: 13px; }
 .hint { margin: 8px 0 0; color: var(--muted); font-size: 14px; }
+.screen-tools { display: flex; align-items: center; gap: 8px; margin: 0 0 8px; font-size: 13px; }
+.screen-tools button { padding: 3px 10px; font-size: 13px; }
+.screen-tools button[aria-pressed="true"] { background: var(--busy-bg); border-color: var(--busy); }
+.screen-box.actual { overflow: auto; max-height: 85vh; }
+.screen-box.actual #screen { max-width: none; }
+.screen-box:fullscreen { overflow: auto; max-height: none; border: 0; border-radius: 0; background: #000; }
+.screen-box:fullscreen #screen { margin: 0 auto; }
+/* The pointer: an arrow whose tip is the point; the agent's last click: a ring centred on it. */
+.pointer { position: absolute; width: 14px; height: 20px; margin: 0; pointer-events: none; background: #fff; clip-path: polygon(0 0, 0 100%, 28% 76%, 48% 100%, 62% 93%, 43% 70%, 80% 70%); filter: drop-shadow(0 0 1px #000) drop-shadow(0 0 1px #000); }
+.pointer[data-source="agent"], .pointer[data-source="human"] { opacity: 0.7; }
+.agent-click { position: absolute; width: 26px; height: 26px; margin: -13px 0 0 -13px; border: 3px solid #2f5fd0; border-radius: 50%; box-shadow: 0 0 0 2px rgba(255, 255, 255, 0.8); pointer-events: none; transition: opacity 1s; }
+.agent-click.stale { opacity: 0.35; }
+.agent-click-label { position: absolute; left: 26px; top: -6px; white-space: nowrap; padding: 1px 6px; border-radius: 4px; background: rgba(47, 95, 208, 0.9); color: #fff; font-size: 12px; }
+.field-label { display: block; font-size: 13px; color: var(--muted); margin: 0 0 4px; }
+#clipboard-panel textarea { width: 100%; margin: 0 0 8px; }
 
 .side { display: flex; flex-direction: column; gap: 16px; }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; }
@@ -92,8 +108,7 @@ button:focus-visible, .button:focus-visible, a:focus-visible { outline: 2px soli
 .events li { display: grid; grid-template-columns: auto 1fr; gap: 0 8px; padding: 5px 0; border-bottom: 1px solid var(--line); }
 .events li:last-child { border-bottom: 0; }
 .events time { color: var(--muted); }
-.events .kind { font-weight: 600; }
-.events .detail { grid-column: 1 / -1; color: var(--muted); overflow-wrap: anywhere; }
+.events .event-text { overflow-wrap: anywhere; }
 
 .recording { margin-top: 20px; }
 .steps { list-style: none; margin: 0; padding: 0; max-height: 560px; overflow: auto; }
@@ -110,5 +125,7 @@ button:focus-visible, .button:focus-visible, a:focus-visible { outline: 2px soli
 .outcome-ok .outcome { color: var(--ok); }
 .outcome-error .outcome { color: var(--bad); font-weight: 600; }
 .args { display: block; margin-top: 4px; color: var(--muted); overflow-wrap: anywhere; }
+.step .result { display: block; margin-top: 2px; color: var(--text); overflow-wrap: anywhere; white-space: pre-wrap; }
+.outcome-error .result { color: var(--bad); }
 .note { margin: 4px 0 0; padding: 4px 8px; border-left: 3px solid #e0a526; background: #fffaf0; }
 `;

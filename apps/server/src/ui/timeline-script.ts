@@ -1,19 +1,14 @@
 /**
  * The lease page's side of what happened: the events list (newest first) and the recording
- * timeline (newest last, each step with the frame after it). Part of /ui/lease.js; it uses the
- * page's `base`, `ended` and the shared helpers, which share its scope.
+ * timeline (newest last, each step with the frame after it and what the call answered). Part of
+ * /ui/lease.js; it uses the page's `base`, `ended`, the shared helpers and READABLE_SCRIPT's
+ * eventText/resultText, which share its scope.
  */
 export const TIMELINE_SCRIPT = String.raw`
 var EVENTS_MS = 3000;
 var RECORDING_MS = 3000;
 
 // ---- events ----
-
-function detailText(detail) {
-  if (detail === undefined || detail === null || detail === '') return '';
-  var text = typeof detail === 'string' ? detail : JSON.stringify(detail);
-  return text.length > 300 ? text.slice(0, 300) + '…' : text;
-}
 
 var eventsShown = '';
 
@@ -23,12 +18,12 @@ function renderEvents(events) {
   eventsShown = key;
   var list = $('events');
   list.textContent = '';
-  // Newest first: the side panel shows what just happened without scrolling.
+  // Newest first: the side panel shows what just happened without scrolling. One sentence each
+  // (eventText); the raw kind stays in data-kind and the tooltip.
   events.slice(-200).reverse().forEach(function (ev) {
-    list.appendChild(el('li', { 'data-kind': ev.kind }, [
-      el('time', { datetime: ev.at, text: clockTime(ev.at) }),
-      el('span', { className: 'kind', text: ev.kind }),
-      detailText(ev.detail) ? el('span', { className: 'detail', text: detailText(ev.detail) }) : null
+    list.appendChild(el('li', { 'data-kind': ev.kind, title: ev.kind }, [
+      el('time', { datetime: ev.at, text: clockTime(ev.at), title: ev.at }),
+      el('span', { className: 'event-text', text: eventText(ev) })
     ]));
   });
   $('events-empty').hidden = events.length > 0;
@@ -74,6 +69,7 @@ function stepItem(step) {
         el('time', { datetime: step.at, text: clockTime(step.at) })
       ]),
       argsText(step.args) ? el('code', { className: 'args', text: argsText(step.args) }) : null,
+      resultText(step) ? el('code', { className: 'result', text: '→ ' + resultText(step) }) : null,
       step.note ? el('p', { className: 'note', text: step.note }) : null
     ])
   ]);
