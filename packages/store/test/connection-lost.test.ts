@@ -134,6 +134,25 @@ const CASES: Case[] = [
       assert.deepEqual(events.map((e) => [e.kind, e.data]), [['lease.renewed', '{"ttl":60}']], 'one event');
     },
   },
+  {
+    name: 'takeover', keyword: 'insert into "lease_control"',
+    setup: async (store) => [await seed(store, 'ready')],
+    call: (store, [l]) => store.takeover(l!.id, 'person'),
+    async check(store, [l], result) {
+      const r = result as { since: number; changed: boolean };
+      assert.equal(r.changed, true, 'the take-over is ours: changed');
+      assert.equal((await store.heldBy(l!.id))?.since, r.since);
+    },
+  },
+  {
+    name: 'takeNote', keyword: 'update "lease_control"',
+    setup: async (store) => { const l = await seed(store, 'ready'); await store.takeover(l.id, 'person'); await store.handback(l.id, 'the note'); return [l]; },
+    call: (store, [l]) => store.takeNote(l!.id),
+    async check(store, [l], result) {
+      assert.equal(result, 'the note', 'the note its committed attempt took');
+      assert.equal(await store.takeNote(l!.id), undefined, 'taken once');
+    },
+  },
 ];
 
 forDialects('store: a connection lost mid-call', (d) => {
