@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { connect, sandbox, type Sandbox, type Session } from './harness.ts';
+import { npmTool } from './npm-tool.ts';
 import { anthropicStrict, fieldPaths, gemini, openaiStrict } from './provider-schemas.ts';
 
 /** Every tool through OpenAI strict mode, Gemini and Anthropic strict tool use: none refused, none loses a field or a description. */
@@ -47,6 +50,19 @@ describe('server: tools/list as model providers take it (issue 28.2)', () => {
       }
     });
   }
+
+  it('the real @openai/agents-core (pinned) converts every tool in strict mode, losing nothing', async (t) => {
+    const got = await npmTool('@openai/agents');
+    if (got.skip !== undefined) return t.skip(got.skip);
+    const agents = await import(pathToFileURL(join(got.prefix, 'node_modules', '@openai', 'agents-core', 'dist', 'index.mjs')).href);
+    for (const tool of tools) {
+      // What MCPServer + getAllMcpTools({convertSchemasToStrict: true}) does with each listed tool.
+      const converted = agents.mcpToFunctionTool(tool, { name: 'vmhub' }, true);
+      assert.equal(converted.strict, true, `${tool.name} stays strict (no fallback)`);
+      assert.deepEqual([...fieldPaths(converted.parameters).keys()].sort(), [...fieldPaths(tool.inputSchema).keys()].sort(), `${tool.name} keeps every field`);
+      assert.deepEqual(converted.parameters, openaiStrict(tool.inputSchema), `${tool.name}: the model converter agrees with the SDK`);
+    }
+  });
 
   it('the converters refuse what the providers refuse (the forms vmhub used to publish)', () => {
     const open = { type: 'object', properties: { args: { type: 'object', patternProperties: { '^(.*)$': {} } } }, additionalProperties: false };
