@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { startPveSimulator, startTestSshd, type PveSimulator, type TestSshd } from '@vmhub/pve-simulator';
+import { startPveSimulator, type PveSimulator } from '@vmhub/pve-simulator';
+import { startSshd, type TestSshd } from '@vmhub/test-kit';
 import { connect, type Session } from './harness.ts';
 
 export interface PveServer {
@@ -17,7 +18,7 @@ export interface PveServer {
 }
 
 export async function startPveServer(dir: string, instance: string, extra: Record<string, unknown> = {}): Promise<PveServer> {
-  const sshd = await startTestSshd();
+  const sshd = await startSshd();
   const sim = await startPveSimulator({
     timing: { cloneMs: 80, fullCloneMs: 150, startMs: 60, stopMs: 40, shutdownMs: 40, destroyMs: 60, configMs: 20, templateMs: 20 },
     guest: { agentDelayMs: 200, onBoot: (boot) => { if (boot.cloudInit.sshkeys) sshd.authorize(String(boot.cloudInit.sshkeys)); } },

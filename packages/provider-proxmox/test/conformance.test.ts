@@ -5,11 +5,12 @@
  */
 import { after } from 'node:test';
 import { runProviderConformance } from '@vmhub/conformance';
-import { startTestSshd, type PveSimulator } from '@vmhub/pve-simulator';
+import type { PveSimulator } from '@vmhub/pve-simulator';
+import { startSshd } from '@vmhub/test-kit';
 import proxmoxProvider from '../dist/index.js';
 import { startSim, template } from './helpers/setup.ts';
 
-const sshd = await startTestSshd();
+const sshd = await startSshd();
 const sims: PveSimulator[] = [await startSim({ mode: '9' }), await startSim({ mode: '8' })];
 const authorized = new Set<string>();
 const sync = setInterval(() => {

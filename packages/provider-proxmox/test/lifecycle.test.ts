@@ -16,7 +16,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
-import { startTestSshd, type TestSshd, type PveSimulator } from '@vmhub/pve-simulator';
+import type { PveSimulator } from '@vmhub/pve-simulator';
+import { startSshd, type TestSshd } from '@vmhub/test-kit';
 import { settle } from './helpers/connections.ts';
 import { lease, providerFor, stageRecorder, startSim, template } from './helpers/setup.ts';
 
@@ -33,7 +34,7 @@ for (const mode of ['9', '8'] as const) {
     const stateDir = mkdtempSync(join(tmpdir(), 'vmhub-life-state-'));
 
     before(async () => {
-      [sim, sshd] = await Promise.all([startSim({ mode }), startTestSshd()]);
+      [sim, sshd] = await Promise.all([startSim({ mode }), startSshd()]);
       provider = providerFor(sim, 'life', { state_dir: stateDir });
     });
     after(async () => {
@@ -156,7 +157,7 @@ for (const mode of ['9', '8'] as const) {
 
     it('the guest host key pinned by the lease\'s first channel binds every later one (and survives the restart)', async () => {
       // Another sshd (another host key) that trusts the lease key: an impostor at the guest's address.
-      const impostor = await startTestSshd();
+      const impostor = await startSshd();
       try {
         impostor.authorize(decodeURIComponent(String(sim.state.vm(vmid)?.cloudInitAtStart?.sshkeys)));
         const there = template({}, { address_override: `${impostor.host}:${impostor.port}`, ciuser: impostor.user });

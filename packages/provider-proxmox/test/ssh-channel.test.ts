@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
-import { startTestSshd, type TestSshd } from '@vmhub/pve-simulator';
+import { startSshd, type TestSshd } from '@vmhub/test-kit';
 import { generateLeaseKeyPair } from '../src/keys.ts';
 import { SshChannel } from '../src/ssh-channel.ts';
 
@@ -23,7 +23,7 @@ describe('proxmox: ssh channel', () => {
   let work: string;
 
   before(async () => {
-    sshd = await startTestSshd();
+    sshd = await startSshd();
     const keys = generateLeaseKeyPair('vmhub-test');
     sshd.authorize(keys.publicKey);
     work = mkdtempSync(join(tmpdir(), 'vmhub-ssh-work-'));

@@ -33,7 +33,6 @@ export type { PveMode } from './schema-tree.ts';
 export { loadSchema } from './schema-tree.ts';
 export { normalizeTags } from './tags.ts';
 export { defaultExec } from './handlers/qemu-agent.ts';
-export { startTestSshd, type TestSshd } from './test-sshd.ts';
 export { simClient, encodeForm, type SimClient, type SimResponse, type FormValue } from './sim-client.ts';
 
 export interface PveSimulator {

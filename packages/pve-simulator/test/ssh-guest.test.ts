@@ -6,41 +6,23 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startSshd, tempDir, type TempDir, type TestSshd } from '@vmhub/test-kit';
 import { startPveSimulator, simClient, type PveSimulator } from '../src/index.ts';
 
 const run = promisify(execFile);
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
 describe('pve-simulator: a loopback sshd as the guest', () => {
-  let dir: string;
-  let sshd: ChildProcess | undefined;
-  let port: number;
+  let dir: TempDir;
+  let sshd: TestSshd;
   let sim: PveSimulator;
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'pve-sim-ssh-'));
-    port = await freePort();
-    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'host_key')]);
-    await writeFile(path.join(dir, 'authorized_keys'), '', { mode: 0o600 });
-    await writeFile(path.join(dir, 'sshd_config'), [
-      `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${path.join(dir, 'host_key')}`,
-      `AuthorizedKeysFile ${path.join(dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no',
-      'PasswordAuthentication no', 'PermitRootLogin yes', `PidFile ${path.join(dir, 'sshd.pid')}`,
-    ].join('\n'));
-    sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', path.join(dir, 'sshd_config')], { stdio: 'ignore' });
+    dir = tempDir('pve-sim-ssh-');
+    sshd = await startSshd();
     sim = await startPveSimulator({
       tls: false,
       timing: { cloneMs: 20, startMs: 20 },
@@ -48,7 +30,8 @@ describe('pve-simulator: a loopback sshd as the guest', () => {
         agentDelayMs: 50,
         interfaces: () => [{ name: 'eth0', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 }] }],
         onBoot: async ({ cloudInit }) => {
-          await writeFile(path.join(dir, 'authorized_keys'), `${cloudInit.sshkeys ?? ''}\n`, { mode: 0o600 });
+          // Only the keys cloud-init brings: the sshd's own client key is replaced.
+          await writeFile(path.join(sshd.dir, 'authorized_keys'), `${cloudInit.sshkeys ?? ''}\n`, { mode: 0o600 });
         },
       },
     });
@@ -56,13 +39,13 @@ describe('pve-simulator: a loopback sshd as the guest', () => {
 
   after(async () => {
     await sim?.close();
-    sshd?.kill('SIGTERM');
-    await rm(dir, { recursive: true, force: true });
+    await sshd?.stop();
+    dir?.cleanup();
   });
 
   it('lets the per-lease key set through cloud-init open a real SSH session', async () => {
     const api = simClient(sim);
-    const key = path.join(dir, 'lease_key');
+    const key = path.join(dir.path, 'lease_key');
     await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'vmhub lease', '-f', key]);
     const pub = (await readFile(`${key}.pub`, 'utf8')).trim();
 
@@ -83,7 +66,7 @@ describe('pve-simulator: a loopback sshd as the guest', () => {
     let out = '';
     for (let i = 0; i < 50 && !out; i++) {
       try {
-        out = (await run('ssh', ['-i', key, '-p', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', `root@${address}`, 'echo', 'guest-ok'], { timeout: 10_000 })).stdout;
+        out = (await run('ssh', ['-i', key, '-p', String(sshd.port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5', `root@${address}`, 'echo', 'guest-ok'], { timeout: 10_000 })).stdout;
       } catch {
         await new Promise((res) => setTimeout(res, 100)); // sshd may still be starting
       }
