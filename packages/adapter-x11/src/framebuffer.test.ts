@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FrameBuffers, readStableFrame } from './x11-framebuffer.ts';
+import { FrameBuffers, readStableFrame } from './framebuffer.ts';
 
 /** An XWD-looking dump: a header with file_version 7 (all readStableFrame checks), then `fill`. */
 function dump(fill: number, size = 4096): Buffer {

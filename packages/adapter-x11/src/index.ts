@@ -11,15 +11,15 @@
  *   await session.dispose();
  */
 import type { Adapter } from '@vmhub/core';
-import { x11Adapter } from './x11-adapter.ts';
+import { x11Adapter } from './adapter.ts';
 import type { X11OptionsInput } from './options.ts';
 
-export { ADAPTER_VERSION, X11_CAPABILITIES } from './x11-adapter.ts';
-export type { X11Session } from './x11-session.ts';
+export { ADAPTER_VERSION, X11_CAPABILITIES } from './adapter.ts';
+export type { X11Session } from './runtime.ts';
 export { X11OptionsSchema, resolveOptions, type X11Options, type X11OptionsInput } from './options.ts';
-export { parseKeys, resolveKey, KEY_ALIASES } from './keysyms.ts';
+export { parseKeys, resolveKey, KEY_ALIASES } from './keys.ts';
 export { xwdToRgb, parseXwdHeader, type XwdHeader } from './xwd.ts';
-export { ATSPI_REASON } from './x11-probe.ts';
+export { ATSPI_REASON } from './probe.ts';
 
 /** Make an adapter instance. Does no I/O: `open(lease)` makes a lease's session, which reaches the guest per call. */
 export function createX11Adapter(options: X11OptionsInput = {}): Adapter {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { VmhubError } from '@vmhub/core';
-import { charKeysym, keysymOf, parseKeys, resolveKey } from './keysyms.ts';
+import { charKeysym, keysymOf, parseKeys, resolveKey } from './keys.ts';
 
 describe('x11: key (keysym validation)', () => {
   it('maps chords, aliases and names to X keysyms', () => {

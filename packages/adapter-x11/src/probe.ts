@@ -42,7 +42,7 @@ export interface ProbeFacts {
 }
 
 export async function probeFacts(rt: X11Runtime, ctx: AdapterContext): Promise<ProbeFacts> {
-  const cached = rt.facts.probe;
+  const cached = rt.facts.peek('probe');
   if (cached) return cached;
   const guest = await rt.guest(ctx);
   const res = await guest.sh(PROBE_SCRIPT, TOOLS, { timeoutMs: 20_000 });
@@ -54,7 +54,7 @@ export async function probeFacts(rt: X11Runtime, ctx: AdapterContext): Promise<P
     atspi: lines.includes('atspi yes'),
   };
   // A display still starting may answer later: only a settled answer is kept for the session.
-  if (facts.display) rt.facts.probe = Promise.resolve(facts);
+  if (facts.display) rt.facts.set('probe', facts);
   return facts;
 }
 

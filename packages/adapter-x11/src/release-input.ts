@@ -3,14 +3,14 @@
  * every key and pointer button the X server still holds down. A command killed between a press
  * and its release leaves that key down — the server then auto-repeats it into the focused window
  * (measured: "jjjjjj…", ~25 a second, after a cancelled vm_type) and a held modifier changes every
- * later key. Releasing by XTEST through the Perl X client (x11-keymap.ts) needs no tool beyond
+ * later key. Releasing by XTEST through the Perl X client (keymap.ts) needs no tool beyond
  * perl-base; without perl this is skipped (and said in docs/adapters/x11.md).
  */
 import type { AdapterContext } from '@vmhub/core';
 import { wasKilled } from './errors.ts';
 import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
-import { KEYMAP_PL } from './x11-keymap.ts';
+import { KEYMAP_PL } from './keymap.ts';
 
 const RELEASE_SCRIPT = 'command -v perl >/dev/null 2>&1 || exit 3; exec perl -e "$1" release';
 

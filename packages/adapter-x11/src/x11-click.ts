@@ -5,9 +5,9 @@
  * server applies XTest events in order, so the click lands at the new position anyway.
  */
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
-import { MODIFIER_KEYSYMS } from './keysyms.ts';
+import { MODIFIER_KEYSYMS } from './keys.ts';
 import type { X11Runtime } from './runtime.ts';
-import { clickThroughXTest } from './x11-xtest-input.ts';
+import { clickThroughXTest } from './xtest-input.ts';
 
 export const BUTTONS: Readonly<Record<MouseButton, string>> = { left: '1', middle: '2', right: '3' };
 
@@ -31,7 +31,7 @@ export function clickArgv(p: Point, button: MouseButton, count: number, modifier
 
 /**
  * The point is screen pixels inside the screen and count 1–3: core checked both. Through the
- * session's XTEST connection when the provider shares the X socket (x11-xtest-input.ts), else
+ * session's XTEST connection when the provider shares the X socket (xtest-input.ts), else
  * one xdotool command in the guest.
  */
 export async function click(rt: X11Runtime, ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void> {

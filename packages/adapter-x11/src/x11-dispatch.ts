@@ -6,7 +6,7 @@
 import { Type, type AdapterContext, type VerbSpec } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import { OWN_FN } from './selection-sh.ts';
-import type { X11Session } from './x11-session.ts';
+import type { X11Session } from './runtime.ts';
 import { formatWindowId, listWindowsWith, parseWindowId, resolveWindow } from './x11-list-windows.ts';
 
 const SET_SELECTION = OWN_FN + String.raw`

@@ -6,7 +6,7 @@
 import type { AdapterContext, MouseButton, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
 import { BUTTONS } from './x11-click.ts';
-import { dragThroughXTest } from './x11-xtest-input.ts';
+import { dragThroughXTest } from './xtest-input.ts';
 
 export function dragArgv(from: Point, to: Point, button: MouseButton, steps: number, stepDelayMs: number): string[] {
   const pause = (stepDelayMs / 1000).toFixed(3);

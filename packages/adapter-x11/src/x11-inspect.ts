@@ -7,7 +7,7 @@
 import type { AdapterContext, ElementNode } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import type { X11Runtime } from './runtime.ts';
-import { ATSPI_REASON, probeFacts } from './x11-probe.ts';
+import { ATSPI_REASON, probeFacts } from './probe.ts';
 
 const MAX_NODES = 2000;
 

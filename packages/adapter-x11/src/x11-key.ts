@@ -1,12 +1,12 @@
 /**
  * Key chords, validated against the keysym table first: through the session's XTEST connection
- * when the provider shares the X socket (x11-xtest-keyboard.ts), else one `xdotool key` for all
+ * when the provider shares the X socket (xtest-keyboard.ts), else one `xdotool key` for all
  * chords in the guest.
  */
 import type { AdapterContext } from '@vmhub/core';
-import { keysymOf, parseKeys } from './keysyms.ts';
+import { keysymOf, parseKeys } from './keys.ts';
 import type { X11Runtime } from './runtime.ts';
-import { keysThroughXTest } from './x11-xtest-keyboard.ts';
+import { keysThroughXTest } from './xtest-keyboard.ts';
 
 export async function key(rt: X11Runtime, ctx: AdapterContext, input: { keys: string }): Promise<void> {
   const chords = parseKeys(input.keys);

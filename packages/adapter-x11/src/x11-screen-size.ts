@@ -5,7 +5,7 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
-import { isCancellation, x11Error } from './errors.ts';
+import { x11Error } from './errors.ts';
 import type { X11Runtime } from './runtime.ts';
 
 export interface Size { width: number; height: number }
@@ -22,14 +22,8 @@ export function parseXwininfoSize(text: string): Size {
   return { width, height };
 }
 
-export async function screenSize(rt: X11Runtime, ctx: AdapterContext): Promise<Size> {
-  const load = () => rt.facts.remember('screen', async () => readScreenSize(await rt.guest(ctx)));
-  try {
-    return await load();
-  } catch (err) {
-    // The lookup is shared by concurrent calls of the session: if the call that started it was
-    // cancelled, this one was not — the failed lookup is already forgotten, so look again.
-    if (isCancellation(err) && !ctx.signal.aborted) return load();
-    throw err;
-  }
+export function screenSize(rt: X11Runtime, ctx: AdapterContext): Promise<Size> {
+  // Shared by concurrent calls of the session: when the call that started the lookup was
+  // cancelled and this one was not, the kit looks again (the signal tells it which).
+  return rt.facts.remember('screen', async () => readScreenSize(await rt.guest(ctx)), ctx.signal);
 }

@@ -1,6 +1,6 @@
 /**
  * Screenshot: from the provider's host framebuffer file when the lease has one
- * (x11-framebuffer.ts: no guest process); else `xwd -root -silent` in the guest (x11-apps, ~10 ms on Xvfb), parsed here into RGB.
+ * (framebuffer.ts: no guest process); else `xwd -root -silent` in the guest (x11-apps, ~10 ms on Xvfb), parsed here into RGB.
  * The dump (~4 MB at 1280×800) is gzip'ed in the guest by default: through provider-docker's
  * exec helper the raw frame took 107 ms to cross, `xwd | gzip -1` + gunzip 66 ms (p50, 1280×800,
  * loaded 2-core host). core's shapeScreenshot does the scaling and encoding.
@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { AdapterContext, RawScreen } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
-import { framebufferOf, readStableFrame } from './x11-framebuffer.ts';
+import { framebufferOf, readStableFrame } from './framebuffer.ts';
 import { screenSize } from './x11-screen-size.ts';
 import { parseXwdHeader, xwdToRgb } from './xwd.ts';
 import { x11Error } from './errors.ts';

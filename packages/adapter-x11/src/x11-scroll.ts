@@ -4,7 +4,7 @@
  */
 import type { AdapterContext, Point } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
-import { scrollThroughXTest } from './x11-xtest-input.ts';
+import { scrollThroughXTest } from './xtest-input.ts';
 
 const WHEEL = { up: '4', down: '5', left: '6', right: '7' } as const;
 

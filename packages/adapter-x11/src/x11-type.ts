@@ -1,6 +1,6 @@
 /**
  * Type: through the session's XTEST connection when the provider shares the X socket
- * (x11-xtest-keyboard.ts: no process, the same spare-keycode rule as below); otherwise
+ * (xtest-keyboard.ts: no process, the same spare-keycode rule as below); otherwise
  * `xdotool type --delay D -- TEXT`, the text one argv element (never a shell word), in a
  * UTF-8 locale (xdotool stops at the first non-ASCII character under LC_ALL=C); xdotool types "\n"
  * as Return and "\t" as Tab.
@@ -9,7 +9,7 @@
  * xdotool binds a scratch keycode, presses it and unbinds it right after; a client that reads the
  * key event after the unbind sees no symbol and DROPS the character. Measured on a loaded 2-core
  * host: 5–10 characters lost in 120, at 12 ms and at 40 ms delays alike. So the adapter binds
- * every such character to a free keycode BEFORE typing (x11-keymap.ts: a Perl X11 client, since
+ * every such character to a free keycode BEFORE typing (keymap.ts: a Perl X11 client, since
  * the golden has perl-base but no xmodmap) and leaves it bound until a later call needs the
  * keycode again, or the session ends (dispose unbinds what is still ours): no race, 0 lost in the
  * same test. When that is impossible (no perl, a server demanding a cookie) it falls back to
@@ -22,10 +22,10 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { Guest } from './guest.ts';
-import { charKeysym } from './keysyms.ts';
-import { KEYMAP_PL } from './x11-keymap.ts';
+import { charKeysym } from './keys.ts';
+import { KEYMAP_PL } from './keymap.ts';
 import type { X11Runtime } from './runtime.ts';
-import { typeThroughXTest } from './x11-xtest-keyboard.ts';
+import { typeThroughXTest } from './xtest-keyboard.ts';
 
 /** Characters the default (US) keymap has: typed without remapping. */
 const IN_KEYMAP = /^[\x20-\x7e\n\t]$/u;
@@ -128,7 +128,7 @@ export async function type(rt: X11Runtime, ctx: AdapterContext, input: { text: s
 async function planWithKeymap(rt: X11Runtime, guest: Guest, text: string, delay: number): Promise<string[]> {
   const keymap = await dumpKeymap(guest);
   if (!keymap) return [];
-  return planTyping(text, keymap, rt.facts.bindings, delay);
+  return planTyping(text, keymap, rt.bindings, delay);
 }
 
 /** The guest's keymap, or undefined when perl is missing or the server refuses the connection. */
@@ -139,7 +139,7 @@ async function dumpKeymap(guest: Guest): Promise<Keymap | undefined> {
 
 /** Remember the keymap lines of our keycodes now (to notice someone re-mapping them later). */
 async function recordBindings(rt: X11Runtime, guest: Guest): Promise<void> {
-  const { bindings } = rt.facts;
+  const { bindings } = rt;
   if (bindings.byChar.size === 0) return;
   const keymap = await dumpKeymap(guest).catch(() => undefined);
   if (!keymap) return;
@@ -153,7 +153,7 @@ async function recordBindings(rt: X11Runtime, guest: Guest): Promise<void> {
  * A cleanup: no call signal, bounded by its own timeout, errors swallowed (the machine may be gone).
  */
 export async function unbindTyped(rt: X11Runtime, ctx: AdapterContext, timeoutMs: number): Promise<void> {
-  const pairs = [...rt.facts.bindings.byChar].map(([ch, b]) => `${b.code}:${charKeysym(ch).toString(16)}`);
+  const pairs = [...rt.bindings.byChar].map(([ch, b]) => `${b.code}:${charKeysym(ch).toString(16)}`);
   if (pairs.length === 0) return;
   try {
     const guest = await rt.guest(ctx);

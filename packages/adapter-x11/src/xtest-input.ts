@@ -1,5 +1,5 @@
 /**
- * Input through the session's resident XTEST connection (x11-xtest.ts), when the provider shares
+ * Input through the session's resident XTEST connection (xtest.ts), when the provider shares
  * the guest X server's socket with this host: a click is motion, modifier presses, button
  * presses and releases, modifier releases and one round trip — no process anywhere. Without the
  * socket (another provider, a remote engine, `input_xtest: false`), or when it cannot be opened,
@@ -11,18 +11,18 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
-import { keysymOf, MODIFIER_KEYSYMS } from './keysyms.ts';
+import { keysymOf, MODIFIER_KEYSYMS } from './keys.ts';
 import type { X11Runtime } from './runtime.ts';
-import { displayOf } from './x11-framebuffer.ts';
-import { XTestConnection } from './x11-xtest.ts';
-import { unbindAll, type XTestBindings } from './x11-xtest-keyboard.ts';
+import { displayOf } from './framebuffer.ts';
+import { XTestConnection } from './xtest.ts';
+import { unbindAll, type XTestBindings } from './xtest-keyboard.ts';
 
 const BUTTON_NUMBERS: Readonly<Record<MouseButton, number>> = { left: 1, middle: 2, right: 3 };
 
 export class XTestInput {
   #connection: Promise<XTestConnection | undefined> | undefined;
   #closed = false;
-  /** Spare keycodes vm_type and vm_key bound through this session's connection (x11-xtest-keyboard.ts). */
+  /** Spare keycodes vm_type and vm_key bound through this session's connection (xtest-keyboard.ts). */
   readonly bound: XTestBindings = new Map();
 
   /** The open connection, made on first use; undefined when there is none to make. */

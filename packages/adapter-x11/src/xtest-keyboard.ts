@@ -1,5 +1,5 @@
 /**
- * Keys and text through the session's resident XTEST connection (x11-xtest.ts): vm_key and vm_type
+ * Keys and text through the session's resident XTEST connection (xtest.ts): vm_key and vm_type
  * with no process anywhere, as clicks already are. Each keysym is pressed on the keycode the
  * server's map gives it (with Shift for a level-2 symbol, as xdotool does); a symbol the map lacks
  * (é, ✓, Привет, a key name the keyboard has no key for) is bound to a spare keycode first.
@@ -16,8 +16,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cancelled } from './errors.ts';
-import { charKeysym, keysymOf } from './keysyms.ts';
-import type { XTestConnection } from './x11-xtest.ts';
+import { charKeysym, keysymOf } from './keys.ts';
+import type { XTestConnection } from './xtest.ts';
 
 const SHIFT_L = keysymOf('Shift_L');
 const SHIFT_R = keysymOf('Shift_R');

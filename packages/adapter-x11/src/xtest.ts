@@ -8,7 +8,7 @@
  * The wire (setup, sequence numbers, replies, errors, events) is @vmhub/x11-client's; here is
  * what input needs on top: XTEST's opcode (QueryExtension), FakeInput, and the keyboard map —
  * GetKeyboardMapping and ChangeKeyboardMapping (keysym → keycode and level, and spare keycodes
- * bound to characters the keymap lacks: x11-xtest-keyboard.ts). The map is read once and read
+ * bound to characters the keymap lacks: xtest-keyboard.ts). The map is read once and read
  * again after a MappingNotify (the server sends it to every client when anyone changes the map).
  */
 import { MAPPING_NOTIFY, queryExtension, XConnection } from '@vmhub/x11-client';

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KEYMAP_PL } from '../src/x11-keymap.ts';
+import { KEYMAP_PL } from '../src/keymap.ts';
 import { guestPath, withSignal } from './context.ts';
 import { createHostChannel } from './host-channel.ts';
 import { rejectsWith, settled, startDesktop, until, type Desktop } from './desktop.ts';

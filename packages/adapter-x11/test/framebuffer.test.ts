@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type AdapterContext, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type RawScreen } from '@vmhub/core';
 import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
 import { createX11Adapter } from '../src/index.ts';
-import { readStableFrame } from '../src/x11-framebuffer.ts';
+import { readStableFrame } from '../src/framebuffer.ts';
 import { settled, until } from './desktop.ts';
 
 const instance = `x11fb${randomBytes(3).toString('hex')}`;
@@ -174,7 +174,7 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
 
   /** Keycodes of the guest X server that carry no symbol (the perl keymap client's dump). */
   async function freeKeycodes(): Promise<number> {
-    const { KEYMAP_PL } = await import('../src/x11-keymap.ts');
+    const { KEYMAP_PL } = await import('../src/keymap.ts');
     const dump = (await channel.exec(['perl', '-e', KEYMAP_PL, 'dump'], { env: { DISPLAY: ':0' } })).stdout.toString('utf8');
     return dump.split('\n').filter((l) => /^keycode \d+ =$/.test(l)).length;
   }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createX11Adapter } from '../src/index.ts';
-import { KEYMAP_PL } from '../src/x11-keymap.ts';
+import { KEYMAP_PL } from '../src/keymap.ts';
 import { parseKeymap } from '../src/x11-type.ts';
 import { callContext, leaseContext } from './context.ts';
 import { rejectsWith, until } from './desktop.ts';

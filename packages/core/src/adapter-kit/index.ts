@@ -1,0 +1,13 @@
+/**
+ * @vmhub/core/adapter-kit — the way to build an adapter: `defineAdapter` takes a per-lease
+ * runtime factory and plain capability functions `(rt, ctx, input)`; the kit supplies the session,
+ * the serial input queue, memoised facts (`Facts`), the guest runner with typed errors
+ * (`openGuest`), the options merge and cancellation. The contract (what core calls on a session)
+ * is the root entry's; this subpath only builds sessions that speak it.
+ */
+export { defineAdapter, INPUT_METHODS, type CapabilityFn, type CapabilityFns, type KitAdapterSpec, type KitSession, type SessionKit } from './define.ts';
+export { InputQueue } from './input-queue.ts';
+export { Facts } from './facts.ts';
+export { openGuest, missingToolName, type Guest, type GuestSpec, type RunOptions } from './guest.ts';
+export { adapterErrors, isCancellation, killed, wasKilled, clip, CANCELLED_HINT, type AdapterErrors } from './errors.ts';
+export { mergeOptions, resolveOptions } from './options.ts';
