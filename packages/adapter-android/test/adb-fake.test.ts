@@ -10,7 +10,8 @@ import { connect } from 'node:net';
 import { GuestPorts, VmhubError, type AdapterContext, type LeaseContext, type OpenSession } from '@vmhub/core';
 import { openAdbChannel, type AdbChannel } from '@vmhub/channel-adb';
 import { createAndroidAdapter } from '../src/index.ts';
-import { adbMissing, solidPng, startAdbServer, startFakeDevice, type FakeDevice } from './fake-device.ts';
+import { adbMissing, startAdbServer } from '@vmhub/test-kit';
+import { solidPng, startFakeDevice, type FakeDevice } from './fake-device.ts';
 import { DUMPSYS_WINDOWS, INPUT_USAGE_13, INPUT_USAGE_12, UI_XML, VIEWPORT_ROT0 } from './samples.ts';
 
 const skip = adbMissing();

@@ -7,20 +7,12 @@
  * broadcast), every call's argv. This checks what the adapter sends; the android-standin golden
  * (conformance.test.ts) checks effects on a real display.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { startAdbd, tempDir } from '@vmhub/test-kit';
 
 export const TOOLS = ['screencap', 'input', 'wm', 'dumpsys', 'uiautomator', 'am', 'monkey', 'pm', 'pidof', 'getprop'];
-
-export function adbMissing(): string | undefined {
-  if (!existsSync('/usr/sbin/adbd') || !existsSync('/usr/bin/adb')) return 'adb/adbd not installed (apt-get install -t bookworm-backports adbd adb)';
-  if (process.getuid?.() !== 0) return 'adbd must run as root';
-  return undefined;
-}
 
 /** A solid-colour RGB PNG of w×h (for screencap). */
 export function solidPng(w: number, h: number, rgb: [number, number, number]): Buffer {
@@ -114,19 +106,9 @@ export interface FakeDevice {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
 export async function startFakeDevice(files: Record<string, string | Buffer>): Promise<FakeDevice> {
-  const root = mkdtempSync(join(tmpdir(), 'vmhub-test-android-fake-'));
+  const dir = tempDir('vmhub-test-android-fake-');
+  const root = dir.path;
   const bin = join(root, 'bin');
   const state = join(root, 'state');
   const home = join(root, 'data-local-tmp');
@@ -137,37 +119,17 @@ export async function startFakeDevice(files: Record<string, string | Buffer>): P
   for (const t of TOOLS) symlinkSync(script, join(bin, t));
   writeFileSync(join(state, 'ui-failures'), '0');
   for (const [f, data] of Object.entries(files)) writeFileSync(join(state, f), data);
-  const port = await freePort();
-  const proc: ChildProcess = spawn('/usr/sbin/adbd', [], { env: { ...process.env, ADBD_PORT: String(port), FAKE_STATE: state, PATH: `${bin}:${process.env.PATH}` }, stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect({ host: '127.0.0.1', port });
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const adbd = await startAdbd({ env: { FAKE_STATE: state, PATH: `${bin}:${process.env.PATH}` } });
   const read = (f: string): string => (existsSync(join(state, f)) ? readFileSync(join(state, f), 'utf8') : '');
   return {
-    port, state, home,
+    port: adbd.port, state, home,
     calls: () => read('calls.jsonl').split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]),
     typed: () => read('typed.txt'),
     clipboard: () => read('clipboard.txt'),
     write: (f, data) => writeFileSync(join(state, f), data),
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        const gone = new Promise((r) => proc.once('exit', r));
-        proc.kill('SIGKILL');
-        await gone;
-      }
-      rmSync(root, { recursive: true, force: true });
+      await adbd.stop();
+      dir.cleanup();
     },
   };
-}
-
-export async function startAdbServer(): Promise<{ port: number; stop(): void }> {
-  const port = await freePort();
-  execFileSync('/usr/bin/adb', ['-P', String(port), 'start-server'], { stdio: 'ignore' });
-  return { port, stop: () => { try { execFileSync('/usr/bin/adb', ['-P', String(port), 'kill-server'], { stdio: 'ignore' }); } catch { /* gone */ } } };
 }

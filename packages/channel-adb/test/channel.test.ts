@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { GuestPorts, VmhubError } from '@vmhub/core';
 import { openAdbChannel, openAdbChannelOver, type AdbChannel } from '../src/index.ts';
-import { adbMissing, processesWith, startAdbd, startAdbServer, type Adbd, type AdbServer } from './adbd.ts';
+import { adbMissing, startAdbd, startAdbServer, until, type Adbd, type AdbServer } from '@vmhub/test-kit';
+import { processesWith } from './adbd.ts';
 
 const skip = adbMissing();
 
@@ -28,15 +29,6 @@ async function rejectsWith(p: Promise<unknown>, code: string, re?: RegExp): Prom
     return err;
   }
   assert.fail(`expected ${code}`);
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
 }
 
 describe('channel-adb against the real adbd', { skip }, () => {
@@ -122,8 +114,8 @@ describe('channel-adb against the real adbd', { skip }, () => {
     const r = await ch.exec(['sh', '-c', `sleep 301 & sh -c 'sleep 302; : ${tag}'; wait`], { timeoutMs: 600 });
     assert.equal(r.exit_code, null);
     assert.equal(r.timed_out, true);
-    assert.ok(await until(() => processesWith(tag).length === 0), `still running: ${processesWith(tag)}`);
-    const left = await until(() => processesWith("sleep 301").length === 0);
+    await until(() => processesWith(tag).length === 0, `the processes tagged ${tag} to end`, 5000, 50);
+    const left = await until(() => processesWith("sleep 301").length === 0, 'the background sleep 301 to end', 5000, 50).catch(() => false);
     assert.ok(left, `the background child survived: ${execFileSync("ps", ["-eo", "pid,ppid,pgid,etimes,args"], { encoding: "utf8" }).split("\n").filter((l) => /sleep 30/.test(l)).join("; ")} r=${JSON.stringify(r)}`);
   });
 
@@ -131,12 +123,12 @@ describe('channel-adb against the real adbd', { skip }, () => {
     const tag = `vmhub-t-${process.pid}-2`;
     const ac = new AbortController();
     const running = ch.exec(['sh', '-c', `sleep 303; : ${tag}`], { signal: ac.signal, timeoutMs: 60_000 });
-    assert.ok(await until(() => processesWith(tag).length > 0), 'never started');
+    await until(() => processesWith(tag).length > 0, `the command tagged ${tag} to start`, 5000, 50);
     ac.abort();
     const r = await running;
     assert.equal(r.timed_out, true);
     assert.equal(r.exit_code, null);
-    assert.ok(await until(() => processesWith(tag).length === 0), 'still running after abort');
+    await until(() => processesWith(tag).length === 0, `the command tagged ${tag} to end after the abort`, 5000, 50);
     const marker = join(home, 'never');
     const pre = await ch.exec(['touch', marker], { signal: AbortSignal.abort() });
     assert.equal(pre.timed_out, true);
@@ -151,7 +143,7 @@ describe('channel-adb against the real adbd', { skip }, () => {
       setTimeout(() => ac.abort(), i * 3);
       const r = await running;
       assert.equal(r.timed_out, true, `round ${i}`);
-      assert.ok(await until(() => processesWith(tag).length === 0), `round ${i}: still running after abort`);
+      await until(() => processesWith(tag).length === 0, `round ${i}: the command to end after the abort`, 5000, 50);
     }
   });
 
@@ -236,7 +228,7 @@ describe('channel-adb: openAdbChannelOver (a provider\'s guest-port opener)', { 
       assert.equal(r.stdout.toString(), 'through-the-opener\n');
       assert.ok(streams.length >= 1, 'the device was reached through the opener');
       await ch.close();
-      assert.ok(await until(() => streams.every((s) => s.destroyed)), 'no stream to the device outlives the channel');
+      await until(() => streams.every((s) => s.destroyed), 'every stream to the device to close with the channel', 5000, 50);
     } finally {
       server.stop();
       await adbd.stop();

@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { GuestPorts, VmhubError, type GuestEndpoint } from '@vmhub/core';
 import { ensureAdbServer, openAdbChannelOver, type AdbChannel } from '../src/index.ts';
-import { ADB, adbMissing, otherUserMissing, runAsNobody, startAdbd, type Adbd } from './adbd.ts';
+import { ADB, adbMissing, startAdbd, type Adbd } from '@vmhub/test-kit';
+import { otherUserMissing, runAsNobody } from './adbd.ts';
 
 const skip = adbMissing() ?? otherUserMissing();
 const NOBODY = 65534;
