@@ -11,8 +11,8 @@
  * same record the server writes for a single lease. A crash between a destroy and its record
  * costs nothing but a repeated destroy that answers `already_gone`.
  */
-import type { DestroyOutcome, MachineRef, OwnedMachine } from '@vmhub/core';
-import { machineRef, type LeaseRow, type LeaseStatus, type MachineRow, type TeardownEvent, type TeardownRecord } from '@vmhub/store';
+import type { DestroyOutcome, MachineRef } from '@vmhub/core';
+import { foldDestroys, listedRef, machineRef, type LeaseRow, type LeaseStatus, type MachineRow, type TeardownEvent, type TeardownRecord } from '@vmhub/store';
 import { isIn, MACHINE_DONE, type PassContext } from './context.ts';
 import type { Listing } from './listing.ts';
 import type { Tally } from './summary.ts';
@@ -162,17 +162,13 @@ async function destroyOne(ctx: PassContext, target: Target, machine: MachineRow 
     ctx.log('info', outcome === 'destroyed' ? 'machine destroyed' : 'machine already gone', { lease_id: lease.id, provider: lease.provider, external_id: ref.external_id, reason: target.kind });
     events.push({ kind: target.kind === 'orphan' ? `orphan.${outcome}` : `machine.${outcome}`, data });
   }
-  const ours = outcomes.some((o) => o !== 'identity_mismatch');
+  const fold = foldDestroys(outcomes);
   return {
     ...base,
-    outcome: !ours ? 'mismatch' : outcomes.includes('destroyed') ? 'destroyed' : 'already_gone',
-    machine: ours ? 'destroyed' : 'mismatch',
+    outcome: fold.outcome === 'identity_mismatch' ? 'mismatch' : fold.outcome,
+    machine: fold.machine,
     // The store had no row: record the machine found through the provider.
     ...(machine ? {} : { found: { identity: lease.identity, provider: lease.provider, ref: refs[0]! } }),
     events,
   };
-}
-
-function listedRef(m: OwnedMachine): MachineRef {
-  return { identity: m.identity, external_id: m.external_id, ...(m.node ? { node: m.node } : {}), ...(m.details ? { details: m.details } : {}) };
 }

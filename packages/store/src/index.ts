@@ -17,7 +17,7 @@ export {
 } from './lifecycle.ts';
 export { POOL_PRINCIPAL, POOL_LIVE_STATUSES, REAPER_PRINCIPAL, type PoolClaim } from './pools.ts';
 export { EVENT_KINDS, EventKindError, isEventKind, type EventKind, type NewEvent } from './events.ts';
-export { machineRef, type MachineRef } from './machine-ref.ts';
+export { foldDestroys, listedRef, machineRef, type DestroyAnswer, type DestroyFold, type MachineRef } from './machine-ref.ts';
 export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from './teardowns.ts';
 export type { ExpiredLease, FailedLease } from './sweeps.ts';
 export type { Database, LeaseTable, MachineTable, EventTable, LeaseControlTable } from './schema.ts';

@@ -43,3 +43,29 @@ function parseDetails(text: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
+
+/** What one `provider.destroy()` answered (@vmhub/core's DestroyOutcome, structurally). */
+export type DestroyAnswer = 'destroyed' | 'already_gone' | 'identity_mismatch';
+
+/** What the destroys of one lease's machine came to, as the store records it. */
+export interface DestroyFold {
+  outcome: DestroyAnswer;
+  /** The machine row's state: ours and gone, or left alone because it carries another identity. */
+  machine: 'destroyed' | 'mismatch';
+}
+
+/**
+ * The one rule for a lease's destroy answers, for the server and the reaper alike (a machine may
+ * have been found under several handles: the stored one and the provider's listing). It is ours
+ * unless every machine found carries another identity; none found at all means already gone.
+ */
+export function foldDestroys(answers: readonly DestroyAnswer[]): DestroyFold {
+  const ours = answers.length === 0 || answers.some((a) => a !== 'identity_mismatch');
+  if (!ours) return { outcome: 'identity_mismatch', machine: 'mismatch' };
+  return { outcome: answers.includes('destroyed') ? 'destroyed' : 'already_gone', machine: 'destroyed' };
+}
+
+/** A machine a provider listed, as a handle for `provider.destroy()`. */
+export function listedRef(m: MachineRef): MachineRef {
+  return { identity: m.identity, external_id: m.external_id, ...(m.node ? { node: m.node } : {}), ...(m.details ? { details: m.details } : {}) };
+}

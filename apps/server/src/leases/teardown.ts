@@ -5,7 +5,7 @@
  * so the machine state, the events and the lease's final status follow one lifecycle.
  */
 import type { DestroyOutcome, MachineRef, Provider } from '@vmhub/core';
-import { machineRef, type LeaseStatus, type Store, type TeardownEvent } from '@vmhub/store';
+import { foldDestroys, listedRef, machineRef, type LeaseStatus, type Store, type TeardownEvent } from '@vmhub/store';
 
 /** The store's rule for a row without external_id (no handle: callers locate it by identity). */
 export { machineRef };
@@ -42,11 +42,10 @@ export async function destroyMachine(store: Store, provider: Provider | undefine
     outcomes.push(outcome);
     events.push({ kind: `machine.${outcome}`, data: { identity: row.identity, external_id: ref.external_id } });
   }
-  const ours = outcomes.length === 0 || outcomes.some((o) => o !== 'identity_mismatch');
-  const outcome: DestroyOutcome = !ours ? 'identity_mismatch' : outcomes.includes('destroyed') ? 'destroyed' : 'already_gone';
+  const { outcome, machine } = foldDestroys(outcomes);
   if (outcomes.length === 0) events.push({ kind: 'machine.already_gone', data: { identity: row.identity, external_id: null, located: 'list' } });
   await store.recordTeardowns(actor, [{
-    lease_id: leaseId, outcome, machine: ours ? 'destroyed' : 'mismatch', events,
+    lease_id: leaseId, outcome, machine, events,
     // No final move: the caller finishes the lease itself (or it is already final), so keep its claim.
     ...(final ? { final } : { keepClaim: true }),
   }]);
@@ -57,5 +56,5 @@ export async function destroyMachine(store: Store, provider: Provider | undefine
 async function handles(provider: Provider, identity: string, stored: MachineRef | undefined): Promise<MachineRef[]> {
   if (stored) return [stored];
   const listed = await provider.list();
-  return listed.filter((m) => m.identity === identity).map((m) => ({ identity: m.identity, external_id: m.external_id, ...(m.node ? { node: m.node } : {}), ...(m.details ? { details: m.details } : {}) }));
+  return listed.filter((m) => m.identity === identity).map(listedRef);
 }
