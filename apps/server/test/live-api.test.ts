@@ -314,6 +314,34 @@ describe('live view: take-over, input, hand-back, recording', () => {
     assert.ok(text.includes('data-tool="takeover"') && text.includes('data-tool="vm_screenshot"'));
   });
 
+  it('paste through the adapter, pointer marks without a machine pointer, copy out only with a get_clipboard verb, results in the steps', async () => {
+    assert.equal(((await (await api(`/api/leases/${lease}/clipboard`)).json()) as any).error.code, 'NOT_IN_CONTROL', 'copy out needs control too');
+    assert.equal((await post(`/api/leases/${lease}/takeover`)).status, 200);
+    const pasted = 'pasted by the person';
+    assert.equal((await post(`/api/leases/${lease}/input`, { type: 'paste', text: pasted })).status, 200);
+    assert.equal((await post(`/api/leases/${lease}/input`, { type: 'paste', text: '' })).status, 400);
+    assert.equal((await post(`/api/leases/${lease}/input`, { type: 'click', x: 33, y: 44 })).status, 200);
+    // The fake adapter has no mouse_location verb: the last point moved to, and the agent's last click (10, 10 after hand-back).
+    const marks = (await (await api(`/api/leases/${lease}/pointer`)).json()) as any;
+    assert.deepEqual([marks.pointer.x, marks.pointer.y, marks.pointer.source], [33, 44, 'human']);
+    assert.deepEqual([marks.agent_click.x, marks.agent_click.y, marks.agent_click.actor], [10, 10, 'agent']);
+    const copy = await api(`/api/leases/${lease}/clipboard`);
+    assert.equal(copy.status, 409);
+    assert.equal(((await copy.json()) as any).error.code, 'CAPABILITY_UNAVAILABLE', 'no get_clipboard verb on the fake adapter');
+    assert.equal((await post(`/api/leases/${lease}/handback`)).status, 200);
+    assert.ok((await desktop()).typed.endsWith(pasted), 'the paste reached the machine');
+
+    const { steps } = await recording();
+    const paste = steps.find((s) => s.actor === 'human' && s.args?.type === 'paste');
+    assert.deepEqual(paste?.args, { type: 'paste', chars: pasted.length }, 'the pasted text is not kept');
+    assert.deepEqual(steps.find((s) => s.tool === 'vm_click' && s.outcome === 'ok')?.result, { screen_x: 10, screen_y: 10 });
+    const blocked = steps.find((s) => s.tool === 'vm_click' && s.outcome === 'error');
+    assert.equal(blocked?.result?.code, 'HUMAN_CONTROL');
+    assert.match(blocked?.result?.message ?? '', /took over/);
+    assert.equal(steps.find((s) => s.tool === 'vm_put_file')?.result?.content, undefined);
+    assert.ok(!JSON.stringify(steps).includes(secret));
+  });
+
   it('a lease id in the path never reaches outside the recordings folder', async () => {
     for (const id of ['..%2F..%2Fconfig.json', '..', 'not-a-lease', `${lease}x`, lease.toUpperCase(), '%2e%2e']) {
       const r = await api(`/api/leases/${id}/recording`);
