@@ -39,12 +39,11 @@ export const BUDGETS = {
   '@vmhub/conformance': 216 * KB,
   '@vmhub/core': 374 * KB,
   '@vmhub/provider-adb-pool': 53 * KB,
-  '@vmhub/provider-docker': 370 * KB,
+  '@vmhub/provider-docker': 253 * KB, // 210.5 kB on 2026-12-06: the stand-in goldens moved to standins/goldens (issue 29)
   '@vmhub/provider-proxmox': 211 * KB,
   '@vmhub/provider-qemu': 200 * KB, // 166 kB on 2026-12-04: saved VM states (issue 19)
-  '@vmhub/rfb': 96 * KB,
+  '@vmhub/rfb': 80 * KB, // 66.5 kB on 2026-12-06: the ARD stand-in moved to standins/ard (issue 29)
   '@vmhub/store': 132 * KB, // 109 kB on 2026-12-01 with the PostgreSQL backend (issue 18)
-  '@vmhub/windows-mcp-standin': 1260 * KB,
   '@vmhub/x11-client': 26 * KB, // 21.2 kB on 2026-12-04 (issue 19)
   '@vmhub/reaper': 67 * KB,
   '@vmhub/server': 3990 * KB, // 3326.7 kB on 2026-12-06: principals, sign-in ids, redaction, OAuth metadata, drain (issues 27, 28)
@@ -54,10 +53,10 @@ export const BUDGETS = {
 const NO_SOURCE_MAPS = new Set(['@vmhub/server']);
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
 
-/** Every package.json under packages/* and apps/* without "private": true. */
+/** Every package.json under packages/*, apps/* and standins/* without "private": true (stand-ins are all private). */
 export function publishedPackages() {
   const dirs = [];
-  for (const group of ['packages', 'apps']) {
+  for (const group of ['packages', 'apps', 'standins']) {
     for (const name of readdirSync(join(root, group)).sort()) {
       const file = join(root, group, name, 'package.json');
       if (!existsSync(file)) continue;

@@ -18,6 +18,9 @@ export interface PluginState {
   old_contract?: number;
 }
 
+/** Why VMHUB_STANDIN_TEMPLATES=1 lists no stand-in: they are test peers that are never published. */
+export const STANDINS_ABSENT = 'stand-in templates are asked for (VMHUB_STANDIN_TEMPLATES=1 or config standin_templates: true), but no installed provider offers one: the built-in stand-ins (android-, hyprland-, macos-, windows-standin) are test peers kept in @vmhub/standin-goldens, a private workspace package that only a checkout of the vmhub repository has (it is never published); run vmhub-server from a checkout (pnpm install && pnpm run build) to use them, or turn standin_templates off';
+
 export class Registry {
   /** One instance per adapter plugin, made with the server's `adapters.<id>` options. */
   readonly adapters = new Map<string, Adapter>();
@@ -26,6 +29,12 @@ export class Registry {
   readonly plugins: PluginState[] = [];
   /** Stand-in templates left out because config `standin_templates` is off (named in NOT_FOUND). */
   readonly hiddenStandins = new Set<string>();
+  /**
+   * Why config `standin_templates` is on but no template is a stand-in: the built-in ones come
+   * from @vmhub/standin-goldens, a private workspace package only a vmhub checkout has. Said by
+   * NOT_FOUND for `<os>-standin`, by doctor and in the log; undefined when stand-ins are offered.
+   */
+  standinsAbsent: string | undefined;
   /** Templates with `adapter_options` get their own adapter instance (server options + theirs). */
   readonly #templateAdapters = new Map<string, Adapter>();
   /** Why a template's own adapter instance could not be made (its adapter_options are invalid). */
@@ -73,6 +82,9 @@ export class Registry {
     for (const id of config.disabled_templates) this.templates.delete(id);
     if (!config.standin_templates) {
       for (const t of [...this.templates.values()]) if (t.standin) { this.templates.delete(t.id); this.hiddenStandins.add(t.id); }
+    } else if (![...this.templates.values()].some((t) => t.standin)) {
+      this.standinsAbsent = STANDINS_ABSENT;
+      log('warn', 'stand-in templates asked for, none installed', { reason: STANDINS_ABSENT });
     }
     for (const t of this.templates.values()) {
       // provider_options are checked against the provider's schema now, not at the first create.

@@ -1,6 +1,6 @@
 // Android through the built server and the SDK client, on the android-standin golden: a Docker
 // container running the REAL adbd (bookworm-backports, AOSP 34) with Android-format tools over
-// an Xvfb display and a Tk test app (packages/provider-docker/golden/android-standin/README.md
+// an Xvfb display and a Tk test app (standins/goldens/android-standin/README.md
 // says what it is and is not). Effects are read from the app's own state inside the container;
 // teardown is checked on the engine. Stand-in templates are listed only with
 // VMHUB_STANDIN_TEMPLATES=1.

@@ -3,7 +3,16 @@
 // NOT_FOUND saying how to turn them on; with it (env or config) they are listed, each saying it is
 // a stand-in. Uses the fake provider, so nothing has to be built.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { VmhubError } from '@vmhub/core';
+import { loadConfig } from '@vmhub/core/config';
+import { standinCheck } from '../src/doctor/checks.ts';
+import { LeaseManager } from '../src/leases/manager.ts';
+import { Registry } from '../src/registry.ts';
 import { connect, defaultTemplates, errorCode, sandbox, waitReady } from './harness.ts';
 
 const standin = { id: 'fakeos-standin', provider: 'fake', adapter: 'fake', os: 'fakeos', golden: 'fake:golden', standin: true, description: 'Stand-in for FakeOS: the fake desktop', provider_options: { ready_delay_ms: 50 } };
@@ -61,6 +70,45 @@ describe('server: stand-in templates', () => {
       assert.ok((await ids(s)).includes('fakeos-standin'));
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('server: stand-in templates asked for where none is installed (an npm install)', () => {
+  // Installed from the registry there is no @vmhub/standin-goldens (a private workspace package),
+  // so no provider offers a stand-in. Here: a server whose only plugin is the fake one, loaded
+  // from a folder outside the checkout, with VMHUB_STANDIN_TEMPLATES=1.
+  const dir = mkdtempSync(join(tmpdir(), 'vmhub-no-standins-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const fake = createRequire(import.meta.url).resolve('@vmhub/conformance/fake');
+  const config = () => loadConfig({ env: { XDG_CONFIG_HOME: dir, VMHUB_STANDIN_TEMPLATES: '1', VMHUB_PLUGINS: fake, VMHUB_DB: join(dir, 'vmhub.db') } });
+
+  it('the registry says why (the stand-ins live in a checkout only), doctor fails them with the fix, a lease on one is NOT_FOUND saying so', async () => {
+    const registry = await Registry.load(config(), join(dir, 'server.mjs'));
+    try {
+      assert.ok(registry.providers.has('fake'), 'the fake provider loaded');
+      assert.ok(![...registry.templates.values()].some((t) => t.standin), 'no stand-in template is offered');
+      assert.match(registry.standinsAbsent ?? '', /@vmhub\/standin-goldens, a private workspace package that only a checkout of the vmhub repository has/);
+      const [check] = standinCheck(registry);
+      assert.equal(check?.status, 'fail');
+      assert.equal(check?.counts, true);
+      assert.match(check?.fix ?? '', /run vmhub-server from a checkout/);
+      const leases = new LeaseManager(undefined as never, registry, config(), async () => undefined);
+      assert.throws(() => leases.template('windows-standin'), (err: unknown) =>
+        VmhubError.is(err) && err.code === 'NOT_FOUND' && /template "windows-standin" is not installed: .*@vmhub\/standin-goldens/.test(err.message));
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('in this checkout the built-in stand-ins are there: nothing to say', async () => {
+    const registry = await Registry.load(config(), createRequire(import.meta.url).resolve('../src/registry.ts'));
+    try {
+      assert.equal(registry.standinsAbsent, undefined);
+      assert.deepEqual(standinCheck(registry), []);
+      for (const id of ['android-standin', 'hyprland-standin', 'macos-standin', 'windows-standin']) assert.equal(registry.templates.get(id)?.standin, true, id);
+    } finally {
+      await registry.close();
     }
   });
 });

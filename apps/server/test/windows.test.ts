@@ -1,7 +1,7 @@
 // Windows through the built server and the SDK client, on the windows-standin golden: a Docker
 // container running @vmhub/windows-mcp-standin — a Node MCP server with the exact tools/list of
 // CursorTouch/Windows-MCP 0.8.2 (and 0.5.8) over a simulated desktop — reached as a real guest's
-// Windows-MCP would be, through the provider's port path (packages/provider-docker/golden/
+// Windows-MCP would be, through the provider's port path (standins/goldens/
 // windows-standin/README.md says what it is and is not). Effects are read from the stand-in's own
 // state inside the container (its `ctl state`), faults are switched there too (`ctl faults`), and
 // teardown is checked on the engine. Stand-in templates are listed only with VMHUB_STANDIN_TEMPLATES=1.

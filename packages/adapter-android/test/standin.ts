@@ -40,7 +40,7 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 export async function standinTarget(): Promise<AdapterTarget & { channel: GuestChannel }> {
   const docker = await dockerPlugin();
   const template = docker.templates.find((t) => t.id === 'android-standin');
-  if (!template) throw new Error('provider-docker offers no android-standin template: is golden/android-standin/template.json there?');
+  if (!template) throw new Error('provider-docker offers no android-standin template: is standins/goldens/android-standin/template.json there (pnpm install links @vmhub/standin-goldens)?');
   const target = await providerTarget({ plugin: docker, template, timeoutMs: 240_000, instance: `andr${Math.random().toString(16).slice(2, 8)}` });
   try {
     const channel = await target.context.channel();

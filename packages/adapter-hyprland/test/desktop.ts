@@ -16,7 +16,7 @@ import { NOBODY, startSway, until, type SwaySession } from './sway-session.ts';
 
 export { until };
 
-export const STANDIN = new URL('../../provider-docker/golden/hyprland-standin/hyprland-ipc-standin.py', import.meta.url).pathname;
+export const STANDIN = new URL('../../../standins/goldens/hyprland-standin/hyprland-ipc-standin.py', import.meta.url).pathname;
 
 export interface Sink {
   title: string;

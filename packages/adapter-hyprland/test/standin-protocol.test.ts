@@ -1,5 +1,5 @@
 /**
- * The Hyprland IPC stand-in (golden/hyprland-standin/hyprland-ipc-standin.py) at the protocol
+ * The Hyprland IPC stand-in (standins/goldens/hyprland-standin/hyprland-ipc-standin.py) at the protocol
  * level, over its real sockets, beside a live headless sway: the request format (flags, batch,
  * 1023-byte reads until a short one, reply then close), the JSON shapes recorded from Hyprland's source
  * (key lists below: hyprwm/Hyprland src/debug/HyprCtl.cpp at tags v0.41.2 and v0.55.4,

@@ -1,5 +1,5 @@
-/** The RFB engineer's ARD stand-in (@vmhub/rfb/ard-standin) in front of a test x11vnc. */
-import { startArdStandin } from '@vmhub/rfb/ard-standin';
+/** The RFB engineer's ARD stand-in (@vmhub/ard-standin) in front of a test x11vnc. */
+import { startArdStandin } from '@vmhub/ard-standin';
 import { freePort } from './ports.ts';
 
 export const ARD_USER = 'vmhub';

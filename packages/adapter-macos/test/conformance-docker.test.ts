@@ -23,7 +23,7 @@ runAdapterConformance({
   setupTimeoutMs: 240_000,
   exec: EXEC_COMMANDS,
   async target() {
-    if (!template) throw new Error('provider-docker offers no macos-standin template: is golden/macos-standin/template.json there?');
+    if (!template) throw new Error('provider-docker offers no macos-standin template: is standins/goldens/macos-standin/template.json there (pnpm install links @vmhub/standin-goldens)?');
     const target = await providerTarget({ plugin: dockerProvider, template, timeoutMs: 180_000, instance: `test-macos-${randomBytes(3).toString('hex')}` });
     const ch = await target.context.channel();
     const sh = (script: string) => ch.exec(['sh', '-c', script], { env: X, timeoutMs: 10_000 });

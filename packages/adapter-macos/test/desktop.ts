@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitPort } from './ports.ts';
 
-export const TOOLS_JS = new URL('../../provider-docker/golden/macos-standin/tools/macos-tools.cjs', import.meta.url).pathname;
+export const TOOLS_JS = new URL('../../../standins/goldens/macos-standin/tools/macos-tools.cjs', import.meta.url).pathname;
 
 export interface Desktop {
   display: string;

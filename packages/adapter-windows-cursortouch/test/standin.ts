@@ -1,5 +1,5 @@
 /**
- * The stand-in Windows-MCP (packages/windows-mcp-standin) started in-process, and a lease whose
+ * The stand-in Windows-MCP (standins/windows-mcp) started in-process, and a lease whose
  * `forward()` / `connect()` reach it the way core's lease session does: core's GuestPorts over a
  * TCP connection to the stand-in's port (standing for the guest's port 8000). The auth key is put
  * in a per-lease env var, as the operator would on the vmhub host.

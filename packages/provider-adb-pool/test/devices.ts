@@ -1,7 +1,7 @@
 /**
  * Test fixture: pool devices made of the REAL adbd (Debian bookworm-backports `adbd`, AOSP 34),
  * each in a private mount namespace and chroot so it has its own Android file system — /system
- * with the Android stand-in's tools (packages/provider-docker/golden/android-standin), /data,
+ * with the Android stand-in's tools (standins/goldens/android-standin), /data,
  * /sdcard — while /usr and /etc are the host's (read through bind mounts). One Xvfb display is
  * shared by the devices (the stand-in's apps are Tk windows), and a private adb server
  * (`adb -P <port>`) keeps the default one on 5037 untouched. Everything is started here and
@@ -13,7 +13,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const STANDIN = fileURLToPath(new URL('../../provider-docker/golden/android-standin/', import.meta.url));
+export const STANDIN = fileURLToPath(new URL('../../../standins/goldens/android-standin/', import.meta.url));
 const ADB = '/usr/bin/adb';
 
 /** Why these tests cannot run here, or undefined when they can. */

@@ -2,10 +2,17 @@
  * Golden image manifests: one JSON file per image under the package's golden/ folder. The image
  * tag is the first 12 hex digits of a sha256 over the manifest and the scripts both build paths
  * run, so any change to what goes into the image yields a new tag (and a rebuild).
+ *
+ * Stand-in goldens (android-, hyprland-, macos-, windows-standin: test peers for OSes that cannot
+ * run here) are not in this package: they live in @vmhub/standin-goldens (standins/goldens), a
+ * private workspace package that is never published. In a checkout it is this package's
+ * devDependency, so its folders join golden/ as a second root; installed from the registry it is
+ * absent and only the real goldens exist.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VmhubError, type TemplateConfig } from '@vmhub/core';
 
@@ -40,7 +47,7 @@ export interface GoldenManifest {
 export interface GoldenFileSpec {
   dest: string;
   src?: string;
-  /** An npm specifier resolved from this package (e.g. "@vmhub/windows-mcp-standin/bundle"). */
+  /** An npm specifier resolved from the package holding the golden (e.g. "@vmhub/windows-mcp-standin/bundle" from @vmhub/standin-goldens). */
   module?: string;
   /** Octal string, e.g. "0755". Default "0644". */
   mode?: string;
@@ -76,29 +83,84 @@ export interface Golden {
 /** The golden/ folder shipped with the package (works from src/ and dist/ alike). */
 export const GOLDEN_DIR = fileURLToPath(new URL('../golden/', import.meta.url));
 
+/** The private workspace package holding the stand-in goldens (a checkout has it; npm installs do not). */
+export const STANDIN_GOLDENS_PACKAGE = '@vmhub/standin-goldens';
+
+/** A folder of golden folders, and the package.json `module` files are resolved from. */
+export interface GoldenRoot {
+  /** Ends with a separator. */
+  dir: string;
+  package: string;
+  packageJson: string;
+}
+
+const OWN_ROOT: GoldenRoot = { dir: GOLDEN_DIR, package: '@vmhub/provider-docker', packageJson: fileURLToPath(new URL('../package.json', import.meta.url)) };
+
+let standinRootCache: GoldenRoot | null | undefined;
+
+/** The stand-in goldens' folder when @vmhub/standin-goldens resolves from here (a checkout), else undefined. */
+export function standinGoldensRoot(): GoldenRoot | undefined {
+  if (standinRootCache === undefined) {
+    try {
+      const packageJson = createRequire(import.meta.url).resolve(`${STANDIN_GOLDENS_PACKAGE}/package.json`);
+      standinRootCache = { dir: dirname(packageJson) + sep, package: STANDIN_GOLDENS_PACKAGE, packageJson };
+    } catch {
+      standinRootCache = null;
+    }
+  }
+  return standinRootCache ?? undefined;
+}
+
+/** Where goldens are looked up, this package's own first. */
+export function goldenRoots(): GoldenRoot[] {
+  const standins = standinGoldensRoot();
+  return standins ? [OWN_ROOT, standins] : [OWN_ROOT];
+}
+
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
-/** Names of the golden images this package can build: the folders under golden/ holding a manifest.json. */
+function namesIn(root: GoldenRoot): string[] {
+  return readdirSync(root.dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && NAME.test(e.name) && existsSync(`${root.dir}${e.name}/manifest.json`))
+    .map((e) => e.name);
+}
+
+/** The root holding this golden (the first one, when two hold the same name). */
+function rootOf(name: string): GoldenRoot | undefined {
+  if (!NAME.test(name)) return undefined;
+  return goldenRoots().find((r) => existsSync(`${r.dir}${name}/manifest.json`));
+}
+
+/**
+ * Names of the golden images this package can build: the folders holding a manifest.json under
+ * golden/ and, in a checkout, under the stand-in goldens' package.
+ */
 export function goldenNames(): string[] {
-  return readdirSync(GOLDEN_DIR, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && NAME.test(e.name) && existsSync(`${GOLDEN_DIR}${e.name}/manifest.json`))
-    .map((e) => e.name)
-    .sort();
+  return [...new Set(goldenRoots().flatMap(namesIn))].sort();
+}
+
+/** Why a stand-in golden cannot be found here, for messages (undefined when the stand-ins are present). */
+export function standinGoldensAbsent(): string | undefined {
+  if (standinGoldensRoot()) return undefined;
+  return `stand-in goldens (android-, hyprland-, macos-, windows-standin) are test peers kept in ${STANDIN_GOLDENS_PACKAGE}, a private workspace package that only a vmhub checkout has (it is never published): build them from a checkout of the vmhub repository`;
 }
 
 export function loadGolden(name: string): Golden {
-  const dir = `${GOLDEN_DIR}${name}/`;
-  const path = `${dir}manifest.json`;
-  if (!NAME.test(name) || !existsSync(path)) {
-    throw new VmhubError('NOT_FOUND', `[vmhub] [provider-docker] no golden image manifest named "${name}" (looked for ${path}); known: ${goldenNames().join(', ') || '(none)'}`, { source: 'provider-docker' });
+  const root = rootOf(name);
+  if (!root) {
+    const looked = goldenRoots().map((r) => `${r.dir}${name}/manifest.json`).join(', ');
+    const absent = name.endsWith('-standin') ? standinGoldensAbsent() : undefined;
+    throw new VmhubError('NOT_FOUND', `[vmhub] [provider-docker] no golden image manifest named "${name}" (looked for ${looked}); known: ${goldenNames().join(', ') || '(none)'}${absent ? `; ${absent}` : ''}`, { source: 'provider-docker' });
   }
+  const dir = `${root.dir}${name}/`;
+  const path = `${dir}manifest.json`;
   const raw = readFileSync(path);
   const manifest = JSON.parse(raw.toString('utf8')) as GoldenManifest;
   const problems: string[] = [];
   // A file the manifest names but the folder lacks makes this golden unbuildable, not the package unloadable.
   const own = (file: string): Buffer => {
-    const full = resolveInside(dir, file, name);
-    if (existsSync(full)) return readFileSync(full);
+    const full = locate(root, dir, file, name);
+    if (full) return readFileSync(full);
     problems.push(`${file} is missing from golden/${name}/`);
     return Buffer.alloc(0);
   };
@@ -111,11 +173,13 @@ export function loadGolden(name: string): Golden {
     const mode = parseInt(f.mode ?? '0644', 8);
     if (f.src) files.push({ dest: f.dest, data: own(f.src), mode });
     else if (f.module) {
-      const file = resolveModule(f.module);
+      const file = resolveModule(f.module, root);
       if (file) files.push({ dest: f.dest, data: readFileSync(file), mode });
       else {
         const pkg = f.module.split('/').slice(0, 2).join('/');
-        problems.push(`${f.module} (for ${f.dest}) does not resolve: install ${pkg} where @vmhub/provider-docker is installed (npm install ${pkg})`);
+        problems.push(root === OWN_ROOT
+          ? `${f.module} (for ${f.dest}) does not resolve: install ${pkg} where @vmhub/provider-docker is installed (npm install ${pkg})`
+          : `${f.module} (for ${f.dest}) does not resolve from ${root.package}: build ${pkg} (pnpm --filter ${pkg} build)`);
       }
     }
   }
@@ -137,15 +201,24 @@ export function loadGolden(name: string): Golden {
   };
 }
 
-function resolveInside(dir: string, file: string, name: string): string {
-  const full = resolve(dir, file);
-  if (!full.startsWith(GOLDEN_DIR)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [provider-docker] golden "${name}": "${file}" is outside golden/`, { source: 'provider-docker' });
-  return full;
+/**
+ * A file a manifest names, relative to its golden's folder. It must stay inside the golden's root;
+ * the roots are one namespace, so `../wayland-sway/session.sh` from a stand-in golden finds
+ * wayland-sway's file in golden/. Undefined when no root has it.
+ */
+function locate(root: GoldenRoot, dir: string, file: string, name: string): string | undefined {
+  const rel = relative(root.dir, resolve(dir, file));
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new VmhubError('INVALID_REQUEST', `[vmhub] [provider-docker] golden "${name}": "${file}" is outside golden/`, { source: 'provider-docker' });
+  for (const r of [root, ...goldenRoots().filter((x) => x !== root)]) {
+    const full = resolve(r.dir, rel);
+    if (existsSync(full)) return full;
+  }
+  return undefined;
 }
 
-function resolveModule(specifier: string): string | undefined {
+function resolveModule(specifier: string, root: GoldenRoot): string | undefined {
   try {
-    const file = fileURLToPath(import.meta.resolve(specifier));
+    const file = createRequire(root.packageJson).resolve(specifier);
     return existsSync(file) ? file : undefined;
   } catch {
     return undefined;
@@ -154,7 +227,8 @@ function resolveModule(specifier: string): string | undefined {
 
 /** The template a golden's folder offers (template.json), with provider and golden filled in; undefined when it has none. */
 export function goldenTemplate(name: string): TemplateConfig | undefined {
-  const path = `${GOLDEN_DIR}${name}/template.json`;
+  const root = rootOf(name);
+  const path = `${root?.dir ?? GOLDEN_DIR}${name}/template.json`;
   if (!existsSync(path)) return undefined;
   const t = JSON.parse(readFileSync(path, 'utf8')) as Omit<TemplateConfig, 'provider' | 'golden'>;
   return { ...t, provider: 'docker', golden: loadGolden(name).tag } as TemplateConfig;

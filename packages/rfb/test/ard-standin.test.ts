@@ -1,6 +1,6 @@
 /**
- * ARD (security type 30) through the stand-in, relaying to x11vnc over a live Xvfb: in-process,
- * and the built dist/ard-standin.js run as its own process (with Node 18 when VMHUB_NODE18 names
+ * ARD (security type 30) through the stand-in (@vmhub/ard-standin, a private workspace package),
+ * relaying to x11vnc over a live Xvfb: in-process, and its built dist/ard-standin.js run as its own process (with Node 18 when VMHUB_NODE18 names
  * one — Debian bookworm's nodejs, what the macos-standin golden runs — else this Node).
  */
 import assert from 'node:assert/strict';
@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { connectRfb } from '../src/index.ts';
-import { startArdStandin } from '../src/ard-standin.ts';
+import { startArdStandin } from '@vmhub/ard-standin';
 import { dial, freePort, have, readText, stopAll, waitFor, x11vnc, xtermCat, xvfb } from './live.ts';
 
 const missing = have('Xvfb', 'x11vnc', 'xterm', 'xdotool', 'xdpyinfo');
-const built = fileURLToPath(new URL('../dist/ard-standin.js', import.meta.url));
+const built = fileURLToPath(import.meta.resolve('@vmhub/ard-standin'));
 
 describe('rfb: ARD through the stand-in', { skip: missing }, () => {
   let display = '';
@@ -62,7 +62,7 @@ describe('rfb: ARD through the stand-in', { skip: missing }, () => {
     }
   });
 
-  test('rfb: the built dist/ard-standin.js imports only node: builtins and runs alone, relaying to a password-protected upstream', { skip: existsSync(built) ? undefined : 'build @vmhub/rfb first' }, async () => {
+  test('rfb: the built dist/ard-standin.js imports only node: builtins and runs alone, relaying to a password-protected upstream', { skip: existsSync(built) ? undefined : 'build @vmhub/ard-standin first' }, async () => {
     const source = readFileSync(built, 'utf8');
     const imports = [...source.matchAll(/^\s*import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1]);
     assert.ok(imports.length > 0 && imports.every((s) => s.startsWith('node:')), `imports: ${imports.join(', ')}`);

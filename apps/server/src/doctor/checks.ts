@@ -101,6 +101,13 @@ export function pluginChecks(registry: Registry): Check[] {
   }));
 }
 
+/** Stand-in templates asked for (standin_templates) but none installed: say why and what to do. */
+export function standinCheck(registry: Registry): Check[] {
+  if (!registry.standinsAbsent) return [];
+  const [detail, fix] = registry.standinsAbsent.split('; ') as [string, string | undefined];
+  return [{ check: 'template', subject: 'stand-ins (standin_templates)', status: 'fail', detail, fix: fix ?? 'run vmhub-server from a checkout of the vmhub repository', counts: true }];
+}
+
 /** Each provider's status(); also says which providers nobody configured (their templates are skipped). */
 export async function providerChecks(registry: Registry): Promise<{ checks: Check[]; unconfigured: Set<string> }> {
   const unconfigured = new Set<string>();

@@ -12,7 +12,7 @@ import type { Store } from '@vmhub/store';
 import { VERSION } from '../catalog.ts';
 import { docPath } from '../docs-path.ts';
 import { Registry } from '../registry.ts';
-import { goldenChecks, nodeCheck, ocrCheck, pluginChecks, providerChecks, reaperCheck, storeCheck, templateChecks, type Check } from './checks.ts';
+import { goldenChecks, nodeCheck, ocrCheck, pluginChecks, providerChecks, reaperCheck, standinCheck, storeCheck, templateChecks, type Check } from './checks.ts';
 
 const MARK = { ok: '✔', fail: '✖', skip: '–' } as const;
 
@@ -52,6 +52,7 @@ export async function runChecks(from: string): Promise<Check[]> {
     const providers = await providerChecks(registry);
     checks.push(...providers.checks);
     checks.push(...await templateChecks(registry, providers.unconfigured));
+    checks.push(...standinCheck(registry));
     checks.push(...await goldenChecks(config, registry, from, providers.unconfigured));
   } finally {
     await registry?.close();

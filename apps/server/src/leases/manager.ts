@@ -70,6 +70,7 @@ export class LeaseManager {
   template(id: string): TemplateConfig {
     const t = this.#registry.templates.get(id);
     if (!t && this.#registry.hiddenStandins.has(id)) throw new VmhubError('NOT_FOUND', `template "${id}" is a stand-in, offered only when the server runs with VMHUB_STANDIN_TEMPLATES=1 (config standin_templates: true)`, { hint: 'Restart the server with VMHUB_STANDIN_TEMPLATES=1 to use stand-in templates, or pick one from vm_list_templates.' });
+    if (!t && id.endsWith('-standin') && this.#registry.standinsAbsent) throw new VmhubError('NOT_FOUND', `template "${id}" is not installed: ${this.#registry.standinsAbsent}`, { hint: 'Stand-in templates exist only in a vmhub checkout: run the server from one, or pick a template from vm_list_templates.' });
     if (!t) throw new VmhubError('NOT_FOUND', `unknown template "${id}"; templates: ${[...this.#registry.templates.keys()].join(', ') || '(none configured)'}`);
     return t;
   }
