@@ -9,7 +9,7 @@
 import type { AdapterContext, ElementNode } from '@vmhub/core';
 import { hyprError } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
-import { ATSPI_REASON, probeFacts } from './hyprland-probe.ts';
+import { ATSPI_REASON, probeFacts } from './probe.ts';
 
 const MAX_NODES = 2000;
 

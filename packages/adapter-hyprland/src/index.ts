@@ -10,16 +10,16 @@
  *   await session.dispose();
  */
 import type { Adapter } from '@vmhub/core';
-import { hyprlandAdapter } from './hyprland-adapter.ts';
+import { hyprlandAdapter } from './adapter.ts';
 import type { HyprlandOptionsInput } from './options.ts';
 
-export { ADAPTER_VERSION, HYPRLAND_CAPABILITIES } from './hyprland-adapter.ts';
-export type { HyprlandSession } from './hyprland-session.ts';
+export { ADAPTER_VERSION, HYPRLAND_CAPABILITIES } from './adapter.ts';
+export type { HyprlandSession } from './runtime.ts';
 export { HyprlandOptionsSchema, resolveOptions, type HyprlandOptions, type HyprlandOptionsInput } from './options.ts';
 export { keyArgs, resolveKey, KEY_ALIASES, MODIFIERS } from './keys.ts';
 export { dispatchRequest, syntaxFor, versionOf, luaString, type DispatchSyntax } from './hypr-ipc.ts';
 export { makeLayout, toLogical, type Layout, type OutputGeom } from './layout.ts';
-export { ATSPI_REASON } from './hyprland-probe.ts';
+export { ATSPI_REASON } from './probe.ts';
 
 /** Make an adapter instance. Does no I/O: `open(lease)` makes a lease's session. */
 export function createHyprlandAdapter(options: HyprlandOptionsInput = {}): Adapter {

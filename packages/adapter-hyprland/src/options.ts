@@ -67,11 +67,3 @@ export function resolveOptions(raw: HyprlandOptionsInput | Record<string, unknow
   return assertValid<HyprlandOptions>(HyprlandOptionsSchema, structuredClone(raw), '[vmhub] [adapter-hyprland] options', 'adapter-hyprland');
 }
 
-/**
- * The options one lease runs with: the instance's, refined by its template's adapter_options
- * (the conformance kit makes the instance before the template exists). Once per session.
- */
-export function leaseOptions(instance: HyprlandOptions, overrides: Record<string, unknown> | undefined): HyprlandOptions {
-  if (!overrides || Object.keys(overrides).length === 0) return instance;
-  return resolveOptions({ ...instance, ...overrides });
-}

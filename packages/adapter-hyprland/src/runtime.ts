@@ -1,20 +1,32 @@
 /**
  * What every capability function gets: the lease's options, what the session learned, and ways
  * to reach the guest — with the session's Wayland environment (found once, desktop.ts) and the
- * compositor behind one interface (compositor.ts).
+ * compositor behind one interface (compositor.ts). One runtime per lease session (adapter.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { AdapterContext } from '@vmhub/core';
+import { Facts, type KitSession } from '@vmhub/core/adapter-kit';
 import { compositorFor, type Compositor } from './compositor.ts';
 import { discoverDesktop, type Desktop } from './desktop.ts';
-import { isCancellation } from './errors.ts';
 import { openGuest, type Guest } from './guest.ts';
 import { makeLayout, type Layout } from './layout.ts';
 import type { HyprlandOptions } from './options.ts';
-import { SessionFacts } from './session-facts.ts';
+import type { ProbeFacts } from './probe.ts';
+
+export interface HyprFacts {
+  desktop: Desktop;
+  /** The layout of the latest screenshot. */
+  layout: Layout;
+  probe: ProbeFacts;
+}
 
 export interface HyprRuntime {
   readonly options: HyprlandOptions;
-  readonly facts: SessionFacts;
+  readonly facts: Facts<HyprFacts>;
+  /** Names this session's pointer holder in the guest (vpointer.ts). */
+  readonly holderId: string;
+  /** Whether a pointer action ran, so dispose stops the holder it may have started. */
+  holderStarted: boolean;
   desktop(ctx: AdapterContext): Promise<Desktop>;
   /** A Guest for one call: the lease's channel, that call's signal, the session's env. */
   guest(ctx: AdapterContext): Promise<Guest>;
@@ -25,23 +37,20 @@ export interface HyprRuntime {
   refreshLayout(ctx: AdapterContext): Promise<Layout>;
 }
 
+/** A lease's session: the contract's methods and the runtime verbs (hyprland-dispatch.ts) run with. */
+export type HyprlandSession = KitSession<HyprRuntime>;
+
 export function createRuntime(options: HyprlandOptions): HyprRuntime {
-  const facts = new SessionFacts();
-  const desktop = async (ctx: AdapterContext): Promise<Desktop> => {
-    const load = () => facts.remember('desktop', () => discoverDesktop(ctx, options));
-    try {
-      return await load();
-    } catch (err) {
-      // Shared by concurrent calls: another call's cancellation is not this call's failure.
-      if (isCancellation(err) && !ctx.signal.aborted) return load();
-      throw err;
-    }
-  };
+  const facts = new Facts<HyprFacts>();
+  // Shared by concurrent calls: another call's cancellation is not this call's failure.
+  const desktop = (ctx: AdapterContext) => facts.remember('desktop', () => discoverDesktop(ctx, options), ctx.signal);
   const guest = async (ctx: AdapterContext) => openGuest(ctx, options, (await desktop(ctx)).env);
   const compositor = async (ctx: AdapterContext) => compositorFor(await desktop(ctx));
   const readLayout = async (ctx: AdapterContext) => makeLayout(await (await compositor(ctx)).outputs(await guest(ctx)), options.output);
   return {
     options, facts, desktop, guest, compositor,
+    holderId: randomBytes(6).toString('hex'),
+    holderStarted: false,
     layout: (ctx) => facts.remember('layout', () => readLayout(ctx)),
     async refreshLayout(ctx) {
       const layout = await readLayout(ctx);

@@ -161,7 +161,7 @@ export async function playPointer(rt: HyprRuntime, ctx: AdapterContext, ops: str
   const press = mods.map((m) => `-M ${m}`).join(' '), release = mods.map((m) => `-m ${m}`).join(' ');
   // With modifiers the keyboard is new too and needs its settle whatever the pointer has.
   const modHold = o.input_settle_ms + opsDuration(ops) + 150;
-  const holder = o.pointer_hold_seconds > 0 ? rt.facts.holderId : '';
+  const holder = o.pointer_hold_seconds > 0 ? rt.holderId : '';
   // A command killed mid-drag takes its device away with the button down: the client sees no
   // release (measured: a release from a fresh device does not reach it either), and the next
   // click is delivered normally. Documented in docs/adapters/hyprland.md (Limits).
@@ -170,5 +170,5 @@ export async function playPointer(rt: HyprRuntime, ctx: AdapterContext, ops: str
     label: 'virtual pointer',
     timeoutMs: Math.max(o.command_timeout_ms, modHold + 10_000),
   });
-  if (holder) rt.facts.holderStarted = true;
+  if (holder) rt.holderStarted = true;
 }

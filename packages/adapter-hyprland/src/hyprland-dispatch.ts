@@ -4,7 +4,7 @@
  * session, which core hands it.
  */
 import { Type, type VerbSpec } from '@vmhub/core';
-import type { HyprlandSession } from './hyprland-session.ts';
+import type { HyprlandSession } from './runtime.ts';
 import { readWindows, resolveWindow } from './hyprland-list-windows.ts';
 import { toScreenRect } from './layout.ts';
 

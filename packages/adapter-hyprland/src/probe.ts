@@ -43,7 +43,7 @@ export interface ProbeFacts {
 }
 
 export async function probeFacts(rt: HyprRuntime, ctx: AdapterContext): Promise<ProbeFacts> {
-  const cached = rt.facts.probe;
+  const cached = rt.facts.peek('probe');
   if (cached) return cached;
   let desktopError: string | undefined;
   const desktop = await rt.desktop(ctx).catch((err: Error) => { desktopError = err.message; return undefined; });
@@ -58,7 +58,7 @@ export async function probeFacts(rt: HyprRuntime, ctx: AdapterContext): Promise<
     ...(desktop ? { kind: desktop.kind } : {}),
   };
   // A compositor still starting may answer later: only a settled answer is kept.
-  if (desktop) rt.facts.probe = Promise.resolve(facts);
+  if (desktop) rt.facts.set('probe', facts);
   return facts;
 }
 
