@@ -65,7 +65,7 @@ export function sendError(res: ServerResponse, err: unknown): void {
 export async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, principal: string, live: Live | undefined): Promise<void> {
   try {
     const m = ROUTE.exec(url.pathname);
-    if (!m || !live) throw new ApiError(404, 'NOT_FOUND', `no API route ${url.pathname}: see docs/live-view.md (GET /api/leases, /api/leases/{id}[/screen|/events|/recording], POST …/renew|release|takeover|handback|input)`);
+    if (!m || !live) throw new ApiError(404, 'NOT_FOUND', `no API route ${url.pathname}: see docs/live-view.md (GET /api/leases, /api/leases/{id}[/screen|/events|/recording|/pointer|/clipboard], POST …/renew|release|takeover|handback|input)`);
     const [, id, action] = m;
     const rt = await live.runtime();
     if (id === undefined || id === '') {
