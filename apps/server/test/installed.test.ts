@@ -356,7 +356,7 @@ describe('installed from the tarballs: MCP clients nobody here wrote', () => {
     assert.equal(created.structuredContent?.status, 'ready', `one call returns a ready lease: ${JSON.stringify(created)}`);
     assert.notEqual(await containers(lease), '', 'its container runs after the creating process exited');
     const w = word();
-    const exec = await inspectorCall(got.dir, server(), 'vm_exec', { lease_id: lease, shell: `echo ${w}` });
+    const exec = await inspectorCall(got.dir, server(), 'vm_exec', { lease_id: lease, run: { shell: `echo ${w}` } });
     assert.equal(exec.structuredContent?.stdout, `${w}\n`, JSON.stringify(exec));
     const shot = await inspectorCall(got.dir, server(), 'vm_screenshot', { lease_id: lease });
     assert.ok((shot.content as { type: string }[]).some((c) => c.type === 'image'), JSON.stringify(shot).slice(0, 500));
