@@ -6,7 +6,7 @@
 import type { AdapterContext } from '@vmhub/core';
 import { androidError } from './errors.ts';
 import { parseKeys } from './keys.ts';
-import { probeFacts } from './android-probe.ts';
+import { probeFacts } from './probe.ts';
 import type { AndroidRuntime } from './runtime.ts';
 
 export async function key(rt: AndroidRuntime, ctx: AdapterContext, input: { keys: string }): Promise<void> {

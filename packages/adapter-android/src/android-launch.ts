@@ -6,7 +6,7 @@
  * up to wait_seconds for a visible window of the package and reports it with the pid (`pidof`).
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
-import type { Device } from './device.ts';
+import type { Device } from './guest.ts';
 import { androidError, clip } from './errors.ts';
 import { publicWindow, readWindows } from './android-list-windows.ts';
 import type { AndroidRuntime } from './runtime.ts';

@@ -14,6 +14,6 @@ export async function screenshot(rt: AndroidRuntime, ctx: AdapterContext): Promi
   const res = await device.run(['screencap', '-p'], { maxOutputBytes: MAX_PNG });
   const size = pngSize(res.stdout);
   // The screen is what screencap shows: keep the session's size in step (rotation, wm size).
-  rt.facts.screen = Promise.resolve(size);
+  rt.facts.set('screen', size);
   return { data: res.stdout, format: 'png', width: size.width, height: size.height };
 }

@@ -9,11 +9,11 @@
  *   const session = await adapter.open(lease);
  */
 import type { Adapter } from '@vmhub/core';
-import { androidAdapter } from './android-adapter.ts';
+import { androidAdapter } from './adapter.ts';
 import type { AndroidOptionsInput } from './options.ts';
 
-export { ADAPTER_VERSION, ANDROID_CAPABILITIES } from './android-adapter.ts';
-export type { AndroidSession } from './android-session.ts';
+export { ADAPTER_VERSION, ANDROID_CAPABILITIES } from './adapter.ts';
+export type { AndroidSession } from './runtime.ts';
 export { AndroidOptionsSchema, resolveOptions, type AndroidOptions, type AndroidOptionsInput } from './options.ts';
 export { parseKeys, resolveKey, KEY_NAMES } from './keys.ts';
 export { planText, inputTextArgs, type TextStep } from './text-plan.ts';

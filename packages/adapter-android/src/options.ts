@@ -44,8 +44,3 @@ export function resolveOptions(raw: AndroidOptionsInput | Record<string, unknown
   return assertValid<AndroidOptions>(AndroidOptionsSchema, structuredClone(raw), '[vmhub] [adapter-android] options', 'adapter-android');
 }
 
-/** The instance's options refined by the template's adapter_options (once per session). */
-export function leaseOptions(instance: AndroidOptions, overrides: Record<string, unknown> | undefined): AndroidOptions {
-  if (!overrides || Object.keys(overrides).length === 0) return instance;
-  return resolveOptions({ ...instance, ...overrides });
-}
