@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { destroyCalls, exited, machineFiles, makeWorld, runOnce, seedLease, spawnReaper, summaryOf, until } from './helpers.ts';
+import { until } from '@vmhub/test-kit';
+import { destroyCalls, exited, machineFiles, makeWorld, runOnce, seedLease, spawnReaper, summaryOf } from './helpers.ts';
 
 describe('reaper: SIGKILL mid-pass', () => {
   const w = makeWorld({ destroyDelayMs: 800 });
@@ -13,7 +14,7 @@ describe('reaper: SIGKILL mid-pass', () => {
     for (let i = 0; i < 6; i++) leases.push(await seedLease(w, { status: 'ready', expiresIn: -1000 }));
     const log = join(w.fakeDir, 'calls.log');
     const victim = spawnReaper(w, ['--once', '--claim-seconds', '2', '--concurrency', '2']);
-    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('start '), 15_000, 'a destroy in flight');
+    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('start '), 'a destroy in flight', 15_000);
     await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
     victim.kill('SIGKILL');
     await exited(victim);

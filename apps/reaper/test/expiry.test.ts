@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { exited, machineExists, makeWorld, seedLease, spawnReaper, until } from './helpers.ts';
+import { until } from '@vmhub/test-kit';
+import { exited, machineExists, makeWorld, seedLease, spawnReaper } from './helpers.ts';
 
 describe('reaper: expiry (loop mode)', () => {
   const w = makeWorld();
@@ -10,12 +11,12 @@ describe('reaper: expiry (loop mode)', () => {
     const interval = 2;
     const reaper = spawnReaper(w, ['--interval', String(interval)]);
     try {
-      await until(() => reaper.out().includes('reaper pass:'), 15_000, 'the first pass');
+      await until(() => reaper.out().includes('reaper pass:'), 'the first pass', 15_000);
       const ttl = await seedLease(w, { status: 'ready', expiresIn: 1500 });
       const cap = await seedLease(w, { status: 'ready', expiresIn: 3_600_000, maxExpiresIn: 1500 });
       const live = await seedLease(w, { status: 'ready', expiresIn: 3_600_000 });
       const expiresAt = Math.max(ttl.expires_at, cap.max_expires_at);
-      await until(async () => (await w.store.getLease(ttl.id))?.status === 'reaped' && (await w.store.getLease(cap.id))?.status === 'reaped', interval * 1000 + 5000 + 1500 + 2000, 'both leases reaped');
+      await until(async () => (await w.store.getLease(ttl.id))?.status === 'reaped' && (await w.store.getLease(cap.id))?.status === 'reaped', 'both leases reaped', interval * 1000 + 5000 + 1500 + 2000);
       const lag = Date.now() - expiresAt;
       assert.ok(lag <= interval * 1000 + 5000, `reaped ${lag} ms after expiry; bound is interval + 5 s`);
       assert.equal(machineExists(w, `m-${ttl.id}`), false, 'TTL-expired machine destroyed');

@@ -151,16 +151,6 @@ export function exited(child: ChildProcess, timeoutMs = 30_000): Promise<number 
   });
 }
 
-/** Poll until `check` returns true or the time is up. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, stepMs = 100): Promise<number> {
-  const t0 = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - t0;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
-
 export function summaryOf(stdout: string): Record<string, number> {
   const line = stdout.trim().split('\n').filter((l) => l.startsWith('reaper pass:')).at(-1);
   if (!line) throw new Error(`no summary line in:\n${stdout}`);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { freePort } from '@vmhub/postgres-testing';
+import { freePort } from '@vmhub/test-kit';
 import { exited, makeWorld, spawnReaper } from './helpers.ts';
 
 describe('reaper: store configuration', () => {

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startPostgres, type PostgresServer } from '@vmhub/postgres-testing';
-import { exited, machineFiles, seedLease, spawnReaper, until, type World } from './helpers.ts';
+import { until } from '@vmhub/test-kit';
+import { exited, machineFiles, seedLease, spawnReaper, type World } from './helpers.ts';
 import { calls, logRecords, postgresWorld } from './postgres-world.ts';
 
 const LEASES = 24;
@@ -31,17 +32,17 @@ describe('reaper: --coordination leader on PostgreSQL', () => {
     const a = spawnReaper(w, args);
     const b = spawnReaper(w, args);
     try {
-      await until(() => calls(w).some((c) => c.kind === 'destroy' && c.outcome === 'destroyed'), 60_000, 'a first destroy');
+      await until(() => calls(w).some((c) => c.kind === 'destroy' && c.outcome === 'destroyed'), 'a first destroy', 60_000);
       const leaderPid = calls(w).find((c) => c.kind === 'destroy')!.pid;
       const [leader, other] = leaderPid === a.pid ? [a, b] : [b, a];
-      await until(() => logRecords(other.err()).some((r) => r.msg === 'another reaper leads: standing by'), 30_000, 'the other reaper standing by');
+      await until(() => logRecords(other.err()).some((r) => r.msg === 'another reaper leads: standing by'), 'the other reaper standing by', 30_000);
       leader.kill('SIGKILL');
       await exited(leader, 30_000);
       const beforeKill = calls(w);
       assert.ok(beforeKill.every((c) => c.pid === leader.pid), 'while the leader lived, nobody else destroyed anything');
       assert.ok((await w.store.countLeases({ status: ['reaped'] })) < LEASES, 'the leader died with work left');
 
-      await until(async () => (await w.store.countLeases({ status: ['reaped'] })) === LEASES, 120_000, 'every lease reaped', 250);
+      await until(async () => (await w.store.countLeases({ status: ['reaped'] })) === LEASES, 'every lease reaped', 120_000, 250);
       assert.ok(logRecords(other.err()).some((r) => r.msg === 'leading: this reaper runs the passes'), 'the other reaper took the leadership');
       const reaped = await w.store.listEvents({ kind: 'lease.reaped', limit: 10_000 });
       for (const l of leases) assert.equal(reaped.filter((e) => e.lease_id === l.id).length, 1, `lease ${l.id}: one lease.reaped event`);

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { createNetwork, startPostgres, type Network, type PostgresServer } from '@vmhub/postgres-testing';
-import { BIN, exited, machineFiles, seedLease, until, type World } from './helpers.ts';
+import { until } from '@vmhub/test-kit';
+import { BIN, exited, machineFiles, seedLease, type World } from './helpers.ts';
 import { calls, postgresWorld, sleep } from './postgres-world.ts';
 
 const LEASES = 60;
@@ -55,7 +56,7 @@ describe('reaper: two hosts over PostgreSQL, one reaper SIGKILLed mid-teardown',
 
     // Mid-teardown: the victim's first destroys removed machines (not yet recorded: a batch is
     // recorded at its end) and its next ones have begun.
-    await until(() => calls(w).some((c) => c.kind === 'destroy' && c.outcome === 'destroyed' && c.pid === victim.pid), 60_000, 'a destroy by the victim');
+    await until(() => calls(w).some((c) => c.kind === 'destroy' && c.outcome === 'destroyed' && c.pid === victim.pid), 'a destroy by the victim', 60_000);
     victim.kill('SIGKILL');
     await exited(victim, 30_000);
     assert.equal(victim.signalCode, 'SIGKILL');
@@ -76,7 +77,7 @@ describe('reaper: two hosts over PostgreSQL, one reaper SIGKILLed mid-teardown',
       }
     }, 100);
     try {
-      await until(async () => (await w.store.countLeases({ status: ['reaped'] })) === LEASES, 120_000, 'every lease reaped', 250);
+      await until(async () => (await w.store.countLeases({ status: ['reaped'] })) === LEASES, 'every lease reaped', 120_000, 250);
     } finally {
       clearInterval(watch);
     }

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startPostgres, type PostgresServer } from '@vmhub/postgres-testing';
 import type { LeaseRow } from '@vmhub/store';
-import { destroyCalls, exited, machineFiles, seedLease, spawnReaper, until, type World } from './helpers.ts';
+import { until } from '@vmhub/test-kit';
+import { destroyCalls, exited, machineFiles, seedLease, spawnReaper, type World } from './helpers.ts';
 import { logRecords, postgresWorld, sleep } from './postgres-world.ts';
 
 describe('reaper: PostgreSQL down and back', () => {
@@ -31,14 +32,14 @@ describe('reaper: PostgreSQL down and back', () => {
     try {
       const warnings = () => logRecords(reaper.err()).filter((r) => r.level === 'warn' && r.msg === 'the store is unavailable: pass skipped, retried next interval');
       const before = await seedLease(w, { status: 'ready', expiresIn: -1000 });
-      await until(async () => (await w.store.getLease(before.id))?.status === 'reaped', 60_000, 'the reaper working on PostgreSQL');
+      await until(async () => (await w.store.getLease(before.id))?.status === 'reaped', 'the reaper working on PostgreSQL', 60_000);
 
       const during: LeaseRow[] = [];
       for (let i = 0; i < 5; i++) during.push(await seedLease(w, { status: 'ready', expiresIn: 6_000 }));
       const stoppedAt = Date.now();
       pg.stop();
       // Past every expiry, and at least two passes skipped with a warning.
-      await until(() => Date.now() > Math.max(...during.map((l) => l.expires_at)) + 2_000 && warnings().length >= 2, 90_000, 'two unavailable warnings and the leases past expiry');
+      await until(() => Date.now() > Math.max(...during.map((l) => l.expires_at)) + 2_000 && warnings().length >= 2, 'two unavailable warnings and the leases past expiry', 90_000);
       assert.equal(reaper.exitCode, null, `the reaper is still running: ${reaper.err().slice(-2000)}`);
       assert.equal(reaper.signalCode, null);
       await sleep(1000);
@@ -49,7 +50,7 @@ describe('reaper: PostgreSQL down and back', () => {
       await until(async () => {
         for (const l of during) if ((await w.store.getLease(l.id))?.status !== 'reaped') return false;
         return true;
-      }, 90_000, 'the leases that expired during the outage reaped', 250);
+      }, 'the leases that expired during the outage reaped', 90_000, 250);
       for (const l of during) assert.ok(l.expires_at > stoppedAt && l.expires_at < restartedAt, 'the lease expired while PostgreSQL was down');
       assert.deepEqual(machineFiles(w), [], 'every machine destroyed');
       const destroys = destroyCalls(w);

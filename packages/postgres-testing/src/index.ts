@@ -3,5 +3,5 @@
  * cluster in a temporary directory on a loopback port, started, stopped, killed and restarted on
  * demand. Private: never a dependency of published code.
  */
-export { startPostgres, postgresBinDir, freePort, type PostgresServer, type PostgresOptions } from './server.ts';
+export { startPostgres, postgresBinDir, type PostgresServer, type PostgresOptions } from './server.ts';
 export { createNetwork, type Host, type Network } from './netns.ts';

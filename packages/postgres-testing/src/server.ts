@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '@vmhub/test-kit';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -46,17 +46,6 @@ export function postgresBinDir(): string {
   const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
   if (versions.length === 0) throw new Error('[vmhub] [postgres-testing] no PostgreSQL server binaries under /usr/lib/postgresql: apt-get install postgresql (scripts/setup.sh does)');
   return join(base, versions[0]!, 'bin');
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {

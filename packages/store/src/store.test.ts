@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { freePort } from '@vmhub/postgres-testing';
+import { freePort } from '@vmhub/test-kit';
 import { forDialects, tempDir } from '../test/dialects.ts';
 import { StoreUnavailableError, StoreVersionError } from './errors.ts';
 import { MIGRATIONS } from './migrations/index.ts';
