@@ -42,6 +42,8 @@ const Box = { x: Type.Number(), y: Type.Number(), width: Type.Number(), height: 
 const TextQuery = (description: string) => Type.String({ minLength: 1, maxLength: 256, description });
 const Point = (description: string) => Type.Object({ x: Coord('X'), y: Coord('Y') }, { ...Strict, description });
 
+/** Any JSON value, each type its own branch (a type array is not portable: the Inspector's --strict). */
+const ANY_JSON = ['object', 'array', 'string', 'number', 'boolean', 'null'].map((type) => ({ type }));
 /** Output fields every lease-bound tool returns. */
 const bound = <P extends Record<string, TSchema>>(props: P) => Type.Object({ expires_at: ExpiresAt, ...props });
 
@@ -401,7 +403,7 @@ export const TOOLS = {
       // JSON text, not an object: an open object is in no provider's strict subset (an object is still taken).
       args: Type.Optional(Type.String({ maxLength: 1048576, description: 'Its args as JSON object text.' })),
     }, Strict),
-    output: bound({ verb: Type.String(), result: Type.Unsafe({ description: 'The verb\'s answer (any JSON).' }) }),
+    output: bound({ verb: Type.String(), result: Type.Unsafe({ anyOf: ANY_JSON, description: 'The verb\'s answer.' }) }),
     annotations: { ...ACT, destructiveHint: true },
   }),
   vm_put_file: tool({
