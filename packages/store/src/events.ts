@@ -3,8 +3,8 @@
  * contract: every one is listed here, the compiler refuses any other, and the store refuses one
  * at run time too (a plain-JS caller, a cast). Add a kind here before writing it.
  */
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, EventTable } from './schema.ts';
 
 export const EVENT_KINDS = [
   // Lease lifecycle, one per transition (plus creation and renewal).
@@ -72,4 +72,25 @@ export async function insertEvents(db: Kysely<Database>, actor: string, events: 
 export function eventsOfCall(db: Kysely<Database>, token: string): Promise<{ lease_id: string | null; kind: string; data: string }[]> {
   // ';' follows ':' in every collation the store uses (byte-wise): the range is exactly the prefix.
   return db.selectFrom('events').select(['lease_id', 'kind', 'data']).where('token', '>=', `${token}:`).where('token', '<', `${token};`).orderBy('id').execute();
+}
+
+export type EventRow = Selectable<EventTable>;
+
+export interface EventFilter {
+  lease_id?: string;
+  kind?: EventKind;
+  /** Events whose actor starts with this (`reaper:` = every reaper's). */
+  actorPrefix?: string;
+  /** Default 1000. */
+  limit?: number;
+}
+
+/** Events in the order they were written. */
+export function listEvents(db: Kysely<Database>, filter: EventFilter): Promise<EventRow[]> {
+  let q = db.selectFrom('events').selectAll();
+  if (filter.lease_id !== undefined) q = q.where('lease_id', '=', filter.lease_id);
+  if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
+  // A range on the text (byte-wise: SQLite's BINARY, PostgreSQL's COLLATE "C") rather than LIKE: no escaping, no case folding.
+  if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
+  return q.orderBy('id').limit(filter.limit ?? 1000).execute();
 }

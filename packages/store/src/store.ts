@@ -7,16 +7,24 @@
  * an old request_id can never mint a new machine. On PostgreSQL a call whose connection fails is
  * retried (retry.ts); its writes carry one token across attempts, so a retry whose first attempt
  * committed returns that attempt's result and writes nothing twice. The database handle is
- * private: what the server and the reaper do is a method here.
+ * private: what the server and the reaper do is a method here, and each method runs one function
+ * of the module that owns its rows — leases.ts, machines.ts, events.ts, pools.ts (warm pools),
+ * sweeps.ts, teardowns.ts (claims and teardown records), control.ts (take-over), locks.ts —
+ * under the retry rule above.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Backend, SchemaInfo } from './backend.ts';
-import { insertEvents, type EventKind, type NewEvent } from './events.ts';
+import * as events from './events.ts';
+import type { EventFilter, EventRow, NewEvent } from './events.ts';
+import * as leases from './leases.ts';
+import type { LeaseFilter, LeasePatch, LeaseRow, NewLease } from './leases.ts';
 import { assertTransition, type LeaseStatus, type MachineState, type TransitionTarget } from './lifecycle.ts';
+import * as machines from './machines.ts';
+import type { MachineRow } from './machines.ts';
 import { POSTGRES_DEFAULTS, postgresBackend } from './postgres-backend.ts';
 import { withRetry } from './retry.ts';
-import { LEASE_COLUMNS, type Database, type EventTable, type LeaseTable, type MachineTable } from './schema.ts';
+import { LEASE_COLUMNS, type Database } from './schema.ts';
 import { sqliteBackend } from './sqlite-backend.ts';
 import { parseStoreTarget, type PostgresSettings } from './target.ts';
 import * as control from './control.ts';
@@ -26,14 +34,9 @@ import * as pools from './pools.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
-export type LeaseRow = Selectable<LeaseTable>;
-export type MachineRow = Selectable<MachineTable>;
-export type EventRow = Selectable<EventTable>;
-/**
- * Fields a caller may change on a lease. Never `status`: that moves only through `transition()`
- * (and the store's own sweeps and teardown records). `updated_at` is set to now unless given.
- */
-export type LeasePatch = Omit<Updateable<LeaseTable>, 'id' | 'request_id' | 'created_at' | 'status' | 'write_token'>;
+export type { LeaseRow, LeasePatch, NewLease, LeaseFilter } from './leases.ts';
+export type { MachineRow } from './machines.ts';
+export type { EventRow, EventFilter } from './events.ts';
 
 export interface StoreOptions {
   /**
@@ -48,39 +51,6 @@ export interface StoreOptions {
   readonly?: boolean;
   /** PostgreSQL: pool and timeouts (override the URL's `pool_max`, `statement_timeout_ms`, `connect_timeout_ms`, `retry_ms`). */
   postgres?: PostgresSettings;
-}
-
-/** A lease as inserted: the table's columns minus bookkeeping the store fills in itself. */
-/**
- * A lease to insert. `principal`: who holds it — the authenticated caller, POOL_PRINCIPAL for a
- * warm pool's machine, REAPER_PRINCIPAL for the reaper's orphan tombstones; its request_id is
- * unique among that principal's leases.
- */
-export type NewLease = Omit<LeaseTable, 'updated_at' | 'stages' | 'error_code' | 'error_message' | 'claimed_by' | 'claim_expires_at' | 'principal' | 'write_token'> & { stages?: string; principal: string };
-
-export interface LeaseFilter {
-  status?: readonly LeaseStatus[];
-  /** expires_at < this */
-  expiresBefore?: number;
-  /** max_expires_at < this */
-  maxExpiresBefore?: number;
-  /** deadline_at < this */
-  deadlineBefore?: number;
-  owner?: string;
-  /** Leases created by this principal (the HTTP token's, or the local user on stdio). */
-  principal?: string;
-  /** Newest first (created_at descending); default oldest first. */
-  newestFirst?: boolean;
-  limit?: number;
-}
-
-export interface EventFilter {
-  lease_id?: string;
-  kind?: EventKind;
-  /** Events whose actor starts with this (`reaper:` = every reaper's). */
-  actorPrefix?: string;
-  /** Default 1000. */
-  limit?: number;
 }
 
 export class Store {
@@ -120,11 +90,6 @@ export class Store {
     return withRetry(this.#backend, what, fn);
   }
 
-  /** A retried single-row write whose first attempt may have committed: the row if our token is on it. */
-  #ownWrite(id: string, token: string): Promise<LeaseRow | undefined> {
-    return this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('id', '=', id).where('write_token', '=', token).executeTakeFirst();
-  }
-
   // ── leases ───────────────────────────────────────────────────────────────────────────────
 
   /**
@@ -135,30 +100,18 @@ export class Store {
    */
   createLease(lease: NewLease, options: { event?: { actor: string; data?: Record<string, unknown> } } = {}): Promise<{ lease: LeaseRow; created: boolean }> {
     const token = randomUUID();
-    const insert = async (db: Kysely<Database>): Promise<LeaseRow | undefined> => {
-      const now = Date.now();
-      const row = await db
-        .insertInto('leases')
-        .values({ ...lease, stages: lease.stages ?? '[]', updated_at: now, error_code: null, error_message: null, claimed_by: null, claim_expires_at: null, write_token: token })
-        // request_id is unique per principal (migration 5).
-        .onConflict((oc) => oc.columns(['principal', 'request_id']).doNothing())
-        .returning(LEASE_COLUMNS)
-        .executeTakeFirst();
-      // The `lease.created` event commits with the row, or neither does.
-      if (row && options.event) await insertEvents(db, options.event.actor, [{ lease_id: lease.id, kind: 'lease.created', data: options.event.data ?? {}, token: `${token}:${lease.id}` }]);
-      return row;
-    };
+    const { event } = options;
     return this.#run('createLease', async () => {
-      const inserted = options.event ? await this.#db.transaction().execute(insert) : await insert(this.#db);
+      const inserted = event ? await this.#db.transaction().execute((tx) => leases.insertLease(tx, lease, token, event)) : await leases.insertLease(this.#db, lease, token);
       if (inserted) return { lease: inserted, created: true };
-      const existing = await this.#byRequest(lease.request_id, lease.principal);
+      const existing = await leases.leaseByRequest(this.#db, lease.request_id, lease.principal);
       if (!existing) throw new Error(`[vmhub] [store] lease insert for request_id ${lease.request_id} neither inserted nor found`);
       return { lease: existing, created: existing.id === lease.id };
     });
   }
 
   getLease(id: string): Promise<LeaseRow | undefined> {
-    return this.#run('getLease', () => this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('id', '=', id).executeTakeFirst());
+    return this.#run('getLease', () => leases.getLease(this.#db, id));
   }
 
   /**
@@ -166,11 +119,7 @@ export class Store {
    * principal's lease under the same id is never found).
    */
   getLeaseByRequest(requestId: string, principal: string): Promise<LeaseRow | undefined> {
-    return this.#run('getLeaseByRequest', () => this.#byRequest(requestId, principal));
-  }
-
-  #byRequest(requestId: string, principal: string): Promise<LeaseRow | undefined> {
-    return this.#db.selectFrom('leases').select(LEASE_COLUMNS).where('request_id', '=', requestId).where('principal', '=', principal).executeTakeFirst();
+    return this.#run('getLeaseByRequest', () => leases.leaseByRequest(this.#db, requestId, principal));
   }
 
   /**
@@ -184,57 +133,22 @@ export class Store {
     assertTransition(id, sources, to);
     assertNoStatus(patch);
     const token = randomUUID();
-    return this.#run('transition', async (attempt) => {
-      const row = await this.#db
-        .updateTable('leases')
-        .set({ ...patch, status: to, updated_at: Date.now(), write_token: token })
-        .where('id', '=', id)
-        .where('status', 'in', [...sources])
-        .returning(LEASE_COLUMNS)
-        .executeTakeFirst();
-      return row ?? (attempt > 0 ? this.#ownWrite(id, token) : undefined);
-    });
+    return this.#run('transition', (attempt) => leases.updateLease(this.#db, id, { ...patch, status: to }, sources, token, attempt));
   }
 
   /** Update fields (never the status) of a lease that is in one of `inStatus` (any when omitted). */
   updateLease(id: string, patch: LeasePatch, inStatus?: readonly LeaseStatus[]): Promise<LeaseRow | undefined> {
     assertNoStatus(patch);
     const token = randomUUID();
-    return this.#run('updateLease', async (attempt) => {
-      let q = this.#db.updateTable('leases').set({ updated_at: Date.now(), ...patch, write_token: token }).where('id', '=', id);
-      if (inStatus) q = q.where('status', 'in', [...inStatus]);
-      const row = await q.returning(LEASE_COLUMNS).executeTakeFirst();
-      return row ?? (attempt > 0 ? this.#ownWrite(id, token) : undefined);
-    });
+    return this.#run('updateLease', (attempt) => leases.updateLease(this.#db, id, patch, inStatus, token, attempt));
   }
 
   listLeases(filter: LeaseFilter = {}): Promise<LeaseRow[]> {
-    return this.#run('listLeases', () => this.#listLeases(filter));
-  }
-
-  #listLeases(filter: LeaseFilter): Promise<LeaseRow[]> {
-    let q = this.#db.selectFrom('leases').select(LEASE_COLUMNS);
-    if (filter.status) q = q.where('status', 'in', [...filter.status]);
-    if (filter.expiresBefore !== undefined) q = q.where('expires_at', '<', filter.expiresBefore);
-    if (filter.maxExpiresBefore !== undefined) q = q.where('max_expires_at', '<', filter.maxExpiresBefore);
-    if (filter.deadlineBefore !== undefined) q = q.where('deadline_at', '<', filter.deadlineBefore);
-    if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
-    if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
-    // rowid (SQLite) or seq (PostgreSQL) breaks ties within a millisecond: insertion order.
-    const direction = filter.newestFirst ? 'desc' : 'asc';
-    q = q.orderBy('created_at', direction).orderBy(this.#backend.insertionOrder, direction);
-    if (filter.limit !== undefined) q = q.limit(filter.limit);
-    return q.execute();
+    return this.#run('listLeases', () => leases.listLeases(this.#db, filter, this.#backend.insertionOrder));
   }
 
   countLeases(filter: { status: readonly LeaseStatus[]; owner?: string; principal?: string }): Promise<number> {
-    return this.#run('countLeases', async () => {
-      let q = this.#db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', [...filter.status]);
-      if (filter.owner !== undefined) q = q.where('owner', '=', filter.owner);
-      if (filter.principal !== undefined) q = q.where('principal', '=', filter.principal);
-      const row = await q.executeTakeFirstOrThrow();
-      return Number(row.n);
-    });
+    return this.#run('countLeases', () => leases.countLeases(this.#db, filter));
   }
 
   // ── warm pools (pools.ts: pool machines are leases held by POOL_PRINCIPAL) ────────────────
@@ -356,31 +270,19 @@ export class Store {
 
   /** Insert or update a lease's machine row (an upsert: a retry writes the same row). */
   putMachine(machine: Omit<MachineRow, 'created_at' | 'updated_at'>): Promise<MachineRow> {
-    return this.#run('putMachine', () => {
-      const now = Date.now();
-      return this.#db
-        .insertInto('machines')
-        .values({ ...machine, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.column('lease_id').doUpdateSet({ external_id: machine.external_id, node: machine.node, state: machine.state, details: machine.details, updated_at: now }))
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
+    return this.#run('putMachine', () => machines.putMachine(this.#db, machine));
   }
 
   getMachine(leaseId: string): Promise<MachineRow | undefined> {
-    return this.#run('getMachine', () => this.#db.selectFrom('machines').selectAll().where('lease_id', '=', leaseId).executeTakeFirst());
+    return this.#run('getMachine', () => machines.getMachine(this.#db, leaseId));
   }
 
   setMachineState(leaseId: string, state: MachineState): Promise<MachineRow | undefined> {
-    return this.#run('setMachineState', () => this.#db.updateTable('machines').set({ state, updated_at: Date.now() }).where('lease_id', '=', leaseId).returningAll().executeTakeFirst());
+    return this.#run('setMachineState', () => machines.setMachineState(this.#db, leaseId, state));
   }
 
   listMachines(filter: { state?: readonly MachineState[] } = {}): Promise<MachineRow[]> {
-    return this.#run('listMachines', () => {
-      let q = this.#db.selectFrom('machines').selectAll();
-      if (filter.state) q = q.where('state', 'in', [...filter.state]);
-      return q.execute();
-    });
+    return this.#run('listMachines', () => machines.listMachines(this.#db, filter));
   }
 
   // ── events ───────────────────────────────────────────────────────────────────────────────
@@ -388,18 +290,11 @@ export class Store {
   /** Append one event; its kind must be one of EVENT_KINDS (anything else throws, nothing is written). */
   async appendEvent(event: NewEvent & { actor: string }): Promise<void> {
     const token = randomUUID();
-    await this.#run('appendEvent', () => insertEvents(this.#db, event.actor, [{ ...event, token }]));
+    await this.#run('appendEvent', () => events.insertEvents(this.#db, event.actor, [{ ...event, token }]));
   }
 
   listEvents(filter: EventFilter = {}): Promise<EventRow[]> {
-    return this.#run('listEvents', () => {
-      let q = this.#db.selectFrom('events').selectAll();
-      if (filter.lease_id !== undefined) q = q.where('lease_id', '=', filter.lease_id);
-      if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
-      // A range on the text (byte-wise: SQLite's BINARY, PostgreSQL's COLLATE "C") rather than LIKE: no escaping, no case folding.
-      if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
-      return q.orderBy('id').limit(filter.limit ?? 1000).execute();
-    });
+    return this.#run('listEvents', () => events.listEvents(this.#db, filter));
   }
 
   // ── who drives a lease (control.ts: the live view's take-over, shared by every process) ──
@@ -462,12 +357,7 @@ export class Store {
    * releasing, expired), or machines not yet destroyed (a failed lease's machine included).
    */
   hasWork(): Promise<boolean> {
-    return this.#run('hasWork', async () => {
-      const lease = await this.#db.selectFrom('leases').select('id').where('status', 'in', ['provisioning', 'starting', 'ready', 'releasing', 'expired']).limit(1).executeTakeFirst();
-      if (lease) return true;
-      const machine = await this.#db.selectFrom('machines').select('lease_id').where('state', 'not in', ['destroyed', 'mismatch']).limit(1).executeTakeFirst();
-      return machine !== undefined;
-    });
+    return this.#run('hasWork', () => leases.hasWork(this.#db));
   }
 
   async close(): Promise<void> {
