@@ -13,11 +13,11 @@
  */
 import type { Adapter } from '@vmhub/core';
 import type { WindowsOptionsInput } from './options.ts';
-import { windowsAdapter } from './windows-cursortouch-adapter.ts';
+import { windowsAdapter } from './adapter.ts';
 
-export { WINDOWS_CAPABILITIES } from './windows-cursortouch-adapter.ts';
+export { WINDOWS_CAPABILITIES } from './adapter.ts';
 export { ADAPTER_VERSION } from './version.ts';
-export type { WindowsSession } from './windows-cursortouch-session.ts';
+export type { WindowsSession } from './runtime.ts';
 export { WindowsOptionsSchema, resolveOptions, type WindowsOptions, type WindowsOptionsInput } from './options.ts';
 export { parseScreenText, desktopSize, type ScreenText } from './screen-text.ts';
 export { parseWindows } from './windows-text.ts';

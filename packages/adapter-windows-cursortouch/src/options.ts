@@ -48,8 +48,3 @@ export function resolveOptions(raw: WindowsOptionsInput | Record<string, unknown
   return assertValid<WindowsOptions>(WindowsOptionsSchema, structuredClone(raw), `[vmhub] [${SOURCE}] options`, SOURCE);
 }
 
-/** The lease's options: the instance's, refined by its template's adapter_options (once, at open). */
-export function leaseOptions(instance: WindowsOptions, overrides: Record<string, unknown> | undefined): WindowsOptions {
-  if (!overrides || Object.keys(overrides).length === 0) return instance;
-  return resolveOptions({ ...instance, ...overrides });
-}

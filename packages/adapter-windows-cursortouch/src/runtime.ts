@@ -1,10 +1,11 @@
 /**
  * What every capability function gets: the lease's options, its MCP connection, and what the
  * session has learned about the machine (the latest screenshot's desktop size and origin, where
- * the pointer is, the Windows home). One per lease session (windows-cursortouch-session.ts).
+ * the pointer is, the Windows home). One per lease session (adapter.ts).
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
-import type { WindowsMcp } from './connection.ts';
+import { Facts, type KitSession } from '@vmhub/core/adapter-kit';
+import type { WindowsMcp } from './guest.ts';
 import { winError } from './errors.ts';
 import { windowsPath } from './guest-paths.ts';
 import type { WindowsOptions } from './options.ts';
@@ -21,23 +22,22 @@ export interface WinRuntime {
   origin: { x: number; y: number };
   /** Where the pointer is, in screen pixels, when known. */
   pointer?: { x: number; y: number };
-  home?: Promise<string>;
-  /** The virtual screen as PowerShell reports it (asked once, for releases whose text states no size). */
-  virtual?: Promise<{ x: number; y: number; width: number; height: number } | undefined>;
-  /** Run input actions one at a time, in call order. */
-  serial<T>(fn: () => Promise<T>): Promise<T>;
+  /** Asked once per session: the Windows home, and the virtual screen as PowerShell reports it (for releases whose text states no size). */
+  readonly facts: Facts<WinFacts>;
 }
 
+interface VirtualScreen { x: number; y: number; width: number; height: number }
+
+export interface WinFacts {
+  home: string;
+  virtual: VirtualScreen | undefined;
+}
+
+/** A lease's session: the contract's methods and the runtime verbs (windows-cursortouch-dispatch.ts) run with. */
+export type WindowsSession = KitSession<WinRuntime>;
+
 export function createRuntime(options: WindowsOptions, mcp: WindowsMcp): WinRuntime {
-  let tail: Promise<unknown> = Promise.resolve();
-  return {
-    options, mcp, origin: { x: 0, y: 0 },
-    serial<T>(fn: () => Promise<T>): Promise<T> {
-      const run = tail.then(fn, fn);
-      tail = run.catch(() => undefined);
-      return run;
-    },
-  };
+  return { options, mcp, origin: { x: 0, y: 0 }, facts: new Facts() };
 }
 
 /** A screen point as Windows-MCP's `loc`. */
@@ -56,9 +56,7 @@ export async function powershell(rt: WinRuntime, ctx: AdapterContext, script: st
 /** The desktop user's home (options.home, else asked once per session). */
 export function home(rt: WinRuntime, ctx: AdapterContext): Promise<string> {
   if (rt.options.home) return Promise.resolve(rt.options.home);
-  const asked = rt.home ??= powershell(rt, ctx, homeScript()).then((t) => markerPayload('home', t));
-  asked.catch(() => { if (rt.home === asked) rt.home = undefined; });
-  return asked;
+  return rt.facts.remember('home', async () => markerPayload('home', await powershell(rt, ctx, homeScript())));
 }
 
 /** A core (POSIX-form) guest path as a Windows path. */
@@ -93,14 +91,12 @@ export const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((re
 });
 
 /** The virtual screen from PowerShell, or undefined where the guest offers no PowerShell. */
-export function virtualScreen(rt: WinRuntime, ctx: AdapterContext): Promise<{ x: number; y: number; width: number; height: number } | undefined> {
-  const asked = rt.virtual ??= (async () => {
+export function virtualScreen(rt: WinRuntime, ctx: AdapterContext): Promise<VirtualScreen | undefined> {
+  return rt.facts.remember('virtual', async () => {
     if (!(await rt.mcp.tools(ctx)).tool('powershell')) return undefined;
     const v = JSON.parse(markerPayload('screen', await powershell(rt, ctx, screenScript()))) as Record<string, unknown>;
     const n = (k: string) => (typeof v[k] === 'number' ? (v[k] as number) : NaN);
     if (!(n('width') > 0 && n('height') > 0)) throw winError('INTERNAL', `the guest reported an unusable virtual screen: ${JSON.stringify(v)}`);
     return { x: n('x') || 0, y: n('y') || 0, width: n('width'), height: n('height') };
-  })();
-  asked.catch(() => { if (rt.virtual === asked) rt.virtual = undefined; });
-  return asked;
+  });
 }

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
-import { toolFailure } from '../src/connection.ts';
+import { toolFailure } from '../src/guest.ts';
 import { windowsPath } from '../src/guest-paths.ts';
 import { parseChords } from '../src/keys.ts';
 import { decodePng, pngSize, resampleRgb } from '../src/png.ts';

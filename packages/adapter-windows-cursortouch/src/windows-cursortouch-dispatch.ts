@@ -5,7 +5,7 @@
  */
 import { Type, type VerbSpec } from '@vmhub/core';
 import { winError } from './errors.ts';
-import type { WindowsSession } from './windows-cursortouch-session.ts';
+import type { WindowsSession } from './runtime.ts';
 
 export const windowsVerbs: Record<string, VerbSpec<WindowsSession>> = {
   windows_mcp_tools: {
