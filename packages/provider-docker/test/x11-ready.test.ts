@@ -11,24 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { machineIdentity, type MachineRef } from '@vmhub/core';
 import { freeDisplay, startXvfb } from '@vmhub/x11-client/xvfb';
+import { until } from '@vmhub/test-kit';
 import { hostProbeFor } from '../src/docker-x11-ready.ts';
 import { ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
 
 const probe = (argv: string[], socket: string) => hostProbeFor(argv, socket)!;
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('docker: readiness asked on the host over the X socket', { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-x11ready-'));
@@ -54,7 +44,7 @@ describe('docker: readiness asked on the host over the X socket', { timeout: 120
       await xvfb({ display: num });
       await woke;
       assert.ok(Date.now() - started < 30_000, 'woken by the socket, not by the 60 s timer');
-      assert.equal(await until('the display to answer', async () => ((await display.check()) === true ? true : undefined)), true);
+      assert.equal(await until(async () => ((await display.check()) === true ? true : undefined), 'the display to answer', 10_000, 50), true);
     } finally {
       display.close();
     }
@@ -76,7 +66,7 @@ describe('docker: readiness asked on the host over the X socket', { timeout: 120
       assert.ok(Date.now() - started < 30_000, 'woken by the root window\'s property change, not by the 60 s timer');
       openbox.kill('SIGKILL');
       // openbox's check window dies with it; the root's property still names it.
-      const gone = await until('the window manager to be seen gone', async () => { const r = await wm.check(); return r === true ? undefined : r; });
+      const gone = await until(async () => { const r = await wm.check(); return r === true ? undefined : r; }, 'the window manager to be seen gone', 10_000, 50);
       assert.match(String(gone), /is not running/);
     } finally {
       wm.close();
