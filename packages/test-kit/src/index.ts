@@ -4,7 +4,7 @@
  * server, the built server over HTTP. The host GuestChannel is `@vmhub/test-kit/host-channel`.
  * Private: a devDependency only, never a dependency of published code.
  */
-export { sleep, until } from './until.ts';
+export { sleep, until, untilFileHas } from './until.ts';
 export { accepts, freePort, waitPort } from './ports.ts';
 export { tempDir, type TempDir } from './temp.ts';
 export { startSshd, type TestSshd } from './sshd.ts';

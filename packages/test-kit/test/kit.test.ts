@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { accepts, freePort, startHttpServer, tempDir, until, waitPort } from '../src/index.ts';
+import { accepts, freePort, startHttpServer, tempDir, until, untilFileHas, waitPort } from '../src/index.ts';
 import { createHostChannel } from '../src/host-channel.ts';
 
 describe('until', () => {
@@ -16,6 +16,16 @@ describe('until', () => {
     const t0 = Date.now();
     await assert.rejects(until(async () => undefined, 'the moon', 200, 20), /timed out after 200 ms waiting for the moon/);
     assert.ok(Date.now() - t0 >= 200);
+  });
+});
+
+describe('untilFileHas', () => {
+  it('returns the content once the text is there, or throws with the tail', async () => {
+    using dir = tempDir();
+    const file = join(dir.path, 'serial.log');
+    setTimeout(() => writeFileSync(file, 'booting\nlogin: '), 100);
+    assert.equal(await untilFileHas(file, 'login:', 2000, 20), 'booting\nlogin: ');
+    await assert.rejects(untilFileHas(file, 'never', 100, 20), /serial\.log never showed "never" in 100 ms; its tail: booting\nlogin: /);
   });
 });
 
