@@ -19,6 +19,7 @@ import sharp from 'sharp';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { installClient, inspector, inspectorCall, sdkSession, type ServerCommand } from './clients.ts';
 import { connectOver, waitReady, type Session } from './harness.ts';
+import { packedClosure, type Packed } from './packed.ts';
 
 const runFile = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -30,7 +31,6 @@ const configFile = join(work, 'config.json');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const require = createRequire(import.meta.url);
 
-interface Packed { name: string; version: string; tarball: string; size: number; budget: number | null; manifest: any; problems: string[] }
 interface Ran { code: number; stdout: string; stderr: string }
 
 let packedList: Packed[] = [];
@@ -119,20 +119,6 @@ function satisfies(version: string, range: string): boolean {
   }));
 }
 
-/** The server and every @vmhub package it depends on, as npm would fetch them from the registry. */
-function serverClosure(list: Packed[]): Packed[] {
-  const byName = new Map(list.map((p) => [p.name, p]));
-  const want = new Set<string>();
-  const visit = (name: string) => {
-    const p = byName.get(name);
-    if (!p || want.has(name)) return;
-    want.add(name);
-    for (const dep of Object.keys({ ...p.manifest.dependencies, ...p.manifest.optionalDependencies, ...p.manifest.peerDependencies })) visit(dep);
-  };
-  visit('@vmhub/server');
-  return list.filter((p) => want.has(p.name));
-}
-
 /** The installed bin, started the way an MCP client application starts `npx @vmhub/server`. */
 async function connectInstalled(): Promise<Session & { reaperPids(): number[] }> {
   const transport = new StdioClientTransport({
@@ -177,7 +163,7 @@ before(async () => {
   packedList = JSON.parse(readFileSync(join(packs, 'packed.json'), 'utf8')) as Packed[];
   for (const d of [app, join(work, 'home'), join(work, 'state')]) mkdirSync(d, { recursive: true });
   writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'vmhub-installed-check', private: true }, null, 2)}\n`);
-  await npmInstall(serverClosure(packedList).map((p) => p.tarball));
+  await npmInstall(packedClosure(packedList, '@vmhub/server').map((p) => p.tarball));
   // The desktop golden's own template, served by the template adapter once it is installed.
   const docker = await import(pathToFileURL(join(app, 'node_modules/@vmhub/provider-docker/dist/index.js')).href);
   const templates = [{ ...docker.debianX11Template, id: 'debian-x11-example', adapter: 'example' }];

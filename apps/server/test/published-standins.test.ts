@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { packedClosure, type Packed } from './packed.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -50,7 +51,7 @@ describe('published packages name no stand-in and no private package', () => {
 describe('installed from the tarballs: @vmhub/reaper and each provider bring no stand-in and no MCP SDK', () => {
   const work = mkdtempSync(join(tmpdir(), 'vmhub-published-standins-'));
   const packs = join(work, 'packs');
-  let packed: { name: string; tarball: string; manifest: Manifest }[] = [];
+  let packed: Packed[] = [];
   after(() => rmSync(work, { recursive: true, force: true }));
 
   before(async () => {
@@ -59,20 +60,6 @@ describe('installed from the tarballs: @vmhub/reaper and each provider bring no 
     });
     packed = JSON.parse(readFileSync(join(packs, 'packed.json'), 'utf8'));
   }, { timeout: 10 * 60_000 });
-
-  /** The package and every published @vmhub package it reaches (dependencies, optional, peer): what the registry would serve. */
-  const closure = (name: string): string[] => {
-    const byName = new Map(packed.map((p) => [p.name, p]));
-    const want = new Set<string>();
-    const visit = (n: string) => {
-      const p = byName.get(n);
-      if (!p || want.has(n)) return;
-      want.add(n);
-      for (const field of RUNTIME_FIELDS) for (const dep of Object.keys(p.manifest[field] ?? {})) visit(dep);
-    };
-    visit(name);
-    return [...want].map((n) => byName.get(n)!.tarball);
-  };
 
   /** Every package under node_modules (nested ones too), by name. */
   const installed = (dir: string): string[] => {
@@ -107,7 +94,7 @@ describe('installed from the tarballs: @vmhub/reaper and each provider bring no 
 
   for (const name of ['@vmhub/reaper', '@vmhub/provider-docker', '@vmhub/provider-qemu', '@vmhub/provider-proxmox', '@vmhub/provider-adb-pool']) {
     it(`${name}: nothing named *standin*, no private package, no ${MCP_SDK}`, { timeout: 5 * 60_000 }, async () => {
-      const tarballs = closure(name);
+      const tarballs = packedClosure(packed, name).map((p) => p.tarball);
       assert.ok(tarballs.length > 0, `${name} was packed`);
       const names = installed(await install(name, tarballs));
       assert.ok(names.includes(name), `${name} installed (${names.length} packages)`);
