@@ -8,7 +8,7 @@
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
 import { macError } from './errors.ts';
-import type { KeyRef, Modifier } from './macos-keymap.ts';
+import type { KeyRef, Modifier } from './keys.ts';
 import type { MacosRuntime, Size } from './runtime.ts';
 
 const lines = (...l: string[]) => l.flatMap((s) => ['-e', s]);

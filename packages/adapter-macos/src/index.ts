@@ -12,13 +12,13 @@
  *   await session.dispose();
  */
 import type { Adapter } from '@vmhub/core';
-import { macosAdapter } from './macos-adapter.ts';
+import { macosAdapter } from './adapter.ts';
 import type { MacosOptionsInput } from './options.ts';
 
-export { ADAPTER_VERSION, MACOS_CAPABILITIES } from './macos-adapter.ts';
-export type { MacosSession } from './macos-session.ts';
+export { ADAPTER_VERSION, MACOS_CAPABILITIES } from './adapter.ts';
+export type { MacosSession } from './adapter.ts';
 export { MacosOptionsSchema, resolveOptions, type MacosOptions, type MacosOptionsInput } from './options.ts';
-export { parseChords, charKeysym, COMMAND_KEYSYMS, type KeyRef } from './macos-keymap.ts';
+export { parseChords, charKeysym, COMMAND_KEYSYMS, type KeyRef } from './keys.ts';
 export { quote, remoteCommand } from './ssh-exec.ts';
 
 /** Make an adapter instance. Does no I/O: connections open per lease, on first use. */

@@ -14,6 +14,6 @@ export async function exec(rt: MacosRuntime, ctx: AdapterContext, input: { argv:
     path: rt.options.tool_path,
     timeoutMs: input.timeout_ms,
     maxOutputBytes: input.max_output_bytes,
-    signal: rt.bound(ctx).signal,
+    signal: ctx.signal,
   }));
 }

@@ -1,12 +1,12 @@
 /**
- * Key chords ("cmd+shift+t Return"): names checked first (macos-keymap.ts), then each chord's keys
+ * Key chords ("cmd+shift+t Return"): names checked first (keys.ts), then each chord's keys
  * pressed in order and released in reverse over RFB; System Events `key code … using {…}` with
  * vnc: "none".
  */
 import type { AdapterContext } from '@vmhub/core';
 import { throwIfCancelled } from './errors.ts';
 import { osaKey } from './in-guest.ts';
-import { charKeysym, COMMAND_KEYSYMS, parseChords, withShift, type KeyRef } from './macos-keymap.ts';
+import { charKeysym, COMMAND_KEYSYMS, parseChords, withShift, type KeyRef } from './keys.ts';
 import type { MacosRuntime } from './runtime.ts';
 import { checkSignal, holding, sleep, withRfb } from './vnc-input.ts';
 

@@ -8,7 +8,7 @@
 import type { AdapterContext } from '@vmhub/core';
 import { macError, throwIfCancelled } from './errors.ts';
 import { osaType } from './in-guest.ts';
-import { charKeysym, SHIFT_L, shiftOf, untypeable } from './macos-keymap.ts';
+import { charKeysym, SHIFT_L, shiftOf, untypeable } from './keys.ts';
 import type { MacosRuntime } from './runtime.ts';
 import { checkSignal, holding, sleep, withRfb } from './vnc-input.ts';
 

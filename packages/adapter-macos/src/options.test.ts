@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
-import { leaseOptions, resolveOptions, sshAuth, vncAuth } from './options.ts';
+import { mergeOptions } from '@vmhub/core/adapter-kit';
+import { MacosOptionsSchema, resolveOptions, sshAuth, vncAuth } from './options.ts';
 
 const code = (c: string) => (e: unknown) => VmhubError.is(e) && e.code === c;
 
@@ -19,8 +20,10 @@ describe('macos: options', () => {
   });
 
   it('the template refines the instance once per session', () => {
+    // What the adapter kit does at open(): merge, validate, then the adapter's own rules (resolveOptions).
+    const leaseOptions = (instance: typeof base, overrides: Record<string, unknown> | undefined) => resolveOptions(mergeOptions(MacosOptionsSchema, instance, overrides, 'adapter-macos'));
     const base = resolveOptions({ ssh_user: 'lume' });
-    assert.equal(leaseOptions(base, undefined), base);
+    assert.equal(mergeOptions(MacosOptionsSchema, base, undefined, 'adapter-macos'), base);
     assert.deepEqual([leaseOptions(base, { ssh_port: 2222 }).ssh_port, leaseOptions(base, { ssh_port: 2222 }).ssh_user], [2222, 'lume']);
   });
 

@@ -82,12 +82,6 @@ export function resolveOptions(raw: MacosOptionsInput | Record<string, unknown> 
   return opts;
 }
 
-/** The instance's options refined by the template's adapter_options, once per session. */
-export function leaseOptions(instance: MacosOptions, overrides: Record<string, unknown> | undefined): MacosOptions {
-  if (!overrides || Object.keys(overrides).length === 0) return instance;
-  return resolveOptions({ ...instance, ...overrides });
-}
-
 export interface SshAuth {
   privateKey?: string;
   password?: string;

@@ -1,7 +1,8 @@
 /**
  * What every capability function gets: the lease's options, its SSH link and VNC link (both
- * opened lazily, closed in dispose), what the session learned (the screen size the in-guest path
- * measured), and the queue that runs input actions one at a time. One per lease session.
+ * opened lazily, closed in dispose), and what the session learned (the screen size the in-guest
+ * path measured). One per lease session (adapter.ts); the adapter kit queues its input actions and
+ * aborts every call's signal when the session ends.
  */
 import type { AdapterContext, ExecResult, LeaseContext } from '@vmhub/core';
 import { run, type RunOptions } from './guest.ts';
@@ -19,9 +20,6 @@ export class MacosRuntime {
   readonly vnc: VncLink;
   /** The screen in pixels as the in-guest path last saw it (vnc: "none"). */
   screen?: Size;
-  #input: Promise<unknown> = Promise.resolve();
-  /** Aborted by dispose(): every guest command still running is killed in the guest. */
-  readonly #ending = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
 
   constructor(options: MacosOptions, lease: LeaseContext) {
@@ -37,12 +35,7 @@ export class MacosRuntime {
 
   /** One of the adapter's own guest commands over SSH (in-guest tools, tar). */
   run(ctx: AdapterContext, argv: string[], o?: RunOptions): Promise<ExecResult> {
-    return this.track(run(this.ssh, this.options, this.bound(ctx), argv, o));
-  }
-
-  /** The call's context with a signal that also aborts when the session ends. */
-  bound(ctx: AdapterContext): AdapterContext {
-    return { ...ctx, signal: AbortSignal.any([ctx.signal, this.#ending.signal]) };
+    return this.track(run(this.ssh, this.options, ctx, argv, o));
   }
 
   /** A guest command the session waits for (bounded) at dispose, after aborting it. */
@@ -53,20 +46,12 @@ export class MacosRuntime {
     return p;
   }
 
-  /** Input actions run one at a time, in call order: two vm_type calls must not interleave. */
-  serial<R>(fn: () => Promise<R>): Promise<R> {
-    const next = this.#input.then(fn, fn);
-    this.#input = next.catch(() => undefined);
-    return next;
-  }
-
   /**
-   * End of the session: commands still running are aborted — which kills them in the guest over
-   * the still-open SSH connection (ssh-exec.ts) — and waited for at most DISPOSE_WAIT_MS, then the
-   * RFB client and the SSH connection are closed.
+   * End of the session, after the kit aborted every call's signal — which kills commands still
+   * running in the guest over the still-open SSH connection (ssh-exec.ts): they are waited for at
+   * most DISPOSE_WAIT_MS, then the RFB client and the SSH connection are closed.
    */
   async close(): Promise<void> {
-    this.#ending.abort();
     if (this.#running.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...this.#running]), new Promise((r) => { timer = setTimeout(r, DISPOSE_WAIT_MS); })]);

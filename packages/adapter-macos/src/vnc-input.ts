@@ -8,7 +8,7 @@
 import type { AdapterContext } from '@vmhub/core';
 import type { RfbClient } from '@vmhub/rfb';
 import { cancelled } from './errors.ts';
-import { COMMAND_KEYSYMS, SHIFT_L, type Modifier } from './macos-keymap.ts';
+import { COMMAND_KEYSYMS, SHIFT_L, type Modifier } from './keys.ts';
 import type { MacosRuntime } from './runtime.ts';
 
 export async function withRfb<R>(rt: MacosRuntime, fn: (rfb: RfbClient) => Promise<R>): Promise<R> {

@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type ConsoleHandle, type OpenSession } from '@vmhub/core';
 import macos, { resolveOptions } from '../src/index.ts';
-import { openMacosSession } from '../src/macos-session.ts';
+import { MacosRuntime } from '../src/runtime.ts';
 import { ARD_PASSWORD, ARD_USER, startArd } from './ard.ts';
 import { callContext, leaseContext, type TestLease } from './context.ts';
 import { startDesktop, until, type Desktop } from './desktop.ts';
@@ -132,12 +132,13 @@ describe('macos: VNC through the ARD stand-in (RFB 003.889, security type 30)', 
 
   it('the handshake really is Apple\'s: protocol 3.889, security ARD', async () => {
     const lease = leaseContext({ 5900: ard.port }, { vnc_username: ARD_USER, vnc_password: ARD_PASSWORD });
-    const session = openMacosSession(resolveOptions({}), lease);
+    // The session's runtime, as the adapter kit makes it at open() (instance options refined by the template's).
+    const rt = new MacosRuntime(resolveOptions({ ...lease.template.adapter_options }), lease);
     try {
-      const rfb = await session.runtime.vnc.client();
+      const rfb = await rt.vnc.client();
       assert.deepEqual([rfb.protocol, rfb.security, rfb.width, rfb.height], ['3.889', 'ard', 1024, 768]);
     } finally {
-      await session.dispose();
+      await rt.close();
       await lease.close();
     }
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
-import { charKeysym, COMMAND_KEYSYMS, parseChords, shiftOf, untypeable, withShift } from './macos-keymap.ts';
+import { charKeysym, COMMAND_KEYSYMS, parseChords, shiftOf, untypeable, withShift } from './keys.ts';
 import { keysymsOf } from './macos-key.ts';
 
 const SUPER = COMMAND_KEYSYMS.Super_L;
