@@ -11,22 +11,13 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import type { ConsoleHandle, GuestChannel, LeaseContext } from '@vmhub/core';
 import { runAdapterConformance } from '@vmhub/conformance';
+import { untilFileHas } from '@vmhub/test-kit';
 import qemuPlugin, { buildGolden, tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
 import consolePlugin from '../src/index.ts';
 
 const root = await mkdtemp(join(tmpdir(), 'vmhub-console-conf-'));
 after(() => rm(root, { recursive: true, force: true }));
 await buildGolden('tiny-console-agent', { dir: join(root, 'golden') });
-
-async function waitFor(file: string, text: string, ms: number): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const log = await readFile(file, 'latin1').catch(() => '');
-    if (log.includes(text)) return log;
-    if (Date.now() > end) throw new Error(`serial log never showed ${text}: ${log.slice(-300)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 runAdapterConformance({
   plugin: consolePlugin,
@@ -56,7 +47,7 @@ runAdapterConformance({
     } finally {
       await setup.dispose();
     }
-    await waitFor(serial, `${start}\r\n`, 20_000);
+    await untilFileHas(serial, `${start}\r\n`, 20_000);
     return {
       context,
       effects: {

@@ -43,16 +43,6 @@ export async function sleeper(): Promise<ChildProcess> {
   return child;
 }
 
-export async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined | false>): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 export function p50(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)]!;

@@ -18,7 +18,8 @@ import { execa } from 'execa';
 import type { ConsoleHandle, MachineRef, Provider, TemplateConfig } from '@vmhub/core';
 import plugin, { buildGolden, tinyConsoleAgentTemplate } from '../src/index.ts';
 import { isAlive, procInfo } from '../src/proc.ts';
-import { testContext, testPrefix, tinyConsoleSetup, until } from './helpers.ts';
+import { until, untilFileHas } from '@vmhub/test-kit';
+import { testContext, testPrefix, tinyConsoleSetup } from './helpers.ts';
 
 const SAVED = '.saved-states';
 
@@ -160,7 +161,7 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
       const marker = `vmhub-typed-${randomBytes(4).toString('hex')}`;
       await typeKeys(con, `echo ${marker} > /dev/ttyS0\n`);
       const serial = join(stateDir, third.m.identity, 'serial.log');
-      await until(`${marker} in the serial log`, 30_000, async () => (await readFile(serial, 'latin1')).includes(marker));
+      await untilFileHas(serial, marker, 30_000);
       assert.ok(!(await readFile(serial, 'latin1')).includes('VMHUB-TINY-CONSOLE-READY'), 'the marker came before the save: this serial log starts at the restore');
     } finally { await con.close(); }
   });
@@ -233,17 +234,17 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
       await p.create({ lease_id: 'killed', identity: ${JSON.stringify(`${prefix}killed`)}, template: ${JSON.stringify(console_)}, signal: AbortSignal.timeout(240_000) });
     `;
     const child = execa(process.execPath, ['--input-type=module', '-e', script], { reject: false });
-    const maker = await until('the saved-state maker qemu', 120_000, async () => {
+    const maker = await until(async () => {
       const { stdout } = await execa('pgrep', ['-f', '--', 'vmhub[.]saved-state[.]'], { reject: false });
       for (const pid of stdout.split('\n').filter(Boolean).map(Number)) {
         const info = await procInfo(pid);
         if (isAlive(info) && info.argv.some((a) => a.includes(dir)) && info.argv[0]!.startsWith('qemu-system')) return pid;
       }
       return undefined;
-    });
+    }, 'the saved-state maker qemu', 120_000);
     child.kill('SIGKILL');
     await child;
-    await until('the maker qemu to exit with its process', 10_000, async () => !isAlive(await procInfo(maker)));
+    await until(async () => !isAlive(await procInfo(maker)), 'the maker qemu to exit with its process', 10_000);
     assert.ok(!isAlive(await procInfo(maker)));
 
     // The dead maker left its lock and work directory: the next creator (another process's lock,

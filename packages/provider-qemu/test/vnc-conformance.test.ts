@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { defineAdapter, readPackageVersion, Type, VmhubError, type AdapterSession, type ConsoleHandle, type LeaseContext } from '@vmhub/core';
 import { runAdapterConformance } from '@vmhub/conformance';
+import { untilFileHas } from '@vmhub/test-kit';
 import { connectRfb, parseCombo, RfbError, type RfbClient } from '@vmhub/rfb';
 import qemuPlugin, { buildTinyConsoleGolden, tinyConsoleTemplate } from '../src/index.ts';
 
@@ -82,16 +83,6 @@ const vncFixture = defineAdapter({
   create: () => ({ open: (lease) => openVncSession(lease) }),
 });
 
-async function waitFor(file: string, text: string, ms: number): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const log = await readFile(file, 'latin1').catch(() => '');
-    if (log.includes(text)) return log;
-    if (Date.now() > end) throw new Error(`serial log never showed ${text}: ${log.slice(-300)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
 runAdapterConformance({
   plugin: vncFixture,
   timeoutMs: 120_000,
@@ -119,7 +110,7 @@ runAdapterConformance({
       await setup.typeText(`echo ${start} > /dev/ttyS0; stty raw -echo; cat > /dev/ttyS0\n`);
       await setup.sync();
       await setup.close();
-      await waitFor(serial, `${start}\r\n`, 30_000);
+      await untilFileHas(serial, `${start}\r\n`, 30_000);
     } catch (err) {
       await (await con?.catch(() => undefined))?.close();
       await provider.destroy(machine); // a failed setup has no dispose() to stop the machine

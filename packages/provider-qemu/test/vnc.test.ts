@@ -20,7 +20,8 @@ import plugin, { QmpClient } from '../src/index.ts';
 import { qemuArgv } from '../src/qemu-argv.ts';
 import { templateOptions } from '../src/options.ts';
 import { vncOpener } from '../src/qemu-vnc.ts';
-import { testContext, testPrefix, tinyConsoleSetup, until } from './helpers.ts';
+import { until, untilFileHas } from '@vmhub/test-kit';
+import { testContext, testPrefix, tinyConsoleSetup } from './helpers.ts';
 
 const rand = () => randomUUID().slice(0, 8).toUpperCase();
 
@@ -44,13 +45,7 @@ describe('qemu: VNC console through @vmhub/rfb', { timeout: 400_000 }, () => {
   let serialPath: string;
   const clients: RfbClient[] = [];
 
-  const waitSerial = async (text: string) => {
-    try {
-      await until(`serial log to show ${text}`, 30_000, async () => (await readFile(serialPath, 'latin1')).includes(text));
-    } catch (err) {
-      throw new Error(`${(err as Error).message}; tail: ${JSON.stringify((await readFile(serialPath, 'latin1')).slice(-300))}`);
-    }
-  };
+  const waitSerial = (text: string) => untilFileHas(serialPath, text, 30_000);
   const vncClients = async () => ((await con.execute('query-vnc')) as { clients: unknown[] }).clients.length;
   const screendumpPpm = async () => {
     const file = join(root, 'state', identity, `vnc-test-${rand()}.ppm`);
@@ -140,7 +135,7 @@ describe('qemu: VNC console through @vmhub/rfb', { timeout: 400_000 }, () => {
   test('qemu: closed RFB clients leave QEMU\'s client list (no leaked streams)', async () => {
     assert.equal(await vncClients(), clients.length);
     for (const c of clients.splice(0)) await c.close();
-    await until('QEMU to drop the VNC clients', 10_000, async () => (await vncClients()) === 0);
+    await until(async () => (await vncClients()) === 0, 'QEMU to drop the VNC clients', 10_000);
   });
 });
 
@@ -151,7 +146,7 @@ describe('qemu: VNC without a password', { timeout: 60_000 }, () => {
     const child = spawn('qemu-system-x86_64', [...argv, '-S'], { stdio: 'ignore' }); // paused: no guest needed for the VGA framebuffer
     let qmp: QmpClient | undefined;
     try {
-      await until('qemu sockets', 20_000, async () => existsSync(join(dir, 'vnc.sock')) && existsSync(join(dir, 'console.sock')));
+      await until(async () => existsSync(join(dir, 'vnc.sock')) && existsSync(join(dir, 'console.sock')), 'qemu sockets', 20_000);
       qmp = await QmpClient.connect(join(dir, 'console.sock'), { protocol: 'qmp', timeoutMs: 10_000, label: 'vnc-none' });
       const open = vncOpener(dir, 'vnc-none', (cmd, args) => qmp!.execute(cmd, args, 10_000));
       const { socket, password } = await open();
