@@ -1,9 +1,9 @@
 /** click: move the tablet, hold modifiers, press/release the button `count` times, release modifiers. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
-import { buttonEvent, modifierEvents, moveEvents } from './console-input.ts';
+import { buttonEvent, modifierEvents, moveEvents } from './input.ts';
 import { screenSize } from './console-screen-size.ts';
-import type { ConsoleState } from './console-session.ts';
+import type { ConsoleState } from './runtime.ts';
 
 const MOD_QCODE: Record<Modifier, string> = { ctrl: 'ctrl', shift: 'shift', alt: 'alt', super: 'meta_l' };
 

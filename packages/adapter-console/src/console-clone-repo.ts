@@ -5,8 +5,8 @@
  */
 import type { Readable } from 'node:stream';
 import { VmhubError, type AdapterContext } from '@vmhub/core';
-import { cancelled, throwIfCancelled } from './cancel.ts';
-import type { ConsoleState } from './console-session.ts';
+import { cancelled, throwIfCancelled } from './errors.ts';
+import type { ConsoleState } from './runtime.ts';
 import { guestChannel, SOURCE } from './guest.ts';
 
 async function collect(stream: Readable, cap: number, signal: AbortSignal): Promise<Buffer> {

@@ -4,10 +4,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, MouseButton, Point } from '@vmhub/core';
-import { cancelled } from './cancel.ts';
-import { buttonEvent, moveEvents } from './console-input.ts';
+import { cancelled } from './errors.ts';
+import { buttonEvent, moveEvents } from './input.ts';
 import { screenSize } from './console-screen-size.ts';
-import type { ConsoleState } from './console-session.ts';
+import type { ConsoleState } from './runtime.ts';
 
 /** `from` and `to` are in screen pixels inside the screen (core checked). */
 export async function drag(s: ConsoleState, ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void> {

@@ -1,6 +1,6 @@
 /** get_file through the guest channel; the channel enforces max_bytes and NOT_FOUND. `path` is absolute and normalised (core resolved it). */
 import type { AdapterContext } from '@vmhub/core';
-import { throwIfCancelled } from './cancel.ts';
+import { throwIfCancelled } from './errors.ts';
 import { guestChannel } from './guest.ts';
 
 export async function getFile(ctx: AdapterContext, input: { path: string; max_bytes: number }): Promise<Buffer> {

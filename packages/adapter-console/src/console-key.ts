@@ -1,8 +1,8 @@
 /** key: chords like `ctrl+alt+Delete`, several separated by spaces; all parsed before any is sent. */
 import type { AdapterContext } from '@vmhub/core';
-import { sendStrokes } from './console-input.ts';
-import { parseKeys } from './console-keymap.ts';
-import type { ConsoleState } from './console-session.ts';
+import { sendStrokes } from './input.ts';
+import { parseKeys } from './keys.ts';
+import type { ConsoleState } from './runtime.ts';
 
 export async function key(s: ConsoleState, ctx: AdapterContext, input: { keys: string }): Promise<void> {
   const strokes = parseKeys(input.keys);

@@ -1,6 +1,6 @@
 /** put_file through the guest channel (the QEMU guest agent). `path` is absolute and normalised (core resolved it). */
 import type { AdapterContext } from '@vmhub/core';
-import { throwIfCancelled } from './cancel.ts';
+import { throwIfCancelled } from './errors.ts';
 import { guestChannel } from './guest.ts';
 
 export async function putFile(ctx: AdapterContext, input: { path: string; data: Buffer; mode?: number }): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import { screenshot } from './console-screenshot.ts';
-import type { ConsoleState, Screen } from './console-session.ts';
+import type { ConsoleState, Screen } from './runtime.ts';
 
 export async function screenSize(s: ConsoleState, ctx: AdapterContext): Promise<Screen> {
   if (s.screen) return s.screen;

@@ -3,7 +3,7 @@
  * Its size is remembered on the session: the pointer is scaled to the screen the lease last saw.
  */
 import type { AdapterContext, RawScreen } from '@vmhub/core';
-import type { ConsoleState } from './console-session.ts';
+import type { ConsoleState } from './runtime.ts';
 
 export async function screenshot(s: ConsoleState, ctx: AdapterContext): Promise<RawScreen> {
   const raw = await (await ctx.console()).screendump();

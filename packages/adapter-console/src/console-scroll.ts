@@ -4,10 +4,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdapterContext, Point } from '@vmhub/core';
-import { cancelled } from './cancel.ts';
-import { buttonEvent, moveEvents } from './console-input.ts';
+import { cancelled } from './errors.ts';
+import { buttonEvent, moveEvents } from './input.ts';
 import { screenSize } from './console-screen-size.ts';
-import type { ConsoleState } from './console-session.ts';
+import type { ConsoleState } from './runtime.ts';
 
 const WHEEL = { up: 'wheel-up', down: 'wheel-down', left: 'wheel-left', right: 'wheel-right' } as const;
 

@@ -4,9 +4,10 @@
  * via QMP input-send-event, and files/exec/clone through the provider's GuestChannel (the QEMU
  * guest agent) where the template has one. Works in boot menus, installers and broken guests.
  */
-import { consoleAdapter } from './console-adapter.ts';
+import { consoleAdapter } from './adapter.ts';
 
 export default consoleAdapter;
-export { VERSION } from './console-adapter.ts';
-export { openConsoleSession, type ConsoleSession } from './console-session.ts';
+export { VERSION } from './adapter.ts';
+export { openConsoleSession } from './adapter.ts';
+export type { ConsoleSession } from './runtime.ts';
 export { ConsoleAdapterOptionsSchema, type ConsoleAdapterOptions } from './options.ts';

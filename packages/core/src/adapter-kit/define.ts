@@ -92,14 +92,19 @@ export function defineAdapter<O = Record<string, never>, I = O, R = unknown>(spe
         open(lease) {
           const overrides = lease.template.adapter_options;
           const options = overrides && Object.keys(overrides).length > 0 ? complete(mergeOptions(spec.options, validated as O & object, overrides, source)) : instance;
-          return openKitSession(spec, options, lease);
+          return openSession(spec, options, lease);
         },
       };
     },
   });
 }
 
-function openKitSession<O, I, R>(spec: KitAdapterSpec<O, I, R>, options: I, lease: LeaseContext): KitSession<R> {
+/**
+ * The session the kit makes for one lease, before core wraps it: for an adapter's own tests (see
+ * its runtime, call a method core would refuse) and for an adapter that exported its session
+ * factory before it moved onto the kit. `options` are complete (after `complete`).
+ */
+export function openSession<O, I, R>(spec: KitAdapterSpec<O, I, R>, options: I, lease: LeaseContext): KitSession<R> {
   const ending = new AbortController();
   const rt = spec.runtime(options, lease, { ended: ending.signal });
   const queue = new InputQueue();

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { VmhubError, type AdapterContext, type ConsoleHandle, type OpenSession } from '@vmhub/core';
 import { connectRouter, expectError } from '@vmhub/conformance';
 import plugin from './index.ts';
-import { sendStrokes, toAbs } from './console-input.ts';
-import { openConsoleSession } from './console-session.ts';
+import { sendStrokes, toAbs } from './input.ts';
+import { openConsoleSession } from './adapter.ts';
 import type { ConsoleAdapterOptions } from './options.ts';
 
 function fakeTarget(width: number, height: number, signal: AbortSignal = new AbortController().signal): { ctx: AdapterContext; events: any[]; shots: () => number } {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { VmhubError } from '@vmhub/core';
-import { charStroke, parseKeys, textStrokes } from './console-keymap.ts';
+import { charStroke, parseKeys, textStrokes } from './keys.ts';
 
 test('console: keymap covers printable ASCII on a US layout', () => {
   for (let c = 0x20; c < 0x7f; c++) assert.ok(charStroke(String.fromCharCode(c)), `0x${c.toString(16)}`);

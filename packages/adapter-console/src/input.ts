@@ -7,9 +7,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConsoleHandle, Point } from '@vmhub/core';
-import { cancelled } from './cancel.ts';
-import type { KeyStroke } from './console-keymap.ts';
-import type { Screen } from './console-session.ts';
+import { cancelled } from './errors.ts';
+import type { KeyStroke } from './keys.ts';
+import type { Screen } from './runtime.ts';
 
 const ABS_MAX = 32767;
 
