@@ -78,8 +78,11 @@ describe('secrets in tool arguments (recordings, HTML export, audit, log, store)
     ['vm_exec', { command: ['env', `GITHUB_TOKEN=${S(11)}`, 'tool', '--password', S(12)] }],
     ['vm_type', { text: `curl -H "Authorization: Bearer ${S(13)}" https://api.example/` }],
     ['vm_batch', { actions: [{ action: 'type', text: `https://x:${S(14)}@h/` }, { action: 'key', keys: 'Return' }] }],
+    // The published forms (issue 28.2): args as JSON object text, the command inside run.
+    ['vm_dispatch', { verb: 'echo', args: JSON.stringify({ api_key: S(15) }) }],
+    ['vm_exec', { run: { shell: `echo password=${S(16)}` }, timeout_seconds: 10 }],
   ];
-  const markers = Array.from({ length: 14 }, (_, i) => S(i + 1));
+  const markers = Array.from({ length: 16 }, (_, i) => S(i + 1));
   let results: any[] = [];
 
   it('every call is answered, and no error message quotes a credential back', async () => {
