@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { until } from '@vmhub/test-kit';
 import { BIN, connect, errorCode, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -34,16 +35,6 @@ async function appState(): Promise<any> {
   const r = await s.call('vm_exec', { lease_id: lease, command: ['cat', STATE] });
   assert.equal(r.structuredContent?.exit_code, 0, JSON.stringify(r.structuredContent));
   return JSON.parse(r.structuredContent.stdout);
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  let v = await read();
-  while (!ok(v) && Date.now() < end) {
-    await sleep(200);
-    v = await read();
-  }
-  return v;
 }
 
 const imageHash = (r: any) => createHash('sha256').update(r.content.find((c: any) => c.type === 'image').data).digest('hex');
@@ -94,7 +85,7 @@ describe('android: an agent drives the Android stand-in over real adb', { timeou
     const before = await s.call('vm_screenshot', { lease_id: lease, region: BUTTON.region, format: 'png' });
     const click = await s.call('vm_click', { lease_id: lease, x: BUTTON.x, y: BUTTON.y, coordinate_space: 'screen' });
     assert.equal(click.isError, undefined, JSON.stringify(click.structuredContent));
-    const state = await until(appState, (v) => v.taps === 1);
+    const state = await until(async () => { const v = await appState(); return v.taps === 1 && v; }, 'the app to count one tap', 8000, 200);
     assert.equal(state.taps, 1);
     assert.equal(state.button_text, 'Tapped 1');
     const afterShot = await s.call('vm_screenshot', { lease_id: lease, region: BUTTON.region, format: 'png' });
@@ -106,7 +97,7 @@ describe('android: an agent drives the Android stand-in over real adb', { timeou
     await s.call('vm_click', { lease_id: lease, x: FIELD.x, y: FIELD.y, coordinate_space: 'screen' });
     const typed = await s.call('vm_type', { lease_id: lease, text });
     assert.equal(typed.isError, undefined, JSON.stringify(typed.structuredContent));
-    const state = await until(appState, (v) => v.text === text);
+    const state = await until(async () => { const v = await appState(); return v.text === text && v; }, 'the typed text in the app\'s field', 8000, 200);
     assert.equal(state.text, text);
     assert.equal(state.focus, 'input');
   });

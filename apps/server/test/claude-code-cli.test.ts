@@ -4,14 +4,14 @@
 // Client Registration rejected (HTTP 404)"), with a wrong token, with the token, and over stdio
 // from this checkout. No model key is needed: `mcp list` only connects.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { BIN, sandbox } from './harness.ts';
+import { BIN, sandbox, startHttp, type HttpServer } from './harness.ts';
 import { npmTool } from './npm-tool.ts';
 
 const runFile = promisify(execFile);
@@ -20,10 +20,10 @@ const TOKEN = `cc-${Date.now().toString(36)}-token`;
 const tool = await npmTool('@anthropic-ai/claude-code');
 const box = sandbox();
 const homes: string[] = [];
-let server: ChildProcess | undefined;
+let server: HttpServer | undefined;
 let url = '';
 
-after(() => { server?.kill(); box.cleanup(); for (const h of homes) rmSync(h, { recursive: true, force: true }); });
+after(async () => { await server?.stop(); box.cleanup(); for (const h of homes) rmSync(h, { recursive: true, force: true }); });
 
 /** A fresh HOME; `claude` and this Node first on PATH; no traffic but to the server. */
 function home(): NodeJS.ProcessEnv {
@@ -51,12 +51,8 @@ async function listed(env: NodeJS.ProcessEnv): Promise<string> {
 
 describe('Claude Code CLI: claude mcp list against the built server', { skip: tool.skip }, () => {
   before(async () => {
-    server = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'pipe'] });
-    url = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      server!.stderr!.on('data', (d) => { err += d; const m = /at (http:\/\/\S+\/mcp)/.exec(err); if (m) resolve(m[1]!); });
-      server!.on('exit', () => reject(new Error(`server did not start: ${err}`)));
-    });
+    server = await startHttp(box, { HOME: box.dir, VMHUB_HTTP_TOKEN: TOKEN });
+    url = server.url;
   });
 
   it('over HTTP without a token: "missing bearer token" and the header to add, no 404', async () => {

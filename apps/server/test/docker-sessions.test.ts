@@ -13,11 +13,11 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { debianX11Template } from '@vmhub/provider-docker';
 import { Store } from '@vmhub/store';
+import { until } from '@vmhub/test-kit';
 import { connect, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-dsess-'));
 const instance = `ds${randomBytes(3).toString('hex')}`;
 const config = join(dir, 'config.json');
@@ -25,14 +25,6 @@ let s: Session;
 
 const containerExists = (name: string) => run('docker', ['inspect', name]).then(() => true, () => false);
 const sessions = async () => (await s.call('vm_health')).structuredContent.sessions as { open: number; channels: number };
-
-async function until(what: string, ok: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 async function readyLease(template = 'debian-x11'): Promise<string> {
   const created = await s.call('vm_lease_create', { template });
@@ -82,18 +74,18 @@ describe('server + docker: sessions end with their leases', () => {
     const store = new Store({ path: join(dir, 'vmhub.db') });
     try { for (const id of [expiring, reaped]) await store.updateLease(id, { expires_at: Date.now() - 1 }); } finally { await store.close(); }
     await run(process.execPath, [REAPER, '--once'], { env: { ...process.env, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
-    await until('both expired sessions to end', async () => (await sessions()).open === 0, 20_000);
+    await until(async () => (await sessions()).open === 0, 'both expired sessions to end', 20_000);
     assert.deepEqual(await sessions(), { open: 0, channels: 0 });
     for (const lease of [expiring, reaped]) {
-      await until(`lease ${lease} to be reaped`, async () => (await s.call('vm_lease_status', { lease_id: lease })).structuredContent.status === 'reaped', 30_000);
+      await until(async () => (await s.call('vm_lease_status', { lease_id: lease })).structuredContent.status === 'reaped', `lease ${lease} to be reaped`, 30_000);
       assert.equal(await containerExists(`vmhub-${instance}-${lease}`), false, `the container of ${lease} is gone from the engine`);
     }
 
     const failing = (await s.call('vm_lease_create', { template: 'x11-no-display' })).structuredContent.lease_id as string;
-    await until('the lease to fail', async () => (await s.call('vm_lease_status', { lease_id: failing })).structuredContent.status === 'failed', 60_000);
+    await until(async () => (await s.call('vm_lease_status', { lease_id: failing })).structuredContent.status === 'failed', 'the lease to fail', 60_000);
     const shot = await s.call('vm_screenshot', { lease_id: failing });
     assert.equal(shot.structuredContent.code, 'PROVISION_FAILED');
-    await until('the failed container to go', async () => !(await containerExists(`vmhub-${instance}-${failing}`)), 20_000);
+    await until(async () => !(await containerExists(`vmhub-${instance}-${failing}`)), 'the failed container to go', 20_000);
     assert.deepEqual(await sessions(), { open: 0, channels: 0 });
   });
 
@@ -115,7 +107,7 @@ describe('server + docker: sessions end with their leases', () => {
     assert.equal(r.structuredContent.code, 'MACHINE_LOST', JSON.stringify(r.structuredContent));
     assert.equal(r.structuredContent.retryable, false);
     assert.equal((await s.call('vm_lease_status', { lease_id: stopped })).structuredContent.status, 'failed');
-    await until('the stopped container to be destroyed', async () => !(await containerExists(`vmhub-${instance}-${stopped}`)), 30_000);
+    await until(async () => !(await containerExists(`vmhub-${instance}-${stopped}`)), 'the stopped container to be destroyed', 30_000);
     assert.deepEqual(await sessions(), { open: 0, channels: 0 });
     const store = new Store({ path: join(dir, 'vmhub.db') });
     try {

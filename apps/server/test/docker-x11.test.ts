@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '@vmhub/test-kit';
 import { connect, errorCode, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -25,10 +25,6 @@ let lease = '';
 let gitDaemon: ChildProcess | undefined;
 let gitPort = 0;
 let tagCommit = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => { const p = (srv.address() as { port: number }).port; srv.close(() => resolve(p)); }); });
-}
 
 async function makeRepo(): Promise<void> {
   const base = join(dir, 'git');

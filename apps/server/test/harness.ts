@@ -11,6 +11,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { compile, describeErrors, TOOLS, type ToolName } from '@vmhub/core';
+import { startHttpServer, type HttpServer } from '@vmhub/test-kit';
+
+export { until } from '@vmhub/test-kit';
+export type { HttpServer } from '@vmhub/test-kit';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
@@ -63,6 +67,15 @@ export async function connect(box: Sandbox, env: Record<string, string> = {}, na
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', VMHUB_TOOLSETS: 'all', ...env },
     stderr: 'pipe',
   }), name);
+}
+
+/**
+ * The built server over HTTP with the sandbox's config: `--http` and `args` (default `--port 0`,
+ * 127.0.0.1), resolved with its URL once it listens. `env` goes over the defaults PATH, HOME,
+ * VMHUB_CONFIG (the sandbox's) and VMHUB_LOG_LEVEL=warn: the tokens, another level or config.
+ */
+export function startHttp(box: Sandbox, env: Record<string, string> = {}, args?: string[]): Promise<HttpServer> {
+  return startHttpServer({ bin: BIN, args, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env } });
 }
 
 /** A Session over a server this transport starts (any vmhub-server binary: the built one, an installed one). */
@@ -129,15 +142,4 @@ export async function uiSignIn(base: string, token: string, headers: Record<stri
   const setCookies = res.headers.getSetCookie();
   const session = setCookies.map((c) => /^vmhub_session=([^;]+);/.exec(c)?.[1]).find((v) => v !== undefined);
   return { status: res.status, setCookies, session, cookie: `vmhub_session=${session ?? ''}`, location: res.headers.get('location'), text: await res.text() };
-}
-
-/** Poll `check` every 100 ms until it gives a truthy value (returned); throws naming `what` after `ms`. */
-export async function until<T>(check: () => T | false | null | undefined | Promise<T | false | null | undefined>, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

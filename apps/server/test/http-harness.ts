@@ -4,37 +4,14 @@
  * with a bearer token, the live JSON API as a script calls it, and the fake desktop's state read
  * in the guest's own files (the test's eyes, not an agent's answer).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, type Sandbox } from './harness.ts';
+import type { HttpServer, Sandbox } from './harness.ts';
 
-export interface HttpServer {
-  child: ChildProcess;
-  /** http://127.0.0.1:<port> */
-  base: string;
-  stop(): void;
-}
-
-/** `env`: the tokens (VMHUB_HTTP_TOKEN…), VMHUB_DB, VMHUB_CONFIG to use another config file. */
-export function startHttp(box: Sandbox, env: Record<string, string>): Promise<HttpServer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(stderr);
-      if (m) resolve({ child, base: m[1]!, stop: () => { child.kill('SIGTERM'); } });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
-}
+export { startHttp, type HttpServer } from './harness.ts';
 
 export type ToolResult = CallToolResult & { structuredContent?: any };
 

@@ -4,27 +4,22 @@
 // RFC 7591 refusal whose description is "missing bearer token" and the header to add. No client
 // is registered, no browser is sent anywhere, no token is minted.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer } from './harness.ts';
 
 const TOKEN = 'oauth-test-token-5d1c';
 const box = sandbox();
-const children: ChildProcess[] = [];
-after(() => { for (const c of children) c.kill(); box.cleanup(); });
+const servers: HttpServer[] = [];
+after(async () => { await Promise.all(servers.map((s) => s.stop())); box.cleanup(); });
 
-function start(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => { err += d; const m = /at (http:\/\/\S+\/mcp)/.exec(err); if (m) resolve(m[1]!); });
-    child.on('exit', () => reject(new Error(`server did not start: ${err}`)));
-  });
+async function start(env: Record<string, string>): Promise<string> {
+  const server = await startHttp(box, { HOME: box.dir, ...env });
+  servers.push(server);
+  return server.url;
 }
 
 const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'oauth-test', version: '1' } } };

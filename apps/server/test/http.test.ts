@@ -2,25 +2,16 @@
 // transport. Token required (or an explicit loopback opt-out), wrong tokens and foreign origins
 // refused, sessions independent over one shared runtime.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKEN = 'test-token-7f3a';
 
-function start(box: Sandbox, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url?: string; code?: number; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, '--http', ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) resolve({ child, url: m[1], stderr });
-    });
-    child.on('exit', (code) => resolve({ child, code: code ?? -1, stderr }));
-  });
+/** Why a start with `args` and `env` failed ("server exited <code>: <its stderr>"), or 'started'. */
+async function refusal(box: Sandbox, args: string[], env: Record<string, string> = {}): Promise<string> {
+  return startHttp(box, env, args).then(async (s) => { await s.stop(); return 'started'; }, (err: Error) => err.message);
 }
 
 async function client(url: string, token = TOKEN): Promise<Client> {
@@ -31,29 +22,20 @@ async function client(url: string, token = TOKEN): Promise<Client> {
 
 describe('server: MCP over Streamable HTTP', () => {
   let box: Sandbox;
-  let server: ChildProcess | undefined;
+  let server: HttpServer | undefined;
   let url = '';
   before(async () => {
     box = sandbox();
-    const r = await start(box, ['--port', '0'], { VMHUB_HTTP_TOKEN: TOKEN });
-    assert.ok(r.url, `server did not start: ${r.stderr}`);
-    server = r.child;
-    url = r.url!;
+    server = await startHttp(box, { VMHUB_HTTP_TOKEN: TOKEN });
+    url = server.url;
   });
-  after(() => { server?.kill(); box.cleanup(); });
+  after(async () => { await server?.stop(); box.cleanup(); });
 
   it('refuses to start without a token, except on loopback with an explicit opt-out', async () => {
-    const open = await start(box, ['--port', '0', '--host', '0.0.0.0']);
-    assert.equal(open.code, 2);
-    assert.match(open.stderr, /without a bearer token/);
-    const loop = await start(box, ['--port', '0']);
-    assert.equal(loop.code, 2);
-    assert.match(loop.stderr, /VMHUB_HTTP_ALLOW_NO_AUTH/);
-    const optOut = await start(box, ['--port', '0'], { VMHUB_HTTP_ALLOW_NO_AUTH: '1' });
-    assert.ok(optOut.url, optOut.stderr);
-    const publicOptOut = await start(box, ['--port', '0', '--host', '0.0.0.0'], { VMHUB_HTTP_ALLOW_NO_AUTH: '1' });
-    assert.equal(publicOptOut.code, 2, 'the opt-out never applies off loopback');
-    optOut.child.kill();
+    assert.match(await refusal(box, ['--port', '0', '--host', '0.0.0.0']), /^server exited 2: [\s\S]*without a bearer token/);
+    assert.match(await refusal(box, ['--port', '0']), /^server exited 2: [\s\S]*VMHUB_HTTP_ALLOW_NO_AUTH/);
+    assert.equal(await refusal(box, ['--port', '0'], { VMHUB_HTTP_ALLOW_NO_AUTH: '1' }), 'started');
+    assert.match(await refusal(box, ['--port', '0', '--host', '0.0.0.0'], { VMHUB_HTTP_ALLOW_NO_AUTH: '1' }), /^server exited 2: /, 'the opt-out never applies off loopback');
   });
 
   it('answers 401 without the token and 403 for a foreign Origin', async () => {

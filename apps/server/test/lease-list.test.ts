@@ -2,17 +2,16 @@
 // principal sees only its own leases — whatever owner labels either of them wrote — newest first,
 // filtered by owner label and status, capped at 100 with `truncated`.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { compile, describeErrors, TOOLS } from '@vmhub/core';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKENS = { ci: 'tok-list-ci-51b7e0', ops: 'tok-list-ops-93d1aa', bulk: 'tok-list-bulk-0c62f4' };
 type Result = { isError?: boolean; structuredContent?: any };
 let box: Sandbox;
-let child: ChildProcess;
+let server: HttpServer;
 let url = '';
 const clients: Client[] = [];
 
@@ -51,16 +50,12 @@ before(async () => {
     leases: { max_per_owner: 150, max_total: 500 },
     http: { tokens: [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }, { principal: 'ops', token_env: 'VMHUB_TOKEN_OPS' }, { principal: 'bulk', token_env: 'VMHUB_TOKEN_BULK' }] },
   });
-  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops, VMHUB_TOKEN_BULK: TOKENS.bulk }, stdio: ['ignore', 'ignore', 'pipe'] });
-  url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => { err += d; const m = /at (http:\/\/\S+\/mcp)/.exec(err); if (m) resolve(m[1]!); });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
+  server = await startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops, VMHUB_TOKEN_BULK: TOKENS.bulk });
+  url = server.url;
 });
 after(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  child.kill('SIGTERM');
+  await server?.stop();
   box.cleanup();
 });
 

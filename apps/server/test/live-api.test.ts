@@ -5,7 +5,6 @@
 // the self-contained HTML form), the retention sweep, and lease ids that try to leave the
 // recordings folder.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -13,39 +12,19 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { until } from '@vmhub/test-kit';
 import { CAPTURE_SETTLE_MS, MAX_IMAGE_STEPS, Recordings } from '../src/live/recorder.ts';
-import { BIN, sandbox, uiSignIn, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, uiSignIn, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKEN = 'live-token-3c9e1a';
 const OTHER = 'live-other-8b2d55';
 const ENV = { VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOKEN_OTHER: OTHER };
 const TOKENS = [{ principal: 'other', token_env: 'VMHUB_TOKEN_OTHER' }];
 
-interface Running { child: ChildProcess; base: string; mcp: string }
-
-function start(box: Sandbox, env: Record<string, string> = ENV): Promise<Running> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(stderr);
-      if (m) resolve({ child, base: m[1]!, mcp: `${m[1]}/mcp` });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const start = (box: Sandbox, env: Record<string, string> = ENV): Promise<HttpServer> => startHttp(box, env);
 
 let box: Sandbox;
-let server: Running;
+let server: HttpServer;
 let agent: Client;
 let lease = '';
 
@@ -60,11 +39,11 @@ before(async () => {
   box = sandbox({ http: { tokens: TOKENS } });
   server = await start(box);
   agent = new Client({ name: 'live-agent', version: '1' });
-  await agent.connect(new StreamableHTTPClientTransport(new URL(server.mcp), { requestInit: { headers: bearer() } }));
+  await agent.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: bearer() } }));
   lease = ((await agent.callTool({ name: 'vm_lease_create', arguments: { template: 'fake-desktop' } })).structuredContent as any).lease_id;
-  await until('the lease is ready', async () => ((await agent.callTool({ name: 'vm_lease_status', arguments: { lease_id: lease, wait_seconds: 2 } })).structuredContent as any).status === 'ready');
+  await until(async () => ((await agent.callTool({ name: 'vm_lease_status', arguments: { lease_id: lease, wait_seconds: 2 } })).structuredContent as any).status === 'ready', 'the lease is ready', 20_000);
 });
-after(async () => { await agent?.close(); server?.child.kill(); box?.cleanup(); });
+after(async () => { await agent?.close(); await server?.stop(); box?.cleanup(); });
 
 describe('live view: sign-in, origins and scoping', () => {
   it('signs in by a POST to /ui/login (303, HttpOnly SameSite=Strict sign-in id), refuses a wrong token and a missing one', async () => {
@@ -390,7 +369,7 @@ describe('live view: without a token (loopback opt-out)', () => {
       assert.equal(await get(`evil.example:${port}`), 403);
       assert.equal(await get(`127.0.0.1.evil.example:${port}`), 403);
     } finally {
-      running.child.kill();
+      await running.stop();
       own.cleanup();
     }
   });
@@ -412,10 +391,10 @@ describe('live view: recordings retention', () => {
       const running = await start(own);
       try {
         assert.equal((await fetch(`${running.base}/api/leases`, { headers: bearer() })).status, 200);
-        await until('the old folder is deleted', () => !existsSync(join(root, old)));
+        await until(() => !existsSync(join(root, old)), 'the old folder is deleted', 20_000);
         assert.deepEqual(readdirSync(root).sort(), [fresh, 'not-a-lease'].sort());
       } finally {
-        running.child.kill();
+        await running.stop();
       }
     } finally {
       own.cleanup();

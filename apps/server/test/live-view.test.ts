@@ -7,7 +7,7 @@
 // Screenshots of the pages and the downloaded recording are kept in a directory the test prints
 // (VMHUB_TEST_ARTIFACTS, or a temp dir).
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { compile, describeErrors, TOOLS, type ToolName } from '@vmhub/core';
+import { startHttpServer, until, type HttpServer } from '@vmhub/test-kit';
 import { BIN } from './harness.ts';
 
 // Functions passed to page.evaluate/waitForFunction run in the page; this tsconfig has no DOM lib.
@@ -49,8 +50,7 @@ type Result = CallToolResult & { structuredContent?: any };
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-live-view-'));
 const artifacts = process.env.VMHUB_TEST_ARTIFACTS ?? mkdtempSync(join(tmpdir(), 'vmhub-live-view-artifacts-'));
 const instance = `lv${randomBytes(3).toString('hex')}`;
-let server: ChildProcess | undefined;
-let serverErr = '';
+let server: HttpServer | undefined;
 let base = '';
 let agent: Client;
 let browser: Browser;
@@ -63,19 +63,11 @@ let reader: any; // the xterm whose shell appends each line it reads to LINES
 let other: any; // a second window the person's click moves the focus to
 let dialogs: { answer: 'accept' | 'dismiss'; seen: string[] } = { answer: 'accept', seen: [] };
 
-function startServer(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), reaper: { autostart: false } }));
-    const child = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOOLSETS: 'all' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    server = child;
-    child.stderr!.on('data', (d) => {
-      serverErr += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(serverErr);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${serverErr}`)));
-  });
+async function startServer(): Promise<string> {
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), reaper: { autostart: false } }));
+  server = await startHttpServer({ bin: BIN, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOOLSETS: 'all' } });
+  return server.base;
 }
 
 /** An agent tool call; a successful result must match the tool's full output schema. */
@@ -98,16 +90,6 @@ async function ok(tool: string, args: Record<string, unknown> = {}): Promise<Res
 /** The JSON API as a script uses it: the bearer, no cookie, no Origin. */
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
   return fetch(`${base}${path}`, { ...init, headers: { Authorization: `Bearer ${TOKEN}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...init.headers } });
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000, every = 300): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(every);
-  }
 }
 
 async function windows(): Promise<any[]> {
@@ -179,7 +161,7 @@ after(async () => {
   await browser?.close().catch(() => undefined);
   if (lease && !released) await call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
   await agent?.close().catch(() => undefined);
-  server?.kill();
+  await server?.stop();
   await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -252,11 +234,11 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await ok('vm_type', { text: `${AGENT_WORD}\n` });
     const typedAt = await frame();
     let read = '';
-    await eventually(`the page's #screen to show "${AGENT_WORD}"`, async () => {
+    await until(async () => {
       const shownFrame = await frame();
       read = await pageScreenText('lease-after-agent-typed-screen.png');
       return shownFrame > typedAt && read.replace(/\s+/g, '').toLowerCase().includes(AGENT_WORD) ? true : undefined;
-    }, 30_000, 500).catch((err) => { throw new Error(`${err.message}; tesseract last read: ${JSON.stringify(read.slice(0, 400))}`); });
+    }, `the page's #screen to show "${AGENT_WORD}"`, 30_000, 500).catch((err) => { throw new Error(`${err.message}; tesseract last read: ${JSON.stringify(read.slice(0, 400))}`); });
     assert.equal(await guestLines(), `${AGENT_WORD}\n`, 'the guest got the agent\'s line');
     assert.ok((await page.locator('#events li').count()) > 0, 'the lease page lists its events');
     await page.screenshot({ path: join(artifacts, 'lease.png'), fullPage: true });
@@ -344,18 +326,18 @@ describe('live view in headless Chromium: a person watches, takes over and hands
   it('the person\'s clicks land where they point and their typing arrives in the guest', async () => {
     const o = centre(other);
     await clickScreenAt(o.x, o.y);
-    await eventually('the person\'s click to focus the other window', async () => ((await focusedId()) === other.id ? true : undefined), 10_000);
+    await until(async () => ((await focusedId()) === other.id ? true : undefined), 'the person\'s click to focus the other window', 10_000);
     const r = centre(reader);
     await clickScreenAt(r.x, r.y);
-    await eventually('the person\'s click to focus the reader window', async () => ((await focusedId()) === reader.id ? true : undefined), 10_000);
+    await until(async () => ((await focusedId()) === reader.id ? true : undefined), 'the person\'s click to focus the reader window', 10_000);
 
     await page.locator('#screen').focus();
     await page.keyboard.type(PERSON_TEXT);
     await page.keyboard.press('Enter');
-    const lines = await eventually('the person\'s line in the guest', async () => {
+    const lines = await until(async () => {
       const got = await guestLines();
       return got.split('\n').length > 2 ? got : undefined;
-    }, 15_000);
+    }, 'the person\'s line in the guest', 15_000);
     assert.equal(lines, `${AGENT_WORD}\n${PERSON_TEXT}\n`, 'exactly what the person typed, and nothing the refused agent sent');
     await page.screenshot({ path: join(artifacts, 'lease-person-typed.png'), fullPage: true });
   });
@@ -367,7 +349,7 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await page.waitForFunction(() => /Pasted \d+ characters/.test(document.querySelector('#message')?.textContent ?? ''), undefined, { timeout: 15_000 });
     await page.locator('#screen').focus();
     await page.keyboard.press('Enter');
-    await eventually('the pasted line in the guest', async () => ((await guestLines()).endsWith(`${PASTED}\n`) ? true : undefined), 15_000);
+    await until(async () => ((await guestLines()).endsWith(`${PASTED}\n`) ? true : undefined), 'the pasted line in the guest', 15_000);
 
     // Ctrl+V on the screen: the browser's paste event with the person's clipboard.
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
@@ -376,10 +358,10 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await page.keyboard.press('Control+V');
     await sleep(500);
     await page.keyboard.press('Enter');
-    const lines = await eventually('the Ctrl+V line in the guest', async () => {
+    const lines = await until(async () => {
       const got = await guestLines();
       return got.endsWith(`${PASTED_KEYS}\n`) ? got : undefined;
-    }, 15_000);
+    }, 'the Ctrl+V line in the guest', 15_000);
     assert.equal(lines, `${AGENT_WORD}\n${PERSON_TEXT}\n${PASTED}\n${PASTED_KEYS}\n`, 'each paste arrived once, and no ctrl+v key reached the terminal');
 
     await page.locator('#copy-out').click();
@@ -400,10 +382,10 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     assert.ok(click.content.some((x: any) => x.type === 'text' && x.text.includes(`Note from the person who had control: ${NOTE}`)), JSON.stringify(click.content.filter((x: any) => x.type === 'text')));
     const next = await ok('vm_type', { text: 'agent again\n' });
     assert.equal(next.structuredContent.human_note, undefined, 'the note is delivered once');
-    assert.equal(await eventually('the agent\'s line after hand-back', async () => {
+    assert.equal(await until(async () => {
       const got = await guestLines();
       return got.split('\n').length > 3 ? got : undefined;
-    }, 15_000), `${AGENT_WORD}\n${PERSON_TEXT}\n${PASTED}\n${PASTED_KEYS}\nagent again\n`);
+    }, 'the agent\'s line after hand-back', 15_000), `${AGENT_WORD}\n${PERSON_TEXT}\n${PASTED}\n${PASTED_KEYS}\nagent again\n`);
     // A command whose output the recording shows beside it (a secret in it masked), and a refused call.
     const said = await ok('vm_exec', { shell: `echo "${EXEC_OUT}"; echo "API_TOKEN=${SECRET}"` });
     assert.match(said.structuredContent.stdout, new RegExp(SECRET), 'the agent itself gets the output whole');
@@ -411,11 +393,11 @@ describe('live view in headless Chromium: a person watches, takes over and hands
 
   it('the recording has the agent\'s steps with screenshots and the person\'s turn, in the API and on the page', async () => {
     // The frame after an action is captured off the call's path: wait for the last one.
-    const rec = await eventually('the recording to hold the frame after the last vm_type', async () => {
+    const rec = await until(async () => {
       const r = await recording();
       const last = r.steps.filter((s) => s.tool === 'vm_type' && s.outcome === 'ok').at(-1);
       return last?.args?.text === 'agent again\n' && last.screenshot ? r : undefined;
-    }, 20_000, 500);
+    }, 'the recording to hold the frame after the last vm_type', 20_000, 500);
     writeFileSync(join(artifacts, 'recording.json'), JSON.stringify(rec, null, 2));
     const steps = rec.steps;
     assert.equal(rec.lease.lease_id, lease);
@@ -507,16 +489,16 @@ describe('live view in headless Chromium: a person watches, takes over and hands
 
     dialogs = { answer: 'accept', seen: [] };
     await page.locator('#release').click();
-    const status = await eventually('the lease to be released', async () => {
+    const status = await until(async () => {
       const s = (await call('vm_lease_status', { lease_id: lease })).structuredContent?.status;
       return ['released', 'expired', 'failed'].includes(s) ? s : undefined;
-    }, 30_000, 500);
+    }, 'the lease to be released', 30_000, 500);
     assert.equal(status, 'released');
     released = true;
-    await eventually('the container to be gone', async () => {
+    await until(async () => {
       const { stdout } = await run('docker', ['ps', '-aq', '--filter', `name=vmhub-${instance}-${lease}`]);
       return stdout.trim() === '' ? true : undefined;
-    }, 30_000, 500);
+    }, 'the container to be gone', 30_000, 500);
     assert.equal((await api(`/api/leases/${lease}/screen`)).status, 409, 'no screen for an ended lease');
     assert.equal(dialogs.seen.length, 1);
   });

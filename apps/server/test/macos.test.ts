@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '@vmhub/test-kit';
 import { connect, errorCode, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -26,10 +26,6 @@ let s: Session;
 let lease = '';
 let gitDaemon: ChildProcess | undefined;
 let gitPort = 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => { const p = (srv.address() as { port: number }).port; srv.close(() => resolve(p)); }); });
-}
 
 async function serveRepo(): Promise<void> {
   const base = join(dir, 'git');

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { DOCKER_TEMPLATES } from '@vmhub/provider-docker';
 import { POOL_PRINCIPAL, Store, type LeaseRow } from '@vmhub/store';
+import { until } from '@vmhub/test-kit';
 import { connect, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -44,18 +45,8 @@ async function poolLeases(): Promise<LeaseRow[]> {
   return withStore((store) => store.listLeases({ principal: POOL_PRINCIPAL, status: ['provisioning', 'starting', 'ready'] }));
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
 /** A ready pool machine of this server's pool (the server fills it in the background). */
-const readyPoolLease = () => until('a ready pool machine', async () => (await poolLeases()).find((r) => r.status === 'ready'), 90_000);
+const readyPoolLease = () => until(async () => (await poolLeases()).find((r) => r.status === 'ready'), 'a ready pool machine', 90_000);
 
 async function exec(s: Session, lease: string, command: string[]): Promise<{ exit_code: number; stdout: string }> {
   const r = await s.call('vm_exec', { lease_id: lease, command });
@@ -124,7 +115,7 @@ describe('warm pools (docker, debian-x11)', { timeout: 600_000 }, () => {
     for (const id of [second.lease_id, third.lease_id]) await s.call('vm_lease_release', { lease_id: id });
     // A lease released while its create is in flight loses its machine once the create returns.
     const gone = (id: string) => async () => !(await containers()).includes(`vmhub-${instance}-${id}`);
-    for (const id of [first, second.lease_id, third.lease_id]) await until(`lease ${id}'s machine to be gone`, gone(id), 30_000);
+    for (const id of [first, second.lease_id, third.lease_id]) await until(gone(id), `lease ${id}'s machine to be gone`, 30_000);
   });
 
   it('a changed template definition is never served from the old pool; the old pool\'s machines are destroyed', { timeout: 180_000 }, async () => {
@@ -134,13 +125,13 @@ describe('warm pools (docker, debian-x11)', { timeout: 600_000 }, () => {
     assert.ok(base, 'provider-docker ships debian-x11');
     writeConfig([{ ...base, description: `${base.description ?? ''} (changed for the pools test)` }]);
     s = await connect(box, { VMHUB_LOG_LEVEL: 'warn' });
-    const fresh = await until('a pool machine of the new definition', async () => (await poolLeases()).find((r) => r.status === 'ready' && r.owner !== old.owner), 90_000);
+    const fresh = await until(async () => (await poolLeases()).find((r) => r.status === 'ready' && r.owner !== old.owner), 'a pool machine of the new definition', 90_000);
     const created = (await s.call('vm_lease_create', { template: 'debian-x11' })).structuredContent;
     assert.notEqual(created.lease_id, old.id, 'the old definition\'s machine is not handed out');
     assert.equal(created.lease_id, fresh.id);
     await s.call('vm_lease_release', { lease_id: created.lease_id });
     // Not held any more: it expires after hold_seconds and this server destroys it.
-    await until('the old pool machine to be gone', async () => !(await containers()).includes(`vmhub-${instance}-${old.id}`), 60_000);
+    await until(async () => !(await containers()).includes(`vmhub-${instance}-${old.id}`), 'the old pool machine to be gone', 60_000);
     const row = await withStore((store) => store.getLease(old.id));
     assert.equal(row?.status, 'reaped');
   });

@@ -5,21 +5,19 @@
 // hers); the live API agrees with the tools; each recording step names its principal; and a
 // warm pool's machine is bound by nobody until a create claims it.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { TOOLS, TOOL_NAMES } from '@vmhub/core';
 import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { BIN, defaultTemplates, sandbox, type Sandbox } from './harness.ts';
+import { defaultTemplates, sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKENS = { alice: 'tok-alice-6f1e9b0c2d', bob: 'tok-bob-83a7d4e51f' };
 type Result = { isError?: boolean; structuredContent?: any; content?: any[] };
 let box: Sandbox;
-let child: ChildProcess;
+let server: HttpServer;
 let base = '';
-let stderr = '';
 const clients: Client[] = [];
 
 async function client(token: string): Promise<Client> {
@@ -91,15 +89,12 @@ before(async () => {
     pools: { 'fake-pooled': { min_ready: 1, max: 1 } },
     audit: { file: 'audit.jsonl' },
   }, [...defaultTemplates(), { id: 'fake-pooled', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50 } }]);
-  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_AUDIT_FILE: `${box.dir}/audit.jsonl`, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob, VMHUB_TOOLSETS: 'all' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  base = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (d) => { stderr += d; const m = /at (http:\/\/\S+)\/mcp/.exec(stderr); if (m) resolve(m[1]!); });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
+  server = await startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_AUDIT_FILE: `${box.dir}/audit.jsonl`, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob, VMHUB_TOOLSETS: 'all' });
+  base = server.base;
 });
 after(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  child.kill('SIGTERM');
+  await server?.stop();
   box.cleanup();
 });
 

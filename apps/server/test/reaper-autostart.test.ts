@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { debianX11Template } from '@vmhub/provider-docker';
 import { Store } from '@vmhub/store';
+import { until } from '@vmhub/test-kit';
 import { connect, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -31,14 +32,6 @@ const exists = (name: string) => run('docker', ['inspect', name]).then(() => tru
 async function reapers(): Promise<number[]> {
   const { stdout } = await run('pgrep', ['-f', '--', `--while-needed --db ${db}`]).catch(() => ({ stdout: '' }));
   return stdout.split('\n').filter(Boolean).map(Number);
-}
-async function until(what: string, ok: () => Promise<boolean>, ms: number): Promise<number> {
-  const start = Date.now();
-  while (!(await ok())) {
-    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(200);
-  }
-  return Date.now() - start;
 }
 async function server(): Promise<Session> {
   const s = await connect(box, { VMHUB_LOG_LEVEL: 'info' });
@@ -74,7 +67,7 @@ describe('server + reaper: nothing outlives its lease with nobody watching', () 
   it('the first lease starts one reaper; a second server starts none; with both servers killed, expired containers go and the reaper exits', { timeout: 240_000 }, async (t) => {
     const s1 = await server();
     const a = (await s1.call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id as string;
-    await until('a reaper to hold the store lock', async () => (await withStore((st) => st.lockHolder('reaper'))) !== undefined, 20_000);
+    await until(async () => (await withStore((st) => st.lockHolder('reaper'))) !== undefined, 'a reaper to hold the store lock', 20_000);
     assert.equal((await reapers()).length, 1, 'one reaper runs for the store');
     assert.equal((await waitReady(s1, a, 90)).status, 'ready');
 
@@ -88,12 +81,16 @@ describe('server + reaper: nothing outlives its lease with nobody watching', () 
     kill(s2);
     // Their TTLs pass (written to the store as time would; the shortest TTL is 60 s).
     await withStore(async (st) => { for (const id of [a, b]) await st.updateLease(id, { expires_at: Date.now() - 1 }); });
-    const gone = await until('both containers to be gone', async () => !(await exists(`vmhub-${instance}-${a}`)) && !(await exists(`vmhub-${instance}-${b}`)), 30_000);
+    const expired = Date.now();
+    await until(async () => !(await exists(`vmhub-${instance}-${a}`)) && !(await exists(`vmhub-${instance}-${b}`)), 'both containers to be gone', 30_000);
+    const gone = Date.now() - expired;
     t.diagnostic(`servers dead: expired containers gone ${gone} ms after expiry (reaper interval ${INTERVAL_S} s)`);
     assert.ok(gone <= INTERVAL_S * 1000 + 15_000, `gone within the interval plus a margin (${gone} ms)`);
     const statuses = await withStore(async (st) => [await st.getLease(a), await st.getLease(b)].map((l) => l!.status));
     assert.deepEqual(statuses, ['reaped', 'reaped']);
-    const exited = await until('the reaper to exit (nothing left)', async () => (await reapers()).length === 0, 30_000);
+    const ended = Date.now();
+    await until(async () => (await reapers()).length === 0, 'the reaper to exit (nothing left)', 30_000);
+    const exited = Date.now() - ended;
     t.diagnostic(`reaper exited ${exited} ms after the last lease ended`);
     assert.equal(await withStore((st) => st.lockHolder('reaper')), undefined, 'it released its lock');
   });
@@ -101,14 +98,14 @@ describe('server + reaper: nothing outlives its lease with nobody watching', () 
   it('a lease whose provisioning server died is failed and its container destroyed once the claim lapses', { timeout: 240_000 }, async (t) => {
     const s3 = await server();
     const c = (await s3.call('vm_lease_create', { template: 'x11-slow' })).structuredContent.lease_id as string;
-    await until('the container to start', async () => exists(`vmhub-${instance}-${c}`), 60_000);
-    await until('the lease to be starting', async () => (await withStore((st) => st.getLease(c)))!.status === 'starting', 60_000);
+    await until(async () => exists(`vmhub-${instance}-${c}`), 'the container to start', 60_000);
+    await until(async () => (await withStore((st) => st.getLease(c)))!.status === 'starting', 'the lease to be starting', 60_000);
     const claimed = await withStore((st) => st.getLease(c));
     assert.ok(claimed!.claimed_by?.startsWith('server:') && claimed!.claim_expires_at! > Date.now(), 'the provisioner holds a claim');
-    await until('a reaper to run', async () => (await reapers()).length === 1, 20_000);
+    await until(async () => (await reapers()).length === 1, 'a reaper to run', 20_000);
     kill(s3);
     const killedAt = Date.now();
-    await until('the container to be destroyed', async () => !(await exists(`vmhub-${instance}-${c}`)), 60_000);
+    await until(async () => !(await exists(`vmhub-${instance}-${c}`)), 'the container to be destroyed', 60_000);
     const took = Date.now() - killedAt;
     const lease = (await withStore((st) => st.getLease(c)))!;
     t.diagnostic(`provisioner killed mid-starting: container destroyed ${took} ms later (claim 20 s + interval ${INTERVAL_S} s)`);

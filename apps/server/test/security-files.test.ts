@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it, type TestContext } from 'node:test';
+import { freePort } from '@vmhub/test-kit';
 import { connect, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -64,10 +64,6 @@ async function attempt(what: string, tool: string, args: Record<string, unknown>
 
 const put = (what: string, path: string, expect?: string | string[], content = 'vmhub was here\n') => attempt(`put ${what}`, 'vm_put_file', { path, content }, expect);
 const get = (what: string, path: string, expect?: string | string[], extra: Record<string, unknown> = {}) => attempt(`get ${what}`, 'vm_get_file', { path, ...extra }, expect);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => { const p = (srv.address() as { port: number }).port; srv.close(() => resolve(p)); }); });
-}
 
 async function makeRepo(): Promise<void> {
   const work = join(dir, 'git', 'src');

@@ -4,7 +4,6 @@
 // checked in-process (serveHttp / LineStdioTransport with a tool that reports its principal).
 // Each class counts attempts and outcomes and prints them (t.diagnostic) for docs/security.md.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { PassThrough } from 'node:stream';
@@ -12,10 +11,11 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { until } from '@vmhub/test-kit';
 import { principalOf, serveHttp } from '../src/http.ts';
 import type { VmhubHub } from '../src/server.ts';
 import { LineStdioTransport } from '../src/stdio-transport.ts';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKENS = { default: 'tok-default-6d1f0c2a', 'ci-agent': 'tok-ci-91b7e4d3a0', ops: 'tok-ops-5a2c88e1f4' } as const;
 const ENV = { VMHUB_HTTP_TOKEN: TOKENS.default, VMHUB_TOKEN_CI: TOKENS['ci-agent'], VMHUB_TOKEN_OPS: TOKENS.ops };
@@ -25,29 +25,7 @@ interface Tally { attempts: number; accepted: number; refused: number; wrong: nu
 const tally = (): Tally => ({ attempts: 0, accepted: 0, refused: 0, wrong: 0, crashes: 0, hangs: 0 });
 const report = (t: TestContext, what: string, n: Tally) => t.diagnostic(`${what}: ${n.attempts} attempts, ${n.accepted} accepted as expected, ${n.refused} refused as expected, ${n.wrong} wrong, ${n.hangs} hangs, ${n.crashes} crashes`);
 
-interface Running { child: ChildProcess; url: string; stderr: () => string; exited: () => boolean }
-
-function start(box: Sandbox, env: Record<string, string> = {}, level = 'info'): Promise<Running> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: level, ...ENV, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    let exited = false;
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) resolve({ child, url: m[1]!, stderr: () => stderr, exited: () => exited });
-    });
-    child.on('exit', (code) => { exited = true; reject(new Error(`server exited ${code}: ${stderr}`)); });
-  });
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const start = (box: Sandbox, env: Record<string, string> = {}, level = 'info'): Promise<HttpServer> => startHttp(box, { VMHUB_LOG_LEVEL: level, ...ENV, ...env });
 
 const INIT = (id: string | number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
@@ -84,12 +62,12 @@ function rssMb(pid: number): number {
 
 describe('security: HTTP bearer tokens and principals (built server)', () => {
   let box: Sandbox;
-  let srv: Running;
+  let srv: HttpServer;
   before(async () => {
     box = sandbox({ http: { tokens: NAMED } });
     srv = await start(box, {}, 'warn');
   });
-  after(() => { srv?.child.kill(); box.cleanup(); });
+  after(async () => { await srv?.stop(); box.cleanup(); });
 
   it('the bearer scheme is case-insensitive for every principal; anything else is 401', async (t) => {
     const n = tally();
@@ -164,12 +142,12 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
 
 describe('security: revoking tokens by SIGHUP (built server)', () => {
   let box: Sandbox;
-  let srv: Running;
+  let srv: HttpServer;
   before(async () => {
     box = sandbox({ http: { tokens: NAMED } });
     srv = await start(box);
   });
-  after(() => { srv?.child.kill(); box.cleanup(); });
+  after(async () => { await srv?.stop(); box.cleanup(); });
 
   let original: Record<string, unknown>;
   const writeConfig = (tokens: unknown) => {
@@ -179,7 +157,7 @@ describe('security: revoking tokens by SIGHUP (built server)', () => {
   const hup = async (expect: RegExp) => {
     const seen = (srv.stderr().match(new RegExp(expect, 'g')) ?? []).length;
     srv.child.kill('SIGHUP');
-    await until(`log ${expect}`, () => (srv.stderr().match(new RegExp(expect, 'g')) ?? []).length > seen);
+    await until(() => (srv.stderr().match(new RegExp(expect, 'g')) ?? []).length > seen, `log ${expect}`, 15_000);
   };
 
   it('a removed principal gets 401 and its open sessions are closed; the others keep working', async (t) => {
@@ -355,16 +333,16 @@ describe('security: HTTP session cap and idle reclaim (built server)', () => {
         return { ms: Date.now() - started, failures, first };
       };
       await round(50, 0);
-      await until('warm-up sessions reclaimed', () => reclaimedTotal() >= 50, 20_000);
+      await until(() => reclaimedTotal() >= 50, 'warm-up sessions reclaimed', 20_000);
       const base = rssMb(pid);
       const r1 = await round(1000, 1000);
       const peak1 = rssMb(pid);
-      await until('round 1 reclaimed', () => reclaimedTotal() >= 1050, 30_000);
+      await until(() => reclaimedTotal() >= 1050, 'round 1 reclaimed', 30_000);
       await new Promise((r) => setTimeout(r, 500));
       const after1 = rssMb(pid);
       const r2 = await round(1000, 5000);
       const peak2 = rssMb(pid);
-      await until('round 2 reclaimed', () => reclaimedTotal() >= 2050, 30_000);
+      await until(() => reclaimedTotal() >= 2050, 'round 2 reclaimed', 30_000);
       await new Promise((r) => setTimeout(r, 500));
       const after2 = rssMb(pid);
       const stale = await post(srv.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { Authorization: bearer('default'), 'mcp-session-id': r1.first!, 'mcp-protocol-version': '2025-06-18' });
@@ -436,7 +414,7 @@ describe('security: the authenticated principal reaches tool handlers (in-proces
     stdin.write(INIT(1) + '\n');
     stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
     stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } }) + '\n');
-    await until('whoami answered', () => lines.some((l) => l.id === 2));
+    await until(() => lines.some((l) => l.id === 2), 'whoami answered', 15_000);
     const who = JSON.parse(lines.find((l) => l.id === 2).result.content[0].text);
     assert.equal(who.principal, userInfo().username);
     assert.equal(who.auth.extra.transport, 'stdio');

@@ -2,15 +2,14 @@
 // agent cannot use up another's quota by writing its name as `owner`, nor escape its own by
 // inventing owners. Through the built server, with the official SDK client.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKENS = { ci: 'tok-quota-ci-7f3a91', ops: 'tok-quota-ops-2c4d8e' };
 let box: Sandbox;
-let child: ChildProcess;
+let server: HttpServer;
 let url = '';
 
 async function client(token: string): Promise<Client> {
@@ -22,14 +21,10 @@ const create = async (c: Client, owner: string, request_id: string) => c.callToo
 
 before(async () => {
   box = sandbox({ leases: { max_per_owner: 2, max_total: 50 }, http: { tokens: [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }, { principal: 'ops', token_env: 'VMHUB_TOKEN_OPS' }] } });
-  child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops }, stdio: ['ignore', 'ignore', 'pipe'] });
-  url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d) => { err += d; const m = /at (http:\/\/\S+\/mcp)/.exec(err); if (m) resolve(m[1]!); });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
+  server = await startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops });
+  url = server.url;
 });
-after(() => { child.kill('SIGTERM'); box.cleanup(); });
+after(async () => { await server?.stop(); box.cleanup(); });
 
 describe('security: quotas count the principal', () => {
   it('naming another principal as owner uses up only your own quota; inventing owners does not escape it', async (t) => {

@@ -5,39 +5,27 @@
 // the audit file, the server's stderr log and the SQLite store files are searched for every
 // marker; none may appear.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKEN = 'redaction-token-5e0b7c';
 const tag = `${process.pid}x`;
 const S = (n: number) => `SECRET${n}-${tag}`;
 
 let box: Sandbox;
-let child: ChildProcess;
-let stderr = '';
+let server: HttpServer;
 let base = '';
 let agent: Client;
 let lease = '';
 let audit = '';
 
-function start(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    child = spawn(process.execPath, [BIN, '--http', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'debug', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_AUDIT_FILE: audit },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(stderr);
-      if (m && !base) { base = m[1]!; resolve(); }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
+async function start(): Promise<void> {
+  server = await startHttp(box, { VMHUB_LOG_LEVEL: 'debug', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_AUDIT_FILE: audit });
+  base = server.base;
 }
 
 const api = (path: string) => fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } });
@@ -63,7 +51,7 @@ before(async () => {
     if (i > 20) throw new Error('the lease never became ready');
   }
 });
-after(async () => { await agent?.close(); child?.kill(); box?.cleanup(); });
+after(async () => { await agent?.close(); await server?.stop(); box?.cleanup(); });
 
 describe('secrets in tool arguments (recordings, HTML export, audit, log, store)', () => {
   const calls: Array<[string, Record<string, unknown>]> = [
@@ -112,7 +100,7 @@ describe('secrets in tool arguments (recordings, HTML export, audit, log, store)
       'recording JSON': JSON.stringify(steps),
       'HTML export': html,
       'audit file': readFileSync(audit, 'utf8'),
-      'server stderr': stderr,
+      'server stderr': server.stderr(),
     };
     for (const file of files(join(box.dir, 'recordings'))) haystacks[file] = readFileSync(file, 'latin1');
     for (const name of readdirSync(box.dir).filter((n) => n.startsWith('vmhub.db'))) haystacks[name] = readFileSync(join(box.dir, name), 'latin1');

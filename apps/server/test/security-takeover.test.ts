@@ -7,7 +7,7 @@
 // command does type into the terminal (so the refused one would have), while the input tools
 // still wait.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpServer, until, type HttpServer } from '@vmhub/test-kit';
 import { BIN } from './harness.ts';
 
 const run = promisify(execFile);
@@ -30,28 +31,20 @@ const WORD = `agenttyped${randomBytes(3).toString('hex')}`;
 /** What the issue saw an agent do while a person held the machine. */
 const TYPE_INTO_SCREEN = `DISPLAY=:0 xdotool type --delay 20 '${WORD}' && DISPLAY=:0 xdotool key Return`;
 
-let server: ChildProcess | undefined;
+let server: HttpServer | undefined;
 let base = '';
 let agent: Client;
 let lease = '';
 let container = '';
 
-function startServer(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const config = join(dir, 'config.json');
-    // framebuffer off: these checks are about commands and files, and read the guest with docker
-    // exec; the shared framebuffer (host X socket) has its own tests and not every host shares
-    // unix sockets through /dev/shm.
-    writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), reaper: { autostart: false }, providers: { docker: { framebuffer: false } } }));
-    let err = '';
-    server = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOOLSETS: 'all' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    server.stderr!.on('data', (d) => {
-      err += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    server.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
+async function startServer(): Promise<string> {
+  const config = join(dir, 'config.json');
+  // framebuffer off: these checks are about commands and files, and read the guest with docker
+  // exec; the shared framebuffer (host X socket) has its own tests and not every host shares
+  // unix sockets through /dev/shm.
+  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), reaper: { autostart: false }, providers: { docker: { framebuffer: false } } }));
+  server = await startHttpServer({ bin: BIN, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'warn', VMHUB_HTTP_TOKEN: TOKEN, VMHUB_TOOLSETS: 'all' } });
+  return server.base;
 }
 
 const call = async (tool: string, args: Record<string, unknown> = {}) => await agent.callTool({ name: tool, arguments: { lease_id: lease, ...args } }) as any;
@@ -67,16 +60,6 @@ async function guest(script: string): Promise<string> {
   return (await run('docker', ['exec', '-u', 'root', container, 'sh', '-c', script])).stdout;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
 before(async () => {
   base = await startServer();
   agent = new Client({ name: 'takeover-agent', version: '1' });
@@ -86,7 +69,7 @@ before(async () => {
 after(async () => {
   if (lease) await call('vm_lease_release').catch(() => undefined);
   await agent?.close().catch(() => undefined);
-  server?.kill();
+  await server?.stop();
   await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -97,12 +80,12 @@ describe('security: while a person holds the machine, commands and file writes w
     assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
     lease = created.structuredContent.lease_id;
     container = `vmhub-${instance}-${lease}`;
-    await eventually('the lease to be ready', async () => ((await call('vm_lease_status', { wait_seconds: 5 })).structuredContent.status === 'ready' ? true : undefined), 120_000);
+    await until(async () => ((await call('vm_lease_status', { wait_seconds: 5 })).structuredContent.status === 'ready' ? true : undefined), 'the lease to be ready', 120_000);
     await ok('vm_put_file', { path: DRAFT, content: DRAFT_TEXT });
     const reader = (await ok('vm_launch', { app: 'xterm', args: ['-T', 'person-terminal', '-e', 'sh', '-c', `while IFS= read -r l; do printf '%s\\n' "$l" >> ${LINES}; done`], wait_seconds: 10 })).structuredContent.window;
     await ok('vm_focus', { window: reader.id });
     await ok('vm_type', { text: 'before\n' });
-    assert.equal(await eventually('the terminal to record the agent\'s line', async () => { const t = await guest(`cat ${LINES} 2>/dev/null || true`); return t ? t : undefined; }), 'before\n');
+    assert.equal(await until(async () => { const t = await guest(`cat ${LINES} 2>/dev/null || true`); return t ? t : undefined; }, 'the terminal to record the agent\'s line', 15_000), 'before\n');
   });
 
   it('take over without the allowance: vm_exec, vm_put_file and vm_clone_repo answer HUMAN_CONTROL and nothing changed in the guest', async () => {
@@ -154,7 +137,7 @@ describe('security: while a person holds the machine, commands and file writes w
 
     const typed = await ok('vm_exec', { shell: TYPE_INTO_SCREEN });
     assert.equal(typed.structuredContent.exit_code, 0, typed.structuredContent.stderr);
-    assert.equal(await eventually('the allowed command\'s line in the terminal', async () => { const t = await guest(`cat ${LINES}`); return t.split('\n').length > 2 ? t : undefined; }), `before\n${WORD}\n`);
+    assert.equal(await until(async () => { const t = await guest(`cat ${LINES}`); return t.split('\n').length > 2 ? t : undefined; }, 'the allowed command\'s line in the terminal', 15_000), `before\n${WORD}\n`);
     await ok('vm_put_file', { path: '/tmp/agent-new.txt', content: 'allowed\n' });
     assert.equal(await guest('cat /tmp/agent-new.txt'), 'allowed\n');
     for (const [tool, args] of [['vm_type', { text: 'no' }], ['vm_key', { keys: 'Return' }], ['vm_click', { x: 5, y: 5 }]] as const) {

@@ -5,10 +5,10 @@
 // Each class counts attempts and outcomes and prints them (t.diagnostic) for docs/security.md.
 // The same flows in a real browser: ui-sign-in-browser.test.ts.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { BIN, sandbox, uiSignIn, type Sandbox } from './harness.ts';
+import { until } from '@vmhub/test-kit';
+import { sandbox, startHttp, uiSignIn, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKENS = { default: 'ui-default-0c4f7a91d2', alice: 'ui-alice-5be1c09a77', bob: 'ui-bob-93d2e6f04b' } as const;
 const ENV = { VMHUB_HTTP_TOKEN: TOKENS.default, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob };
@@ -25,35 +25,7 @@ function count(t: TestContext, n: Tally, what: string, ok: boolean, refusal: boo
   else n.accepted++;
 }
 
-interface Running { child: ChildProcess; base: string; stderr: () => string }
-
-function start(box: Sandbox): Promise<Running> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'info', ...ENV }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(stderr);
-      if (m) resolve({ child, base: m[1]!, stderr: () => stderr });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
-}
-
-async function stop(srv: Running | undefined): Promise<void> {
-  if (!srv || srv.child.exitCode !== null) return;
-  const gone = new Promise((r) => srv.child.once('exit', r));
-  srv.child.kill();
-  await gone;
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const start = (box: Sandbox): Promise<HttpServer> => startHttp(box, { VMHUB_LOG_LEVEL: 'info', ...ENV });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -74,12 +46,12 @@ async function initialize(base: string, headers: Record<string, string>): Promis
 
 describe('security: live-view sign-in (built server, default lifetimes)', () => {
   let box: Sandbox;
-  let srv: Running;
+  let srv: HttpServer;
   before(async () => {
     box = sandbox({ http: { tokens: NAMED } });
     srv = await start(box);
   });
-  after(async () => { await stop(srv); box.cleanup(); });
+  after(async () => { await srv?.stop(); box.cleanup(); });
 
   it('the cookie carries a random sign-in id, never a token; a GET never signs in', async (t) => {
     const n = tally();
@@ -191,12 +163,12 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
 
 describe('security: live-view sign-in lifetime (built server)', () => {
   let box: Sandbox;
-  let srv: Running | undefined;
+  let srv: HttpServer | undefined;
   before(async () => {
     box = sandbox({ http: { tokens: NAMED, ui_session_idle_seconds: 2, ui_session_max_seconds: 5 } });
     srv = await start(box);
   });
-  after(async () => { await stop(srv); box.cleanup(); });
+  after(async () => { await srv?.stop(); box.cleanup(); });
 
   it('a sign-in ends after http.ui_session_idle_seconds unused and at http.ui_session_max_seconds however busy', { timeout: 60_000 }, async (t) => {
     const s = srv!;
@@ -237,7 +209,7 @@ describe('security: live-view sign-in lifetime (built server)', () => {
     const hup = async () => {
       const seen = (s.stderr().match(/http tokens reloaded/g) ?? []).length;
       s.child.kill('SIGHUP');
-      await until('the reload', () => (s.stderr().match(/http tokens reloaded/g) ?? []).length > seen);
+      await until(() => (s.stderr().match(/http tokens reloaded/g) ?? []).length > seen, 'the reload', 15_000);
     };
     writeFileSync(box.configFile, JSON.stringify({ ...original, http: { ...original.http, tokens: [NAMED[0]] } }));
     await hup();
@@ -249,7 +221,7 @@ describe('security: live-view sign-in lifetime (built server)', () => {
     count(t, n, 'bob\'s old sign-in after the token is back', (await apiAs(s.base, bob.cookie)).status === 401, true);
     count(t, n, 'bob signing in again', (await uiSignIn(s.base, TOKENS.bob)).status === 303, false);
 
-    await stop(s);
+    await s.stop();
     s = srv = await start(box);
     count(t, n, 'alice\'s sign-in after a restart', (await apiAs(s.base, alice.cookie)).status === 401, true);
     count(t, n, 'alice signing in after the restart', (await uiSignIn(s.base, TOKENS.alice)).status === 303, false);

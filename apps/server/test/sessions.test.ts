@@ -11,11 +11,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { fakeProvider, fakeSessions, openFakeChannels, stopFakeMachine } from '@vmhub/conformance/fake';
 import { loadConfig } from '@vmhub/core/config';
 import { Store } from '@vmhub/store';
+import { until } from '@vmhub/test-kit';
 import { createVmhubHub, type VmhubHub } from '../src/index.ts';
 import { sandbox, type Sandbox } from './harness.ts';
 
 const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let box: Sandbox;
 let hub: VmhubHub;
@@ -44,14 +44,6 @@ async function use(leaseId: string): Promise<void> {
 }
 
 const counts = async () => (await call('vm_health')).sessions as { open: number; channels: number };
-
-async function until(what: string, ok: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 before(async () => {
   box = sandbox({ leases: { max_per_owner: 1000, max_total: 1000 } }, [
@@ -87,7 +79,7 @@ describe('server: lease sessions end in every terminal state', () => {
     // Expire it behind the server's back, as time would: the server sees it only by sweeping.
     const store = new Store({ path: box.db });
     try { await store.updateLease(id, { expires_at: Date.now() - 1 }); } finally { await store.close(); }
-    await until('the session to end', async () => (await counts()).open === 0);
+    await until(async () => (await counts()).open === 0, 'the session to end', 15_000);
     assert.equal(openFakeChannels(), 0);
     assert.equal(fakeSessions().open, 0);
     const s = await call('vm_lease_status', { lease_id: id });
@@ -109,7 +101,7 @@ describe('server: lease sessions end in every terminal state', () => {
     } finally { await store.close(); }
     const { stdout } = await promisify(execFile)(process.execPath, [REAPER, '--once', '--json'], { env: { ...process.env, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } });
     assert.ok(stdout.length > 0);
-    await until('both sessions to end', async () => (await counts()).open === 0);
+    await until(async () => (await counts()).open === 0, 'both sessions to end', 15_000);
     assert.deepEqual(await counts(), { open: 0, channels: 0 });
     assert.equal(openFakeChannels(), 0);
     assert.equal((await call('vm_lease_status', { lease_id: reaped })).status, 'reaped');
@@ -117,7 +109,7 @@ describe('server: lease sessions end in every terminal state', () => {
 
   it('a failed lease leaves no session and no channel', async () => {
     const { lease_id } = await call('vm_lease_create', { template: 'fake-broken' });
-    await until('the lease to fail', async () => (await call('vm_lease_status', { lease_id })).status === 'failed');
+    await until(async () => (await call('vm_lease_status', { lease_id })).status === 'failed', 'the lease to fail', 15_000);
     const r = await client.callTool({ name: 'vm_screenshot', arguments: { lease_id } }) as { structuredContent?: any };
     assert.equal(r.structuredContent.code, 'PROVISION_FAILED');
     assert.deepEqual(await counts(), { open: 0, channels: 0 });
@@ -179,7 +171,7 @@ describe('server: lease sessions end in every terminal state', () => {
       await Promise.all(ids.slice(0, 10).map((id) => call('vm_lease_release', { lease_id: id })));
       await rt.sessions.sweep();
     }
-    await until('every session to end', async () => (await counts()).open === 0, 30_000);
+    await until(async () => (await counts()).open === 0, 'every session to end', 30_000);
     global.gc?.();
     const heapAfter = process.memoryUsage().heapUsed;
     const sizes = { sessions: await counts(), adapterSessions: fakeSessions().open, channels: openFakeChannels(), provisioning: rt.leases.inFlight() };

@@ -16,6 +16,7 @@ import { after, before, it } from 'node:test';
 import { readFakeLedger } from '@vmhub/conformance/fake';
 import { startPostgres, type PostgresServer } from '@vmhub/postgres-testing';
 import { Store } from '@vmhub/store';
+import { until } from '@vmhub/test-kit';
 import { BIN, connect, errorCode, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
 
 const PASSWORD = /vmhub-test-password/;
@@ -46,14 +47,6 @@ function doctorStore(): Promise<{ code: number; store: { status: string; subject
 
 const stateHome = (b: Sandbox) => join(b.dir, 'state');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 async function server(): Promise<Session> {
   const session = await connect(box, { VMHUB_DB: url, XDG_STATE_HOME: stateHome(box) });
@@ -108,7 +101,7 @@ it('a lease on PostgreSQL: created, ready, released, its machine gone, its event
   await waitReady(s, recorded);
   assert.equal((await s.call('vm_screenshot', { lease_id: recorded })).isError, undefined);
   const recordings = join(stateHome(box), 'vmhub', 'recordings', recorded);
-  await until('the recording of the screenshot', () => existsSync(recordings) && readdirSync(recordings).length > 0, 30_000);
+  await until(() => existsSync(recordings) && readdirSync(recordings).length > 0, 'the recording of the screenshot', 30_000);
   assert.equal((await s.call('vm_lease_release', { lease_id: recorded })).structuredContent.status, 'released');
 
   const id = await leaseRoundTrip(s);
@@ -213,11 +206,11 @@ it('reaper autostart on PostgreSQL: the URL in its env, not its argv; reaper.log
     const created = await session.call('vm_lease_create', { template: 'fake-stub' });
     assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
     let started: { pid: number; log: string } | undefined;
-    await until('the server to start a reaper', () => {
+    await until(() => {
       const line = session!.stderr().split('\n').find((l) => l.includes('reaper started for this store'));
       started = line ? JSON.parse(line) : undefined;
       return started !== undefined;
-    }, 30_000);
+    }, 'the server to start a reaper', 30_000);
     pid = started!.pid;
     const logFile = join(stateHome(auto), 'vmhub', 'reaper.log');
     assert.equal(started!.log, logFile);
@@ -233,7 +226,7 @@ it('reaper autostart on PostgreSQL: the URL in its env, not its argv; reaper.log
     const id = created.structuredContent.lease_id as string;
     await waitReady(session, id);
     assert.equal((await session.call('vm_lease_release', { lease_id: id })).structuredContent.status, 'released');
-    await until('the reaper to exit with no work left', () => { try { process.kill(pid!, 0); return false; } catch { return true; } }, 90_000);
+    await until(() => { try { process.kill(pid!, 0); return false; } catch { return true; } }, 'the reaper to exit with no work left', 90_000);
     pid = undefined;
     const reaperLog = readFileSync(logFile, 'utf8');
     assert.match(reaperLog, /reaper ready .*store=postgres/, reaperLog);

@@ -7,14 +7,13 @@
 // principal: their form POST is refused by the browser's own Origin and Sec-Fetch-Site, and their
 // link opens the sign-in page without submitting it.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, sandbox, type Sandbox } from './harness.ts';
+import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
 
 declare const document: any;
 
@@ -22,27 +21,15 @@ const CHROMIUM = process.env.VMHUB_CHROMIUM ?? '/usr/bin/chromium';
 const TOKENS = { alice: 'ui-browser-alice-7d0e3b95a1', bob: 'ui-browser-bob-2c6f81e4d9' } as const;
 
 let box: Sandbox;
-let server: ChildProcess | undefined;
+let server: HttpServer | undefined;
 let base = '';
 let attacker: Server;
 let attackerPort = 0;
 let browser: Browser;
 
-function startServer(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--http', '--host', '127.0.0.1', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    server = child;
-    let stderr = '';
-    child.stderr!.on('data', (d) => {
-      stderr += d;
-      const m = /at (http:\/\/\S+)\/mcp/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
+async function startServer(): Promise<string> {
+  server = await startHttp(box, { VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob });
+  return server.base;
 }
 
 /** Another site's pages: a form that posts bob's token to /ui/login by itself, and a link to the sign-in link. */
@@ -80,7 +67,7 @@ before(async () => {
 after(async () => {
   await browser?.close().catch(() => undefined);
   attacker?.close();
-  server?.kill();
+  await server?.stop();
   box?.cleanup();
 });
 
