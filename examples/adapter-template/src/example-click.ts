@@ -4,14 +4,14 @@
  * from the agent's screenshot and refused off-screen points. Do not check or clamp them again.
  */
 import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
-import type { Guest } from './example-session.ts';
+import type { ExampleRuntime } from './runtime.ts';
 
 const BUTTON: Record<MouseButton, string> = { left: '1', middle: '2', right: '3' };
 
-export async function exampleClick(guest: Guest, ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void> {
+export async function exampleClick(rt: ExampleRuntime, ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void> {
   // xdotool knows ctrl, shift, alt and super by these names, the only ones core's schema allows.
   const mods = [...new Set(input.modifiers)];
-  await guest.x(ctx, [
+  await (await rt.guest(ctx)).run([
     'xdotool', 'mousemove', String(input.x), String(input.y),
     ...mods.flatMap((m) => ['keydown', m]),
     'click', '--repeat', String(input.count), BUTTON[input.button],

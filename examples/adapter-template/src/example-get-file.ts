@@ -4,8 +4,9 @@
  * oversized result again, so there is nothing to check here.
  */
 import type { AdapterContext } from '@vmhub/core';
+import type { ExampleRuntime } from './runtime.ts';
 
-export async function exampleGetFile(ctx: AdapterContext, input: { path: string; max_bytes: number }): Promise<Buffer> {
+export async function exampleGetFile(_rt: ExampleRuntime, ctx: AdapterContext, input: { path: string; max_bytes: number }): Promise<Buffer> {
   const channel = await ctx.channel();
   return channel.getFile(input.path, { maxBytes: input.max_bytes });
 }

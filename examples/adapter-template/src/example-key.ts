@@ -6,11 +6,11 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import { exampleError } from './errors.ts';
-import type { Guest } from './example-session.ts';
+import type { ExampleRuntime } from './runtime.ts';
 
-export async function exampleKey(guest: Guest, ctx: AdapterContext, input: { keys: string }): Promise<void> {
+export async function exampleKey(rt: ExampleRuntime, ctx: AdapterContext, input: { keys: string }): Promise<void> {
   const chords = input.keys.trim().split(/\s+/);
-  const { stderr } = await guest.x(ctx, ['xdotool', 'key', '--delay', '12', '--', ...chords]);
+  const { stderr } = await (await rt.guest(ctx)).run(['xdotool', 'key', '--delay', '12', '--', ...chords]);
   const unknown = new Set([...stderr.toString('utf8').matchAll(/No such key name '([^']*)'/g)].map((m) => m[1]));
   if (unknown.size > 0) {
     throw exampleError('INVALID_REQUEST', `unknown key name ${[...unknown].map((k) => `"${k}"`).join(', ')} in "${input.keys}": use X keysym names such as Return, Tab, F5, ctrl+c`);

@@ -4,24 +4,24 @@
  * maps the agent's coordinates back to screen pixels from this frame's size.
  */
 import type { AdapterContext, RawScreen } from '@vmhub/core';
-import type { Guest } from './example-session.ts';
+import type { ExampleRuntime } from './runtime.ts';
 import { xwdToRgb } from './xwd.ts';
 
 // A channel keeps 1 MiB of output unless told more: leave room for a 4K screen at 32 bpp.
 const MAX_FRAME_BYTES = 3840 * 2160 * 4 + 64 * 1024;
 
-export async function exampleScreenshot(guest: Guest, ctx: AdapterContext): Promise<RawScreen> {
-  const { stdout } = await guest.x(ctx, ['xwd', '-root', '-silent'], { maxOutputBytes: MAX_FRAME_BYTES });
+export async function exampleScreenshot(rt: ExampleRuntime, ctx: AdapterContext): Promise<RawScreen> {
+  const { stdout } = await (await rt.guest(ctx)).run(['xwd', '-root', '-silent'], { maxOutputBytes: MAX_FRAME_BYTES });
   const frame = xwdToRgb(stdout);
-  guest.screen = { width: frame.width, height: frame.height };
+  rt.facts.set('screen', { width: frame.width, height: frame.height });
   return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
 }
 
 /** For core's bounds checks before the lease's first screenshot; the latest screenshot wins. */
-export async function exampleScreenSize(guest: Guest, ctx: AdapterContext): Promise<{ width: number; height: number }> {
-  if (guest.screen) return guest.screen;
-  const { stdout } = await guest.x(ctx, ['xdotool', 'getdisplaygeometry']);
-  const [width = 0, height = 0] = stdout.toString('utf8').trim().split(/\s+/).map(Number);
-  guest.screen = { width, height };
-  return guest.screen;
+export function exampleScreenSize(rt: ExampleRuntime, ctx: AdapterContext): Promise<{ width: number; height: number }> {
+  return rt.facts.remember('screen', async () => {
+    const { stdout } = await (await rt.guest(ctx)).run(['xdotool', 'getdisplaygeometry']);
+    const [width = 0, height = 0] = stdout.toString('utf8').trim().split(/\s+/).map(Number);
+    return { width, height };
+  }, ctx.signal);
 }

@@ -4,11 +4,11 @@
  * keyboard lacks (é, ✓) to spare keycodes itself; "\n" presses Return.
  */
 import type { AdapterContext } from '@vmhub/core';
-import type { Guest } from './example-session.ts';
+import type { ExampleRuntime } from './runtime.ts';
 
-export async function exampleType(guest: Guest, ctx: AdapterContext, input: { text: string }): Promise<void> {
-  const delay = guest.options.type_delay_ms;
+export async function exampleType(rt: ExampleRuntime, ctx: AdapterContext, input: { text: string }): Promise<void> {
+  const delay = rt.options.type_delay_ms;
   // The call's deadline (ctx.signal) is what really bounds a long text; this only stops a hung xdotool.
   const timeoutMs = 10_000 + [...input.text].length * (delay + 5);
-  await guest.x(ctx, ['xdotool', 'type', '--delay', String(delay), '--', input.text], { timeoutMs });
+  await (await rt.guest(ctx)).run(['xdotool', 'type', '--delay', String(delay), '--', input.text], { timeoutMs });
 }

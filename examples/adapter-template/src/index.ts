@@ -6,10 +6,10 @@
  *
  * The default export is what vmhub loads (a package named vmhub-adapter-* is discovered by name).
  */
-import { exampleAdapter } from './example-adapter.ts';
+import { exampleAdapter } from './adapter.ts';
 import type { ExampleOptions } from './options.ts';
 
-export { exampleAdapter } from './example-adapter.ts';
+export { exampleAdapter } from './adapter.ts';
 export { ExampleOptionsSchema, type ExampleOptions } from './options.ts';
 
 /** A ready instance with these options (validated, defaults filled); does no I/O. */
