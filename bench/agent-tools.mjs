@@ -9,12 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, leaseReady, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, leaseReady, round, stats, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 15);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stats = (t) => ({ p50_ms: round(percentile(t, 50)), p95_ms: round(percentile(t, 95)), n: t.length });
-
 /** What the tesseract binary reads on a PNG (stdin → stdout; sparse text suits a terminal). */
 async function readPng(png) {
   return new Promise((resolve, reject) => {

@@ -14,25 +14,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { connectServer, leaseReady, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, leaseReady, percentile, round, stats, timeIt, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 40);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { xwdToRgb } = await import(pathToFileURL(join(root, 'packages/adapter-x11/dist/xwd.js')).href);
 const { shapeScreenshot } = await import(pathToFileURL(join(root, 'packages/core/dist/screenshot.js')).href);
 const { debianX11Template } = await import(pathToFileURL(createRequire(join(root, 'apps/server/package.json')).resolve('@vmhub/provider-docker')).href);
-
-const stats = (xs) => ({ p50_ms: round(percentile(xs, 50)), p95_ms: round(percentile(xs, 95)), n: xs.length });
-
-async function timeIt(n, fn) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return times;
-}
 
 const SIZES = [
   { name: '1280x800', screen: '1280x800x24', width: 1280, height: 800 },

@@ -6,25 +6,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, floorSampler, percentile, round } from './lib.mjs';
+import { connectServer, floorSampler, percentile, round, stats, timeIt } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 60);
 const LEASES = Number(process.env.LEASES ?? 15);
-
-function stats(times) {
-  return { p50_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), n: times.length };
-}
-
-async function timeIt(n, fn) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    times.push(performance.now() - t);
-  }
-  return times;
-}
 
 export async function run_() {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-desktop-'));

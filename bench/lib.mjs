@@ -1,4 +1,6 @@
-// Shared helpers for the benchmarks: percentiles and a client on the built server binary.
+// Shared helpers for the benchmarks: percentiles and timings, a client on the built server
+// binary, and the sections of RESULTS.md.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,6 +16,27 @@ export function percentile(values, p) {
 }
 
 export const round = (n, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+/** p50 and p95 of `times` (ms, rounded to `digits`) and how many there are. */
+export function stats(times, digits = 1) {
+  return { p50_ms: round(percentile(times, 50), digits), p95_ms: round(percentile(times, 95), digits), n: times.length };
+}
+
+/** Median and maximum of `times` (ms) and how many: for a few slow samples (create → ready). */
+export function spread(times) {
+  return { median_ms: round(percentile(times, 50)), max_ms: round(Math.max(...times)), n: times.length };
+}
+
+/** Runs `fn(i)` `n` times, one after another; the milliseconds each run took. */
+export async function timeIt(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
 
 export async function connectServer(env = {}) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_BIN], env: { PATH: process.env.PATH, HOME: process.env.HOME, VMHUB_LOG_LEVEL: 'error', VMHUB_TOOLSETS: 'all', ...env }, stderr: 'pipe' });
@@ -88,14 +111,13 @@ async function dockerRunFloorOnce(golden, name = 'floor') {
 export function floorSampler(golden, name) {
   const display = [];
   const wm = [];
-  const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
   return {
     async sample(i) {
       const one = await dockerRunFloorOnce(golden, `${name}-${i}`);
       display.push(one.display_ms);
       wm.push(one.window_manager_ms);
     },
-    stats: () => ({ until_display: stats(display), until_window_manager: stats(wm) }),
+    stats: () => ({ until_display: spread(display), until_window_manager: spread(wm) }),
   };
 }
 
@@ -111,4 +133,40 @@ export async function poolReady(db, template, ms) {
     }
   } finally { await store.close(); }
   throw new Error(`the ${template} pool did not refill in ${ms} ms`);
+}
+
+// RESULTS.md holds one section a benchmark between <!-- bench:NAME --> markers; the hand-written
+// analysis under it, between <!-- notes:NAME --> markers, survives re-runs.
+export const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+
+/** The notes of benchmark `name` in `text` (RESULTS.md), or empty markers. */
+export function notesIn(text, name) {
+  return new RegExp(`<!-- notes:${name} -->[\\s\\S]*?<!-- /notes:${name} -->`).exec(text)?.[0] ?? `<!-- notes:${name} -->\n<!-- /notes:${name} -->`;
+}
+
+/** The whole section of benchmark `name` in `text` (RESULTS.md), or undefined. */
+export function sectionIn(text, name) {
+  return new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`).exec(text)?.[0];
+}
+
+/** A section as bench/run.mjs writes it: title, targets, `body` (figures), then the kept notes. */
+export function resultsSection(name, title, targets, body, notes) {
+  return `<!-- bench:${name} -->\n## ${title}\n\nTargets: ${targets}\n\n${body}\n\n${notes}\n<!-- /bench:${name} -->`;
+}
+
+/**
+ * For a benchmark run by itself: replace its section in RESULTS.md with `figures` (as JSON, with
+ * when, how long and the `command`), keeping its notes. A new section goes after the section
+ * named `after` when there is one, else at the end.
+ */
+export function writeResultsSection({ name, title, targets, figures, seconds, command, after }) {
+  const text = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : '# Benchmark results\n';
+  const body = `\`\`\`json\n${JSON.stringify(figures, null, 2)}\n\`\`\`\n_measured ${new Date().toISOString()} in ${seconds.toFixed(1)} s (\`${command}\`)_`;
+  const section = resultsSection(name, title, targets, body, notesIn(text, name));
+  const existing = sectionIn(text, name);
+  let updated;
+  if (existing) updated = text.replace(existing, () => section);
+  else if (after && text.includes(`<!-- /bench:${after} -->`)) updated = text.replace(`<!-- /bench:${after} -->`, () => `<!-- /bench:${after} -->\n\n${section}`);
+  else updated = `${text.trimEnd()}\n\n${section}\n`;
+  writeFileSync(RESULTS_FILE, updated);
 }

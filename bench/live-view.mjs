@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SERVER_BIN, leaseReady, percentile, round, toolCaller } from './lib.mjs';
+import { leaseReady, round, SERVER_BIN, stats, toolCaller } from './lib.mjs';
 
 // playwright-core is a devDependency of apps/server (its browser tests); the bench borrows it.
 const { chromium } = createRequire(new URL('../apps/server/package.json', import.meta.url))('playwright-core');
@@ -24,8 +24,6 @@ const N = Number(process.env.N ?? 20);
 const N_NAIVE = Number(process.env.N_NAIVE ?? 8);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
-const stats = (t) => ({ p50_ms: round(percentile(t, 50)), p95_ms: round(percentile(t, 95)), n: t.length });
-
 function startServer(config, token) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVER_BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'error', VMHUB_HTTP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });

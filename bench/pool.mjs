@@ -8,13 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, poolReady, floorSampler, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, floorSampler, poolReady, round, spread, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 7);
 const N_QEMU = Number(process.env.N_QEMU ?? 3);
-const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
-
 async function server(dir, name, pools) {
   const config = join(dir, `${name}.json`);
   writeFileSync(config, JSON.stringify({ instance: `bp${name}`, db: join(dir, `${name}.db`), pools, reaper: { autostart: false }, providers: { qemu: { state_dir: join(dir, `qemu-${name}`) } } }));
@@ -50,7 +48,7 @@ async function measure({ call, db }, template, n, warm, leases, beside = async (
     await call('vm_lease_release', { lease_id: leases.pop() });
     if (i % 2 === 1) await beside(i);
   }
-  return { create_to_ready: stats(ready), create_to_first_screenshot: stats(first), ready_when_create_answered: `${claimed}/${n}` };
+  return { create_to_ready: spread(ready), create_to_first_screenshot: spread(first), ready_when_create_answered: `${claimed}/${n}` };
 }
 
 export async function run_() {

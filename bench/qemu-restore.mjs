@@ -7,13 +7,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectServer, poolReady, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, poolReady, round, spread, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 5);
 const N_COLD = Number(process.env.N_COLD ?? 3);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const stats = (xs) => ({ median_ms: round(percentile(xs, 50)), max_ms: round(Math.max(...xs)), n: xs.length });
-
 async function server(dir, name, qemu, pools = {}) {
   const config = join(dir, `${name}.json`);
   const db = join(dir, `${name}.db`);
@@ -56,7 +54,7 @@ async function measure(s, template, n, { warm = false } = {}) {
     if (r.warm) claimed++;
     guest = r.guest;
   }
-  return { create_to_ready: stats(ready), create_to_first_screenshot: stats(first), ready_when_create_answered: `${claimed}/${n}`, guest_stage: guest };
+  return { create_to_ready: spread(ready), create_to_first_screenshot: spread(first), ready_when_create_answered: `${claimed}/${n}`, guest_stage: guest };
 }
 
 /**

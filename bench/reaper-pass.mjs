@@ -18,7 +18,7 @@
 // INSERTs (1 000 rows each) in one transaction.
 import { execFileSync, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -250,20 +250,15 @@ try {
   Object.assign(figures, { load_before: loadBefore, load_after: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version, cpus: cpus().length });
   console.log(JSON.stringify(figures, null, 2));
   if (!ok) process.exitCode = 1;
-  if (values.append) appendSection(figures, (Date.now() - started) / 1000);
+  if (values.append) {
+    // Imported here, not at the top: the forked child that measures a pass loads none of it.
+    const { writeResultsSection } = await import('./lib.mjs');
+    writeResultsSection({
+      name: 'reaper', title: 'Reaper pass over 10 000 leases (issue 4)', targets: 'one pass ≤ 1 s; memory peak reported',
+      figures, seconds: (Date.now() - started) / 1000, command: `node bench/reaper-pass.mjs ${process.argv.slice(2).join(' ')}`,
+    });
+  }
 } finally {
   pgServer?.destroy();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** Replace this bench's section in RESULTS.md, in bench/run.mjs's format (its title and targets), keeping its notes. */
-function appendSection(figures, seconds) {
-  const file = join(here, 'RESULTS.md');
-  let text = '';
-  try { text = readFileSync(file, 'utf8'); } catch { text = '# Benchmark results\n'; }
-  const notes = /<!-- notes:reaper -->[\s\S]*?<!-- \/notes:reaper -->/.exec(text)?.[0] ?? '<!-- notes:reaper -->\n<!-- /notes:reaper -->';
-  const args = process.argv.slice(2).join(' ');
-  const section = `<!-- bench:reaper -->\n## Reaper pass over 10 000 leases (issue 4)\n\nTargets: one pass ≤ 1 s; memory peak reported\n\n\`\`\`json\n${JSON.stringify(figures, null, 2)}\n\`\`\`\n_measured ${new Date().toISOString()} in ${seconds.toFixed(1)} s (\`node bench/reaper-pass.mjs ${args}\`)_\n\n${notes}\n<!-- /bench:reaper -->`;
-  const existing = /<!-- bench:reaper -->[\s\S]*?<!-- \/bench:reaper -->/;
-  writeFileSync(file, existing.test(text) ? text.replace(existing, () => section) : `${text.trimEnd()}\n\n${section}\n`);
 }

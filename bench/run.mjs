@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { notesIn, RESULTS_FILE, resultsSection, sectionIn } from './lib.mjs';
 
 const BENCHES = {
   'cold-start': { file: './cold-start.mjs', title: 'Server cold start and tools/list size (issue 2)', targets: 'cold start median ≤ 400 ms; tools/list ≤ 20 KB (20 480 bytes) for the default toolsets and ≤ 28 KB (28 672 bytes) for all tools (issue 34.3; issue 9 had raised the single budget from 16 KB)' },
@@ -27,24 +28,12 @@ const BENCHES = {
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
-const resultsFile = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-const previous = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '';
-
-/** Hand-written analysis under a section survives re-runs (between the notes markers). */
-function previousNotes(name) {
-  const m = new RegExp(`<!-- notes:${name} -->[\\s\\S]*?<!-- /notes:${name} -->`).exec(previous);
-  return m?.[0] ?? `<!-- notes:${name} -->\n<!-- /notes:${name} -->`;
-}
-
-function previousSection(name) {
-  const m = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`).exec(previous);
-  return m?.[0];
-}
+const previous = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : '';
 
 const sections = [];
 for (const name of Object.keys(BENCHES)) {
   const b = BENCHES[name];
-  if (!wanted.includes(name)) { sections.push(previousSection(name) ?? ''); continue; }
+  if (!wanted.includes(name)) { sections.push(sectionIn(previous, name) ?? ''); continue; }
   const path = fileURLToPath(new URL(b.file, import.meta.url));
   let body;
   if (!existsSync(path)) body = '_benchmark script not present_';
@@ -61,7 +50,7 @@ for (const name of Object.keys(BENCHES)) {
     }
   }
   console.error(`[bench] ${name} done`);
-  sections.push(`<!-- bench:${name} -->\n## ${b.title}\n\nTargets: ${b.targets}\n\n${body}\n\n${previousNotes(name)}\n<!-- /bench:${name} -->`);
+  sections.push(resultsSection(name, b.title, b.targets, body, notesIn(previous, name)));
 }
 
 const header = `# Benchmark results
@@ -71,5 +60,5 @@ last figures). Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math
 Every figure goes through the official MCP SDK client against the built \`vmhub-server\` unless
 the section says otherwise. Analysis and caveats: see the notes under each section's JSON.
 `;
-writeFileSync(resultsFile, [header, ...sections.filter(Boolean)].join('\n\n') + '\n');
-console.error(`[bench] wrote ${resultsFile}`);
+writeFileSync(RESULTS_FILE, [header, ...sections.filter(Boolean)].join('\n\n') + '\n');
+console.error(`[bench] wrote ${RESULTS_FILE}`);

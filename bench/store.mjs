@@ -22,13 +22,13 @@
 // fresh child process, whose peak RSS is reported. --append writes the section into RESULTS.md.
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { percentile, round } from './lib.mjs';
+import { percentile, round, writeResultsSection } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -244,7 +244,13 @@ try {
   console.log(JSON.stringify(figures, null, 2));
   const allRows = dialects.every((d) => Object.values(figures[d]).every((c) => typeof c !== 'object' || c.rows_ok !== false));
   if (!allRows) { console.error('bench: some creates did not leave their rows'); process.exitCode = 1; }
-  if (values.append) appendSection(figures, (Date.now() - started) / 1000);
+  if (values.append) {
+    writeResultsSection({
+      name: 'store', title: 'Store: lease create on SQLite and PostgreSQL (issue 18)', after: 'reaper',
+      targets: `measured, no target: lease create (the store calls of one vm_lease_create) p50/p95/p99, sequential and ${CONCURRENCY}-way concurrent, on both dialects, beside the naive way (a Store per create) and the floor (the bare INSERT through the driver); peak RSS`,
+      figures, seconds: (Date.now() - started) / 1000, command: 'node bench/store.mjs --append',
+    });
+  }
 } finally {
   pgServer?.destroy();
   rmSync(dir, { recursive: true, force: true });
@@ -254,19 +260,4 @@ async function serverVersion(url) {
   const client = new (storeRequire('pg').Client)({ connectionString: url });
   await client.connect();
   try { return (await client.query('show server_version')).rows[0].server_version; } finally { await client.end(); }
-}
-
-/** Replace (or add, after the reaper's) this bench's section in RESULTS.md, in bench/run.mjs's format, keeping its notes. */
-function appendSection(figures, seconds) {
-  const file = join(here, 'RESULTS.md');
-  const text = readFileSync(file, 'utf8');
-  const name = 'store';
-  const notes = new RegExp(`<!-- notes:${name} -->[\\s\\S]*?<!-- /notes:${name} -->`).exec(text)?.[0] ?? `<!-- notes:${name} -->\n<!-- /notes:${name} -->`;
-  const section = `<!-- bench:${name} -->\n## Store: lease create on SQLite and PostgreSQL (issue 18)\n\nTargets: measured, no target: lease create (the store calls of one vm_lease_create) p50/p95/p99, sequential and ${CONCURRENCY}-way concurrent, on both dialects, beside the naive way (a Store per create) and the floor (the bare INSERT through the driver); peak RSS\n\n\`\`\`json\n${JSON.stringify(figures, null, 2)}\n\`\`\`\n_measured ${new Date().toISOString()} in ${seconds.toFixed(1)} s (\`node bench/store.mjs --append\`)_\n\n${notes}\n<!-- /bench:${name} -->`;
-  const existing = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`);
-  let updated;
-  if (existing.test(text)) updated = text.replace(existing, () => section);
-  else if (text.includes('<!-- /bench:reaper -->')) updated = text.replace('<!-- /bench:reaper -->', () => `<!-- /bench:reaper -->\n\n${section}`);
-  else updated = `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, updated);
 }

@@ -14,25 +14,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile, round } from './lib.mjs';
+import { percentile, round, stats, timeIt } from './lib.mjs';
 import qemu, { buildTinyConsoleGolden, tinyConsoleTemplate } from '../packages/provider-qemu/dist/index.js';
 import { connectRfb } from '../packages/rfb/dist/index.js';
 
 const N = Number(process.env.N ?? 40);
-
-function stats(times) {
-  return { p50_ms: round(percentile(times, 50), 2), p95_ms: round(percentile(times, 95), 2), n: times.length };
-}
-
-async function timeIt(n, fn) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    times.push(performance.now() - t);
-  }
-  return times;
-}
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-vnc-'));
@@ -100,12 +86,12 @@ export async function run() {
     const floor = await timeIt(N * 5, () => { Buffer.from(frame.data); });
     return {
       screen: `${rfb.width}x${rfb.height}`,
-      qmp_screendump_png: { ...stats(screendump), png_bytes: pngBytes },
-      vnc_live_framebuffer: { ...stats(live), rgba_bytes: frame.data.length },
-      vnc_fresh_full_update: { ...stats(fresh), fell_back_to_latest: stale },
-      vnc_naive_new_connection_per_shot: stats(naive),
-      floor_copy_frame_buffer: stats(floor),
-      vnc_key_then_sync: stats(sync),
+      qmp_screendump_png: { ...stats(screendump, 2), png_bytes: pngBytes },
+      vnc_live_framebuffer: { ...stats(live, 2), rgba_bytes: frame.data.length },
+      vnc_fresh_full_update: { ...stats(fresh, 2), fell_back_to_latest: stale },
+      vnc_naive_new_connection_per_shot: stats(naive, 2),
+      floor_copy_frame_buffer: stats(floor, 2),
+      vnc_key_then_sync: stats(sync, 2),
       vnc_update_after_key: Object.fromEntries([100, 1000, 3000].map((idle) => [`idle_${idle}_ms`, { p50_ms: round(percentile(lag.filter((l) => l.idleMs === idle).map((l) => l.ms), 50), 1), n: 3 }])),
       encodings_received: rfb.stats().rects,
       accel: String(machine.details?.accel ?? 'unknown'),

@@ -5,23 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectServer, percentile, round } from './lib.mjs';
+import { connectServer, round, stats, timeIt } from './lib.mjs';
 
 const N = Number(process.env.N ?? 40);
-
-function stats(times) {
-  return { p50_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), n: times.length };
-}
-
-async function timeIt(n, fn) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    times.push(performance.now() - t);
-  }
-  return times;
-}
 
 const DESKTOPS = {
   x11: { template: 'debian-x11', terminal: (geometry, cmd) => ({ app: 'xterm', args: ['-geometry', geometry, '-e', 'sh', '-c', cmd] }) },
