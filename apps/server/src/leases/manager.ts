@@ -5,34 +5,25 @@
  * with progress notifications; renew is capped by the max lifetime; release is idempotent and
  * verifies identity on teardown. A server whose stdin closed waits for settled() before it
  * exits; one stopped by a signal abandons provisioning to the reaper (abortAll).
+ * The parts: provisioning in provision.ts, release and its teardowns in release.ts, bounded
+ * waits in wait.ts, what they share in deps.ts; this file decides (create, get, list) and composes.
  */
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
-import { deadlineSignal, type CallExtra } from '@vmhub/core/router';
+import type { CallExtra } from '@vmhub/core/router';
 import { POOL_PRINCIPAL, type LeaseRow, type LeaseStatus, type Store } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
+import { LeaseChanges } from './changes.ts';
+import { ACTIVE, type LeaseDeps } from './deps.ts';
 import { checkMachine, machineLostError } from './machine-lost.ts';
-import { destroyMachine } from './teardown.ts';
-import { leaseView, parseStages, withStage } from './view.ts';
+import { provision } from './provision.ts';
+import { reapExpired, release } from './release.ts';
+import { leaseView } from './view.ts';
 import { templateUnavailable } from './unavailable.ts';
-
-/**
- * vm_lease_status wakes the moment this process changes the lease (a stage, a transition); for
- * changes made by another process (another server, the reaper) it re-reads the store this often.
- */
-const POLL_MS = 500;
-/** How long a teardown claim holds before another process (the reaper) may take the work over. */
-const CLAIM_MS = 60_000;
-/**
- * A provisioning process holds a claim on its lease and renews it every third of this: if the
- * process dies, the claim lapses and the reaper fails the lease and destroys its machine.
- */
-const PROVISION_CLAIM_MS = 20_000;
-const ACTIVE: readonly LeaseStatus[] = ['provisioning', 'starting'];
+import { waitWhileMade } from './wait.ts';
 
 /** What the manager asks of the warm pools (pools.ts implements it). */
 export interface PoolHooks {
@@ -47,15 +38,12 @@ export class LeaseManager {
   readonly #registry: Registry;
   readonly #config: VmhubConfig;
   readonly #actor: string;
-  readonly #provisioning = new Map<string, AbortController>();
   /** Provisioning runs of this process, and the teardowns they hand off: what settled() waits for. */
   readonly #running = new Set<Promise<void>>();
   /** Set by abortAll(): an abort from now on abandons provisioning to the reaper, records nothing. */
   #closing = false;
-  /** Emits a lease id whenever this process changed that lease (wakes vm_lease_status waits). */
-  readonly #changes = new EventEmitter().setMaxListeners(0);
-  /** Ends the lease's session in this process (release, expiry, failure): see sessions/. */
-  readonly #onEnd: (leaseId: string, reason: string) => Promise<void>;
+  /** What provision.ts, release.ts and wait.ts share with this manager. */
+  readonly #deps: LeaseDeps;
   /** The warm pools (pools.ts), told when a claim took a machine so they refill at once. */
   #pools: PoolHooks | undefined;
 
@@ -64,7 +52,11 @@ export class LeaseManager {
     this.#registry = registry;
     this.#config = config;
     this.#actor = `server:${hostname()}:${process.pid}`;
-    this.#onEnd = onEnd;
+    this.#deps = {
+      store, registry, config, actor: this.#actor, provisioning: new Map(), changes: new LeaseChanges(), onEnd,
+      track: (work) => this.#track(work),
+      closing: () => this.#closing,
+    };
   }
 
   template(id: string): TemplateConfig {
@@ -156,7 +148,7 @@ export class LeaseManager {
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
     }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId } } });
     // The row and its lease.created event committed together.
-    if (created) this.#track(this.#provision(lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
+    if (created) this.#track(provision(this.#deps, lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
     return { lease, created };
   }
 
@@ -185,86 +177,13 @@ export class LeaseManager {
     }
     this.#pools?.claimed(template.id);
     if (!row) return undefined;
-    this.#changed(row.id);
+    this.#deps.changes.changed(row.id);
     return leaseView(row);
   }
 
   #same(row: LeaseRow, template: string): LeaseInfo {
     if (row.template !== template) throw new VmhubError('ALREADY_EXISTS', `request_id "${row.request_id}" already names lease ${row.id} on template ${row.template}, not ${template}`);
     return leaseView(row);
-  }
-
-  async #provision(lease: LeaseRow, template: TemplateConfig): Promise<void> {
-    const provider = this.#registry.providers.get(template.provider)!;
-    const abort = new AbortController();
-    this.#provisioning.set(lease.id, abort);
-    // A clearable deadline: AbortSignal.timeout() would hold its timer (and the lease's signals)
-    // for the whole ready timeout after the lease is ready (bench/session-leak.mjs found it).
-    const timeout = deadlineSignal((template.ready_timeout_seconds ?? 300) * 1000);
-    const signal = AbortSignal.any([abort.signal, timeout.signal]);
-    let stages = parseStages(lease.stages);
-    let pending: Promise<unknown> = Promise.resolve();
-    const holdClaim = () => this.#store.updateLease(lease.id, { claimed_by: this.#actor, claim_expires_at: Date.now() + PROVISION_CLAIM_MS }, ACTIVE).catch(() => undefined);
-    await holdClaim();
-    // Renews only while the lease is provisioning or starting (holdClaim's status filter).
-    const heartbeat = setInterval(() => void holdClaim(), PROVISION_CLAIM_MS / 3);
-    heartbeat.unref();
-    const stage = (name: string, status: 'pending' | 'running' | 'done' | 'failed', detail?: string) => {
-      stages = withStage(stages, name, status, detail);
-      const json = JSON.stringify(stages);
-      pending = pending.then(() => this.#store.updateLease(lease.id, { stages: json }, ACTIVE)).then(() => this.#changed(lease.id)).catch(() => undefined);
-    };
-    try {
-      stage('create', 'running');
-      await this.#store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: null, node: null, state: 'creating', details: '{}' });
-      const machine = await bounded(provider.create({ lease_id: lease.id, identity: lease.identity, template, signal }), signal);
-      await this.#store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: machine.external_id, node: machine.node ?? null, state: 'running', details: JSON.stringify(machine.details ?? {}) });
-      stage('create', 'done');
-      await pending;
-      if (!(await this.#store.transition(lease.id, ['provisioning'], 'starting', { stages: JSON.stringify(stages) }))) throw new Released();
-      this.#changed(lease.id);
-      await bounded(provider.ready(machine, { signal, template, stage }), signal);
-      await pending;
-      if (!(await this.#store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null, claimed_by: null, claim_expires_at: null }))) throw new Released();
-      this.#changed(lease.id);
-      await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.ready' });
-    } catch (err) {
-      await pending;
-      if (this.#closing && abort.signal.aborted) {
-        // Shutdown (SIGTERM/SIGINT): no outcome is recorded here. Our claim stops being renewed and
-        // lapses; the reaper then fails the lease and destroys its machine, found by its identity.
-        log('info', 'provisioning abandoned at shutdown; the reaper fails the lease and destroys its machine once its claim lapses', { lease: lease.id, claim_seconds: PROVISION_CLAIM_MS / 1000 });
-        return;
-      }
-      if (err instanceof Released) return void this.#track(this.#cleanupAfterRelease(lease.id, provider));
-      // Our deadline decides the code: a provider interrupted by it may report an abort or TIMEOUT.
-      const e = timeout.signal.aborted
-        ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s (${(err as Error).message})`)
-        : VmhubError.is(err) ? err : new VmhubError('PROVISION_FAILED', (err as Error).message);
-      const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
-      stages = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
-      const failed = await this.#store.transition(lease.id, ACTIVE, 'failed', { error_code: code, error_message: e.message.slice(0, 2000), stages: JSON.stringify(stages), deadline_at: null, claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
-      log('warn', 'provisioning failed', { lease: lease.id, code, message: e.message });
-      await this.#store.appendEvent({ lease_id: lease.id, actor: this.#actor, kind: 'lease.failed', data: { code, message: e.message.slice(0, 500) } });
-      await this.#onEnd(lease.id, 'failed').catch(() => undefined);
-      if (!failed) return void this.#track(this.#cleanupAfterRelease(lease.id, provider));
-      await destroyMachine(this.#store, provider, lease.id, this.#actor).catch((d) => log('warn', 'teardown after failure failed; the reaper will retry', { lease: lease.id, error: (d as Error).message }));
-      // Waiters wake once the machine is gone (a poll may still see `failed` a moment earlier).
-      this.#changed(lease.id);
-    } finally {
-      clearInterval(heartbeat);
-      timeout.clear();
-      this.#provisioning.delete(lease.id);
-    }
-  }
-
-  /** The lease was released while we were creating: whoever released it may have found no machine yet. */
-  async #cleanupAfterRelease(leaseId: string, provider: ReturnType<Registry['providers']['get']>): Promise<void> {
-    try {
-      await destroyMachine(this.#store, provider, leaseId, this.#actor, { from: 'releasing', to: 'released' });
-    } catch (err) {
-      log('warn', 'teardown after release failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
-    }
   }
 
   /**
@@ -285,27 +204,15 @@ export class LeaseManager {
     if (LIVE_LEASE_STATES.includes(row.status as never) && row.status !== 'releasing' && (row.expires_at < now || row.max_expires_at < now)) {
       const expired = await this.#store.transition(row.id, [row.status as LeaseStatus], 'expired');
       if (expired) {
-        this.#provisioning.get(row.id)?.abort();
-        await this.#onEnd(row.id, 'expired').catch(() => undefined);
+        this.#deps.provisioning.get(row.id)?.abort();
+        await this.#deps.onEnd(row.id, 'expired').catch(() => undefined);
         await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.expired' });
-        void this.#reapExpired(row.id);
+        void reapExpired(this.#deps, row.id);
         return expired;
       }
       return (await this.#store.getLease(row.id)) ?? row;
     }
     return row;
-  }
-
-  /** Tear down an expired lease now instead of waiting for the reaper's next pass (claim-guarded). */
-  async #reapExpired(leaseId: string): Promise<void> {
-    try {
-      const claimed = await this.#store.claim(leaseId, this.#actor, Date.now() + CLAIM_MS, ['expired']);
-      if (!claimed) return;
-      const machine = await this.#store.getMachine(leaseId);
-      await destroyMachine(this.#store, machine ? this.#registry.providers.get(machine.provider) : undefined, leaseId, this.#actor, { from: 'expired', to: 'reaped' });
-    } catch (err) {
-      log('warn', 'teardown of expired lease failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
-    }
   }
 
   async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra, principal: string): Promise<LeaseInfo> {
@@ -326,28 +233,9 @@ export class LeaseManager {
     return leaseView(await this.#wait(await this.get(lease.lease_id, principal), waitSeconds, extra, principal));
   }
 
-  /**
-   * Wait up to `seconds` (at most 25, well under clients' 60 s) while the lease is provisioning or
-   * starting; wakes on this process's changes, polls the store for other processes'. With a
-   * progress token, every stage or status change is a progress notification. Ends early when the
-   * call is cancelled. Returns the lease as it is then.
-   */
-  async #wait(row: LeaseRow, seconds: number | undefined, extra: CallExtra, principal: string): Promise<LeaseRow> {
-    const until = Date.now() + Math.min(seconds ?? 0, 25) * 1000;
-    const token = extra._meta?.progressToken;
-    let seen = row.stages + row.status;
-    let progress = 0;
-    while (ACTIVE.includes(row.status) && Date.now() < until && !extra.signal.aborted) {
-      await this.#nextChange(row.id, Math.min(POLL_MS, until - Date.now()), extra.signal);
-      row = await this.get(row.id, principal);
-      if (token !== undefined && row.stages + row.status !== seen) {
-        seen = row.stages + row.status;
-        const stages = parseStages(row.stages);
-        const current = stages.find((s) => s.status === 'running') ?? stages.at(-1);
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message: `${row.status}${current ? `: ${current.name} ${current.status}${current.detail ? ` (${current.detail})` : ''}` : ''}` } }).catch(() => undefined);
-      }
-    }
-    return row;
+  /** wait.ts's bounded wait, re-reading the lease as this principal (expired on the way when due). */
+  #wait(row: LeaseRow, seconds: number | undefined, extra: CallExtra, principal: string): Promise<LeaseRow> {
+    return waitWhileMade(this.#deps.changes, row, seconds, extra, (id) => this.get(id, principal));
   }
 
   /** `principal` undefined: the shell's renew (`vmhub-server leases renew`), any lease. */
@@ -365,52 +253,7 @@ export class LeaseManager {
 
   /** `principal` undefined: the shell's release (`vmhub-server leases release`), any lease. */
   async release(input: ToolInput<'vm_lease_release'>, principal: string | undefined): Promise<LeaseInfo> {
-    const row = await this.get(input.lease_id, principal);
-    if (row.status === 'expired') { await this.#reapExpired(row.id); return leaseView((await this.#store.getLease(row.id))!); }
-    if (row.status === 'releasing') return this.#finishRelease(row);
-    const releasing = await this.#store.transition(row.id, ['provisioning', 'starting', 'ready'], 'releasing', { claimed_by: this.#actor, claim_expires_at: Date.now() + CLAIM_MS });
-    if (!releasing) {
-      const now = (await this.#store.getLease(row.id))!;
-      return now.status === 'releasing' ? this.#finishRelease(now) : leaseView(now);
-    }
-    this.#provisioning.get(row.id)?.abort();
-    await this.#store.appendEvent({ lease_id: row.id, actor: this.#actor, kind: 'lease.releasing' });
-    await this.#onEnd(row.id, 'released').catch(() => undefined);
-    const machine = await this.#store.getMachine(row.id);
-    if (machine && machine.state === 'creating' && !machine.external_id && this.#provisioning.has(row.id)) {
-      // our own create is still in flight: it sees 'releasing' and destroys what it made
-      return leaseView(releasing);
-    }
-    return leaseView(await this.#destroyReleasing(row.id));
-  }
-
-  /**
-   * Destroy a releasing lease's machine and finish it as one store record: machine state,
-   * `released` (under our claim; IDENTITY_MISMATCH if the machine is not ours), events.
-   */
-  async #destroyReleasing(leaseId: string): Promise<LeaseRow> {
-    const machine = await this.#store.getMachine(leaseId);
-    const provider = machine ? this.#registry.providers.get(machine.provider) : undefined;
-    await destroyMachine(this.#store, provider, leaseId, this.#actor, { from: 'releasing', to: 'released' });
-    return (await this.#store.getLease(leaseId))!;
-  }
-
-  /**
-   * A lease already `releasing`: whoever started the release may have died mid-way. Take the
-   * teardown over when its claim lapsed (or it is ours and nothing of ours is still at it) and
-   * finish it; otherwise say who is at it and until when.
-   */
-  async #finishRelease(row: LeaseRow): Promise<LeaseInfo> {
-    if (this.#provisioning.has(row.id)) return { ...leaseView(row), note: 'this server is still creating the machine; it destroys it as soon as the create returns' };
-    const claimed = await this.#store.claim(row.id, this.#actor, Date.now() + CLAIM_MS, ['releasing']);
-    if (!claimed) {
-      const now = (await this.#store.getLease(row.id))!;
-      if (now.status !== 'releasing') return leaseView(now);
-      const until = now.claim_expires_at ? new Date(now.claim_expires_at).toISOString() : 'soon';
-      return { ...leaseView(now), note: `another process (${now.claimed_by ?? 'unknown'}) is tearing the machine down; if it stopped, its claim lapses at ${until} and the next vm_lease_release (or the reaper) finishes the release` };
-    }
-    const done = await this.#destroyReleasing(row.id);
-    return { ...leaseView(done), ...(done.status === 'released' ? { note: 'an earlier release had stopped mid-way; this call finished it' } : {}) };
+    return release(this.#deps, await this.get(input.lease_id, principal));
   }
 
   /** A call on this ready lease failed: is its machine gone? (MACHINE_LOST after ending the lease.) */
@@ -421,26 +264,12 @@ export class LeaseManager {
   }
 
   #lostDeps() {
-    return { store: this.#store, provider: (id: string) => this.#registry.providers.get(id), actor: this.#actor, end: this.#onEnd };
-  }
-
-  #changed(leaseId: string): void {
-    this.#changes.emit(leaseId);
-  }
-
-  /** Resolve on this process's next change to the lease, after `ms`, or when `signal` aborts. */
-  #nextChange(leaseId: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => { clearTimeout(timer); this.#changes.off(leaseId, done); signal.removeEventListener('abort', done); resolve(); };
-      const timer = setTimeout(done, Math.max(0, ms));
-      this.#changes.once(leaseId, done);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return { store: this.#store, provider: (id: string) => this.#registry.providers.get(id), actor: this.#actor, end: this.#deps.onEnd };
   }
 
   /** Leases this process is provisioning right now (leak tests: none left once they settle). */
   inFlight(): number {
-    return this.#provisioning.size;
+    return this.#deps.provisioning.size;
   }
 
   /**
@@ -451,7 +280,7 @@ export class LeaseManager {
    */
   abortAll(): void {
     this.#closing = true;
-    for (const c of this.#provisioning.values()) c.abort();
+    for (const c of this.#deps.provisioning.values()) c.abort();
   }
 
   /**
@@ -485,16 +314,4 @@ export class LeaseManager {
     }
     return { leases, truncated: visible.length > cap };
   }
-}
-
-class Released extends Error {}
-
-/** Enforce the deadline even on a provider that ignores the signal it was given. */
-function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
