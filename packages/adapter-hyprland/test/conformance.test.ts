@@ -18,11 +18,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type GuestChannel } from '@vmhub/core';
 import { providerTarget, runAdapterConformance, type AdapterTarget } from '@vmhub/conformance';
 import dockerProvider, { DOCKER_TEMPLATES } from '@vmhub/provider-docker';
+import { createHostChannel } from '@vmhub/test-kit/host-channel';
+import { until } from '@vmhub/test-kit';
 import hyprland from '../src/index.ts';
 import { leaseContext } from './context.ts';
 import { STANDIN } from './desktop.ts';
-import { createHostChannel } from './host-channel.ts';
-import { NOBODY, startSway, until } from './sway-session.ts';
+import { NOBODY, startSway } from './sway-session.ts';
 
 const SINK = 'stty -icanon -echo; exec cat > "$1"';
 
@@ -46,11 +47,11 @@ async function hostTarget(hyprlandVersion?: string): Promise<AdapterTarget> {
   try {
     if (hyprlandVersion) {
       sway.spawn(['/usr/bin/python3', STANDIN, '--version', hyprlandVersion, '--signature', 'conformance']);
-      await until('stand-in', () => existsSync(join(sway.runtimeDir, 'hypr', 'conformance', '.socket.sock')), 30_000);
+      await until(() => existsSync(join(sway.runtimeDir, 'hypr', 'conformance', '.socket.sock')), 'stand-in', 30_000);
     }
     const typed = join(sway.home, 'typed.txt');
     sway.spawn(['foot', '-T', 'conformance-sink', 'sh', '-c', SINK, 'sink', typed]);
-    await until('sink terminal', () => existsSync(typed), 60_000);
+    await until(() => existsSync(typed), 'sink terminal', 60_000);
     const channel = createHostChannel({ home: sway.home, env: { HOME: sway.home, PATH: '/usr/local/bin:/usr/bin:/bin' }, uid: NOBODY });
     const asUser = (argv: string[]) => execFileSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...argv], { env: { ...process.env, ...sway.env }, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
     return {
@@ -99,7 +100,7 @@ async function dockerTarget(templateId: string): Promise<AdapterTarget> {
     // The image's env carries XDG_RUNTIME_DIR and WAYLAND_DISPLAY for docker exec.
     await channel.exec(['sh', '-c', `setsid foot -T conformance-sink sh -c '${SINK}' sink "$0" </dev/null >/dev/null 2>&1 &`, typed], { timeoutMs: 10_000 });
     const read = async () => { try { return (await channel.getFile(typed, { maxBytes: 1_000_000 })).toString('utf8'); } catch { return undefined; } };
-    await until('sink terminal in the container', async () => ((await read()) !== undefined ? true : undefined), 60_000, 200);
+    await until(async () => ((await read()) !== undefined ? true : undefined), 'sink terminal in the container', 60_000, 200);
     await sleep(300);
     return {
       ...target,

@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VmhubError, type AdapterContext, type LeaseContext, type OpenSession, type WindowInfo } from '@vmhub/core';
+import { createHostChannel, type HostChannel } from '@vmhub/test-kit/host-channel';
+import { until } from '@vmhub/test-kit';
 import { createHyprlandAdapter, type HyprlandOptionsInput } from '../src/index.ts';
-import { createHostChannel, type HostChannel } from './host-channel.ts';
 import { callContext, leaseContext } from './context.ts';
-import { NOBODY, startSway, until, type SwaySession } from './sway-session.ts';
+import { NOBODY, startSway, type SwaySession } from './sway-session.ts';
 
 export { until };
 
@@ -58,7 +59,7 @@ export async function startDesktop(options: { hyprland?: string; outputs?: numbe
   try {
     const standin = async (version: string, signature: string, extra: string[] = []) => {
       sway.spawn(['/usr/bin/python3', STANDIN, '--version', version, '--signature', signature, ...extra]);
-      await until(`stand-in ${signature}`, () => existsSync(join(sway.runtimeDir, 'hypr', signature, '.socket.sock')), 30_000);
+      await until(() => existsSync(join(sway.runtimeDir, 'hypr', signature, '.socket.sock')), `stand-in ${signature}`, 30_000);
       return signature;
     };
     if (options.hyprland) await standin(options.hyprland, 'vmhub-standin');
@@ -73,7 +74,7 @@ export async function startDesktop(options: { hyprland?: string; outputs?: numbe
         const file = join(sway.home, `${title}.txt`);
         const r = await session.launch!(ctx, { app: 'foot', args: ['-T', title, 'sh', '-c', SINK_SCRIPT, 'sink', file], wait_seconds: 15 });
         assert.ok(r.window, `no window for sink ${title}`);
-        await until(`sink ${title} running`, () => existsSync(file) && existsSync(`${file}.size`), 30_000);
+        await until(() => existsSync(file) && existsSync(`${file}.size`), `sink ${title} running`, 30_000);
         const text = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
         return {
           title, file, window: r.window, text,
@@ -134,5 +135,5 @@ export async function rejectsWith(p: Promise<unknown>, code: string, text: RegEx
 
 /** Text of a file once it has stopped growing for `quietMs` and contains `want`. */
 export async function textWith(read: () => string, want: string, ms = 30_000): Promise<string> {
-  return until(`text containing ${JSON.stringify(want)}`, () => { const t = read(); return t.includes(want) ? t : undefined; }, ms, 50);
+  return until(() => { const t = read(); return t.includes(want) ? t : undefined; }, `text containing ${JSON.stringify(want)}`, ms, 50);
 }

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NOBODY, startSway, until, type SwaySession } from './sway-session.ts';
+import { until } from '@vmhub/test-kit';
+import { NOBODY, startSway, type SwaySession } from './sway-session.ts';
 import { STANDIN } from './desktop.ts';
 
 const CLIENT_041 = ['address', 'mapped', 'hidden', 'at', 'size', 'workspace', 'floating', 'pseudo', 'monitor', 'class', 'title', 'initialClass', 'initialTitle', 'pid', 'xwayland', 'pinned', 'fullscreen', 'fullscreenMode', 'fakeFullscreen', 'grouped', 'tags', 'swallowing', 'focusHistoryID'];
@@ -46,7 +47,7 @@ for (const version of ['0.41.2', '0.55.4'] as const) {
       sway.spawn(['/usr/bin/python3', STANDIN, '--version', version, '--signature', `sig-${version}`]);
       dir = join(sway.runtimeDir, 'hypr', `sig-${version}`);
       sock = join(dir, '.socket.sock');
-      await until('stand-in socket', async () => { try { return (await ask('j/version')).length > 0; } catch { return undefined; } }, 10_000, 100);
+      await until(async () => { try { return (await ask('j/version')).length > 0; } catch { return undefined; } }, 'stand-in socket', 10_000, 100);
     });
     after(async () => { await sway?.stop(); });
 
@@ -85,20 +86,20 @@ for (const version of ['0.41.2', '0.55.4'] as const) {
       await new Promise((r) => ev.once('connect', r));
       const exec = lua ? 'dispatch hl.dsp.exec_cmd("foot -T \\039one\\039 sleep 60")' : "dispatch exec foot -T 'one' sleep 60";
       assert.equal(await ask(exec), 'ok');
-      const [c] = await until('a client', async () => { const cs = await json<Record<string, unknown>[]>('j/clients'); return cs.length ? cs : undefined; }, 10_000, 100);
+      const [c] = await until(async () => { const cs = await json<Record<string, unknown>[]>('j/clients'); return cs.length ? cs : undefined; }, 'a client', 10_000, 100);
       assert.deepEqual(Object.keys(c!), lua ? CLIENT_055 : CLIENT_041);
       assert.match(String(c!.address), /^0x[0-9a-f]+$/);
       assert.deepEqual([c!.class, c!.title, c!.mapped, c!.focusHistoryID], ['foot', 'one', true, 0]);
       assert.deepEqual(c!.at, [0, 0]);
       assert.deepEqual(c!.size, [1280, 800]);
       assert.deepEqual(Object.keys(await json('j/activewindow')), lua ? CLIENT_055 : CLIENT_041);
-      await until('openwindow event', () => events.find((e) => e.startsWith(`openwindow>>${String(c!.address).slice(2)},`)), 5000);
+      await until(() => events.find((e) => e.startsWith(`openwindow>>${String(c!.address).slice(2)},`)), 'openwindow event', 5000);
       ev.destroy();
     });
 
     it('focus and close dispatchers act on sway; the other syntax is refused as the real one refuses it', async () => {
       assert.equal(await ask(lua ? "dispatch hl.dsp.exec_cmd('foot -T two sleep 60')" : 'dispatch exec foot -T two sleep 60'), 'ok');
-      const cs = await until('two clients', async () => { const v = await json<{ address: string; title: string; focusHistoryID: number }[]>('j/clients'); return v.length === 2 ? v : undefined; }, 10_000, 100);
+      const cs = await until(async () => { const v = await json<{ address: string; title: string; focusHistoryID: number }[]>('j/clients'); return v.length === 2 ? v : undefined; }, 'two clients', 10_000, 100);
       const one = cs.find((c) => c.title === 'one')!, two = cs.find((c) => c.title === 'two')!;
       assert.equal(two.focusHistoryID, 0);
       const wrong = lua ? `dispatch focuswindow address:${one.address}` : `dispatch hl.dsp.focus({ window = "address:${one.address}" })`;
@@ -107,11 +108,11 @@ for (const version of ['0.41.2', '0.55.4'] as const) {
       else assert.equal(refused, 'Invalid dispatcher');
       const focus = lua ? `dispatch hl.dsp.focus({ window = "address:${one.address}" })` : `dispatch focuswindow address:${one.address}`;
       assert.equal(await ask(focus), 'ok');
-      await until('one focused', async () => (await json<{ title: string }>('j/activewindow')).title === 'one' || undefined, 5000, 100);
+      await until(async () => (await json<{ title: string }>('j/activewindow')).title === 'one' || undefined, 'one focused', 5000, 100);
       assert.match(sway.swaymsg('-t', 'get_tree'), /"focused": true,[\s\S]*?"name": "one"|"name": "one"[\s\S]*?"focused": true/);
       const close = lua ? `dispatch hl.dsp.window.close({ window = "address:${two.address}" })` : `dispatch closewindow address:${two.address}`;
       assert.equal(await ask(close), 'ok');
-      await until('two gone', async () => ((await json<{ title: string }[]>('j/clients')).some((c) => c.title === 'two') ? undefined : true), 5000, 100);
+      await until(async () => ((await json<{ title: string }[]>('j/clients')).some((c) => c.title === 'two') ? undefined : true), 'two gone', 5000, 100);
     });
 
     it('speaks the request framing: flags, batch, unknown requests, requests longer than one 1023-byte read', async () => {

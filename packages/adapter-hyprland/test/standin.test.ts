@@ -6,7 +6,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellOf, rejectsWith, startDesktop, textWith, until, type Desktop, type Sink } from './desktop.ts';
+import { until } from '@vmhub/test-kit';
+import { cellOf, rejectsWith, startDesktop, textWith, type Desktop, type Sink } from './desktop.ts';
 
 for (const [version, syntax] of [['0.41.2', 'hyprlang'], ['0.55.4', 'lua']] as const) {
   describe(`hyprland adapter on the IPC stand-in playing ${version} (${syntax})`, { timeout: 180_000 }, () => {
@@ -39,7 +40,7 @@ for (const [version, syntax] of [['0.41.2', 'hyprlang'], ['0.55.4', 'lua']] as c
       await d.session.type!(d.ctx, { text: 'hyprland ✓ $x\n' });
       await textWith(one.text, 'hyprland ✓ $x\n');
       await d.session.click!(d.ctx, { x: 640, y: 400, button: 'left', count: 1, modifiers: [] });
-      await until('click report', () => (one.mouse().length >= 2 ? true : undefined));
+      await until(() => (one.mouse().length >= 2 ? true : undefined), 'click report', 30_000);
     });
 
     it('focuses and closes by address, with effects in sway', async () => {
@@ -49,7 +50,7 @@ for (const [version, syntax] of [['0.41.2', 'hyprlang'], ['0.55.4', 'lua']] as c
       assert.equal(f.focused, true);
       assert.equal(d.swayView('one')?.focused, true, 'sway has focused "one"');
       await d.session.close!(d.ctx, { window: two.window.id });
-      await until('two gone from sway', () => (d.swayView('two') ? undefined : true));
+      await until(() => (d.swayView('two') ? undefined : true), 'two gone from sway', 30_000);
       assert.deepEqual((await d.session.listWindows!(d.ctx)).map((w) => w.title), ['one']);
       await rejectsWith(d.session.focus!(d.ctx, { window: two.window.id }), 'NOT_FOUND', /no window/);
       await rejectsWith(d.session.close!(d.ctx, { window: '5' }), 'NOT_FOUND', /no window/);
@@ -65,7 +66,7 @@ for (const [version, syntax] of [['0.41.2', 'hyprlang'], ['0.55.4', 'lua']] as c
       assert.deepEqual([w.x, w.y, w.width, w.height], [0, 0, 1280, 800], 'j/clients at/size (logical) mapped back to image pixels');
       const n = one.mouse().length;
       await d.session.click!(d.ctx, { x: 1200, y: 700, button: 'left', count: 1, modifiers: [] });
-      const m = await until('click at scale 2', () => { const r = one.mouse(); return r.length >= n + 2 ? r.slice(n) : undefined; });
+      const m = await until(() => { const r = one.mouse(); return r.length >= n + 2 ? r.slice(n) : undefined; }, 'click at scale 2', 30_000);
       const want = cellOf(w, one.size(), { x: 1200, y: 700 }, 2);
       assert.ok(Math.abs(m[0]!.col - want.col) <= 1 && Math.abs(m[0]!.row - want.row) <= 1, `cell ${m[0]!.col},${m[0]!.row} for ${want.col},${want.row}`);
     });

@@ -8,6 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '@vmhub/test-kit';
 
 export const NOBODY = 65534;
 
@@ -21,16 +22,6 @@ export interface SwaySession {
   /** Start a client (argv, never a shell) in its own process group; stopped by stop(). */
   spawn(argv: string[], extraEnv?: Record<string, string>): ChildProcess;
   stop(): Promise<void>;
-}
-
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, ms = 30_000, every = 50): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(every);
-  }
 }
 
 export async function startSway(options: { outputs?: number } = {}): Promise<SwaySession> {
@@ -64,13 +55,13 @@ export async function startSway(options: { outputs?: number } = {}): Promise<Swa
     env: swayEnv, cwd: home, detached: true, stdio: ['ignore', 'ignore', 'ignore'],
   });
   procs.push(sway);
-  const sock = await until('sway IPC socket', () => readdirSync(runtimeDir).find((f) => f.startsWith('sway-ipc.') && f.endsWith('.sock')), 30_000);
-  await until('wayland socket', () => existsSync(join(runtimeDir, 'wayland-1')), 30_000);
+  const sock = await until(() => readdirSync(runtimeDir).find((f) => f.startsWith('sway-ipc.') && f.endsWith('.sock')), 'sway IPC socket', 30_000);
+  await until(() => existsSync(join(runtimeDir, 'wayland-1')), 'wayland socket', 30_000);
   // SHELL: a foot started without it runs the user's login shell, nobody's /usr/sbin/nologin, and
   // closes at once (CI starts the suite with no SHELL in its environment).
   const env = { XDG_RUNTIME_DIR: runtimeDir, WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: join(runtimeDir, sock), LC_ALL: 'C.UTF-8', HOME: home, SHELL: '/bin/sh' };
   const swaymsg = (...args: string[]) => execFileSync('swaymsg', args, { env: { ...process.env, ...env }, timeout: 10_000 }).toString('utf8');
-  await until('sway answering', () => { try { return swaymsg('-t', 'get_version').includes('1.'); } catch { return undefined; } }, 30_000);
+  await until(() => { try { return swaymsg('-t', 'get_version').includes('1.'); } catch { return undefined; } }, 'sway answering', 30_000);
   return {
     dir, home, runtimeDir, env, swaymsg,
     spawn(argv, extraEnv = {}) {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cellOf, rejectsWith, startDesktop, textWith, until, type Desktop, type Sink } from './desktop.ts';
+import { until } from '@vmhub/test-kit';
+import { cellOf, rejectsWith, startDesktop, textWith, type Desktop, type Sink } from './desktop.ts';
 
 
 function near(a: number, b: number, what: string) {
@@ -78,7 +79,7 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     const p = { x: 403, y: 301 };
     const n = a.mouse().length;
     await d.session.click!(d.ctx, { ...p, button: 'left', count: 1, modifiers: [] });
-    const reports = await until('mouse reports', () => { const m = a.mouse(); return m.length >= n + 2 ? m.slice(n) : undefined; });
+    const reports = await until(() => { const m = a.mouse(); return m.length >= n + 2 ? m.slice(n) : undefined; }, 'mouse reports', 30_000);
     const want = cellOf(a.window, a.size(), p);
     assert.equal(reports[0]!.b, 0);
     assert.equal(reports[0]!.press, true);
@@ -91,14 +92,14 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     const n = a.mouse().length;
     await d.session.click!(d.ctx, { x: 100, y: 100, button: 'right', count: 1, modifiers: [] });
     await d.session.click!(d.ctx, { x: 100, y: 100, button: 'left', count: 2, modifiers: [] });
-    const m = await until('6 reports', () => { const r = a.mouse(); return r.length >= n + 6 ? r.slice(n) : undefined; });
+    const m = await until(() => { const r = a.mouse(); return r.length >= n + 6 ? r.slice(n) : undefined; }, '6 reports', 30_000);
     assert.deepEqual(m.map((r) => `${r.b}${r.press ? 'M' : 'm'}`), ['2M', '2m', '0M', '0m', '0M', '0m']);
   });
 
   it('holds modifiers during a click (ctrl+click reports the ctrl bit)', async () => {
     const n = a.mouse().length;
     await d.session.click!(d.ctx, { x: 200, y: 200, button: 'left', count: 1, modifiers: ['ctrl'] });
-    const m = await until('ctrl click', () => { const r = a.mouse(); return r.length >= n + 2 ? r.slice(n) : undefined; });
+    const m = await until(() => { const r = a.mouse(); return r.length >= n + 2 ? r.slice(n) : undefined; }, 'ctrl click', 30_000);
     assert.equal(m[0]!.b, 16, `xterm encodes ctrl as +16: ${JSON.stringify(m)}`);
   });
 
@@ -108,10 +109,10 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     await d.session.scroll!(d.ctx, { x: 600, y: 400, direction: 'up', amount: 1 });
     // foot reports each notch as several wheel events (its scroll multiplier): count ratios.
     const wheel = () => a.mouse().slice(n).filter((v) => v.b >= 64);
-    const m = await until('wheel reports', () => { const r = wheel(); return r.some((v) => v.b === 64) ? r : undefined; });
+    const m = await until(() => { const r = wheel(); return r.some((v) => v.b === 64) ? r : undefined; }, 'wheel reports', 30_000);
     // Count once the reports stop arriving (a loaded machine delivers them late), not after a fixed pause.
     let seen = -1;
-    await until('wheel reports to stop', () => { const k = wheel().length; const still = k === seen; seen = k; return still || undefined; }, 30_000, 400);
+    await until(() => { const k = wheel().length; const still = k === seen; seen = k; return still || undefined; }, 'wheel reports to stop', 30_000, 400);
     const all = wheel().map((r) => r.b);
     const downs = all.filter((b) => b === 65).length, ups = all.filter((b) => b === 64).length;
     assert.ok(ups > 0 && downs === 3 * ups, `3 notches down then 1 up, got ${JSON.stringify(all)}`);
@@ -123,7 +124,7 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     const n = a.mouse().length;
     const from = { x: 100, y: 200 }, to = { x: 500, y: 260 };
     await d.session.drag!(d.ctx, { from, to, button: 'left' });
-    const m = await until('drag reports', () => { const r = a.mouse().slice(n); return r.some((v) => !v.press) ? r : undefined; });
+    const m = await until(() => { const r = a.mouse().slice(n); return r.some((v) => !v.press) ? r : undefined; }, 'drag reports', 30_000);
     assert.equal(m[0]!.b, 0);
     assert.ok(m.some((v) => v.b === 32), `no motion-with-button report in ${JSON.stringify(m)}`);
     const end = m.at(-1)!;
@@ -146,8 +147,8 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
       // Click into sink-b: focus follows the click, and only sink-b's terminal gets it.
       const na = a.mouse().length, nb = b.mouse().length;
       await d.session.click!(d.ctx, { x: wb.x + 50, y: 50, button: 'left', count: 1, modifiers: [] });
-      await until('sink-b focused', async () => (await d.session.listWindows!(d.ctx)).find((w) => w.id === wb.id)?.focused || undefined);
-      await until('click in sink-b', () => (b.mouse().length >= nb + 2 ? true : undefined));
+      await until(async () => (await d.session.listWindows!(d.ctx)).find((w) => w.id === wb.id)?.focused || undefined, 'sink-b focused', 30_000);
+      await until(() => (b.mouse().length >= nb + 2 ? true : undefined), 'click in sink-b', 30_000);
       assert.equal(a.mouse().length, na, 'sink-a saw no click');
       // Typing now goes to sink-b.
       await d.session.type!(d.ctx, { text: 'to-b' });
@@ -159,7 +160,7 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
       const wb = (await d.session.listWindows!(d.ctx)).find((w) => w.title === 'sink-b')!;
       const r = await d.session.close!(d.ctx, { window: wb.id });
       assert.equal(r.window_id, wb.id);
-      await until('sink-b gone', async () => ((await d.session.listWindows!(d.ctx)).some((w) => w.id === wb.id) ? undefined : true));
+      await until(async () => ((await d.session.listWindows!(d.ctx)).some((w) => w.id === wb.id) ? undefined : true), 'sink-b gone', 30_000);
       await rejectsWith(d.session.focus!(d.ctx, { window: wb.id }), 'NOT_FOUND', /no window/);
     });
   });
@@ -167,7 +168,7 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
   it('a cancelled vm_type stops in the guest: no more characters arrive', async () => {
     const start = a.text().length;
     await rejectsWith(d.session.type!({ ...d.ctx, signal: AbortSignal.timeout(400) }, { text: 'z'.repeat(300) }), 'TIMEOUT', /cancelled/);
-    const settledText = await until('typing stopped', async () => { const t0 = a.text(); await new Promise((r) => setTimeout(r, 300)); return a.text() === t0 ? t0 : undefined; });
+    const settledText = await until(async () => { const t0 = a.text(); await new Promise((r) => setTimeout(r, 300)); return a.text() === t0 ? t0 : undefined; }, 'typing stopped', 30_000);
     const typed = settledText.length - start;
     assert.ok(typed < 300, `only part of the text arrived (${typed} of 300)`);
     await d.session.type!(d.ctx, { text: '!' });
@@ -187,7 +188,7 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     assert.equal(holders().filter((f) => !before.has(f)).length, 1, 'a second click reuses it');
     await other.dispose();
     assert.ok(!existsSync(join(d.sway.runtimeDir, mine[0]!)), 'dispose removed its pid file');
-    await until('holder gone', () => { try { process.kill(pid, 0); return undefined; } catch { return true; } });
+    await until(() => { try { process.kill(pid, 0); return undefined; } catch { return true; } }, 'holder gone', 30_000);
   });
 
   it('launch of a missing program is NOT_FOUND', async () => {
@@ -223,8 +224,8 @@ describe('hyprland adapter on headless sway at output scale 2 (live)', { timeout
     // Pixel (500, 300) is logical (250, 150): inside "left". Read as logical it would be in "right".
     const p = { x: 500, y: 300 };
     await d.session.click!(d.ctx, { ...p, button: 'left', count: 1, modifiers: [] });
-    await until('left focused', async () => (await d.session.listWindows!(d.ctx)).find((w) => w.id === wl.id)?.focused || undefined);
-    const m = await until('click in left', () => (left.mouse().length >= 2 ? left.mouse() : undefined));
+    await until(async () => (await d.session.listWindows!(d.ctx)).find((w) => w.id === wl.id)?.focused || undefined, 'left focused', 30_000);
+    const m = await until(() => (left.mouse().length >= 2 ? left.mouse() : undefined), 'click in left', 30_000);
     assert.equal(right.mouse().length, 0);
     const want = cellOf(wl, left.size(), p, 2);
     near(m[0]!.col, want.col, 'column at scale 2');
@@ -250,7 +251,7 @@ describe('hyprland adapter on headless sway with two outputs, scales 1 and 2 (li
     assert.deepEqual([w.x, w.y, w.width, w.height], [2560, 0, 1280, 800], 'the 640x400 logical window at x=1280 is at pixel 2560 in the image');
     const p = { x: 2560 + 700, y: 500 };
     await d.session.click!(d.ctx, { ...p, button: 'left', count: 1, modifiers: [] });
-    const m = await until('click on output 2', () => (s2.mouse().length >= 2 ? s2.mouse() : undefined));
+    const m = await until(() => (s2.mouse().length >= 2 ? s2.mouse() : undefined), 'click on output 2', 30_000);
     const want = cellOf(w, s2.size(), p, 2);
     near(m[0]!.col, want.col, 'column on output 2');
     near(m[0]!.row, want.row, 'row on output 2');
@@ -276,7 +277,7 @@ describe('hyprland adapter on headless sway with two outputs, scales 1 and 2 (li
     const w = (await one.listWindows!(d.ctx)).find((v) => v.title === 'frac')!;
     const p = { x: w.x + Math.round(w.width * 0.7), y: w.y + Math.round(w.height * 0.6) };
     await one.click!(d.ctx, { ...p, button: 'left', count: 1, modifiers: [] });
-    const m = await until('click at 1.5', () => (s.mouse().length >= 2 ? s.mouse() : undefined));
+    const m = await until(() => (s.mouse().length >= 2 ? s.mouse() : undefined), 'click at 1.5', 30_000);
     const want = cellOf(w, s.size(), p, 1.5);
     near(m[0]!.col, want.col, 'column at 1.5');
     near(m[0]!.row, want.row, 'row at 1.5');

@@ -12,10 +12,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createHostChannel } from '@vmhub/test-kit/host-channel';
+import { until } from '@vmhub/test-kit';
 import { KEYMAP_PL } from '../src/keymap.ts';
 import { guestPath, withSignal } from './context.ts';
-import { createHostChannel } from './host-channel.ts';
-import { rejectsWith, settled, startDesktop, until, type Desktop } from './desktop.ts';
+import { rejectsWith, settled, startDesktop, type Desktop } from './desktop.ts';
 
 const rand = () => randomBytes(4).toString('hex');
 /** A `sleep` argument no other process on the host uses: `sleep 300.<digits>` is still 300 s. */
@@ -59,14 +60,14 @@ describe('host channel: exec honours signal', () => {
     const a = uniqueSleep(), b = uniqueSleep();
     const ac = new AbortController();
     const pending = channel.exec(['sh', '-c', 'sleep "$1" & sleep "$2"; wait', 'sh', a, b], { signal: ac.signal, timeoutMs: 600_000 });
-    await until('both sleeps running', () => (processes(['sleep', a]).length && processes(['sleep', b]).length ? true : undefined), 20_000, 20);
+    await until(() => (processes(['sleep', a]).length && processes(['sleep', b]).length ? true : undefined), 'both sleeps running', 20_000, 20);
     const t0 = Date.now();
     ac.abort();
     const r = await pending;
     const ms = Date.now() - t0;
     assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
     assert.ok(ms < 1500, `resolved ${ms} ms after the abort`);
-    await until('sleeps gone', () => (processes(['sleep', a]).length + processes(['sleep', b]).length === 0 ? true : undefined), 10_000, 20);
+    await until(() => (processes(['sleep', a]).length + processes(['sleep', b]).length === 0 ? true : undefined), 'sleeps gone', 10_000, 20);
     const after = await channel.exec(['echo', 'still-serving']);
     assert.equal(after.stdout.toString().trim(), 'still-serving');
   });
@@ -92,7 +93,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const call = d.session.type!(withSignal(d.ctx, ac.signal), { text });
     call.catch(() => undefined);
     // Cancel ~1 s in, once typing has visibly begun (a loaded host may take a moment to start).
-    await until('typing started', () => (length() > 0 ? true : undefined), 10_000, 20);
+    await until(() => (length() > 0 ? true : undefined), 'typing started', 10_000, 20);
     await sleep(Math.max(0, 1000 - (Date.now() - start)));
     const abortedAt = Date.now();
     ac.abort(new Error('cancelled by the test'));
@@ -110,7 +111,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     assert.equal(length(), typed, 'nothing more is typed after the cancel');
     // The lease's input queue is free again: the next call types.
     await d.session.type!(d.ctx, { text: 'Z' });
-    await until('Z typed', () => (readFileSync(file, 'utf8').endsWith('Z') ? true : undefined), 20_000, 50);
+    await until(() => (readFileSync(file, 'utf8').endsWith('Z') ? true : undefined), 'Z typed', 20_000, 50);
     assert.equal(length(), typed + 1);
     t.diagnostic(`abort → vm_type rejected in ${endedMs} ms; ${typed} of 2000 characters typed (${Date.now() - start} ms test)`);
   });
@@ -120,7 +121,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const ac = new AbortController();
     const start = Date.now();
     const call = d.session.exec!(withSignal(d.ctx, ac.signal), { argv: ['sleep', arg], timeout_ms: 600_000, max_output_bytes: 4096 });
-    await until('sleep running', () => (processes(['sleep', arg]).length ? true : undefined), 20_000, 20);
+    await until(() => (processes(['sleep', arg]).length ? true : undefined), 'sleep running', 20_000, 20);
     await sleep(Math.max(0, 500 - (Date.now() - start)));
     const abortedAt = Date.now();
     ac.abort();
@@ -128,7 +129,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const endedMs = Date.now() - abortedAt;
     assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
     assert.ok(endedMs < 2000, `exec resolved ${endedMs} ms after the abort`);
-    await until('sleep gone', () => (processes(['sleep', arg]).length === 0 ? true : undefined), 10_000, 20);
+    await until(() => (processes(['sleep', arg]).length === 0 ? true : undefined), 'sleep gone', 10_000, 20);
     t.diagnostic(`abort → vm_exec resolved in ${endedMs} ms`);
   });
 
@@ -137,7 +138,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const ac = new AbortController();
     const call = slow.drag!(withSignal(d.ctx, ac.signal), { from: { x: 600, y: 700 }, to: { x: 1000, y: 750 }, button: 'left' });
     call.catch(() => undefined);
-    await until('drag running', () => (processes(['xdotool', 'mousemove', '600', '700'], { display: d.x.display }).length ? true : undefined), 20_000, 20);
+    await until(() => (processes(['xdotool', 'mousemove', '600', '700'], { display: d.x.display }).length ? true : undefined), 'drag running', 20_000, 20);
     await sleep(400);
     const abortedAt = Date.now();
     ac.abort();
@@ -175,7 +176,7 @@ describe('x11: a cancelled call stops in the guest', () => {
     const call = slow.paste!(withSignal(d.ctx, ac.signal), { text: 'never read' });
     call.catch(() => undefined);
     // Cancel once the paste owns the clipboard and waits for the app to fetch it.
-    await until('paste waiting', () => (processes(['xclip', '-selection', 'clipboard', '-i', '-verbose', '-loops', '1'], { exact: true, display: d.x.display }).length ? true : undefined), 20_000, 20);
+    await until(() => (processes(['xclip', '-selection', 'clipboard', '-i', '-verbose', '-loops', '1'], { exact: true, display: d.x.display }).length ? true : undefined), 'paste waiting', 20_000, 20);
     await sleep(200);
     const abortedAt = Date.now();
     ac.abort();

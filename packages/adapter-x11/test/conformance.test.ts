@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAdapterConformance } from '@vmhub/conformance';
+import { createHostChannel } from '@vmhub/test-kit/host-channel';
+import { until } from '@vmhub/test-kit';
 import x11 from '../src/index.ts';
 import { leaseContext } from './context.ts';
-import { createHostChannel } from './host-channel.ts';
-import { until } from './desktop.ts';
 import { startXSession } from './x-session.ts';
 
 runAdapterConformance({
@@ -27,7 +27,7 @@ runAdapterConformance({
     const typed = join(x.home, 'typed.txt');
     const run = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { env: { ...process.env, ...x.env }, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
     x.spawnX(['xterm', '-T', 'conformance-sink', '-geometry', '210x60+0+0', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${typed}'`]);
-    await until('sink xterm', () => (existsSync(typed) && run(['wmctrl', '-l']).includes('conformance-sink') ? true : undefined), 20_000, 100);
+    await until(() => (existsSync(typed) && run(['wmctrl', '-l']).includes('conformance-sink') ? true : undefined), 'sink xterm', 20_000, 100);
     run(['wmctrl', '-a', 'conformance-sink']);
     return {
       context,

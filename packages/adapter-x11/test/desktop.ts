@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type Adapter, type AdapterContext, type LeaseContext, type OpenSession, type WindowInfo } from '@vmhub/core';
+import { until } from '@vmhub/test-kit';
+import { createHostChannel, type HostChannel } from '@vmhub/test-kit/host-channel';
 import { createX11Adapter, type X11OptionsInput } from '../src/index.ts';
-import { createHostChannel, type HostChannel } from './host-channel.ts';
 import { callContext, leaseContext } from './context.ts';
 import { startXSession, type XSession } from './x-session.ts';
 
@@ -27,16 +28,6 @@ export interface Desktop {
   term(title: string, script: string): Promise<WindowInfo>;
   window(title: string, ms?: number): Promise<WindowInfo>;
   stop(): Promise<void>;
-}
-
-export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 30_000, every = 50): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(every);
-  }
 }
 
 /** A value once it has stopped changing for `quietMs` (bounded by `ms`). */
@@ -65,7 +56,7 @@ export async function rejectsWith(p: Promise<unknown>, code: string, text: RegEx
 
 /** The text of `path` once it exists. Writers must rename the file into place (never write it in situ). */
 export async function fileText(path: string, ms = 30_000): Promise<string> {
-  return until(`file ${path}`, () => (existsSync(path) ? readFileSync(path, 'utf8') : undefined), ms);
+  return (await until(() => (existsSync(path) ? { text: readFileSync(path, 'utf8') } : undefined), `file ${path}`, ms, 50)).text;
 }
 
 export async function startDesktop(options: { withArchive?: boolean } = {}): Promise<Desktop> {
@@ -77,7 +68,7 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
   const others: OpenSession[] = [];
   // One context serves the whole suite: its deadline is the suite's, not one call's.
   const ctx = callContext(lease, 10 * 60_000);
-  const window = (title: string, ms = 30_000) => until(`window "${title}"`, async () => (await session.listWindows!(ctx)).find((w) => w.title === title), ms, 100);
+  const window = (title: string, ms = 30_000) => until(async () => (await session.listWindows!(ctx)).find((w) => w.title === title), `window "${title}"`, ms, 100);
   return {
     x, channel, adapter, lease, session, ctx, window,
     async open(options) {
@@ -89,7 +80,7 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
       x.spawnX(['xterm', '-T', title, '-geometry', '80x10+40+40', '-e', 'sh', '-c', script]);
       // Look the window up again on each try: under load xterm can be listed before its final
       // window is (focus on the first id then answers NOT_FOUND), so NOT_FOUND means "not yet".
-      return until(`"${title}" mapped and focused`, async () => {
+      return until(async () => {
         const w = (await session.listWindows!(ctx)).find((v) => v.title === title && v.visible);
         if (!w) return undefined;
         try {
@@ -99,7 +90,7 @@ export async function startDesktop(options: { withArchive?: boolean } = {}): Pro
           if (VmhubError.is(err) && err.code === 'NOT_FOUND') return undefined;
           throw err;
         }
-      }, 30_000, 100);
+      }, `"${title}" mapped and focused`, 30_000, 100);
     },
     async stop() {
       for (const s of [session, ...others]) await s.dispose();

@@ -12,8 +12,9 @@ import type { AdapterContext, GuestChannel, LeaseContext, MachineRef, OpenSessio
 import { VmhubError } from '@vmhub/core';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
 import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
+import { until } from '@vmhub/test-kit';
 import { createX11Adapter } from '../src/index.ts';
-import { settled, until } from './desktop.ts';
+import { settled } from './desktop.ts';
 import { routerOn } from './router.ts';
 
 const instance = `x11t${randomBytes(3).toString('hex')}`;
@@ -30,9 +31,9 @@ const calls: string[][] = [];
 const rand = () => randomBytes(4).toString('hex');
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 async function guestText(path: string, ms = 8000): Promise<string> {
-  return until(`${path} in the guest`, async () => {
+  return until(async () => {
     try { return (await session.getFile!(ctx, { path, max_bytes: 1_000_000 })).toString('utf8'); } catch (err) { if (VmhubError.is(err) && err.code === 'NOT_FOUND') return undefined; throw err; }
-  }, ms, 100);
+  }, `${path} in the guest`, ms, 100);
 }
 
 describe('x11: through a docker container (provider-docker channel)', { timeout: 300_000 }, () => {
@@ -82,7 +83,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}.tmp && mv ${out}.tmp ${out}; sleep 30`], wait_seconds: 15 });
     assert.equal(r.window?.title, title);
     assert.ok(r.pid && r.pid > 1);
-    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 20_000, 100);
+    await until(async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 'focused', 20_000, 100);
     const text = `héllo ✓ Привет 粘贴 '";|&$()\\\` %s $(touch ${pwned})`;
     await session.type!(ctx, { text: `${text}\n` });
     assert.equal(await guestText(out), text);
@@ -95,7 +96,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const title = `paste-${rand()}`;
     const out = `/tmp/paste-${rand()}.txt`;
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `IFS= read -r line; printf %s "$line" > ${out}.tmp && mv ${out}.tmp ${out}; sleep 30`], wait_seconds: 15 });
-    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 20_000, 100);
+    await until(async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 'focused', 20_000, 100);
     await session.dispatch!(ctx, { verb: 'set_clipboard', args: { text: 'before ✓', selection: 'primary' } });
     await session.type!(ctx, { text: 'junk' });
     await session.key!(ctx, { keys: 'ctrl+u' });
@@ -114,24 +115,24 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     assert.equal(f.focused, true);
     const from = { x: w0.x + Math.floor(w0.width / 2), y: w0.y - 8 };
     await session.drag!(ctx, { from, to: { x: from.x + 120, y: from.y + 80 }, button: 'left' });
-    const w1 = await until('moved', async () => { const w = (await session.listWindows!(ctx)).find((v) => v.id === w0.id); return w && w.x !== w0.x ? w : undefined; }, 20_000, 100);
+    const w1 = await until(async () => { const w = (await session.listWindows!(ctx)).find((v) => v.id === w0.id); return w && w.x !== w0.x ? w : undefined; }, 'moved', 20_000, 100);
     assert.deepEqual([w1.x - w0.x, w1.y - w0.y], [120, 80]);
     await session.close!(ctx, { window: w0.id });
-    await until('closed', async () => ((await session.listWindows!(ctx)).some((w) => w.id === w0.id) ? undefined : true), 5000, 100);
+    await until(async () => ((await session.listWindows!(ctx)).some((w) => w.id === w0.id) ? undefined : true), 'closed', 5000, 100);
   });
 
   it('a cancelled call stops in the container: long vm_type stops typing, vm_exec is killed', async (t) => {
     const sink = `/tmp/sink-${rand()}.txt`;
     const title = `sink-${rand()}`;
     const r = await session.launch!(ctx, { app: 'xterm', args: ['-T', title, '-e', 'sh', '-c', `stty -icanon -echo; exec cat > ${sink}`], wait_seconds: 15 });
-    await until('focused', async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 20_000, 100);
+    await until(async () => ((await session.focus!(ctx, { window: r.window!.id })).focused ? true : undefined), 'focused', 20_000, 100);
     const sh = async (script: string) => (await session.exec!(ctx, { argv: ['sh', '-c', script], timeout_ms: 5000, max_output_bytes: 10_000 })).stdout.toString().trim();
     const size = async () => Number(await sh(`stat -c %s ${sink} 2>/dev/null || echo 0`));
     const procs = (name: string) => sh(`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = ${name} ] && echo \${p#/proc/}; done; true`);
     const ac = new AbortController();
     const call = session.type!({ ...ctx, signal: ac.signal }, { text: 'abcdefghij'.repeat(200) });
     call.catch(() => undefined);
-    await until('typing started', async () => ((await size()) > 0 ? true : undefined), 10_000, 50);
+    await until(async () => ((await size()) > 0 ? true : undefined), 'typing started', 10_000, 50);
     await new Promise((res) => setTimeout(res, 700));
     const abortedAt = Date.now();
     ac.abort();
@@ -149,7 +150,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const ex = new AbortController();
     const pending = session.exec!({ ...ctx, signal: ex.signal }, { argv: ['sleep', arg], timeout_ms: 600_000, max_output_bytes: 100 });
     const sleeping = () => sh(`for p in /proc/[0-9]*; do [ "$(tr '\\0' ' ' < $p/cmdline 2>/dev/null)" = "sleep ${arg} " ] && echo \${p#/proc/}; done; true`);
-    await until('sleep running', async () => ((await sleeping()) !== '' ? true : undefined), 20_000, 100);
+    await until(async () => ((await sleeping()) !== '' ? true : undefined), 'sleep running', 20_000, 100);
     await new Promise((res) => setTimeout(res, 300));
     const execAbortedAt = Date.now();
     ex.abort();
@@ -157,7 +158,7 @@ describe('x11: through a docker container (provider-docker channel)', { timeout:
     const execMs = Date.now() - execAbortedAt;
     assert.deepEqual([res.exit_code, res.timed_out], [null, true]);
     assert.ok(execMs < 3000, `vm_exec resolved ${execMs} ms after the abort`);
-    await until('sleep gone', async () => ((await sleeping()) === '' ? true : undefined), 3000, 100);
+    await until(async () => ((await sleeping()) === '' ? true : undefined), 'sleep gone', 3000, 100);
     await session.close!(ctx, { window: r.window!.id });
     t.diagnostic(`docker channel: abort → vm_type rejected in ${typeMs} ms (${typed} of 2000 typed); abort → vm_exec resolved in ${execMs} ms`);
   });

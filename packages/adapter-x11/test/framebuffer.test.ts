@@ -15,9 +15,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type AdapterContext, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type RawScreen } from '@vmhub/core';
 import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
+import { until } from '@vmhub/test-kit';
 import { createX11Adapter } from '../src/index.ts';
 import { readStableFrame } from '../src/framebuffer.ts';
-import { settled, until } from './desktop.ts';
+import { settled } from './desktop.ts';
 
 const instance = `x11fb${randomBytes(3).toString('hex')}`;
 const lease = randomUUID();
@@ -85,11 +86,11 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     assert.ok(r.window, 'xterm opened');
     const inside = { x: r.window.x + Math.floor(r.window.width / 2), y: r.window.y + r.window.height - 5 };
     calls.length = 0;
-    const red = await until('red in the framebuffer', async () => {
+    const red = await until(async () => {
       const shot = await session.screenshot!(ctx);
       const [rr, g, b] = pixel(shot, inside.x, inside.y);
       return rr! > 200 && g! < 60 && b! < 60 ? true : undefined;
-    }, 10_000, 100);
+    }, 'red in the framebuffer', 10_000, 100);
     assert.equal(red, true);
     // Seen in the framebuffer, not through a fallback: not one guest command while polling.
     assert.deepEqual(calls, [], 'every frame came from the host framebuffer');
@@ -132,7 +133,7 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     assert.equal(focused, title, 'the window under the click took focus');
     // The shift held for the click was released: a key pressed now types lowercase.
     await channel.exec(['xdotool', 'key', 'a'], { env: { DISPLAY: ':0' } });
-    assert.equal(await until('the key in the file', async () => ((await channel.getFile(typed).catch(() => Buffer.alloc(0))).toString('utf8') || undefined), 10_000, 100), 'a');
+    assert.equal(await until(async () => ((await channel.getFile(typed).catch(() => Buffer.alloc(0))).toString('utf8') || undefined), 'the key in the file', 10_000, 100), 'a');
     await session.close!(ctx, { window: r.window.id });
   });
 
@@ -147,11 +148,11 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     await session.scroll!(ctx, { ...c, direction: 'down', amount: 3 });
     await session.drag!(ctx, { from: { x: c.x - 60, y: c.y - 40 }, to: { x: c.x + 70, y: c.y + 50 }, button: 'left' });
     assert.deepEqual(calls, [], 'scroll and drag ran no guest command');
-    const events = await until('xev to log the events', async () => {
+    const events = await until(async () => {
       const text = (await channel.getFile(log).catch(() => Buffer.alloc(0))).toString('utf8');
       const found = [...text.matchAll(/(ButtonPress|ButtonRelease) event[\s\S]*?root:\((\d+),(\d+)\)[\s\S]*?button (\d+)/g)].map((m) => `${m[1]} ${m[4]} ${m[2]},${m[3]}`);
       return found.length >= 8 ? found : undefined;
-    }, 10_000, 100);
+    }, 'xev to log the events', 10_000, 100);
     const wheel = events.filter((e) => e.startsWith('ButtonPress 5 '));
     assert.equal(wheel.length, 3, `three wheel-down clicks: ${events.join('; ')}`);
     assert.ok(wheel.every((e) => e.endsWith(` ${c.x},${c.y}`)), `the wheel at the point: ${wheel.join('; ')}`);
@@ -190,12 +191,12 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     await session.key!(ctx, { keys: 'x BackSpace ctrl+u shift+a A plus Return' });
     assert.deepEqual(calls, [], 'typing and keys ran no guest command');
     const expected = `${text}\nx\x7f\x15AA+\n`;
-    assert.equal(await until('the typed text in the file', async () => { const got = await t.read(); return got.length >= expected.length ? got : undefined; }, 10_000, 100), expected);
+    assert.equal(await until(async () => { const got = await t.read(); return got.length >= expected.length ? got : undefined; }, 'the typed text in the file', 10_000, 100), expected);
     await session.dispose();
     // The session's spare keycodes were given back; shift was not left held (xdotool types lowercase).
     assert.equal(await freeKeycodes(), freeBefore, 'every spare keycode bound for é ü ✓ … is free again after dispose');
     await channel.exec(['xdotool', 'key', 'b'], { env: { DISPLAY: ':0' } });
-    assert.equal(await until('the last key', async () => { const got = await t.read(); return got.endsWith('b') ? got : undefined; }, 10_000, 100), `${expected}b`);
+    assert.equal(await until(async () => { const got = await t.read(); return got.endsWith('b') ? got : undefined; }, 'the last key', 10_000, 100), `${expected}b`);
   });
 
   it('vm_type through XTEST: more distinct characters than spare keycodes all arrive, in order', async () => {
@@ -206,7 +207,7 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     calls.length = 0;
     await session.type!(ctx, { text });
     assert.deepEqual(calls, [], 'no guest command');
-    assert.equal(await until('all characters', async () => { const got = await t.read(); return got.endsWith('✓') ? got : undefined; }, 10_000, 100), text);
+    assert.equal(await until(async () => { const got = await t.read(); return got.endsWith('✓') ? got : undefined; }, 'all characters', 10_000, 100), text);
   });
 
   it('vm_type through XTEST cancelled mid-text: the call ends at once, typing stops there, no key is left held', async () => {
@@ -218,7 +219,7 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     setTimeout(() => controller.abort(), 400);
     await assert.rejects(session.type!({ ...ctx, signal: controller.signal }, { text }), (err: unknown) => VmhubError.is(err) && err.code === 'TIMEOUT' && /characters typed/.test(err.message));
     assert.ok(Date.now() - started < 1500, `the call ended ${Date.now() - started} ms after it started`);
-    const got = await until('typing to stop', async () => { const a = await t.read(); await sleep(300); const b = await t.read(); return a === b && a.length > 0 ? a : undefined; }, 10_000, 50);
+    const got = await until(async () => { const a = await t.read(); await sleep(300); const b = await t.read(); return a === b && a.length > 0 ? a : undefined; }, 'typing to stop', 10_000, 50);
     assert.ok(got.length > 5 && got.length < text.length, `typing stopped part-way: ${got.length} of ${text.length}`);
     assert.equal(got, text.slice(0, got.length), 'what arrived is the text\'s beginning, in order');
     // No key auto-repeats: nothing more arrives, and the keyboard is up (a key types once).

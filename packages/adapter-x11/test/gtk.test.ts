@@ -12,10 +12,11 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElementNode } from '@vmhub/core';
+import { createHostChannel } from '@vmhub/test-kit/host-channel';
+import { until } from '@vmhub/test-kit';
 import { createX11Adapter } from '../src/index.ts';
 import { openLease } from './context.ts';
-import { createHostChannel } from './host-channel.ts';
-import { fileText, until } from './desktop.ts';
+import { fileText } from './desktop.ts';
 import { startXSession, type XSession } from './x-session.ts';
 
 const GTK_APP = `
@@ -81,13 +82,13 @@ describe('x11: inspect (AT-SPI)', () => {
     app = spawn('dbus-run-session', ['--', '/usr/bin/python3', script, title], { env: { ...process.env, ...x.env, ...env }, stdio: 'ignore', detached: true });
     const channel = createHostChannel({ home: x.home, env });
     const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), channel, { display: x.display });
-    const win = await until('GTK window', async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
+    const win = await until(async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 'GTK window', 20_000, 200);
     const unavailable = await session.probe!(ctx);
     assert.equal(unavailable.inspect, undefined, `probe: ${JSON.stringify(unavailable)}`);
-    const r = await until('button in the tree', async () => {
+    const r = await until(async () => {
       const t = await session.inspect!(ctx, { max_depth: 12 });
       return find(t.tree, (n) => n.role === 'push button') ? t : undefined;
-    }, 15_000, 500);
+    }, 'button in the tree', 15_000, 500);
     assert.equal(r.source, 'at-spi');
     const frame = find(r.tree, (n) => n.role === 'frame' && n.name === title);
     assert.ok(frame, JSON.stringify(r.tree).slice(0, 500));
@@ -111,10 +112,10 @@ describe('x11: paste into a GTK app (CLIPBOARD + ctrl+v)', () => {
     const title = `entry-${randomBytes(3).toString('hex')}`;
     x.spawnX(['/usr/bin/python3', script, title, out]);
     const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), createHostChannel({ home: x.home, env }), { display: x.display });
-    const win = await until('GTK entry window', async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 20_000, 200);
-    await until('focused', async () => ((await session.focus!(ctx, { window: win.id })).focused ? true : undefined), 5000, 100);
+    const win = await until(async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 'GTK entry window', 20_000, 200);
+    await until(async () => ((await session.focus!(ctx, { window: win.id })).focused ? true : undefined), 'focused', 5000, 100);
     execFileSync('sh', ['-c', 'printf %s "$1" | xclip -selection clipboard -i >/dev/null 2>&1', 'sh', 'old clipboard ✓'], { env: { ...process.env, ...x.env } });
-    await until('clipboard set', () => (execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env: { ...process.env, ...x.env } }).toString() === 'old clipboard ✓' ? true : undefined), 3000);
+    await until(() => (execFileSync('xclip', ['-selection', 'clipboard', '-o'], { env: { ...process.env, ...x.env } }).toString() === 'old clipboard ✓' ? true : undefined), 'clipboard set', 3000);
     const text = `gtk paste ✓ Привет 粘贴 '$(id)'`;
     await session.paste!(ctx, { text });
     await session.key!(ctx, { keys: 'Return' });

@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { VmhubError } from '@vmhub/core';
+import { createHostChannel } from '@vmhub/test-kit/host-channel';
+import { until } from '@vmhub/test-kit';
 import { ATSPI_REASON, createX11Adapter } from '../src/index.ts';
 import { guestPath, openLease } from './context.ts';
-import { createHostChannel } from './host-channel.ts';
-import { startDesktop, until, type Desktop } from './desktop.ts';
+import { startDesktop, type Desktop } from './desktop.ts';
 import { routerOn } from './router.ts';
 
 let d: Desktop;
@@ -177,10 +178,10 @@ describe('x11: screenshot, raw vs gzip capture', () => {
     await d.session.click!(d.ctx, { x: 1, y: 1, button: 'left', count: 1, modifiers: [] });
     const [a, b] = [await d.session.screenshot!(d.ctx), await gz.screenshot!(d.ctx)];
     assert.deepEqual([b.width, b.height, b.format], [a.width, a.height, a.format]);
-    const differing = await until('stable frames', async () => {
+    const differing = await until(async () => {
       const [x, y] = [await d.session.screenshot!(d.ctx), await gz.screenshot!(d.ctx)];
       return x.data.equals(y.data) ? true : undefined;
-    }, 5000, 200);
+    }, 'stable frames', 5000, 200);
     assert.equal(differing, true);
   });
 });

@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { fileText, rejectsWith, startDesktop, until, type Desktop } from './desktop.ts';
+import { until } from '@vmhub/test-kit';
+import { fileText, rejectsWith, startDesktop, type Desktop } from './desktop.ts';
 import { routerOn } from './router.ts';
 
 let d: Desktop;
@@ -129,7 +130,7 @@ describe('x11: click and scroll', () => {
     const n0 = presses().length;
     await d.session.click!(d.ctx, { x: win.x + 50, y: win.y + 40, button: 'left', count: 2, modifiers: ['ctrl'] });
     await d.session.click!(d.ctx, { x: win.x + 120, y: win.y + 90, button: 'right', count: 1, modifiers: [] });
-    const got = await until('3 presses', () => { const p = presses().slice(n0); return p.length >= 3 ? p : undefined; }, 3000);
+    const got = await until(() => { const p = presses().slice(n0); return p.length >= 3 ? p : undefined; }, '3 presses', 3000);
     // xev prints root coordinates: they must be exactly the screen points asked for.
     assert.deepEqual(got.slice(0, 3).map((p) => [p.x, p.y, p.button, p.state & 0x4 ? 'ctrl' : '-']), [
       [win.x + 50, win.y + 40, 1, 'ctrl'], [win.x + 50, win.y + 40, 1, 'ctrl'], [win.x + 120, win.y + 90, 3, '-'],
@@ -140,7 +141,7 @@ describe('x11: click and scroll', () => {
     const n0 = presses().length;
     await d.session.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'down', amount: 3 });
     await d.session.scroll!(d.ctx, { x: win.x + 10, y: win.y + 10, direction: 'up', amount: 2 });
-    const got = await until('5 wheel presses', () => { const p = presses().slice(n0); return p.length >= 5 ? p : undefined; }, 3000);
+    const got = await until(() => { const p = presses().slice(n0); return p.length >= 5 ? p : undefined; }, '5 wheel presses', 3000);
     assert.deepEqual(got.map((p) => p.button), [5, 5, 5, 4, 4]);
   });
 

@@ -10,12 +10,13 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { until } from '@vmhub/test-kit';
+import { createHostChannel } from '@vmhub/test-kit/host-channel';
 import { createX11Adapter } from '../src/index.ts';
 import { KEYMAP_PL } from '../src/keymap.ts';
 import { parseKeymap } from '../src/x11-type.ts';
 import { callContext, leaseContext } from './context.ts';
-import { rejectsWith, until } from './desktop.ts';
-import { createHostChannel } from './host-channel.ts';
+import { rejectsWith } from './desktop.ts';
 import { startXSession, type XSession } from './x-session.ts';
 
 let x: XSession;
@@ -53,10 +54,10 @@ describe('x11: session lifecycle', () => {
 
     const title = `session-sink-${randomBytes(3).toString('hex')}`;
     x.spawnX(['xterm', '-T', title, '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${file}'`]);
-    const w = await until('sink mapped', async () => (await s1.listWindows!(ctx)).find((v) => v.title === title && v.visible), 8000, 100);
-    await until('sink focused', async () => ((await s1.focus!(ctx, { window: w.id })).focused ? true : undefined), 6000, 100);
+    const w = await until(async () => (await s1.listWindows!(ctx)).find((v) => v.title === title && v.visible), 'sink mapped', 8000, 100);
+    await until(async () => ((await s1.focus!(ctx, { window: w.id })).focused ? true : undefined), 'sink focused', 6000, 100);
     await s1.type!(ctx, { text: 'é✓' });
-    await until('é✓ typed', () => (typed() === 'é✓' ? true : undefined), 5000, 50);
+    await until(() => (typed() === 'é✓' ? true : undefined), 'é✓ typed', 5000, 50);
     const bound = { e: boundTo(0xe9), check: boundTo(0x1002713) };
     assert.equal(bound.e.length, unboundBefore.e.length + 1, 'vm_type bound é to a spare keycode');
     assert.equal(bound.check.length, unboundBefore.check.length + 1, 'vm_type bound ✓ to a spare keycode');
@@ -78,7 +79,7 @@ describe('x11: session lifecycle', () => {
     assert.equal((await commands(() => s2.probe!(ctx))).length, 1, 'the new session probes again');
     const retype = await commands(() => s2.type!(ctx, { text: 'é' }));
     assert.ok(retype.some((argv) => argv.includes('map')), 'the new session binds é again: no binding was inherited');
-    await until('é typed again', () => (typed() === 'é✓é' ? true : undefined), 5000, 50);
+    await until(() => (typed() === 'é✓é' ? true : undefined), 'é typed again', 5000, 50);
     await s2.dispose();
     assert.deepEqual({ e: boundTo(0xe9), check: boundTo(0x1002713) }, unboundBefore, 'the second dispose gave its keycode back too');
   });

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { VmhubError } from '@vmhub/core';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
-import { startDesktop, until, type Desktop } from './desktop.ts';
+import { until } from '@vmhub/test-kit';
+import { startDesktop, type Desktop } from './desktop.ts';
 
 let d: Desktop;
 before(async () => { d = await startDesktop(); });
@@ -53,7 +54,7 @@ describe('x11: list_windows, focus, close', () => {
     const twin = `twin-${rand()}`;
     d.x.spawnX(['xterm', '-T', twin, '-e', 'sleep', '60']);
     d.x.spawnX(['xterm', '-T', twin, '-e', 'sleep', '60']);
-    const twins = await until('two twins', async () => { const t = (await list()).filter((w) => w.title === twin); return t.length === 2 ? t : undefined; }, 8000, 100);
+    const twins = await until(async () => { const t = (await list()).filter((w) => w.title === twin); return t.length === 2 ? t : undefined; }, 'two twins', 8000, 100);
     const msg = await code(d.session.focus!(d.ctx, { window: twin }));
     assert.match(msg, /^INVALID_REQUEST: .*ambiguous/);
     for (const t of twins) assert.ok(msg.includes(t.id), `${msg} should list ${t.id}`);
@@ -65,7 +66,7 @@ describe('x11: list_windows, focus, close', () => {
     const w = await d.window(title);
     const r = await d.session.close!(d.ctx, { window: title });
     assert.equal(r.window_id, w.id);
-    await until('window gone', async () => ((await list()).some((v) => v.id === w.id) ? undefined : true), 5000, 100);
+    await until(async () => ((await list()).some((v) => v.id === w.id) ? undefined : true), 'window gone', 5000, 100);
     assert.match(await code(d.session.close!(d.ctx, { window: title })), /^NOT_FOUND/);
   });
 });
@@ -98,12 +99,12 @@ describe('x11: drag', () => {
   it('dragging a title bar moves the window', async () => {
     const title = `drag-${rand()}`;
     d.x.spawnX(['xterm', '-T', title, '-geometry', '40x6+300+300', '-e', 'sleep', '60']);
-    const w0 = await until('mapped', async () => (await list()).find((w) => w.title === title && w.visible), 8000, 100);
+    const w0 = await until(async () => (await list()).find((w) => w.title === title && w.visible), 'mapped', 8000, 100);
     await d.session.focus!(d.ctx, { window: w0.id });
     // The title bar sits just above the client area.
     const from = { x: w0.x + Math.floor(w0.width / 2), y: w0.y - 8 };
     await d.session.drag!(d.ctx, { from, to: { x: from.x + 150, y: from.y + 100 }, button: 'left' });
-    const w1 = await until('moved', async () => { const w = (await list()).find((v) => v.id === w0.id); return w && (w.x !== w0.x || w.y !== w0.y) ? w : undefined; }, 3000, 100);
+    const w1 = await until(async () => { const w = (await list()).find((v) => v.id === w0.id); return w && (w.x !== w0.x || w.y !== w0.y) ? w : undefined; }, 'moved', 3000, 100);
     assert.ok(Math.abs(w1.x - w0.x - 150) <= 2 && Math.abs(w1.y - w0.y - 100) <= 2, `moved by (${w1.x - w0.x}, ${w1.y - w0.y}), expected (150, 100)`);
   });
 });
@@ -112,7 +113,7 @@ describe('x11: screenshot', () => {
   it('captures the screen: right size, not blank, pixels where the windows are', async () => {
     const title = `shot-${rand()}`;
     d.x.spawnX(['xterm', '-T', title, '-geometry', '40x10+600+200', '-bg', 'white', '-fg', 'black', '-e', 'sleep', '60']);
-    const w = await until('mapped', async () => (await list()).find((v) => v.title === title && v.visible), 8000, 100);
+    const w = await until(async () => (await list()).find((v) => v.title === title && v.visible), 'mapped', 8000, 100);
     await d.session.focus!(d.ctx, { window: w.id });
     const raw = await d.session.screenshot!(d.ctx);
     assert.equal(raw.format, 'rgb');
