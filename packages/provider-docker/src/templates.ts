@@ -1,6 +1,7 @@
 /**
  * Templates the docker provider offers out of the box: debian-x11, and one per golden folder that
- * ships a template.json (wayland-sway, the stand-ins). The golden tag is computed from the shipped
+ * ships a template.json (wayland-sway; in a checkout also the stand-ins of @vmhub/standin-goldens,
+ * see golden-manifest.ts). The golden tag is computed from the shipped
  * manifest, so a template always names the image this package version builds. Stand-in templates
  * carry `standin: true`; the server lists them only when `standin_templates` is on.
  */
