@@ -1,6 +1,6 @@
 /** The RFB engineer's ARD stand-in (@vmhub/ard-standin) in front of a test x11vnc. */
 import { startArdStandin } from '@vmhub/ard-standin';
-import { freePort } from './ports.ts';
+import { freePort } from '@vmhub/test-kit';
 
 export const ARD_USER = 'vmhub';
 export const ARD_PASSWORD = 'ard-secret';

@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitPort } from './ports.ts';
+import { freePort, until, waitPort } from '@vmhub/test-kit';
 
 export const TOOLS_JS = new URL('../../../standins/goldens/macos-standin/tools/macos-tools.cjs', import.meta.url).pathname;
 
@@ -27,16 +27,10 @@ export interface Desktop {
   stop(): Promise<void>;
 }
 
-export async function until<T>(what: string, probe: () => T | undefined, ms = 15_000, every = 100): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    let v: T | undefined;
-    try { v = probe(); } catch { v = undefined; }
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
+/** `probe` with a throw read as "not yet" (wmctrl fails until the window manager is up), for until(). */
+export const quietly = <T>(probe: () => T) => (): T | undefined => {
+  try { return probe(); } catch { return undefined; }
+};
 
 export async function startDesktop(o: { vncPassword?: string; screen?: string } = {}): Promise<Desktop> {
   const dir = mkdtempSync(join(tmpdir(), 'vmhub-macos-desk-'));
@@ -71,14 +65,14 @@ export async function startDesktop(o: { vncPassword?: string; screen?: string } 
     const x = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { env, timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
     const spawnX = (argv: string[]) => { const p = spawn(argv[0]!, argv.slice(1), { env, stdio: 'ignore', cwd: dir }); procs.push(p); return p; };
     spawnX(['openbox']);
-    await until('openbox', () => (x(['wmctrl', '-m']).includes('Openbox') ? true : undefined));
+    await until(quietly(() => (x(['wmctrl', '-m']).includes('Openbox') ? true : undefined)), 'openbox', 15_000);
     const vncPort = await freePort();
     const auth = o.vncPassword ? ['-passwd', o.vncPassword] : ['-nopw'];
     spawnX(['x11vnc', '-display', display, '-rfbport', String(vncPort), '-localhost', ...auth, '-forever', '-shared', '-noncache', '-quiet', '-norc']);
     await waitPort(vncPort, 15_000);
     const typedFile = join(dir, 'typed.txt');
     spawnX(['xterm', '-T', 'vmhub-sink', '-geometry', '120x40+0+0', '-e', 'sh', '-c', `stty -icanon -echo; exec cat > '${typedFile}'`]);
-    await until('sink xterm', () => (existsSync(typedFile) && x(['wmctrl', '-l']).includes('vmhub-sink') ? true : undefined));
+    await until(quietly(() => (existsSync(typedFile) && x(['wmctrl', '-l']).includes('vmhub-sink') ? true : undefined)), 'sink xterm', 15_000);
     x(['wmctrl', '-a', 'vmhub-sink']);
     const toolsDir = join(dir, 'tools');
     execFileSync('mkdir', ['-p', toolsDir]);

@@ -6,8 +6,8 @@
  */
 import type { AdapterTarget } from '@vmhub/conformance';
 import { leaseContext } from './context.ts';
-import { startDesktop, until, type Desktop } from './desktop.ts';
-import { startSshd } from './sshd.ts';
+import { startDesktop, type Desktop } from './desktop.ts';
+import { startSshd } from '@vmhub/test-kit';
 
 export interface HostTargetOptions {
   /** adapter_options besides the SSH ones. */
@@ -43,5 +43,3 @@ export async function hostTarget(o: HostTargetOptions): Promise<AdapterTarget & 
     },
   };
 }
-
-export { until };

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import macos from '../src/index.ts';
 import { callContext, leaseContext } from './context.ts';
-import { startSshd, type TestSshd } from './sshd.ts';
+import { startSshd, type TestSshd } from '@vmhub/test-kit';
 
 const unavailable = (re: RegExp) => (e: unknown) => VmhubError.is(e) && e.code === 'CAPABILITY_UNAVAILABLE' && re.test(e.message);
 

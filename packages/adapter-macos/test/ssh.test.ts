@@ -15,7 +15,7 @@ import { makeTar } from '@vmhub/conformance';
 import { VmhubError, type OpenSession } from '@vmhub/core';
 import macos from '../src/index.ts';
 import { callContext, leaseContext, type TestLease } from './context.ts';
-import { startSshd, type TestSshd } from './sshd.ts';
+import { startSshd, type TestSshd } from '@vmhub/test-kit';
 
 const code = (c: string) => (e: unknown) => VmhubError.is(e) && e.code === c;
 const gone = (pid: number) => { try { process.kill(pid, 0); return false; } catch (e) { return (e as NodeJS.ErrnoException).code === 'ESRCH'; } };

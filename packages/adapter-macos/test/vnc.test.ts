@@ -13,7 +13,8 @@ import macos, { resolveOptions } from '../src/index.ts';
 import { MacosRuntime } from '../src/runtime.ts';
 import { ARD_PASSWORD, ARD_USER, startArd } from './ard.ts';
 import { callContext, leaseContext, type TestLease } from './context.ts';
-import { startDesktop, until, type Desktop } from './desktop.ts';
+import { until } from '@vmhub/test-kit';
+import { quietly, startDesktop, type Desktop } from './desktop.ts';
 
 const TEXT = 'Hello, World! ~`!@#$%^&*()_+{}|:"<>? ünï ✓ Привет 日本';
 const pointer = (d: Desktop) => {
@@ -34,16 +35,16 @@ async function driveDesktop(d: Desktop, session: OpenSession, lease: TestLease):
   assert.deepEqual(pointer(d), { x: 300, y: 200 });
   await session.type!(ctx(), { text: `${TEXT}\n` });
   await session.key!(ctx(), { keys: 'shift+a Return' });
-  await until('typed text in the sink', () => (d.typed() === `${TEXT}\nA\n` ? true : undefined), 10_000).catch(() => undefined);
+  await until(() => (d.typed() === `${TEXT}\nA\n` ? true : undefined), 'typed text in the sink', 10_000).catch(() => undefined);
   assert.equal(d.typed(), `${TEXT}\nA\n`);
 
   // A click lands: clicking into another window focuses it (openbox focuses on click).
   d.spawnX(['xterm', '-T', 'vmhub-click-target', '-geometry', '40x10+700+500']);
-  await until('second xterm', () => (d.x(['wmctrl', '-l']).includes('vmhub-click-target') ? true : undefined));
+  await until(quietly(() => (d.x(['wmctrl', '-l']).includes('vmhub-click-target') ? true : undefined)), 'second xterm', 15_000);
   d.x(['wmctrl', '-a', 'vmhub-sink']);
-  await until('sink focused', () => (activeTitle(d) === 'vmhub-sink' ? true : undefined));
+  await until(quietly(() => (activeTitle(d) === 'vmhub-sink' ? true : undefined)), 'sink focused', 15_000);
   await session.click!(ctx(), { x: 800, y: 560, button: 'left', count: 1, modifiers: [] });
-  await until('the clicked window to take the focus', () => (activeTitle(d) === 'vmhub-click-target' ? true : undefined), 5000);
+  await until(quietly(() => (activeTitle(d) === 'vmhub-click-target' ? true : undefined)), 'the clicked window to take the focus', 5000);
   await session.drag!(ctx(), { from: { x: 100, y: 100 }, to: { x: 140, y: 130 }, button: 'left' });
   assert.deepEqual(pointer(d), { x: 140, y: 130 });
   await session.scroll!(ctx(), { x: 120, y: 110, direction: 'down', amount: 2 });
@@ -84,7 +85,7 @@ describe('macos: VNC against x11vnc over a live X desktop', () => {
     const session = await macos.create({}).open(lease);
     try {
       await session.type!(callContext(lease), { text: 'via console ✓\n' });
-      await until('console text', () => (pw.typed() === 'via console ✓\n' ? true : undefined), 10_000);
+      await until(() => (pw.typed() === 'via console ✓\n' ? true : undefined), 'console text', 10_000);
       assert.equal(opened, 1, 'one RFB connection for the session');
     } finally {
       await session.dispose();
@@ -103,7 +104,7 @@ describe('macos: VNC against x11vnc over a live X desktop', () => {
     const s2 = await macos.create({}).open(bad);
     try {
       await s1.type!(callContext(good), { text: 'pw ok\n' });
-      await until('pw text', () => (pw.typed() === 'pw ok\n' ? true : undefined), 10_000);
+      await until(() => (pw.typed() === 'pw ok\n' ? true : undefined), 'pw text', 10_000);
       await assert.rejects(s2.screenshot!(callContext(bad)), (e: unknown) => VmhubError.is(e) && e.code === 'CAPABILITY_UNAVAILABLE' && /vnc_password_env/.test(e.message));
     } finally {
       await s1.dispose(); await s2.dispose(); await good.close(); await bad.close();
