@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { connectRfb } from '../src/index.ts';
 import { startArdStandin } from '@vmhub/ard-standin';
-import { dial, freePort, have, readText, stopAll, waitFor, x11vnc, xtermCat, xvfb } from './live.ts';
+import { freePort, until } from '@vmhub/test-kit';
+import { dial, have, readText, stopAll, x11vnc, xtermCat, xvfb } from './live.ts';
 
 const missing = have('Xvfb', 'x11vnc', 'xterm', 'xdotool', 'xdpyinfo');
 const built = fileURLToPath(import.meta.resolve('@vmhub/ard-standin'));
@@ -40,7 +41,7 @@ describe('rfb: ARD through the stand-in', { skip: missing }, () => {
       assert.deepEqual([rfb.protocol, rfb.security, rfb.width, rfb.height], ['3.889', 'ard', 640, 480]);
       await rfb.click(30, 30);
       await rfb.typeText('typed over ARD\n');
-      await waitFor('the text typed over ARD', () => readText(file) === 'typed over ARD\n');
+      await until(() => readText(file) === 'typed over ARD\n', 'the text typed over ARD', 15_000);
       const shot = await rfb.screenshot({ fresh: true });
       assert.equal(shot.fresh, true);
       await rfb.close();
@@ -77,7 +78,7 @@ describe('rfb: ARD through the stand-in', { skip: missing }, () => {
     let log = '';
     child.stderr.on('data', (c: Buffer) => { log += c.toString(); });
     try {
-      await waitFor('the stand-in to listen', () => log.includes('ard-standin: RFB 003.889 / ARD on'));
+      await until(() => log.includes('ard-standin: RFB 003.889 / ARD on'), 'the stand-in to listen', 15_000);
       if (process.env.VMHUB_NODE18) {
         const { execFileSync } = await import('node:child_process');
         assert.match(execFileSync(node, ['--version'], { encoding: 'utf8' }), /^v18\./);
@@ -88,7 +89,7 @@ describe('rfb: ARD through the stand-in', { skip: missing }, () => {
       assert.deepEqual([shot.width, shot.height], [640, 480]);
       await rfb.close();
       await assert.rejects(connectRfb(await dial(port), { username: 'admin', password: 'nope' }), { code: 'AUTH_FAILED' });
-      await waitFor('the failure in the log', () => log.includes('authentication failed'));
+      await until(() => log.includes('authentication failed'), 'the failure in the log', 15_000);
     } finally {
       child.kill();
       rmSync(dir, { recursive: true, force: true });

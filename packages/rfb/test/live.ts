@@ -5,8 +5,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { accepts, freePort, until } from '@vmhub/test-kit';
 
 const started: ChildProcess[] = [];
 
@@ -33,24 +34,6 @@ export async function stopAll(): Promise<void> {
   }
 }
 
-export async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const { port } = s.address() as { port: number };
-  await new Promise((ok) => s.close(ok));
-  return port;
-}
-
 export function freeDisplay(): number {
   for (let i = 0; i < 200; i++) {
     const n = 200 + Math.floor(Math.random() * 600);
@@ -67,20 +50,11 @@ export function dial(port: number): Promise<Socket> {
   });
 }
 
-async function portOpen(port: number): Promise<boolean> {
-  try {
-    (await dial(port)).destroy();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function xvfb(size = '640x480'): Promise<string> {
   const n = freeDisplay();
   bg('Xvfb', [`:${n}`, '-screen', '0', `${size}x24`, '-nolisten', 'tcp']);
-  await waitFor(`Xvfb :${n}`, () => existsSync(`/tmp/.X11-unix/X${n}`));
-  await waitFor(`Xvfb :${n} to answer`, () => spawnSync('xdpyinfo', ['-display', `:${n}`], { stdio: 'ignore' }).status === 0);
+  await until(() => existsSync(`/tmp/.X11-unix/X${n}`), `Xvfb :${n}`, 15_000);
+  await until(() => spawnSync('xdpyinfo', ['-display', `:${n}`], { stdio: 'ignore' }).status === 0, `Xvfb :${n} to answer`, 15_000);
   return `:${n}`;
 }
 
@@ -88,7 +62,7 @@ export async function xvfb(size = '640x480'): Promise<string> {
 export async function x11vnc(display: string, extra: string[] = []): Promise<number> {
   const port = await freePort();
   bg('x11vnc', ['-display', display, '-rfbport', String(port), '-localhost', '-forever', '-shared', '-quiet', '-noxdamage', ...(extra.includes('-passwd') || extra.includes('-rfbauth') ? [] : ['-nopw']), ...extra]);
-  await waitFor(`x11vnc on ${port}`, () => portOpen(port));
+  await until(() => accepts(port), `x11vnc on ${port}`, 15_000);
   return port;
 }
 
@@ -106,15 +80,15 @@ export async function xvnc(options: { password?: string; size?: string } = {}): 
     args.push('-SecurityTypes', 'None');
   }
   bg('Xvnc', args);
-  await waitFor(`Xvnc :${n} on ${port}`, () => portOpen(port));
+  await until(() => accepts(port), `Xvnc :${n} on ${port}`, 15_000);
   return { display: `:${n}`, port };
 }
 
 /** An xterm whose stdin goes to `file` (typed text arrives there), at +0+0. */
 export async function xtermCat(display: string, file: string): Promise<void> {
   bg('xterm', ['-geometry', '60x10+0+0', '-e', 'sh', '-c', `cat > ${file}`], { DISPLAY: display });
-  await waitFor('the xterm window', () => spawnSync('xdotool', ['search', '--class', 'xterm'], { env: { ...process.env, DISPLAY: display } }).status === 0);
-  await waitFor(`${file} to be created`, () => existsSync(file));
+  await until(() => spawnSync('xdotool', ['search', '--class', 'xterm'], { env: { ...process.env, DISPLAY: display } }).status === 0, 'the xterm window', 15_000);
+  await until(() => existsSync(file), `${file} to be created`, 15_000);
 }
 
 /** xev's window at (x, y) logging mouse events to a file; returns a reader of the root coordinates of each event. */
@@ -122,7 +96,7 @@ export async function xevWindow(display: string, log: string, geometry = '300x20
   const child = bg('stdbuf', ['-oL', 'xev', '-geometry', geometry, '-event', 'mouse'], { DISPLAY: display }, log);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-  await waitFor('the xev window', () => spawnSync('xdotool', ['search', '--name', 'Event Tester'], { env: { ...process.env, DISPLAY: display } }).status === 0);
+  await until(() => spawnSync('xdotool', ['search', '--name', 'Event Tester'], { env: { ...process.env, DISPLAY: display } }).status === 0, 'the xev window', 15_000);
   return () => {
     const events: Array<{ type: string; x: number; y: number; button?: number }> = [];
     for (const block of out.split('\n\n')) {

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectRfb } from '../src/index.ts';
-import { dial, diffPixels, have, readText, stopAll, waitFor, xtermCat, xvnc } from './live.ts';
+import { until } from '@vmhub/test-kit';
+import { dial, diffPixels, have, readText, stopAll, xtermCat, xvnc } from './live.ts';
 
 const missing = have('Xvnc', 'vncpasswd', 'xterm', 'xdotool', 'xrandr');
 
@@ -34,14 +35,14 @@ describe('rfb against TigerVNC Xvnc', { skip: missing }, () => {
     await rfb.click(30, 30);
     const lines = Array.from({ length: 30 }, (_, i) => `line ${i} scrolls the xterm`).join('\n') + '\n';
     await rfb.typeText(lines);
-    await waitFor('the typed lines', () => readText(file) === lines);
+    await until(() => readText(file) === lines, 'the typed lines', 15_000);
     // Xvnc sends a window's move as CopyRect (the X server copies its pixels).
     const xenv = { env: { ...process.env, DISPLAY: server.display }, encoding: 'utf8' as const };
     const win = spawnSync('xdotool', ['search', '--class', 'xterm'], xenv).stdout.trim().split('\n')[0];
     for (const [x, y] of [[150, 120], [260, 200]]) {
       const before = rfb.stats().updates;
       assert.equal(spawnSync('xdotool', ['windowmove', win, String(x), String(y)], xenv).status, 0);
-      await waitFor('an update after the move', () => rfb.stats().updates > before);
+      await until(() => rfb.stats().updates > before, 'an update after the move', 15_000);
     }
     await sleep(500);
     const live = await rfb.screenshot({ fresh: true });

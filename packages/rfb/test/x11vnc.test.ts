@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectRfb, keysymFor } from '../src/index.ts';
-import { dial, diffPixels, have, pointerAt, readText, stopAll, waitFor, x11vnc, xevWindow, xtermCat, xvfb } from './live.ts';
+import { until } from '@vmhub/test-kit';
+import { dial, diffPixels, have, pointerAt, readText, stopAll, x11vnc, xevWindow, xtermCat, xvfb } from './live.ts';
 
 const missing = have('Xvfb', 'x11vnc', 'xterm', 'xev', 'xdotool', 'xdpyinfo', 'stdbuf');
 
@@ -47,12 +48,12 @@ describe('rfb against x11vnc', { skip: missing }, () => {
     const text = 'Hello, VNC! {x}=[1]+2 ~ä é?\nsecond\tline\n';
     await rfb.typeText(text);
     assert.equal(await rfb.sync(), true, 'x11vnc answered the sync request');
-    await waitFor('the typed text', () => readText(file) === text);
+    await until(() => readText(file) === text, 'the typed text', 15_000);
     await rfb.keyCombo('ctrl+d');
-    await waitFor('cat to exit (the xterm closes)', async () => {
+    await until(async () => {
       const { spawnSync } = await import('node:child_process');
       return spawnSync('xdotool', ['search', '--class', 'xterm'], { env: { ...process.env, DISPLAY: display } }).status !== 0;
-    });
+    }, 'cat to exit (the xterm closes)', 15_000);
     assert.equal(readText(file), text);
     await rfb.close();
   });
@@ -67,7 +68,7 @@ describe('rfb against x11vnc', { skip: missing }, () => {
     await rfb.drag({ x: 320, y: 220 }, { x: 500, y: 350 });
     await rfb.scroll(400, 300, 'down', 3);
     await rfb.scroll(400, 300, 'up');
-    await waitFor('all button events', () => events().filter((e) => e.type === 'ButtonPress').length >= 9);
+    await until(() => events().filter((e) => e.type === 'ButtonPress').length >= 9, 'all button events', 15_000);
     const presses = events().filter((e) => e.type === 'ButtonPress').map((e) => [e.button, e.x, e.y]);
     assert.deepEqual(presses, [[1, 350, 250], [3, 360, 260], [1, 370, 270], [1, 370, 270], [1, 320, 220], [5, 400, 300], [5, 400, 300], [5, 400, 300], [4, 400, 300]]);
     const releases = events().filter((e) => e.type === 'ButtonRelease').map((e) => [e.button, e.x, e.y]);
@@ -75,7 +76,7 @@ describe('rfb against x11vnc', { skip: missing }, () => {
     const motionDuringDrag = events().filter((e) => e.type === 'MotionNotify' && e.x > 320 && e.x < 500);
     assert.ok(motionDuringDrag.length >= 3, 'motion with the button held between the ends');
     await rfb.pointer(123, 456, 0);
-    await waitFor('the pointer at 123,456', () => { const p = pointerAt(display); return p.x === 123 && p.y === 456; });
+    await until(() => { const p = pointerAt(display); return p.x === 123 && p.y === 456; }, 'the pointer at 123,456', 15_000);
     await rfb.close();
   });
 
@@ -87,7 +88,7 @@ describe('rfb against x11vnc', { skip: missing }, () => {
     const before = await live.screenshot();
     await live.click(40, 40);
     await live.typeText('pixels over ZRLE\n'.repeat(5));
-    await waitFor('the text', () => readText(file).length === 17 * 5);
+    await until(() => readText(file).length === 17 * 5, 'the text', 15_000);
     await sleep(300);
     const after = await live.screenshot({ fresh: true });
     assert.equal(after.fresh, true);
