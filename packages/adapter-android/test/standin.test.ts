@@ -13,7 +13,8 @@ import { VmhubError, type AdapterContext, type GuestChannel, type OpenSession } 
 import type { AdapterTarget } from '@vmhub/conformance';
 import { createAndroidAdapter } from '../src/index.ts';
 import { decodePng, pixel } from './png-decode.ts';
-import { APP, appState, standinTarget, until } from './standin.ts';
+import { until } from '@vmhub/test-kit';
+import { APP, appState, standinTarget } from './standin.ts';
 
 const hex = (rgb: [number, number, number]) => `#${rgb.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
 
@@ -52,17 +53,17 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     const before = await appState(t.channel);
     const beforePx = pixel(decodePng((await session.screenshot!(ctx())).data), button.x! + 10, cy);
     await session.click!(ctx(), { x: cx, y: cy, button: 'left', count: 1, modifiers: [] });
-    const after = await until('the tap in the app', async () => {
+    const after = await until(async () => {
       const s = await appState(t.channel);
       return s && s.taps === (before?.taps ?? 0) + 1 ? s : undefined;
-    }, 10_000);
+    }, 'the tap in the app', 10_000);
     assert.equal(after.button_text, `Tapped ${after.taps}`);
     const afterPx = pixel(decodePng((await session.screenshot!(ctx())).data), button.x! + 10, cy);
     assert.notDeepEqual(afterPx, beforePx, 'the button looks the same after the tap');
     assert.equal(hex(afterPx), after.button_color.toLowerCase());
     // A double tap is two taps.
     await session.click!(ctx(), { x: cx, y: cy, button: 'left', count: 2, modifiers: [] });
-    await until('the double tap', async () => ((await appState(t.channel))?.taps === after.taps + 2 ? true : undefined), 10_000);
+    await until(async () => ((await appState(t.channel))?.taps === after.taps + 2 ? true : undefined), 'the double tap', 10_000);
     const named = find((await session.inspect!(ctx(), { max_depth: 10 })).tree);
     assert.equal(named?.name, `Tapped ${after.taps + 2}`);
   });
@@ -71,19 +72,19 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     const text = `it's $HOME; a && b | c > d %s 100% — Grüße 世界 ✓ 😀`;
     const start = (await appState(t.channel))?.text ?? '';
     await session.type!(ctx(), { text });
-    const got = await until('the typed text', async () => {
+    const got = await until(async () => {
       const s = (await appState(t.channel))?.text ?? '';
       return s.length >= start.length + [...text].length - 1 ? s : undefined;
-    }, 15_000);
+    }, 'the typed text', 15_000);
     assert.equal(got, start + text);
   });
 
   it('paste puts the text in the field; backspace deletes one character', async () => {
     const start = (await appState(t.channel))?.text ?? '';
     await session.paste!(ctx(), { text: ' ünïcødé 日本' });
-    await until('the pasted text', async () => ((await appState(t.channel))?.text === `${start} ünïcødé 日本` ? true : undefined), 10_000);
+    await until(async () => ((await appState(t.channel))?.text === `${start} ünïcødé 日本` ? true : undefined), 'the pasted text', 10_000);
     await session.key!(ctx(), { keys: 'BackSpace' });
-    await until('the backspace', async () => ((await appState(t.channel))?.text === `${start} ünïcødé 日` ? true : undefined), 10_000);
+    await until(async () => ((await appState(t.channel))?.text === `${start} ünïcødé 日` ? true : undefined), 'the backspace', 10_000);
   });
 
   it('an unknown key name is INVALID_REQUEST and sends nothing', async () => {
@@ -104,7 +105,7 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     const back = await session.focus!(ctx(), { window: app.id });
     assert.equal(back.focused, true);
     assert.equal((await session.close!(ctx(), { window: launched.window.id })).window_id, launched.window.id);
-    await until('clipper gone', async () => ((await session.listWindows!(ctx())).some((w) => w.class === 'ca.zgrs.clipper') ? undefined : true), 10_000);
+    await until(async () => ((await session.listWindows!(ctx())).some((w) => w.class === 'ca.zgrs.clipper') ? undefined : true), 'clipper gone', 10_000);
     await assert.rejects(session.launch!(ctx(), { app: 'com.example.absent', args: [], wait_seconds: 0 }), (e: unknown) => VmhubError.is(e) && e.code === 'NOT_FOUND');
   });
 
@@ -124,11 +125,11 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     const tag = `vmhub-kill-${randomBytes(3).toString('hex')}`;
     const slow = await session.exec!(ctx(), { argv: ['sh', '-c', `sleep 345 & sleep 346; : ${tag}`], timeout_ms: 800, max_output_bytes: 1000 });
     assert.deepEqual([slow.exit_code, slow.timed_out], [null, true]);
-    await until('the killed command gone', async () => {
+    await until(async () => {
       const ps = await t.channel.exec(['ps', '-eo', 'args'], { timeoutMs: 5000 });
       const left = ps.stdout.toString().split('\n').filter((l) => l.includes(tag) || /^sleep 34[56]/.test(l));
       return left.length === 0 ? true : undefined;
-    }, 10_000);
+    }, 'the killed command gone', 10_000);
   });
 
   it('vm_exec {shell} runs in the device\'s /system/bin/sh, not /bin/sh (which a device lacks)', async () => {

@@ -7,6 +7,7 @@
 import { VmhubError, type GuestChannel, type TemplateConfig } from '@vmhub/core';
 import { providerTarget, type AdapterTarget } from '@vmhub/conformance';
 import type { ProviderPlugin } from '@vmhub/core';
+import { until } from '@vmhub/test-kit';
 
 export const APP = 'com.vmhub.standin';
 const STATE = `/data/data/${APP}/files/state.json`;
@@ -27,16 +28,6 @@ export async function appState(ch: GuestChannel): Promise<AppState | undefined> 
   }
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000, every = 200): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
 export async function standinTarget(): Promise<AdapterTarget & { channel: GuestChannel }> {
   const docker = await dockerPlugin();
   const template = docker.templates.find((t) => t.id === 'android-standin');
@@ -46,10 +37,10 @@ export async function standinTarget(): Promise<AdapterTarget & { channel: GuestC
     const channel = await target.context.channel();
     const r = await channel.exec(['monkey', '-p', APP, '-c', 'android.intent.category.LAUNCHER', '1'], { timeoutMs: 30_000 });
     if (r.exit_code !== 0) throw new Error(`monkey could not start ${APP}: ${r.stderr.toString()}`);
-    await until('the stand-in app with its text field focused', async () => {
+    await until(async () => {
       const s = await appState(channel);
       return s?.visible && s.focus === 'input' ? s : undefined;
-    }, 30_000);
+    }, 'the stand-in app with its text field focused', 30_000);
     return { ...target, channel };
   } catch (err) {
     await target.dispose();

@@ -9,9 +9,9 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { accepts, freePort, startAdbServer } from '@vmhub/test-kit';
 
 export const STANDIN = fileURLToPath(new URL('../../../standins/goldens/android-standin/', import.meta.url));
 const ADB = '/usr/bin/adb';
@@ -28,26 +28,6 @@ export function devicesMissing(): string | undefined {
     return 'python3-tk missing (apt-get install python3-tk)';
   }
   return undefined;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
 }
 
 export interface TestDevice {
@@ -107,8 +87,8 @@ export async function startLab(count: number): Promise<Lab> {
   // devices see the same directory at that path.
   const xvfb = spawn('unshare', ['--mount', '/bin/sh', '-c', `mount --make-rprivate / && mount -t tmpfs tmpfs /tmp && mkdir /tmp/.X11-unix && mount --bind "${xdir}" /tmp/.X11-unix && exec Xvfb :${display} -screen 0 1080x2400x24 -nolisten tcp -ac -noreset`], { stdio: 'ignore' });
   for (let i = 0; i < 100 && !existsSync(join(xdir, `X${display}`)); i++) await new Promise((r) => setTimeout(r, 50));
-  const adbPort = await freePort();
-  execFileSync(ADB, ['-P', String(adbPort), 'start-server'], { stdio: 'ignore' });
+  const adbServer = await startAdbServer();
+  const adbPort = adbServer.port;
 
   const procs = new Map<string, ChildProcess>();
   const devices: TestDevice[] = [];
@@ -147,7 +127,7 @@ export async function startLab(count: number): Promise<Lab> {
       for (const d of devices) await d.stop();
       // The stand-in apps the devices started live on in their namespaces: find them by their root.
       killUnder(dir);
-      try { execFileSync(ADB, ['-P', String(adbPort), 'kill-server'], { stdio: 'ignore' }); } catch { /* gone */ }
+      adbServer.stop();
       xvfb.kill('SIGTERM');
       // The mounts lived only in the devices' namespaces: here the root holds empty mount points
       // and relative symlinks, which rm never follows.
