@@ -268,6 +268,24 @@ describe('installed from the tarballs: a full lease on the Docker desktop', () =
   });
 });
 
+describe('installed from the tarballs: no stand-ins, and the server says so when they are asked for', () => {
+  it('the stand-in goldens are not installed; with VMHUB_STANDIN_TEMPLATES=1 doctor fails "stand-ins" saying they need a checkout', { timeout: 5 * 60_000 }, async () => {
+    const installed = readdirSync(join(app, 'node_modules', '@vmhub'));
+    assert.deepEqual(installed.filter((n) => /standin/.test(n)), [], `no stand-in package is installed with the server: ${installed.join(', ')}`);
+    const r = await sh(join(app, 'node_modules', '.bin', 'vmhub-server'), ['doctor', '--json'], {
+      cwd: app,
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: join(work, 'home'), VMHUB_CONFIG: configFile, VMHUB_STANDIN_TEMPLATES: '1' },
+    });
+    const report = JSON.parse(r.stdout) as { checks: { check: string; subject: string; status: string; detail: string; fix?: string }[] };
+    const standins = report.checks.find((c) => c.subject === 'stand-ins (standin_templates)');
+    assert.equal(standins?.status, 'fail', `doctor names the missing stand-ins:\n${r.stdout}${r.stderr}`);
+    assert.match(standins.detail, /@vmhub\/standin-goldens, a private workspace package that only a checkout of the vmhub repository has/);
+    assert.match(standins.fix ?? '', /run vmhub-server from a checkout/);
+    assert.equal(r.code, 1, 'the check counts: doctor exits 1');
+    assert.ok(!report.checks.some((c) => c.check === 'template' && /-standin$/.test(c.subject)), 'no stand-in template is offered');
+  });
+});
+
 describe('installed from the tarballs: an adapter built from the template, installed beside the server', () => {
   it('packs, installs with npm, is discovered, and serves a lease', { timeout: 20 * 60_000 }, async (t) => {
     // A copy outside the repo, built with its own tsc against @vmhub/core (as `npm pack` would via prepack).
