@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Packs every published package with `pnpm pack` (pnpm rewrites `workspace:` ranges; npm pack
 // does not) and checks each tarball as npm would publish it: LICENSE and README.md present,
-// `repository` set, engines.node ≥ 22, no `workspace:` range left, unpacked size under its budget,
-// and no source maps in the server. Prints a table; exits 1 with the list of problems.
+// `repository` set, engines.node ≥ 22, no `workspace:` range left, no private workspace package
+// (@vmhub/test-kit, the stand-ins, …) among its runtime dependencies, unpacked size under its
+// budget, and no source maps in the server. Prints a table; exits 1 with the list of problems.
 //
 //   node scripts/pack.mjs [--out DIR]
 //
@@ -67,6 +68,31 @@ export function publishedPackages() {
   return dirs;
 }
 
+/** Names of the workspace's private packages (test helpers, stand-ins, simulators, bench): never published. */
+export function privatePackages() {
+  const names = new Set();
+  for (const group of ['packages', 'apps', 'standins']) {
+    const dir = join(root, group);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const file = join(dir, name, 'package.json');
+      if (!existsSync(file)) continue;
+      const manifest = JSON.parse(readFileSync(file, 'utf8'));
+      if (manifest.private === true) names.add(manifest.name);
+    }
+  }
+  return names;
+}
+
+/** Runtime dependencies (not devDependencies) of a manifest that name a private package, as "field.dependency". */
+export function privateDependencies(manifest, privates) {
+  const found = [];
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+    for (const dep of Object.keys(manifest[field] ?? {})) if (privates.has(dep)) found.push(`${field}.${dep}`);
+  }
+  return found;
+}
+
 /** Files of a .tgz with their sizes (ustar, with pax `path` records), from memory. */
 export function tarEntries(tgz) {
   const buf = gunzipSync(readFileSync(tgz));
@@ -125,7 +151,7 @@ export function missingEntries(manifest, files) {
 }
 
 /** The problems of one packed tarball, each naming the package and what to change. */
-export function checkTarball(name, entries, budgets = BUDGETS) {
+export function checkTarball(name, entries, budgets = BUDGETS, privates = privatePackages()) {
   const problems = [];
   const files = new Set(entries.map((e) => e.path));
   const manifestEntry = entries.find((e) => e.path === 'package.json');
@@ -139,6 +165,7 @@ export function checkTarball(name, entries, budgets = BUDGETS) {
   if (manifest.engines?.node === undefined) problems.push(`${name}: package.json has no engines.node (set ">=${MIN_NODE_MAJOR}")`);
   else if (major === undefined || major < MIN_NODE_MAJOR) problems.push(`${name}: engines.node is "${manifest.engines.node}", must admit only Node >= ${MIN_NODE_MAJOR} (set ">=${MIN_NODE_MAJOR}")`);
   for (const file of missingEntries(manifest, files)) problems.push(`${name}: package.json points at ${file}, which the tarball lacks (build it first: pnpm --filter ${name} run build)`);
+  for (const dep of privateDependencies(manifest, privates)) problems.push(`${name}: ${dep} is a private workspace package, which is never published: make it a devDependency (tests) or drop it`);
   for (const left of workspaceRanges(manifest)) problems.push(`${name}: packed package.json keeps ${left} (publish with pnpm, which rewrites workspace: ranges: scripts/release.sh)`);
   if (NO_SOURCE_MAPS.has(name)) {
     const maps = entries.filter((e) => e.path.endsWith('.map'));

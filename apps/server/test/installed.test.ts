@@ -428,6 +428,9 @@ describe('scripts/pack.mjs: its checks catch what they are for', () => {
     const ws = checkTarball('@vmhub/x', swap(manifest({ dependencies: { '@vmhub/core': 'workspace:^' }, peerDependencies: { '@vmhub/store': 'workspace:*' } })), budgets).problems.join('\n');
     assert.match(ws, /@vmhub\/x: packed package\.json keeps dependencies\.@vmhub\/core: workspace:\^/);
     assert.match(ws, /peerDependencies\.@vmhub\/store: workspace:\*/);
+    const privates = new Set(['@vmhub/test-kit']);
+    assert.match(checkTarball('@vmhub/x', swap(manifest({ dependencies: { '@vmhub/test-kit': '0.1.0' } })), budgets, privates).problems.join('\n'), /@vmhub\/x: dependencies\.@vmhub\/test-kit is a private workspace package/);
+    assert.deepEqual(checkTarball('@vmhub/x', swap(manifest({ devDependencies: { '@vmhub/test-kit': '0.1.0' } })), budgets, privates).problems, [], 'a private devDependency is fine');
     const entries = swap(manifest({ exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } }, bin: { x: './dist/bin.js' } }));
     assert.deepEqual(checkTarball('@vmhub/x', entries, budgets).problems.map((p: string) => /points at (\S+),/.exec(p)?.[1]), ['dist/index.d.ts', 'dist/bin.js'], 'unbuilt entries are named');
     assert.match(checkTarball('@vmhub/x', [...good(), entry('dist/big.js', 20_000)], budgets).problems.join('\n'), /exceeds its budget .*dist\/big\.js/);
