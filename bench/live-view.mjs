@@ -7,7 +7,6 @@
 // agent's vm_type call (both wall clock on this machine). Beside it: the floor (one fetch of the
 // screen URL the page itself requests), the page's frame rate, and the naive dashboard that
 // reloads the whole lease page for every frame.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpServer } from '@vmhub/test-kit';
 import { leaseReady, round, SERVER_BIN, stats, toolCaller } from './lib.mjs';
 
 // playwright-core is a devDependency of apps/server (its browser tests); the bench borrows it.
@@ -24,14 +24,10 @@ const N = Number(process.env.N ?? 20);
 const N_NAIVE = Number(process.env.N_NAIVE ?? 8);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.timeOrigin + performance.now();
-function startServer(config, token) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER_BIN, '--http', '--host', '127.0.0.1', '--port', '0'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'error', VMHUB_HTTP_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => { err += d; const m = /at (http:\/\/\S+)\/mcp/.exec(err); if (m) resolve({ child, base: m[1] }); });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
-}
+const startServer = (config, token) => startHttpServer({
+  bin: SERVER_BIN, args: ['--host', '127.0.0.1', '--port', '0'],
+  env: { PATH: process.env.PATH ?? '', ...(process.env.HOME ? { HOME: process.env.HOME } : {}), VMHUB_CONFIG: config, VMHUB_LOG_LEVEL: 'error', VMHUB_HTTP_TOKEN: token, VMHUB_TOOLSETS: 'all' },
+});
 
 /** In the page: on every #screen load, compare its pixels with the frame before the action. */
 function installWatcher() {
@@ -84,7 +80,8 @@ export async function run() {
   const config = join(dir, 'config.json');
   const token = `bench-${randomBytes(8).toString('hex')}`;
   writeFileSync(config, JSON.stringify({ instance: 'benchlv', db: join(dir, 'vmhub.db'), reaper: { autostart: false } }));
-  const { child, base } = await startServer(config, token);
+  const server = await startServer(config, token);
+  const { base } = server;
   const client = new Client({ name: 'vmhub-bench-live', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   const call = toolCaller(client);
@@ -194,7 +191,7 @@ export async function run() {
     await browser?.close().catch(() => undefined);
     if (lease) await client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
     await client.close().catch(() => undefined);
-    child.kill();
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
