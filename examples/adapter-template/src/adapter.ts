@@ -25,10 +25,11 @@ export const exampleAdapter = defineAdapter<ExampleOptions, ExampleOptions, Exam
   version: readPackageVersion(import.meta.url),
   // The contract this file was written against, as a literal: core refuses any other.
   contractVersion: 2,
-  capabilities: ['screenshot', 'click', 'type', 'key', 'exec', 'put_file', 'get_file'],
   options: ExampleOptionsSchema,
   // Once per lease, no I/O: the channel opens on the first call that needs it.
   runtime: createRuntime,
+  // One function per capability. What the adapter declares is what these serve: screenshot,
+  // click, type, key, exec, put_file, get_file (screenSize helps core check points; optional).
   methods: {
     screenshot: exampleScreenshot,
     screenSize: exampleScreenSize,

@@ -30,17 +30,10 @@ import { createRuntime, type AndroidRuntime } from './runtime.ts';
 
 export const ADAPTER_VERSION = readPackageVersion(import.meta.url);
 
-export const ANDROID_CAPABILITIES: readonly Capability[] = [
-  'screenshot', 'inspect', 'list_windows', 'focus', 'close', 'launch',
-  'click', 'type', 'key', 'paste', 'drag', 'scroll',
-  'put_file', 'get_file', 'clone_repo', 'exec',
-];
-
 export const androidAdapter = defineAdapter<AndroidOptionsInput, AndroidOptions, AndroidRuntime>({
   id: 'android',
   version: ADAPTER_VERSION,
   contractVersion: 2,
-  capabilities: ANDROID_CAPABILITIES,
   options: AndroidOptionsSchema,
   // defineAdapter validated the options and filled the defaults.
   complete: (options) => options as AndroidOptions,
@@ -49,3 +42,6 @@ export const androidAdapter = defineAdapter<AndroidOptionsInput, AndroidOptions,
   // Nothing runs in the background: every command ended with its call. Facts go with the lease.
   dispose: (rt) => rt.facts.clear(),
 });
+
+/** What it declares: the capabilities its functions (and verbs) serve, derived by the kit. */
+export const ANDROID_CAPABILITIES: readonly Capability[] = androidAdapter.capabilities;

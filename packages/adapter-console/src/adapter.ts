@@ -28,11 +28,11 @@ const spec: KitAdapterSpec<ConsoleAdapterOptions, ConsoleSettings, ConsoleState>
   id: 'console',
   version: VERSION,
   contractVersion: 2,
-  // No inspect/list_windows/focus/close/launch/paste/dispatch: the router answers CAPABILITY_UNAVAILABLE.
-  capabilities: ['screenshot', 'click', 'type', 'key', 'drag', 'scroll', 'put_file', 'get_file', 'clone_repo', 'exec'],
   options: ConsoleAdapterOptionsSchema,
   complete: consoleSettings,
   runtime: createRuntime,
+  // Declared: what these serve. No inspect/list_windows/focus/close/launch/paste/dispatch: the
+  // router answers CAPABILITY_UNAVAILABLE for those.
   methods: {
     screenshot, screenSize, type, key, click, drag, scroll, cloneRepo,
     // Files, exec and the probe need no session state: the lease's channel is all they use.

@@ -36,17 +36,10 @@ export const ADAPTER_VERSION = readPackageVersion(import.meta.url);
 /** How long dispose may spend stopping the pointer holder. */
 const DISPOSE_TIMEOUT_MS = 3000;
 
-export const HYPRLAND_CAPABILITIES: readonly Capability[] = [
-  'screenshot', 'inspect', 'list_windows', 'focus', 'close', 'launch',
-  'click', 'type', 'key', 'paste', 'drag', 'scroll', 'dispatch',
-  'put_file', 'get_file', 'clone_repo', 'exec',
-];
-
 export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptions, HyprRuntime>({
   id: 'hyprland',
   version: ADAPTER_VERSION,
   contractVersion: 2,
-  capabilities: HYPRLAND_CAPABILITIES,
   options: HyprlandOptionsSchema,
   verbs: hyprlandVerbs,
   // defineAdapter validated the options and filled defaults.
@@ -70,3 +63,6 @@ export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptio
     rt.facts.clear();
   },
 });
+
+/** What it declares: the capabilities its functions (and verbs) serve, derived by the kit. */
+export const HYPRLAND_CAPABILITIES: readonly Capability[] = hyprlandAdapter.capabilities;

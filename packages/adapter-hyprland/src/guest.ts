@@ -6,7 +6,7 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import { clip, openGuest as openKitGuest, type Guest } from '@vmhub/core/adapter-kit';
-import { errors, missingTool } from './errors.ts';
+import { errors } from './errors.ts';
 import type { HyprlandOptions } from './options.ts';
 
 export type { Guest, RunOptions } from '@vmhub/core/adapter-kit';
@@ -19,7 +19,6 @@ const NO_COMPOSITOR = /failed to connect to (?:a )?wayland|no compositor running
 export function openGuest(ctx: AdapterContext, options: HyprlandOptions, env: Record<string, string>): Promise<Guest> {
   return openKitGuest(ctx, {
     errors,
-    missingTool,
     scriptName: 'vmhub-hyprland',
     env: { ...LOCALE_ENV, ...env },
     ...(options.user !== undefined ? { user: options.user } : {}),

@@ -28,12 +28,6 @@ import { MacosRuntime } from './runtime.ts';
 /** This package's version, from its package.json. */
 export const ADAPTER_VERSION = readPackageVersion(import.meta.url);
 
-export const MACOS_CAPABILITIES: readonly Capability[] = [
-  'screenshot', 'list_windows', 'focus', 'close', 'launch',
-  'click', 'type', 'key', 'drag', 'scroll',
-  'put_file', 'get_file', 'clone_repo', 'exec',
-];
-
 /** A lease's session: the contract's methods and its runtime. */
 export type MacosSession = KitSession<MacosRuntime>;
 
@@ -41,7 +35,6 @@ export const macosAdapter = defineAdapter<MacosOptionsInput, MacosOptions, Macos
   id: 'macos',
   version: ADAPTER_VERSION,
   contractVersion: 2,
-  capabilities: MACOS_CAPABILITIES,
   options: MacosOptionsSchema,
   // defineAdapter validated the schema; resolveOptions adds the cross-field rules.
   complete: (options) => resolveOptions(options),
@@ -52,3 +45,6 @@ export const macosAdapter = defineAdapter<MacosOptionsInput, MacosOptions, Macos
   // streams under them too, but the client's keepalives and update requests stop first).
   dispose: (rt) => rt.close(),
 });
+
+/** What it declares: the capabilities its functions (and verbs) serve, derived by the kit. */
+export const MACOS_CAPABILITIES: readonly Capability[] = macosAdapter.capabilities;

@@ -32,17 +32,10 @@ import { type } from './windows-cursortouch-type.ts';
 
 export type { WindowsSession } from './runtime.ts';
 
-export const WINDOWS_CAPABILITIES: readonly Capability[] = [
-  'screenshot', 'inspect', 'list_windows', 'focus', 'close', 'launch',
-  'click', 'type', 'key', 'paste', 'drag', 'scroll', 'dispatch',
-  'put_file', 'get_file', 'clone_repo', 'exec',
-];
-
 export const windowsAdapter = defineAdapter<WindowsOptionsInput, WindowsOptions, WinRuntime>({
   id: 'windows-cursortouch',
   version: ADAPTER_VERSION,
   contractVersion: 2,
-  capabilities: WINDOWS_CAPABILITIES,
   options: WindowsOptionsSchema,
   verbs: windowsVerbs,
   // defineAdapter validated the options and filled the defaults.
@@ -56,3 +49,6 @@ export const windowsAdapter = defineAdapter<WindowsOptionsInput, WindowsOptions,
   // The MCP client is the session's own: closed here, its sockets with it.
   dispose: (rt) => rt.mcp.close(),
 });
+
+/** What it declares: the capabilities its functions (and verbs) serve, derived by the kit. */
+export const WINDOWS_CAPABILITIES: readonly Capability[] = windowsAdapter.capabilities;

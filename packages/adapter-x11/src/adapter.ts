@@ -37,17 +37,10 @@ export const ADAPTER_VERSION = readPackageVersion(import.meta.url);
 /** How long dispose may spend giving back bound keycodes (the machine may already be gone). */
 const DISPOSE_TIMEOUT_MS = 3000;
 
-export const X11_CAPABILITIES: readonly Capability[] = [
-  'screenshot', 'inspect', 'list_windows', 'focus', 'close', 'launch',
-  'click', 'type', 'key', 'paste', 'drag', 'scroll', 'dispatch',
-  'put_file', 'get_file', 'clone_repo', 'exec',
-];
-
 export const x11Adapter = defineAdapter<X11OptionsInput, X11Options, X11Runtime>({
   id: 'x11',
   version: ADAPTER_VERSION,
   contractVersion: 2,
-  capabilities: X11_CAPABILITIES,
   options: X11OptionsSchema,
   verbs: x11Verbs,
   // defineAdapter validated the options and filled defaults; the env fallback is read here.
@@ -73,3 +66,6 @@ export const x11Adapter = defineAdapter<X11OptionsInput, X11Options, X11Runtime>
     rt.frameBuffers.release();
   },
 });
+
+/** What it declares: the capabilities its functions (and verbs) serve, derived by the kit. */
+export const X11_CAPABILITIES: readonly Capability[] = x11Adapter.capabilities;

@@ -1,5 +1,4 @@
 /** The adapter's error helpers (the kit's, named for this adapter): every message names the component and says what to do. */
-import type { VmhubError } from '@vmhub/core';
 import { adapterErrors } from '@vmhub/core/adapter-kit';
 
 export { isCancellation, killed, wasKilled } from '@vmhub/core/adapter-kit';
@@ -8,15 +7,9 @@ export const SOURCE = 'adapter-x11';
 // The page installed with @vmhub/server (the adapter's README links it too).
 export const DOCS = 'node_modules/@vmhub/server/docs/adapters/x11.md';
 
-export const errors = adapterErrors(SOURCE);
+export const errors = adapterErrors(SOURCE, DOCS);
 export const x11Error = errors.error;
 export const cancelled = errors.cancelled;
 export const throwIfCancelled = errors.throwIfCancelled;
 
-export function missingTool(tool: string, cause?: unknown): VmhubError {
-  return x11Error('CAPABILITY_UNAVAILABLE', `${tool} not found in the guest: add it to the golden image (${DOCS})`, {
-    hint: `This VM lacks ${tool}; the operator must add it to the golden image. Other capabilities may still work (vm_capabilities).`,
-    details: { tool },
-    cause,
-  });
-}
+export const missingTool = errors.missingTool;

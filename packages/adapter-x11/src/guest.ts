@@ -5,7 +5,7 @@
  */
 import type { AdapterContext } from '@vmhub/core';
 import { clip, openGuest, type Guest } from '@vmhub/core/adapter-kit';
-import { errors, missingTool } from './errors.ts';
+import { errors } from './errors.ts';
 import type { X11Options } from './options.ts';
 
 export type { Guest, RunOptions } from '@vmhub/core/adapter-kit';
@@ -19,7 +19,6 @@ export function xEnv(options: X11Options): Record<string, string> {
 export function openX11Guest(ctx: AdapterContext, options: X11Options): Promise<Guest> {
   return openGuest(ctx, {
     errors,
-    missingTool,
     scriptName: 'vmhub-x11',
     env: xEnv(options),
     ...(options.user !== undefined ? { user: options.user } : {}),

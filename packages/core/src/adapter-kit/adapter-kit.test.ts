@@ -89,6 +89,7 @@ describe('core: adapter kit: the guest runner', () => {
     const run = async (r: Partial<ExecResult>, s: Partial<GuestSpec> = {}, signal?: AbortSignal) =>
       (await openGuest(ctxOf(leaseWith(channelWith(() => result(r))), signal), { ...spec, ...s })).run(['xdotool', 'key', 'a']);
     await assert.rejects(run({ exit_code: 127 }), (e: VmhubError) => e.code === 'CAPABILITY_UNAVAILABLE' && /xdotool not found/.test(e.message));
+    await assert.rejects(run({ exit_code: 127 }, { missingTool: undefined }), (e: VmhubError) => e.code === 'CAPABILITY_UNAVAILABLE' && e.message === '[vmhub] [adapter-kit] xdotool not found in the guest: add it to the golden image' && (e.details as { tool: string }).tool === 'xdotool');
     await assert.rejects(run({ exit_code: 1, stderr: Buffer.from('sh: 1: xclip: not found') }), /xdotool failed with exit code 1/);
     await assert.rejects(run({ exit_code: 127, stderr: Buffer.from('sh: 1: xclip: not found') }), /xclip not found/);
     await assert.rejects(run({ exit_code: null, timed_out: true }), (e: VmhubError) => e.code === 'TIMEOUT' && /did not finish in time/.test(e.message) && wasKilled(e) && !isCancellation(e));
@@ -161,6 +162,10 @@ describe('core: adapter kit: defineAdapter', () => {
     await running;
     assert.deepEqual(log, ['around', 'type c start', 'dispose ended=true', 'type c end true']);
     await assert.rejects(session.screenshot!(ctx), /has ended/);
+  });
+  it('declares what the functions serve when no capabilities are given, in core\'s order', () => {
+    const plugin = defineAdapter({ id: 'kit', version: '1.0.0', contractVersion: 2, runtime: () => ({}), methods: { exec: async () => ({ exit_code: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: false, truncated: false }), screenshot: async () => ({ data: Buffer.alloc(3), format: 'rgb', width: 1, height: 1 }) }, verbs: { v: { description: 'v', args: Type.Object({}), run: async () => 1 } } });
+    assert.deepEqual(plugin.capabilities, ['screenshot', 'dispatch', 'exec']);
   });
   it('leaves declared-but-missing capabilities to core to refuse', async () => {
     const broken = defineAdapter({ id: 'kit', version: '1.0.0', contractVersion: 2, capabilities: ['exec'], runtime: () => ({}), methods: {} });

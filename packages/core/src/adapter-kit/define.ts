@@ -13,7 +13,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { AdapterContext, AdapterSession, LeaseContext, VerbSpec } from '../adapter.ts';
-import type { Capability } from '../capabilities.ts';
+import { CAPABILITIES, CAPABILITY_METHOD, type Capability } from '../capabilities.ts';
 import { defineAdapter as defineContractAdapter, type AdapterPlugin } from '../define.ts';
 import { InputQueue } from './input-queue.ts';
 import { mergeOptions } from './options.ts';
@@ -50,7 +50,11 @@ export interface KitAdapterSpec<O, I, R> {
   version: string;
   /** The contract version the adapter was written against, as a literal (e.g. `2`). */
   contractVersion: number;
-  capabilities: readonly Capability[];
+  /**
+   * What the adapter declares. Default: the capabilities `methods` serve (and `dispatch` when
+   * there are verbs), in core's order — declared = implemented by construction.
+   */
+  capabilities?: readonly Capability[];
   /** Options schema; validated with defaults filled before `complete`, and again per lease when a template refines them. */
   options?: TSchema;
   /**
@@ -83,7 +87,7 @@ export function defineAdapter<O = Record<string, never>, I = O, R = unknown>(spe
     id: spec.id,
     version: spec.version,
     contractVersion: spec.contractVersion,
-    capabilities: spec.capabilities,
+    capabilities: spec.capabilities ?? servedCapabilities(spec.methods, spec.verbs),
     ...(spec.options ? { options: spec.options } : {}),
     ...(spec.verbs ? { verbs: spec.verbs } : {}),
     create(validated) {
@@ -97,6 +101,12 @@ export function defineAdapter<O = Record<string, never>, I = O, R = unknown>(spe
       };
     },
   });
+}
+
+/** The capabilities a set of functions (and verbs) serves, in core's order. */
+export function servedCapabilities(methods: CapabilityFns<unknown> | object, verbs?: object): Capability[] {
+  const has = (name: string) => typeof (methods as Record<string, unknown>)[name] === 'function';
+  return CAPABILITIES.filter((c) => (c === 'dispatch' ? Object.keys(verbs ?? {}).length > 0 : has(CAPABILITY_METHOD[c])));
 }
 
 /**

@@ -23,9 +23,15 @@ export interface AdapterErrors {
   cancelled(what: string, outcome?: string, after?: string): VmhubError;
   /** Before a step: a call that is already over starts nothing more in the guest. */
   throwIfCancelled(signal: AbortSignal | undefined, what: string): void;
+  /**
+   * CAPABILITY_UNAVAILABLE for a tool the guest lacks, with the fix: add it to the golden image
+   * (the adapter's docs page named, when given to adapterErrors).
+   */
+  missingTool(tool: string, cause?: unknown): VmhubError;
 }
 
-export function adapterErrors(source: string): AdapterErrors {
+/** `docs`: where the adapter's page is (e.g. node_modules/@vmhub/server/docs/adapters/x11.md), named in missing-tool errors. */
+export function adapterErrors(source: string, docs?: string): AdapterErrors {
   const error = (code: ErrorCode, message: string, options: Omit<VmhubErrorOptions, 'source'> = {}) =>
     new VmhubError(code, `[vmhub] [${source}] ${message}`, { ...options, source });
   const cancelled = (what: string, outcome = 'stopped', after = '') => {
@@ -40,6 +46,11 @@ export function adapterErrors(source: string): AdapterErrors {
     throwIfCancelled(signal, what) {
       if (signal?.aborted) throw cancelled(what, 'not started');
     },
+    missingTool: (tool, cause) => error('CAPABILITY_UNAVAILABLE', `${tool} not found in the guest: add it to the golden image${docs ? ` (${docs})` : ''}`, {
+      hint: `This VM lacks ${tool}; the operator must add it to the golden image. Other capabilities may still work (vm_capabilities).`,
+      details: { tool },
+      cause,
+    }),
   };
 }
 

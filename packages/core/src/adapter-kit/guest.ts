@@ -44,8 +44,8 @@ export interface Guest {
 /** How one adapter runs its commands: fixed per session (or per call where env is discovered). */
 export interface GuestSpec {
   errors: AdapterErrors;
-  /** The error for a tool the guest lacks, with the adapter's fix (add it to the golden image …). */
-  missingTool(tool: string): VmhubError;
+  /** The error for a tool the guest lacks. Default: `errors.missingTool` (add it to the golden image). */
+  missingTool?(tool: string): VmhubError;
   /** `$0` of the adapter's sh scripts, e.g. "vmhub-x11". */
   scriptName: string;
   /** What errors call an sh script without a label. Default "guest script". */
@@ -107,7 +107,7 @@ function checkResult(spec: GuestSpec, argv: string[], what: string, res: ExecRes
   if (res.timed_out) throw killed(spec.errors.error('TIMEOUT', `${what} did not finish in time${where}${stderr ? `: ${clip(stderr)}` : ''}`));
   if (res.exit_code !== null && okCodes.includes(res.exit_code)) return;
   const missing = (spec.toolNotFound ?? missingToolName)(argv, res, stderr);
-  if (missing) throw spec.missingTool(missing);
+  if (missing) throw (spec.missingTool ?? spec.errors.missingTool)(missing);
   const diagnosed = spec.diagnose?.(what, stderr, res);
   if (diagnosed) throw diagnosed;
   const out = spec.failureOutput ? spec.failureOutput(stderr, res) : clip(stderr);

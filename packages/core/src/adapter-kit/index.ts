@@ -5,7 +5,7 @@
  * (`openGuest`), the options merge and cancellation. The contract (what core calls on a session)
  * is the root entry's; this subpath only builds sessions that speak it.
  */
-export { defineAdapter, openSession, INPUT_METHODS, type CapabilityFn, type CapabilityFns, type KitAdapterSpec, type KitSession, type SessionKit } from './define.ts';
+export { defineAdapter, openSession, servedCapabilities, INPUT_METHODS, type CapabilityFn, type CapabilityFns, type KitAdapterSpec, type KitSession, type SessionKit } from './define.ts';
 export { InputQueue } from './input-queue.ts';
 export { Facts } from './facts.ts';
 export { openGuest, missingToolName, type Guest, type GuestSpec, type RunOptions } from './guest.ts';
