@@ -7,26 +7,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { GuestPorts, VmhubError, type AdapterContext, type LeaseContext, type OpenSession } from '@vmhub/core';
+import { GuestPorts, type AdapterContext, type LeaseContext, type OpenSession } from '@vmhub/core';
 import { openAdbChannel, type AdbChannel } from '@vmhub/channel-adb';
 import { createAndroidAdapter } from '../src/index.ts';
 import { adbMissing, startAdbServer } from '@vmhub/test-kit';
+import { rejectsWith } from '@vmhub/test-kit/errors';
 import { solidPng, startFakeDevice, type FakeDevice } from './fake-device.ts';
 import { DUMPSYS_WINDOWS, INPUT_USAGE_13, INPUT_USAGE_12, UI_XML, VIEWPORT_ROT0 } from './samples.ts';
 
 const skip = adbMissing();
-
-async function rejectsWith(p: Promise<unknown>, code: string, re?: RegExp): Promise<VmhubError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(VmhubError.is(err), `not a VmhubError: ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (re) assert.match(err.message, re);
-    return err;
-  }
-  assert.fail(`expected ${code}`);
-}
 
 describe('adapter-android over real adb, fake tools', { skip }, () => {
   let dev: FakeDevice;

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VmhubError, type AdapterContext, type LeaseContext, type OpenSession, type WindowInfo } from '@vmhub/core';
+import type { AdapterContext, LeaseContext, OpenSession, WindowInfo } from '@vmhub/core';
 import { createHostChannel, type HostChannel } from '@vmhub/test-kit/host-channel';
 import { until } from '@vmhub/test-kit';
 import { createHyprlandAdapter, type HyprlandOptionsInput } from '../src/index.ts';
@@ -121,16 +121,6 @@ export function cellOf(w: WindowInfo, size: { rows: number; cols: number }, p: {
   const b = Math.ceil(scale), toBuf = b / scale, pad = 2 * b;
   const cw = Math.floor((w.width * toBuf - 2 * pad) / size.cols), ch = Math.floor((w.height * toBuf - 2 * pad) / size.rows);
   return { col: Math.floor(((p.x - w.x) * toBuf - pad) / cw) + 1, row: Math.floor(((p.y - w.y) * toBuf - pad) / ch) + 1 };
-}
-
-/** `p` rejects with a VmhubError of `code` whose message matches `text`. */
-export async function rejectsWith(p: Promise<unknown>, code: string, text: RegExp): Promise<void> {
-  await assert.rejects(p, (err: unknown) => {
-    assert.ok(VmhubError.is(err), `expected a VmhubError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    assert.match(err.message, text);
-    return true;
-  });
 }
 
 /** Text of a file once it has stopped growing for `quietMs` and contains `want`. */

@@ -7,7 +7,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { until } from '@vmhub/test-kit';
-import { cellOf, rejectsWith, startDesktop, textWith, type Desktop, type Sink } from './desktop.ts';
+import { rejectsWith } from '@vmhub/test-kit/errors';
+import { cellOf, startDesktop, textWith, type Desktop, type Sink } from './desktop.ts';
 
 for (const [version, syntax] of [['0.41.2', 'hyprlang'], ['0.55.4', 'lua']] as const) {
   describe(`hyprland adapter on the IPC stand-in playing ${version} (${syntax})`, { timeout: 180_000 }, () => {

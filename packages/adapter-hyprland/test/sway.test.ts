@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from '@vmhub/test-kit';
-import { cellOf, rejectsWith, startDesktop, textWith, type Desktop, type Sink } from './desktop.ts';
+import { rejectsWith } from '@vmhub/test-kit/errors';
+import { cellOf, startDesktop, textWith, type Desktop, type Sink } from './desktop.ts';
 
 
 function near(a: number, b: number, what: string) {

@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHostChannel } from '@vmhub/test-kit/host-channel';
 import { until } from '@vmhub/test-kit';
+import { rejectsWith } from '@vmhub/test-kit/errors';
 import { KEYMAP_PL } from '../src/keymap.ts';
 import { guestPath, withSignal } from './context.ts';
-import { rejectsWith, settled, startDesktop, type Desktop } from './desktop.ts';
+import { settled, startDesktop, type Desktop } from './desktop.ts';
 
 const rand = () => randomBytes(4).toString('hex');
 /** A `sleep` argument no other process on the host uses: `sleep 300.<digits>` is still 300 s. */

@@ -3,7 +3,6 @@
  * instance bound to that display with one lease session open on it, and helpers that wait
  * (bounded) for effects.
  */
-import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type Adapter, type AdapterContext, type LeaseContext, type OpenSession, type WindowInfo } from '@vmhub/core';
@@ -42,16 +41,6 @@ export async function settled<T>(read: () => Promise<T> | T, quietMs = 500, ms =
     if (Date.now() - since >= quietMs) return last;
     if (Date.now() > deadline) throw new Error(`still changing after ${ms} ms (last ${String(last)})`);
   }
-}
-
-/** `p` rejects with a VmhubError of `code` whose message matches `text`. */
-export async function rejectsWith(p: Promise<unknown>, code: string, text: RegExp): Promise<void> {
-  await assert.rejects(p, (err: unknown) => {
-    assert.ok(VmhubError.is(err), `expected a VmhubError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    assert.match(err.message, text);
-    return true;
-  });
 }
 
 /** The text of `path` once it exists. Writers must rename the file into place (never write it in situ). */

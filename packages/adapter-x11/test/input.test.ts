@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { until } from '@vmhub/test-kit';
-import { fileText, rejectsWith, startDesktop, type Desktop } from './desktop.ts';
+import { rejectsWith } from '@vmhub/test-kit/errors';
+import { fileText, startDesktop, type Desktop } from './desktop.ts';
 import { routerOn } from './router.ts';
 
 let d: Desktop;

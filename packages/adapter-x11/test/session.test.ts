@@ -12,11 +12,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from '@vmhub/test-kit';
 import { createHostChannel } from '@vmhub/test-kit/host-channel';
+import { rejectsWith } from '@vmhub/test-kit/errors';
 import { createX11Adapter } from '../src/index.ts';
 import { KEYMAP_PL } from '../src/keymap.ts';
 import { parseKeymap } from '../src/x11-type.ts';
 import { callContext, leaseContext } from './context.ts';
-import { rejectsWith } from './desktop.ts';
 import { startXSession, type XSession } from './x-session.ts';
 
 let x: XSession;

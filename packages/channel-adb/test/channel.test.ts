@@ -12,24 +12,13 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { GuestPorts, VmhubError } from '@vmhub/core';
+import { GuestPorts } from '@vmhub/core';
 import { openAdbChannel, openAdbChannelOver, type AdbChannel } from '../src/index.ts';
 import { adbMissing, startAdbd, startAdbServer, until, type Adbd, type AdbServer } from '@vmhub/test-kit';
+import { rejectsWith } from '@vmhub/test-kit/errors';
 import { processesWith } from './adbd.ts';
 
 const skip = adbMissing();
-
-async function rejectsWith(p: Promise<unknown>, code: string, re?: RegExp): Promise<VmhubError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(VmhubError.is(err), `not a VmhubError: ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (re) assert.match(err.message, re);
-    return err;
-  }
-  assert.fail(`expected ${code}`);
-}
 
 describe('channel-adb against the real adbd', { skip }, () => {
   let adbd: Adbd;

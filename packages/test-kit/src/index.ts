@@ -1,7 +1,8 @@
 /**
  * @vmhub/test-kit — the helpers vmhub's tests and benchmarks share: `until` (poll with a named
  * deadline), free loopback ports, temp dirs, a throwaway sshd, the real adbd and a private adb
- * server, the built server over HTTP. The host GuestChannel is `@vmhub/test-kit/host-channel`.
+ * server, the built server over HTTP. The host GuestChannel is `@vmhub/test-kit/host-channel`,
+ * typed-error assertions `@vmhub/test-kit/errors` (both load @vmhub/core).
  * Private: a devDependency only, never a dependency of published code.
  */
 export { sleep, until, untilFileHas } from './until.ts';

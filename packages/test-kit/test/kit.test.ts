@@ -5,6 +5,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { accepts, freePort, startHttpServer, tempDir, until, untilFileHas, waitPort } from '../src/index.ts';
 import { createHostChannel } from '../src/host-channel.ts';
+import { rejectsWith } from '../src/errors.ts';
+import { VmhubError } from '@vmhub/core';
 
 describe('until', () => {
   it('returns the first truthy value the check gives', async () => {
@@ -98,5 +100,15 @@ describe('startHttpServer', () => {
     const bin = join(dir.path, 'bin.mjs');
     writeFileSync(bin, `process.stderr.write('bad config\\n'); process.exit(2);`);
     await assert.rejects(startHttpServer({ bin, env: {} }), /server exited 2: bad config/);
+  });
+});
+
+describe('rejectsWith', () => {
+  it('gives back the VmhubError of the code; fails on another code, another error or a resolve', async () => {
+    const err = await rejectsWith(Promise.reject(new VmhubError('NOT_FOUND', 'no such lease')), 'NOT_FOUND', /no such/);
+    assert.equal(err.message, 'no such lease');
+    await assert.rejects(rejectsWith(Promise.reject(new VmhubError('NOT_FOUND', 'x')), 'INVALID_REQUEST'));
+    await assert.rejects(rejectsWith(Promise.reject(new Error('plain')), 'NOT_FOUND'), /expected a VmhubError/);
+    await assert.rejects(rejectsWith(Promise.resolve(1), 'NOT_FOUND'), /but it resolved/);
   });
 });
