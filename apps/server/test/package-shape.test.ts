@@ -45,8 +45,13 @@ describe('plugin packages: one shape', () => {
         if (typeof instance.channel === 'function') need.push(`${id}-channel.ts`);
         if (plugin.goldens() !== undefined) need.push(`${id}-golden.ts`);
       } else {
-        need.push(`${id}-adapter.ts`, `${id}-session.ts`);
-        for (const cap of plugin.capabilities) need.push(cap === 'dispatch' ? `${id}-verbs.ts` : `${id}-${kebab(cap)}.ts`);
+        // Built on the adapter kit: adapter.ts declares, runtime.ts is the per-lease runtime, and the
+        // <id>- prefix marks capability files only (screen-size serves core's bounds checks).
+        need.push('adapter.ts', 'runtime.ts');
+        const capabilityFiles = new Set(plugin.capabilities.map((cap) => `${id}-${kebab(cap)}.ts`));
+        need.push(...capabilityFiles);
+        const helpers = [...files].filter((f) => f.startsWith(`${id}-`) && !f.endsWith('.test.ts') && !capabilityFiles.has(f) && f !== `${id}-screen-size.ts`);
+        assert.deepEqual(helpers, [], `${pkg}/src: ${helpers.join(', ')} carry the ${id}- prefix but serve no capability: name helpers by role (docs/conformance.md)`);
       }
       const missing = need.filter((f) => !files.has(f));
       assert.deepEqual(missing, [], `${pkg}/src lacks ${missing.join(', ')} (docs/conformance.md: one file name per role)`);
