@@ -60,7 +60,7 @@ describe('security: a plugin planted in a parent node_modules never runs', () =>
   const db = join(area, 'state', 'vmhub.db');
   const configFile = join(area, 'config.json');
   writeFileSync(configFile, JSON.stringify({
-    instance: 'planted', db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: join(area, 'fake') } },
+    instance: 'planted', db, toolsets: ['all'], plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: join(area, 'fake') } },
     templates: [{ id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 100 } }],
     reaper: { autostart: true, interval_seconds: 1 },
   }));

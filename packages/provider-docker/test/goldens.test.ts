@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import dockerProvider, { goldenImageTag } from '../src/index.ts';
+import { standinGoldensRoot } from '../src/golden-manifest.ts';
 import { docker, ensureGolden } from './fixture.ts';
 
 const GOLDEN = fileURLToPath(new URL('../golden/', import.meta.url));
@@ -17,12 +18,16 @@ const GOLDEN = fileURLToPath(new URL('../golden/', import.meta.url));
 describe('docker: goldens on the provider spec', { timeout: 600_000 }, () => {
   before(() => ensureGolden());
 
-  it('names are the folders under golden/ that hold a manifest.json', () => {
+  it('names are the folders under golden/ (and, in a checkout, the stand-in goldens) that hold a manifest.json', () => {
     const goldens = dockerProvider.goldens({});
     assert.ok(goldens, 'the docker provider declares goldens');
-    const manifests = readdirSync(GOLDEN).filter((d) => existsSync(`${GOLDEN}${d}/manifest.json`)).sort();
+    const withManifest = (dir: string) => readdirSync(dir).filter((d) => existsSync(`${dir}${d}/manifest.json`));
+    const standins = standinGoldensRoot();
+    assert.ok(standins, 'a checkout resolves @vmhub/standin-goldens');
+    const manifests = [...withManifest(GOLDEN), ...withManifest(standins.dir)].sort();
     assert.deepEqual([...goldens.names], manifests);
     assert.ok(goldens.names.includes('debian-x11'));
+    assert.ok(goldens.names.includes('windows-standin'), 'the stand-in goldens are listed from a checkout');
   });
 
   it('status() of the built debian-x11 says built, with its image tag as ref (the tag the engine holds)', async () => {
