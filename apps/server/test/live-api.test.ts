@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { until } from '@vmhub/test-kit';
 import { CAPTURE_SETTLE_MS, MAX_IMAGE_STEPS, Recordings } from '../src/live/recorder.ts';
+import { LeaseSession } from '../src/sessions/lease-session.ts';
 import { sandbox, startHttp, uiSignIn, type HttpServer, type Sandbox } from './harness.ts';
 
 const TOKEN = 'live-token-3c9e1a';
@@ -402,6 +403,9 @@ describe('live view: recordings retention', () => {
   });
 });
 
+/** A real lease session (no provider, no adapter): the recording is its state. */
+const leaseSession = (id: string) => new LeaseSession(id, { identity: `vmhub-t-${id}`, external_id: 'e' }, { id: 't', provider: 'p', adapter: 'a', os: 'linux', golden: 'g' }, undefined, undefined);
+
 describe('live view: recording bounds (in-process)', () => {
   it('input steps share queued captures (one in flight per lease) and images stop past the step limit, said in a step', async () => {
     const own = sandbox();
@@ -410,8 +414,9 @@ describe('live view: recording bounds (in-process)', () => {
     let most = 0;
     let captures = 0;
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    const session = leaseSession(id);
     const recordings = new Recordings({
-      enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), known: async () => true,
+      enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), session: async () => session,
       capture: async () => {
         captures++;
         most = Math.max(most, ++inFlight);
@@ -451,8 +456,9 @@ describe('live view: recording bounds (in-process)', () => {
     const captured: number[] = [];
     const capturePng = Buffer.from('89504e470d0a1a0a01', 'hex');
     const agentPng = Buffer.from('89504e470d0a1a0a02', 'hex');
+    const session = leaseSession(id);
     const recordings = new Recordings({
-      enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), known: async () => true,
+      enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), session: async () => session,
       capture: async () => { captured.push(Date.now()); return capturePng; },
     });
     const call = (tool: string, args: Record<string, unknown> = {}, image?: Buffer, at = new Date()) => recordings.agent({
@@ -508,6 +514,45 @@ describe('live view: recording bounds (in-process)', () => {
       steps = await recordings.read(id);
       assert.equal(captured.length, 4, 'the click got its own capture');
     } finally {
+      await recordings.flush();
+      own.cleanup();
+    }
+  });
+
+  it('the recording is state of the lease session: its end waits for the queued steps; steps after it go to a recording of their own that goes on numbering', async () => {
+    const own = sandbox();
+    const id = randomUUID();
+    let session: LeaseSession | undefined = leaseSession(id);
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let captures = 0;
+    const recordings = new Recordings({
+      enabled: true, keepHours: 1, root: async () => join(own.dir, 'recordings'), session: async () => session,
+      capture: async () => { captures++; await held; return Buffer.from('89504e470d0a1a0a', 'hex'); },
+    });
+    const click = (x: number) => recordings.agent({ at: new Date().toISOString(), tool: 'vm_click', lease_id: id, outcome: 'ok', duration_ms: 1, args: { x, y: 1 }, result: { content: [{ type: 'text', text: '{}' }] } }, 'alice');
+    try {
+      click(1);
+      await until(() => captures === 1, 'the click\'s frame capture to start');
+      // The lease ends while its step waits for its frame: dispose waits for it to be written.
+      const ended = session.dispose('released');
+      session = undefined;
+      let done = false;
+      void ended.then(() => { done = true; });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(done, false, 'dispose waits for the queued step');
+      release();
+      await ended;
+      const written = await recordings.read(id);
+      assert.deepEqual(written.map((s) => [s.seq, s.tool, Boolean(s.screenshot)]), [[1, 'vm_click', true]]);
+      // No session here now: an agent's call records nothing; a person's step goes on from the folder's numbering.
+      click(2);
+      recordings.human(id, 'alice', 'handback', {}, { note: 'done' });
+      await until(async () => (await recordings.read(id)).length === 2, 'the hand-back step to be written');
+      const steps = await recordings.read(id);
+      assert.deepEqual(steps.map((s) => [s.seq, s.tool]), [[1, 'vm_click'], [2, 'handback']]);
+    } finally {
+      release();
       await recordings.flush();
       own.cleanup();
     }

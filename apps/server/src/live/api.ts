@@ -193,7 +193,9 @@ class LeaseApi {
     // The agent's own mapping (b.screen.latest) is not touched: its coordinates stay its own.
     const raw = await b.session.screenshot!(b.context);
     // ?since=<X-Frame of the image the viewer shows>: unchanged → 204, nothing encoded or sent.
-    const tag = frameTag(frameGeneration(b.session, raw), format, asked);
+    const owner = this.#rt.sessions.get(this.#id);
+    if (!owner) throw new ApiError(409, 'LEASE_EXPIRED', `lease ${this.#id} ended while its screen was read`);
+    const tag = frameTag(frameGeneration(owner, raw), format, asked);
     if (since === tag) {
       res.writeHead(204, { 'Cache-Control': 'no-store', 'X-Frame': tag }).end();
       return;

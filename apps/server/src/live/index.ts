@@ -30,7 +30,7 @@ export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>): Liv
     keepHours: settings.keep_hours,
     root: async () => settings.dir ?? join(await stateDir((await rt()).store), 'recordings'),
     capture: async (leaseId) => captureFrame(await rt(), leaseId),
-    known: async (leaseId) => (await rt()).sessions.get(leaseId) !== undefined,
+    session: async (leaseId) => (await rt()).sessions.get(leaseId),
   });
   return { runtime: rt, recordings, viewers: dashboardViewers(config) };
 }

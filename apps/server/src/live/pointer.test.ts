@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RecordedCall } from '@vmhub/core/router';
+import { LeaseSession } from '../sessions/lease-session.ts';
 import { LeasePointer, pointerOf } from './pointer.ts';
 
 function call(tool: string, args: Record<string, unknown>, structured: Record<string, unknown> = {}, outcome: 'ok' | 'error' = 'ok'): RecordedCall {
@@ -32,9 +33,12 @@ describe('server: live view pointer marks', () => {
     assert.deepEqual(last(), [10, 3, 'human']);
   });
 
-  it('one state per session object', () => {
-    const a = {};
+  it('one state per lease session, ended with it', async () => {
+    const open = () => new LeaseSession('l1', { identity: 'vmhub-t-l1', external_id: 'e' }, { id: 't', provider: 'p', adapter: 'a', os: 'linux', golden: 'g' }, undefined, undefined);
+    const a = open();
     assert.equal(pointerOf(a), pointerOf(a));
-    assert.notEqual(pointerOf(a), pointerOf({}));
+    assert.notEqual(pointerOf(a), pointerOf(open()));
+    await a.dispose('test');
+    assert.throws(() => pointerOf(a), /has ended/);
   });
 });

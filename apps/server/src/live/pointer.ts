@@ -1,10 +1,11 @@
 /**
- * Where the pointer is, as the live view draws it: per lease session, in this process only, the
+ * Where the pointer is, as the live view draws it: state of the lease's session, in this process only, the
  * last point the person or the agent moved the pointer to (a click, the end of a drag, a scroll)
  * and the agent's last click. Screen pixels. The machine's own pointer position, when its adapter
  * can tell it (the `mouse_location` verb), is asked for by the API and preferred over these.
  */
 import type { RecordedCall } from '@vmhub/core/router';
+import type { LeaseSession, LeaseStateKey } from '../sessions/lease-session.ts';
 
 export interface PointerMark {
   x: number;
@@ -50,14 +51,10 @@ export class LeasePointer {
   }
 }
 
-const pointers = new WeakMap<object, LeasePointer>();
+/** A lease session's pointer marks (LeaseSession.state: made on first use, gone with the session). */
+const POINTER: LeaseStateKey<LeasePointer> = { name: 'live-pointer', make: () => new LeasePointer() };
 
-/** The pointer state of a lease session (made on first use; gone with the session). */
-export function pointerOf(session: object): LeasePointer {
-  let p = pointers.get(session);
-  if (!p) {
-    p = new LeasePointer();
-    pointers.set(session, p);
-  }
-  return p;
+/** The pointer state of a lease session. */
+export function pointerOf(session: Pick<LeaseSession, 'state'>): LeasePointer {
+  return session.state(POINTER);
 }

@@ -13,14 +13,23 @@
  * agent's own screenshot cost it CPU at the moment it waited for its image). Bounded: past MAX_IMAGE_STEPS steps
  * or MAX_IMAGE_BYTES of images a lease's recording keeps no more images (a step says so), and
  * past MAX_STEPS it stops (a final step says so). A sweep deletes folders untouched for
- * `keepHours`. Reading goes through `read(id)` only: the id is validated and nothing outside
- * `<root>/<id>/` is opened.
+ * `keepHours` (never the folder of a lease live in this process). Reading goes through `read(id)`
+ * only: the id is validated and nothing outside `<root>/<id>/` is opened.
+ *
+ * A lease's recording state (numbering, image budget, the waiting group, the last image) is state
+ * of its session in this process (LeaseSession.state): it goes with the session, whose dispose
+ * waits (at most END_WAIT_MS) for the steps queued so far. Steps for a lease without a session
+ * here (a person's take-over of a lease another server process serves, a step that arrives as
+ * the lease ends) get a recording of their own that re-reads the folder and is forgotten once
+ * its writes are done. Writes in flight are known by lease id, so a step always joins the queue
+ * of a recording still writing for its lease: one write chain per lease, never two.
  */
 import { appendFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecordedCall } from '@vmhub/core/router';
 import { log } from '../log.ts';
+import type { LeaseSession, LeaseStateKey } from '../sessions/lease-session.ts';
 import { redactArgs } from './redact.ts';
 import { stepResult } from './step-result.ts';
 
@@ -35,6 +44,8 @@ const STEPS_FILE = 'steps.jsonl';
 export const CAPTURE_GAP_MS = 250;
 /** How long after an input its frame is taken, when the agent does not take one itself first. */
 export const CAPTURE_SETTLE_MS = 200;
+/** How long a lease's end waits for its queued steps to be written. */
+export const END_WAIT_MS = 3000;
 
 /** Input tools after which a frame is captured (the agent did not see the result itself). */
 const FRAME_AFTER = new Set(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_launch', 'vm_focus', 'vm_close']);
@@ -79,11 +90,12 @@ export interface RecordingsOptions {
   root: () => Promise<string>;
   /** A PNG of the lease's screen now, or undefined (no screen, lease gone). */
   capture: (leaseId: string) => Promise<Buffer | undefined>;
-  /** Whether the lease is live in this process: calls on unknown ids record nothing. */
-  known: (leaseId: string) => Promise<boolean>;
+  /** The lease's session in this process, if it has one: an agent's call on a lease without one records nothing. */
+  session: (leaseId: string) => Promise<Pick<LeaseSession, 'state'> | undefined>;
 }
 
 interface LeaseRecording {
+  id: string;
   /** Steps written; undefined until the folder was read on first use. */
   seq?: number;
   bytes: number;
@@ -101,7 +113,14 @@ interface LeaseRecording {
 export class Recordings {
   readonly enabled: boolean;
   readonly #options: RecordingsOptions;
-  readonly #leases = new Map<string, LeaseRecording>();
+  /** Recordings with queued writes, by lease id; each forgotten once its writes are done. */
+  readonly #writing = new Map<string, LeaseRecording>();
+  /** A lease session's recording: made on first use, its queued steps awaited when the lease ends. */
+  readonly #kept: LeaseStateKey<LeaseRecording> = {
+    name: 'recording',
+    make: (id) => newRecording(id),
+    end: (rec) => bounded(rec.chain, END_WAIT_MS),
+  };
   #root: Promise<string> | undefined;
   #sweeper: NodeJS.Timeout | undefined;
 
@@ -132,8 +151,8 @@ export class Recordings {
     // The whole screen as it is (not a region, a changed box or marks drawn on it): a frame.
     const args = call.args as { region?: unknown; changed_only?: unknown; marks?: unknown };
     const whole = call.tool === 'vm_screenshot' && !args.region && !args.changed_only && !args.marks;
-    void this.#options.known(id).then((known) => {
-      if (known) this.#enqueue(id, step, image ?? (frame ? 'capture' : undefined), whole);
+    void this.#recording(id, false).then((rec) => {
+      if (rec) this.#enqueue(rec, step, image ?? (frame ? 'capture' : undefined), whole);
     }, () => undefined);
   }
 
@@ -144,13 +163,15 @@ export class Recordings {
       at: new Date().toISOString(), actor: 'human', ...(principal !== null ? { principal } : {}), tool, outcome: options.outcome ?? 'ok', ...(options.code ? { code: options.code } : {}),
       duration_ms: options.duration_ms ?? 0, args: redactArgs(args), ...(options.note !== undefined ? { note: options.note } : {}),
     };
-    this.#enqueue(leaseId, step, options.frame && step.outcome === 'ok' ? 'capture' : undefined);
+    void this.#recording(leaseId, true).then((rec) => {
+      if (rec) this.#enqueue(rec, step, options.frame && step.outcome === 'ok' ? 'capture' : undefined);
+    }, () => undefined);
   }
 
   /** Everything written so far for the lease (after its queued steps), images as data URLs. */
   async read(leaseId: string): Promise<Step[]> {
     if (!LEASE_ID.test(leaseId)) return [];
-    await this.#leases.get(leaseId)?.chain;
+    await this.#writing.get(leaseId)?.chain;
     const dir = join(await this.root(), leaseId);
     const info = await lstat(dir).catch(() => undefined);
     if (!info?.isDirectory()) return [];
@@ -185,8 +206,8 @@ export class Recordings {
       if (!e.isDirectory() || !LEASE_ID.test(e.name)) continue;
       const dir = join(root, e.name);
       const touched = Math.max(...await Promise.all([dir, join(dir, STEPS_FILE)].map((p) => stat(p).then((s) => s.mtimeMs, () => 0))));
-      if (touched >= cutoff || this.#leases.get(e.name)?.waiting) continue;
-      await rm(dir, { recursive: true, force: true }).then(() => { removed++; this.#leases.delete(e.name); }, (err: Error) => log('warn', 'recording sweep could not delete a folder', { dir, error: err.message }));
+      if (touched >= cutoff || this.#writing.has(e.name) || await this.#options.session(e.name).catch(() => undefined)) continue;
+      await rm(dir, { recursive: true, force: true }).then(() => { removed++; }, (err: Error) => log('warn', 'recording sweep could not delete a folder', { dir, error: err.message }));
     }
     if (removed) log('info', 'old recordings deleted', { removed, keep_hours: this.#options.keepHours });
     return removed;
@@ -207,23 +228,32 @@ export class Recordings {
   }
 
   /** Wait (at most `ms`) for every queued step to be written: at shutdown, nothing is cut mid-write. */
-  async flush(ms = 3000): Promise<void> {
-    const wait = new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
-    await Promise.race([Promise.all([...this.#leases.values()].map((r) => r.chain)), wait]);
+  async flush(ms = END_WAIT_MS): Promise<void> {
+    await bounded(Promise.all([...this.#writing.values()].map((r) => r.chain)), ms);
   }
 
-  #lease(id: string): LeaseRecording {
-    let rec = this.#leases.get(id);
-    if (!rec) {
-      rec = { bytes: 0, images: true, stopped: false, chain: Promise.resolve() };
-      this.#leases.set(id, rec);
+  /**
+   * The recording a step of lease `id` goes to: the one still writing for it, else its session's,
+   * else (`sessionless`) one of its own — undefined when the lease has no session here and the
+   * step may not go without one.
+   */
+  async #recording(id: string, sessionless: boolean): Promise<LeaseRecording | undefined> {
+    const session = await this.#options.session(id).catch(() => undefined);
+    const writing = this.#writing.get(id);
+    if (writing) return writing;
+    if (session) {
+      try { return session.state(this.#kept); } catch { /* the session is ending: its steps are written; this one goes alone */ }
     }
-    return rec;
+    if (!sessionless && !session) return undefined;
+    // Known by id at once: a step looked up before this one is queued joins it.
+    const own = newRecording(id);
+    this.#writing.set(id, own);
+    return own;
   }
 
   /** `whole`: `image` is the agent's screenshot of the whole screen, which can be a waiting group's frame. */
-  #enqueue(id: string, step: NewStep, image: Image | 'capture' | undefined, whole = false): void {
-    const rec = this.#lease(id);
+  #enqueue(rec: LeaseRecording, step: NewStep, image: Image | 'capture' | undefined, whole = false): void {
+    const id = rec.id;
     if (image === 'capture') {
       const ended = Date.parse(step.at) + step.duration_ms;
       if (rec.waiting) { rec.waiting.steps.push(step); rec.waiting.ended = Math.max(rec.waiting.ended, ended); return; }
@@ -254,9 +284,10 @@ export class Recordings {
   }
 
   #then(id: string, rec: LeaseRecording, job: () => Promise<void>): void {
-    const chain: Promise<void> = rec.chain.then(job).catch((err: Error) => log('warn', 'recording a step failed', { lease: id, error: err.message })).then(async () => {
-      // Idle and the lease gone from this process: forget it (a later step re-reads the folder).
-      if (rec.chain === chain && !rec.waiting && !await this.#options.known(id).catch(() => false) && this.#leases.get(id) === rec) this.#leases.delete(id);
+    this.#writing.set(id, rec);
+    const chain: Promise<void> = rec.chain.then(job).catch((err: Error) => log('warn', 'recording a step failed', { lease: id, error: err.message })).then(() => {
+      // Idle: no longer known by id (its session keeps it, if it has one; a later step re-reads the folder otherwise).
+      if (rec.chain === chain && !rec.waiting && this.#writing.get(id) === rec) this.#writing.delete(id);
     });
     rec.chain = chain;
   }
@@ -304,6 +335,18 @@ export class Recordings {
     }
     await appendFile(join(dir, STEPS_FILE), lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { mode: 0o600 });
   }
+}
+
+function newRecording(id: string): LeaseRecording {
+  return { id, bytes: 0, images: true, stopped: false, chain: Promise.resolve() };
+}
+
+/** `p`, or nothing after `ms` (the timer does not keep the process alive). */
+async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<void>((resolve) => { timer = setTimeout(resolve, ms); timer.unref(); });
+  await Promise.race([p.then(() => undefined), wait]);
+  clearTimeout(timer);
 }
 
 async function dataUrl(file: string, name: string): Promise<string | undefined> {

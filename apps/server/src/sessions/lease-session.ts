@@ -1,14 +1,25 @@
 /**
  * One lease's session in this process: everything per-lease lives here and nowhere else — the
  * provider's channel and console (opened once, on first use), the screen mapping of the latest
- * screenshot, and the adapter's own session (`adapter.open(lease)`). `dispose()` runs exactly
- * once: detached commands are killed, then the adapter session ends (it may still need the
- * channel to clean up), then the channel
- * and the console. After it, nothing opens again.
+ * screenshot, the adapter's own session (`adapter.open(lease)`), and the state other parts keep
+ * per lease (`state(key)`: the live view's frame generation and pointer, the recording's write
+ * queue). `dispose()` runs exactly once: detached commands are killed, then the adapter session
+ * ends (it may still need the channel to clean up), then the channel and the console, then each
+ * kept state's `end`. After it, nothing opens again.
  */
 import { GuestPorts, VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
 import { DetachedJobs, type JobLedger, type ScreenState } from '@vmhub/core/router';
 import { log } from '../log.ts';
+
+/**
+ * A kind of state another part keeps per lease in the session (so it ends with the lease, in
+ * this process): made by `make` on first use, ended by `end` (awaited, never throwing) in dispose.
+ */
+export interface LeaseStateKey<T> {
+  readonly name: string;
+  make(leaseId: string): T;
+  end?(value: T): void | Promise<void>;
+}
 
 export class LeaseSession {
   readonly lease_id: string;
@@ -25,6 +36,7 @@ export class LeaseSession {
   readonly #ports: GuestPorts;
   #opened = 0;
   #disposing: Promise<void> | undefined;
+  readonly #kept = new Map<LeaseStateKey<unknown>, unknown>();
 
   constructor(leaseId: string, machine: MachineRef, template: TemplateConfig, provider: Provider | undefined, adapter: Adapter | undefined, ledger?: JobLedger) {
     this.lease_id = leaseId;
@@ -68,6 +80,13 @@ export class LeaseSession {
       this.#session = opening;
     }
     return this.#session;
+  }
+
+  /** The state `key` keeps for this lease, made on first use; LEASE_EXPIRED once the session ended. */
+  state<T>(key: LeaseStateKey<T>): T {
+    this.#alive();
+    if (!this.#kept.has(key)) this.#kept.set(key as LeaseStateKey<unknown>, key.make(this.lease_id));
+    return this.#kept.get(key as LeaseStateKey<unknown>) as T;
   }
 
   #alive(): void {
@@ -118,6 +137,10 @@ export class LeaseSession {
       });
       await Promise.all(closing);
       await this.#ports.close();
+      for (const [key, value] of this.#kept) {
+        try { await key.end?.(value); } catch (err) { log('warn', 'ending a lease state failed', { lease: this.lease_id, state: key.name, error: (err as Error).message }); }
+      }
+      this.#kept.clear();
       log('debug', 'lease session disposed', { lease: this.lease_id, reason });
     })();
     return this.#disposing;
