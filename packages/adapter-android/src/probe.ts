@@ -5,6 +5,7 @@
  * `package:<pkg>`). Kept for the session.
  */
 import type { AdapterContext, Capability } from '@vmhub/core';
+import { probeWith, type Unavailable } from '@vmhub/core/adapter-kit';
 import { DOCS } from './errors.ts';
 import type { AndroidRuntime } from './runtime.ts';
 
@@ -57,22 +58,14 @@ export function probeFacts(rt: AndroidRuntime, ctx: AdapterContext): Promise<Pro
   });
 }
 
-export async function probe(rt: AndroidRuntime, ctx: AdapterContext): Promise<Partial<Record<Capability, string>>> {
-  const out: Partial<Record<Capability, string>> = {};
-  let facts: ProbeFacts;
-  try {
-    facts = await probeFacts(rt, ctx);
-  } catch (err) {
-    const why = `the device did not answer the probe: ${err instanceof Error ? err.message : String(err)}`;
-    for (const cap of Object.keys(NEEDS) as Capability[]) out[cap] = why;
-    return out;
-  }
-  for (const [cap, tools] of Object.entries(NEEDS) as [Capability, string[]][]) {
-    const lacking = tools.filter((t) => facts.missing.includes(t));
-    if (lacking.length) out[cap] = `the device has no ${lacking.join(', ')} on the adb shell's PATH (${DOCS})`;
-  }
-  if (!out.paste && !facts.clipboard) {
-    out.paste = `no clipboard helper: install Clipper (${rt.options.clipboard_package}, answers "am broadcast -a ${rt.options.clipboard_action}") or set clipboard_* options (${DOCS}); stock Android has no shell clipboard command`;
-  }
-  return out;
+export function probe(rt: AndroidRuntime, ctx: AdapterContext): Promise<Unavailable> {
+  return probeWith(() => probeFacts(rt, ctx), Object.keys(NEEDS) as Capability[], (facts, out) => {
+    for (const [cap, tools] of Object.entries(NEEDS) as [Capability, string[]][]) {
+      const lacking = tools.filter((t) => facts.missing.includes(t));
+      if (lacking.length) out[cap] = `the device has no ${lacking.join(', ')} on the adb shell's PATH (${DOCS})`;
+    }
+    if (!out.paste && !facts.clipboard) {
+      out.paste = `no clipboard helper: install Clipper (${rt.options.clipboard_package}, answers "am broadcast -a ${rt.options.clipboard_action}") or set clipboard_* options (${DOCS}); stock Android has no shell clipboard command`;
+    }
+  }, 'the device did not answer the probe');
 }

@@ -8,8 +8,4 @@ export const SOURCE = 'adapter-hyprland';
 export const DOCS = 'node_modules/@vmhub/server/docs/adapters/hyprland.md';
 
 export const errors = adapterErrors(SOURCE, DOCS);
-export const hyprError = errors.error;
-export const cancelled = errors.cancelled;
-export const throwIfCancelled = errors.throwIfCancelled;
-
-export const missingTool = errors.missingTool;
+export const { error: hyprError, cancelled, throwIfCancelled, missingTool } = errors;

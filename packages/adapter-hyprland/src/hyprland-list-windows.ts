@@ -4,7 +4,8 @@
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
 import type { WaylandWindow } from './compositor.ts';
-import { hyprError } from './errors.ts';
+import { pickWindow } from '@vmhub/core/adapter-kit';
+import { errors } from './errors.ts';
 import { toScreenRect, type Layout } from './layout.ts';
 import type { HyprRuntime } from './runtime.ts';
 
@@ -22,18 +23,7 @@ export async function listWindows(rt: HyprRuntime, ctx: AdapterContext): Promise
   return windows.map((w) => publicWindow(layout, w));
 }
 
-/** Find one window by id or exact title. */
+/** Find one window by id (any case) or exact title. */
 export function resolveWindow(windows: WaylandWindow[], ref: string): WaylandWindow {
-  const byId = windows.find((w) => w.id === ref || w.id.toLowerCase() === ref.toLowerCase());
-  if (byId) return byId;
-  const byTitle = windows.filter((w) => w.title === ref);
-  if (byTitle.length === 1) return byTitle[0]!;
-  if (byTitle.length > 1) {
-    throw hyprError('INVALID_REQUEST', `window title "${ref}" is ambiguous: ${byTitle.length} windows have it (${byTitle.map((w) => w.id).join(', ')}); pass one of these ids`, {
-      details: { ids: byTitle.map((w) => w.id) },
-    });
-  }
-  throw hyprError('NOT_FOUND', `no window with id or exact title "${ref}"; vm_list_windows shows the open windows`, {
-    hint: 'Call vm_list_windows and pass a window id from it.',
-  });
+  return pickWindow(windows, ref, errors, (w) => w.id === ref || w.id.toLowerCase() === ref.toLowerCase());
 }

@@ -12,7 +12,8 @@
  * print|printscreen → Print; menu; punctuation characters by their keysym names (+ → plus …);
  * U+XXXX → the Unicode keysym.
  */
-import { hyprError } from './errors.ts';
+import { KEY_NAME_ALIASES, PUNCTUATION_KEYSYMS, splitChords } from '@vmhub/core/adapter-kit';
+import { errors, hyprError } from './errors.ts';
 
 export const MODIFIERS: Readonly<Record<string, string>> = {
   ctrl: 'ctrl', control: 'ctrl', ctl: 'ctrl', lctrl: 'ctrl', rctrl: 'ctrl',
@@ -25,31 +26,12 @@ export const MODIFIERS: Readonly<Record<string, string>> = {
 /** The key a modifier alone taps. */
 const MODIFIER_KEYS: Readonly<Record<string, string>> = { ctrl: 'Control_L', shift: 'Shift_L', alt: 'Alt_L', logo: 'Super_L', altgr: 'ISO_Level3_Shift' };
 
-export const KEY_ALIASES: Readonly<Record<string, string>> = {
-  enter: 'Return', return: 'Return', ret: 'Return', esc: 'Escape', escape: 'Escape',
-  backspace: 'BackSpace', bs: 'BackSpace', del: 'Delete', delete: 'Delete', ins: 'Insert', insert: 'Insert',
-  tab: 'Tab', space: 'space', spacebar: 'space',
-  pageup: 'Prior', pgup: 'Prior', page_up: 'Prior', pagedown: 'Next', pgdn: 'Next', page_down: 'Next',
-  home: 'Home', end: 'End', up: 'Up', down: 'Down', left: 'Left', right: 'Right',
-  arrowup: 'Up', arrowdown: 'Down', arrowleft: 'Left', arrowright: 'Right',
-  capslock: 'Caps_Lock', numlock: 'Num_Lock', scrolllock: 'Scroll_Lock',
-  print: 'Print', printscreen: 'Print', prtsc: 'Print', pause: 'Pause', menu: 'Menu', apps: 'Menu',
-  plus: 'plus', minus: 'minus', dash: 'minus', equals: 'equal', comma: 'comma', period: 'period', dot: 'period', slash: 'slash',
-  backslash: 'backslash', semicolon: 'semicolon', quote: 'apostrophe', backquote: 'grave', backtick: 'grave', tilde: 'asciitilde',
-  volumeup: 'XF86AudioRaiseVolume', volumedown: 'XF86AudioLowerVolume', mute: 'XF86AudioMute',
-};
-
-const PUNCTUATION: Readonly<Record<string, string>> = {
-  ' ': 'space', '!': 'exclam', '"': 'quotedbl', '#': 'numbersign', '$': 'dollar', '%': 'percent', '&': 'ampersand',
-  "'": 'apostrophe', '(': 'parenleft', ')': 'parenright', '*': 'asterisk', '+': 'plus', ',': 'comma', '-': 'minus',
-  '.': 'period', '/': 'slash', ':': 'colon', ';': 'semicolon', '<': 'less', '=': 'equal', '>': 'greater',
-  '?': 'question', '@': 'at', '[': 'bracketleft', '\\': 'backslash', ']': 'bracketright', '^': 'asciicircum',
-  '_': 'underscore', '`': 'grave', '{': 'braceleft', '|': 'bar', '}': 'braceright', '~': 'asciitilde',
-};
+/** Friendly key names (the kit's: enter, esc, pgup, …) → keysym names. */
+export const KEY_ALIASES: Readonly<Record<string, string>> = KEY_NAME_ALIASES;
 
 export function resolveKey(key: string): string {
   if ([...key].length === 1) {
-    if (PUNCTUATION[key]) return PUNCTUATION[key]!;
+    if (PUNCTUATION_KEYSYMS[key]) return PUNCTUATION_KEYSYMS[key]!;
     if (/^[A-Za-z0-9]$/.test(key)) return key;
     return `U${key.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
   }
@@ -69,12 +51,8 @@ function badKey(part: string, chord: string) {
 
 /** "ctrl+shift+t Return" → wtype args: -M ctrl -M shift -k t -m shift -m ctrl -k Return. */
 export function keyArgs(keys: string): string[] {
-  const chords = keys.trim().split(/\s+/).filter(Boolean);
-  if (chords.length === 0) throw hyprError('INVALID_REQUEST', 'keys is empty: give a key or chord such as "Return" or "ctrl+shift+t"');
   const args: string[] = [];
-  for (const chord of chords) {
-    const folded = chord.replace(/(^|\+)U\+([0-9A-Fa-f]{4,6})(?=$|\+)/g, '$1U$2');
-    const parts = folded.length === 1 ? [folded] : folded.split(/\+(?=.)/);
+  for (const { parts } of splitChords(keys, errors)) {
     const mods: string[] = [];
     const plain: string[] = [];
     for (const part of parts) {

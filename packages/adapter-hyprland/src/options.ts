@@ -3,7 +3,8 @@
  * defineAdapter. Templates set them under `adapter_options`. Everything about the session
  * (runtime dir, sockets, which compositor) is discovered in the guest when an option is absent.
  */
-import { assertValid, Type, type Static } from '@vmhub/core';
+import { Type, type Static } from '@vmhub/core';
+import { desktopUserOption, guestCommandOptions, pointerOptions, resolveOptions as validateOptions } from '@vmhub/core/adapter-kit';
 
 const NAME = '^[A-Za-z0-9._-]+$';
 
@@ -20,8 +21,7 @@ export const HyprlandOptionsSchema = Type.Object({
   hyprland_instance_signature: Type.Optional(Type.String({ pattern: NAME, description: 'HYPRLAND_INSTANCE_SIGNATURE; default discovered' })),
   /** Limit the screen to one output (screenshots and input); default the whole layout. */
   output: Type.Optional(Type.String({ pattern: NAME, description: 'one output by name (e.g. HEADLESS-1); default the whole layout' })),
-  /** Guest user the session belongs to. Default: the channel's desktop user. */
-  user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*$', description: 'guest user; default the channel\'s desktop user' })),
+  user: desktopUserOption,
   /** Milliseconds between keystrokes (wtype -d). Default 2. */
   type_delay_ms: Type.Integer({ default: 2, minimum: 0, maximum: 1000, description: 'wtype -d, default 2' }),
   /**
@@ -37,23 +37,13 @@ export const HyprlandOptionsSchema = Type.Object({
   pointer_hold_seconds: Type.Integer({ default: 300, minimum: 0, maximum: 86400, description: 'idle life of the kept virtual pointer, 0 = none; default 300' }),
   /** Characters per wtype call; longer text is typed by several calls, in order. Default 400. */
   type_chunk_chars: Type.Integer({ default: 400, minimum: 1, maximum: 10000, description: 'characters per wtype call, default 400' }),
-  /** Milliseconds between clicks of a double/triple click. Default 60. */
-  click_delay_ms: Type.Integer({ default: 60, minimum: 0, maximum: 1000, description: 'delay between repeated clicks, default 60' }),
-  /** Intermediate pointer positions in a drag. Default 12. */
-  drag_steps: Type.Integer({ default: 12, minimum: 1, maximum: 200, description: 'pointer steps in a drag, default 12' }),
-  /** Milliseconds between drag steps. Default 10. */
-  drag_step_delay_ms: Type.Integer({ default: 10, minimum: 0, maximum: 500, description: 'delay between drag steps, default 10' }),
-  /** How long vm_paste waits for the focused app to fetch the clipboard. Default 2000. */
-  paste_timeout_ms: Type.Integer({ default: 2000, minimum: 100, maximum: 30000, description: 'wait for the app to read the clipboard, default 2000' }),
+  ...pointerOptions({ drag_step_delay_ms: 10 }),
   /** app_id / class values of terminals that paste with ctrl+shift+v. */
   terminal_classes: Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s]+$' }), {
     default: ['foot', 'footclient', 'kitty', 'Alacritty', 'org.wezfurlong.wezterm', 'org.gnome.Terminal', 'gnome-terminal-server', 'org.kde.konsole', 'konsole', 'xfce4-terminal', 'Xfce4-terminal', 'Tilix', 'com.gexperts.Tilix', 'terminator', 'XTerm', 'xterm'],
     description: 'terminals that paste with ctrl+shift+v',
   }),
-  /** Timeout for one adapter command in the guest (not vm_exec). Default 15000. */
-  command_timeout_ms: Type.Integer({ default: 15000, minimum: 500, maximum: 600000, description: 'timeout of one guest command, default 15000' }),
-  /** Largest archive vm_clone_repo buffers when the channel has no putArchive. Default 512 MiB. */
-  max_archive_bytes: Type.Integer({ default: 536870912, minimum: 1024, description: 'cap for clone archives without putArchive, default 512 MiB' }),
+  ...guestCommandOptions,
 }, { additionalProperties: false });
 
 /** Options as given (before defaults). */
@@ -64,6 +54,6 @@ export type HyprlandOptions = Static<typeof HyprlandOptionsSchema>;
 
 /** Validate and complete options. */
 export function resolveOptions(raw: HyprlandOptionsInput | Record<string, unknown> = {}): HyprlandOptions {
-  return assertValid<HyprlandOptions>(HyprlandOptionsSchema, structuredClone(raw), '[vmhub] [adapter-hyprland] options', 'adapter-hyprland');
+  return validateOptions<HyprlandOptions>(HyprlandOptionsSchema, raw, 'adapter-hyprland');
 }
 

@@ -5,6 +5,7 @@
  * answer is kept for the session once the compositor was found.
  */
 import type { AdapterContext, Capability } from '@vmhub/core';
+import { cloneRepoUnavailable, lackingTools, probeWith, type Unavailable } from '@vmhub/core/adapter-kit';
 import { DOCS } from './errors.ts';
 import { openGuest } from './guest.ts';
 import type { HyprRuntime } from './runtime.ts';
@@ -62,31 +63,22 @@ export async function probeFacts(rt: HyprRuntime, ctx: AdapterContext): Promise<
   return facts;
 }
 
-export async function probe(rt: HyprRuntime, ctx: AdapterContext): Promise<Partial<Record<Capability, string>>> {
-  const out: Partial<Record<Capability, string>> = {};
-  let facts: ProbeFacts;
-  try {
-    facts = await probeFacts(rt, ctx);
-  } catch (err) {
-    const reason = `the guest could not be probed: ${(err as Error).message}`;
-    for (const cap of [...CAPS, ...WINDOW_CAPS, 'inspect' as const]) out[cap] = reason;
-    return out;
-  }
-  const lacking = (tools: string[]) => tools.filter((t) => facts.missing.includes(t));
-  const say = (tools: string[]) => `${tools.join(', ')} not found in the guest: add ${tools.length > 1 ? 'them' : 'it'} to the golden image (${DOCS})`;
-  for (const cap of CAPS) {
-    const l = lacking(NEEDS[cap]!);
-    if (l.length > 0) out[cap] = say(l);
-  }
-  if (facts.desktopError) {
-    for (const cap of [...CAPS, ...WINDOW_CAPS]) out[cap] ??= `no Wayland session: ${facts.desktopError}`;
-  } else if (facts.kind === 'sway' && lacking(SWAY_NEEDS).length > 0) {
-    for (const cap of [...WINDOW_CAPS, 'screenshot' as const, 'click' as const, 'drag' as const, 'scroll' as const]) out[cap] ??= say(SWAY_NEEDS);
-  } else if (facts.kind === 'hyprland' && lacking(['python3', 'perl']).length === 2) {
-    for (const cap of [...WINDOW_CAPS, 'screenshot' as const]) out[cap] ??= `neither python3 nor perl in the guest: the Hyprland IPC client needs one (${DOCS})`;
-  }
-  if (!facts.atspi || !facts.bus) out.inspect = ATSPI_REASON;
-  const channel = await ctx.channel().catch(() => undefined);
-  if (facts.missing.includes('tar') && !channel?.putArchive) out.clone_repo = `tar not found in the guest and the channel has no archive API: add tar to the golden image (${DOCS})`;
-  return out;
+export function probe(rt: HyprRuntime, ctx: AdapterContext): Promise<Unavailable> {
+  return probeWith(() => probeFacts(rt, ctx), [...CAPS, ...WINDOW_CAPS, 'inspect'], async (facts, out) => {
+    const lacking = (tools: string[]) => tools.filter((t) => facts.missing.includes(t));
+    for (const cap of CAPS) {
+      const l = lacking(NEEDS[cap]!);
+      if (l.length > 0) out[cap] = lackingTools(l, DOCS);
+    }
+    if (facts.desktopError) {
+      for (const cap of [...CAPS, ...WINDOW_CAPS]) out[cap] ??= `no Wayland session: ${facts.desktopError}`;
+    } else if (facts.kind === 'sway' && lacking(SWAY_NEEDS).length > 0) {
+      for (const cap of [...WINDOW_CAPS, 'screenshot' as const, 'click' as const, 'drag' as const, 'scroll' as const]) out[cap] ??= lackingTools(SWAY_NEEDS, DOCS);
+    } else if (facts.kind === 'hyprland' && lacking(['python3', 'perl']).length === 2) {
+      for (const cap of [...WINDOW_CAPS, 'screenshot' as const]) out[cap] ??= `neither python3 nor perl in the guest: the Hyprland IPC client needs one (${DOCS})`;
+    }
+    if (!facts.atspi || !facts.bus) out.inspect = ATSPI_REASON;
+    const cloneRepo = await cloneRepoUnavailable(ctx, facts.missing, DOCS);
+    if (cloneRepo) out.clone_repo = cloneRepo;
+  });
 }

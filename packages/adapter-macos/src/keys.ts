@@ -9,7 +9,8 @@
  * ctrl → Control_L; shift → Shift_L. `delete` is X's Delete (forward delete); the Mac's ⌫ is
  * `backspace`.
  */
-import { macError } from './errors.ts';
+import { splitChords } from '@vmhub/core/adapter-kit';
+import { errors, macError } from './errors.ts';
 
 export type Modifier = 'cmd' | 'shift' | 'option' | 'ctrl';
 
@@ -108,11 +109,7 @@ function resolve(part: string, commandKeysym: number): KeyRef | undefined {
 
 /** "cmd+shift+t Return" → chords of keys, in order. Throws INVALID_REQUEST naming the first bad key. */
 export function parseChords(keys: string, commandKeysym: number): KeyRef[][] {
-  const chords = keys.trim().split(/\s+/).filter(Boolean);
-  if (chords.length === 0) throw macError('INVALID_REQUEST', 'keys is empty: give a key or chord such as "Return" or "cmd+shift+t"');
-  return chords.map((chord) => {
-    const folded = chord.replace(/(^|\+)U\+([0-9A-Fa-f]{4,6})(?=$|\+)/g, '$1U$2');
-    const parts = folded.length === 1 ? [folded] : folded.split(/\+(?=.)/);
+  return splitChords(keys, errors, 'cmd+shift+t').map(({ chord, parts }) => {
     return parts.map((part) => {
       const key = resolve(part, commandKeysym);
       if (!key) {

@@ -8,8 +8,4 @@ export const SOURCE = 'adapter-x11';
 export const DOCS = 'node_modules/@vmhub/server/docs/adapters/x11.md';
 
 export const errors = adapterErrors(SOURCE, DOCS);
-export const x11Error = errors.error;
-export const cancelled = errors.cancelled;
-export const throwIfCancelled = errors.throwIfCancelled;
-
-export const missingTool = errors.missingTool;
+export const { error: x11Error, cancelled, throwIfCancelled, missingTool } = errors;

@@ -4,7 +4,8 @@
  * success for a typo.
  */
 import type { Modifier } from '@vmhub/core';
-import { x11Error } from './errors.ts';
+import { KEY_NAME_ALIASES, PUNCTUATION_KEYSYMS, splitChords } from '@vmhub/core/adapter-kit';
+import { errors, x11Error } from './errors.ts';
 import { KEYSYM_TABLE } from './keysym-names.ts';
 
 /** Keysym name → value, from the generated table (entries in value order, each a step from the last). */
@@ -31,32 +32,14 @@ const FOLDED = (() => {
   return byLower;
 })();
 
-/** What agents and other tools call keys, mapped to X keysym names. */
+/** What agents and other tools call keys, mapped to X keysym names: the modifiers, then the kit's names. */
 export const KEY_ALIASES: Readonly<Record<string, string>> = {
   ctrl: 'Control_L', control: 'Control_L', ctl: 'Control_L', lctrl: 'Control_L', rctrl: 'Control_R',
   shift: 'Shift_L', lshift: 'Shift_L', rshift: 'Shift_R',
   alt: 'Alt_L', option: 'Alt_L', opt: 'Alt_L', lalt: 'Alt_L', ralt: 'Alt_R', altgr: 'ISO_Level3_Shift',
   super: 'Super_L', win: 'Super_L', windows: 'Super_L', cmd: 'Super_L', command: 'Super_L', meta: 'Meta_L', hyper: 'Hyper_L',
-  enter: 'Return', return: 'Return', ret: 'Return', esc: 'Escape', escape: 'Escape',
-  backspace: 'BackSpace', bs: 'BackSpace', del: 'Delete', delete: 'Delete', ins: 'Insert', insert: 'Insert',
-  tab: 'Tab', space: 'space', spacebar: 'space',
-  pageup: 'Prior', pgup: 'Prior', page_up: 'Prior', pagedown: 'Next', pgdn: 'Next', page_down: 'Next',
-  home: 'Home', end: 'End', up: 'Up', down: 'Down', left: 'Left', right: 'Right',
-  arrowup: 'Up', arrowdown: 'Down', arrowleft: 'Left', arrowright: 'Right',
-  capslock: 'Caps_Lock', numlock: 'Num_Lock', scrolllock: 'Scroll_Lock',
-  print: 'Print', printscreen: 'Print', prtsc: 'Print', prtscr: 'Print', pause: 'Pause', break: 'Break', menu: 'Menu', apps: 'Menu',
-  plus: 'plus', minus: 'minus', dash: 'minus', equals: 'equal', comma: 'comma', period: 'period', dot: 'period', slash: 'slash',
-  backslash: 'backslash', semicolon: 'semicolon', quote: 'apostrophe', backquote: 'grave', backtick: 'grave', tilde: 'asciitilde',
-  volumeup: 'XF86AudioRaiseVolume', volumedown: 'XF86AudioLowerVolume', mute: 'XF86AudioMute',
-};
-
-/** Printable ASCII characters that are not themselves keysym names. */
-const PUNCTUATION: Readonly<Record<string, string>> = {
-  ' ': 'space', '!': 'exclam', '"': 'quotedbl', '#': 'numbersign', '$': 'dollar', '%': 'percent', '&': 'ampersand',
-  "'": 'apostrophe', '(': 'parenleft', ')': 'parenright', '*': 'asterisk', '+': 'plus', ',': 'comma', '-': 'minus',
-  '.': 'period', '/': 'slash', ':': 'colon', ';': 'semicolon', '<': 'less', '=': 'equal', '>': 'greater',
-  '?': 'question', '@': 'at', '[': 'bracketleft', '\\': 'backslash', ']': 'bracketright', '^': 'asciicircum',
-  '_': 'underscore', '`': 'grave', '{': 'braceleft', '|': 'bar', '}': 'braceright', '~': 'asciitilde',
+  ...KEY_NAME_ALIASES,
+  prtscr: 'Print', break: 'Break',
 };
 
 /** Resolve one key name to an X keysym name, or undefined when it is not a key. */
@@ -67,7 +50,7 @@ export function resolveKey(key: string): string | undefined {
   if (alias) return alias;
   const chars = [...key];
   if (chars.length === 1) {
-    const punct = PUNCTUATION[key];
+    const punct = PUNCTUATION_KEYSYMS[key];
     if (punct) return punct;
     const cp = key.codePointAt(0)!;
     // Any other single visible character: Xlib's "U<hex>" Unicode keysym.
@@ -115,21 +98,14 @@ export function charKeysym(ch: string): number {
  * Throws INVALID_REQUEST naming the first bad key.
  */
 export function parseKeys(keys: string): string[] {
-  const chords = keys.trim().split(/\s+/).filter(Boolean);
-  if (chords.length === 0) throw x11Error('INVALID_REQUEST', 'keys is empty: give a key or chord such as "Return" or "ctrl+shift+t"');
-  return chords.map((chord) => {
-    // "ctrl++" means ctrl and the plus key: split only on a "+" that is followed by something.
-    // "U+2713" names one key: fold it to "U2713" before splitting on "+".
-    const folded = chord.replace(/(^|\+)U\+([0-9A-Fa-f]{4,6})(?=$|\+)/g, '$1U$2');
-    const parts = folded.length === 1 ? [folded] : folded.split(/\+(?=.)/);
-    return parts.map((part) => {
-      const sym = resolveKey(part);
-      if (!sym) {
-        throw x11Error('INVALID_REQUEST', `unknown key "${part}" in "${chord}": use X keysym names (Return, Escape, F5, Page_Up, a, ...) or aliases (ctrl, alt, shift, super, enter, esc), joined by "+"; separate chords with spaces`, {
-          details: { key: part, chord },
-        });
-      }
-      return sym;
-    }).join('+');
-  });
+  // "ctrl++" is ctrl and the plus key; "U+2713" names one key (the kit's chord syntax).
+  return splitChords(keys, errors).map(({ chord, parts }) => parts.map((part) => {
+    const sym = resolveKey(part);
+    if (!sym) {
+      throw x11Error('INVALID_REQUEST', `unknown key "${part}" in "${chord}": use X keysym names (Return, Escape, F5, Page_Up, a, ...) or aliases (ctrl, alt, shift, super, enter, esc), joined by "+"; separate chords with spaces`, {
+        details: { key: part, chord },
+      });
+    }
+    return sym;
+  }).join('+'));
 }

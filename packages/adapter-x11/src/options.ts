@@ -3,7 +3,8 @@
  * Templates set them under `adapter_options`; env vars are read by createX11Adapter only when the
  * option is absent.
  */
-import { assertValid, Type, VmhubError, type Static } from '@vmhub/core';
+import { Type, VmhubError, type Static } from '@vmhub/core';
+import { desktopUserOption, guestCommandOptions, pointerOptions, resolveOptions as validateOptions } from '@vmhub/core/adapter-kit';
 
 // host:display[.screen], host optional: the only shape handed to the guest as DISPLAY.
 const DISPLAY_PATTERN = '^[A-Za-z0-9._-]*:[0-9]+(\\.[0-9]+)?$';
@@ -13,22 +14,14 @@ export const X11OptionsSchema = Type.Object({
   display: Type.Optional(Type.String({ pattern: DISPLAY_PATTERN, description: 'X display, default ":0" (env VMHUB_X11_DISPLAY)' })),
   /** XAUTHORITY file in the guest, when the X server checks cookies. Default: none. */
   xauthority: Type.Optional(Type.String({ minLength: 1, description: 'XAUTHORITY path in the guest; default unset' })),
-  /** Guest user the X session belongs to. Default: the channel's desktop user. */
-  user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*$', description: 'guest user; default the channel\'s desktop user' })),
+  user: desktopUserOption,
   /** Milliseconds between keystrokes for vm_type (xdotool type --delay). Default 12. */
   type_delay_ms: Type.Integer({ default: 12, minimum: 0, maximum: 1000, description: 'xdotool type --delay, default 12' }),
   /** Milliseconds per character that needs a keycode remap (non-ASCII) — slower, or clients drop them. Default 40. */
   remap_delay_ms: Type.Integer({ default: 40, minimum: 1, maximum: 1000, description: 'delay for characters outside the keymap, default 40' }),
   /** Characters per xdotool call; longer text is typed by several calls, in order. Default 256. */
   type_chunk_chars: Type.Integer({ default: 256, minimum: 1, maximum: 10000, description: 'characters per xdotool type call, default 256' }),
-  /** Milliseconds between clicks of a double/triple click. Default 60. */
-  click_delay_ms: Type.Integer({ default: 60, minimum: 0, maximum: 1000, description: 'delay between repeated clicks, default 60' }),
-  /** Intermediate pointer positions in a drag. Default 12. */
-  drag_steps: Type.Integer({ default: 12, minimum: 1, maximum: 200, description: 'pointer steps in a drag, default 12' }),
-  /** Milliseconds between drag steps. Default 8. */
-  drag_step_delay_ms: Type.Integer({ default: 8, minimum: 0, maximum: 500, description: 'delay between drag steps, default 8' }),
-  /** How long vm_paste waits for the focused app to fetch the clipboard. Default 2000. */
-  paste_timeout_ms: Type.Integer({ default: 2000, minimum: 100, maximum: 30000, description: 'wait for the app to read the clipboard, default 2000' }),
+  ...pointerOptions({ drag_step_delay_ms: 8 }),
   /**
    * WM_CLASS values (instance or class) of terminals that paste with ctrl+shift+v from CLIPBOARD.
    * Default: common VTE/Qt/GPU terminals.
@@ -61,10 +54,7 @@ export const X11OptionsSchema = Type.Object({
    * (lease.framebuffer().x11_socket): XTEST requests, no process per click. Default true.
    */
   input_xtest: Type.Boolean({ default: true, description: 'send clicks, scrolls and drags through the X server socket the provider shares, when there is one, default true' }),
-  /** Timeout for one adapter command in the guest (not vm_exec). Default 15000. */
-  command_timeout_ms: Type.Integer({ default: 15000, minimum: 500, maximum: 600000, description: 'timeout of one guest command, default 15000' }),
-  /** Largest archive vm_clone_repo buffers when the channel has no putArchive. Default 512 MiB. */
-  max_archive_bytes: Type.Integer({ default: 536870912, minimum: 1024, description: 'cap for clone archives without putArchive, default 512 MiB' }),
+  ...guestCommandOptions,
 }, { additionalProperties: false });
 
 /** Options as given (before defaults). */
@@ -77,24 +67,12 @@ export const DEFAULT_DISPLAY = ':0';
 
 /** Validate and complete options; explicit values beat env vars, env vars beat defaults. */
 export function resolveOptions(raw: X11OptionsInput | Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env): X11Options {
-  const value = assertValid<Static<typeof X11OptionsSchema>>(X11OptionsSchema, structuredClone(raw), '[vmhub] [adapter-x11] options', 'adapter-x11');
-  return completeOptions(value, env);
+  return completeOptions(validateOptions(X11OptionsSchema, raw, 'adapter-x11'), env);
 }
 
 /** Fill defaults on already-validated options (defineAdapter validated them). */
 export function completeOptions(value: Static<typeof X11OptionsSchema>, env: NodeJS.ProcessEnv = process.env): X11Options {
   return { ...value, display: value.display ?? completeDisplay(env.VMHUB_X11_DISPLAY) };
-}
-
-/**
- * The options one lease runs with: the instance's, refined by its template's adapter_options.
- * The server already makes a per-template instance from those; the merge matters when the
- * instance was made before the template existed (the conformance kit does that). Once per
- * session, at open().
- */
-export function leaseOptions(instance: X11Options, overrides: Record<string, unknown> | undefined): X11Options {
-  if (!overrides || Object.keys(overrides).length === 0) return instance;
-  return resolveOptions({ ...instance, ...overrides });
 }
 
 function completeDisplay(fromEnv: string | undefined): string {

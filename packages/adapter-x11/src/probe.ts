@@ -4,6 +4,7 @@
  * pyatspi; the answer is kept for the session once the display has answered.
  */
 import type { AdapterContext, Capability } from '@vmhub/core';
+import { cloneRepoUnavailable, lackingTools, probeWith, type Unavailable } from '@vmhub/core/adapter-kit';
 import { DOCS } from './errors.ts';
 import type { X11Runtime } from './runtime.ts';
 
@@ -58,25 +59,17 @@ export async function probeFacts(rt: X11Runtime, ctx: AdapterContext): Promise<P
   return facts;
 }
 
-export async function probe(rt: X11Runtime, ctx: AdapterContext): Promise<Partial<Record<Capability, string>>> {
-  const out: Partial<Record<Capability, string>> = {};
-  let facts: ProbeFacts;
-  try {
-    facts = await probeFacts(rt, ctx);
-  } catch (err) {
-    const reason = `the guest could not be probed: ${(err as Error).message}`;
-    for (const cap of [...X_CAPS, 'inspect' as const]) out[cap] = reason;
-    return out;
-  }
-  for (const cap of X_CAPS) {
-    const needs = cap === 'screenshot' && rt.options.screenshot_gzip ? [...NEEDS[cap]!, 'gzip'] : NEEDS[cap]!;
-    const lacking = needs.filter((t) => facts.missing.includes(t));
-    if (lacking.length > 0) out[cap] = `${lacking.join(', ')} not found in the guest: add ${lacking.length > 1 ? 'them' : 'it'} to the golden image (${DOCS})`;
-    else if (!facts.display) out[cap] = `the X display ${rt.options.display} is not answering (is Xvfb running?)`;
-    else if (!facts.wm && ['list_windows', 'focus', 'close', 'launch'].includes(cap)) out[cap] = `no EWMH window manager runs on ${rt.options.display}: start openbox (or another EWMH WM) in the golden image`;
-  }
-  if (!facts.atspi) out.inspect = ATSPI_REASON;
-  const channel = await ctx.channel().catch(() => undefined);
-  if (facts.missing.includes('tar') && !channel?.putArchive) out.clone_repo = `tar not found in the guest and the channel has no archive API: add tar to the golden image (${DOCS})`;
-  return out;
+export function probe(rt: X11Runtime, ctx: AdapterContext): Promise<Unavailable> {
+  return probeWith(() => probeFacts(rt, ctx), [...X_CAPS, 'inspect'], async (facts, out) => {
+    for (const cap of X_CAPS) {
+      const needs = cap === 'screenshot' && rt.options.screenshot_gzip ? [...NEEDS[cap]!, 'gzip'] : NEEDS[cap]!;
+      const lacking = needs.filter((t) => facts.missing.includes(t));
+      if (lacking.length > 0) out[cap] = lackingTools(lacking, DOCS);
+      else if (!facts.display) out[cap] = `the X display ${rt.options.display} is not answering (is Xvfb running?)`;
+      else if (!facts.wm && ['list_windows', 'focus', 'close', 'launch'].includes(cap)) out[cap] = `no EWMH window manager runs on ${rt.options.display}: start openbox (or another EWMH WM) in the golden image`;
+    }
+    if (!facts.atspi) out.inspect = ATSPI_REASON;
+    const cloneRepo = await cloneRepoUnavailable(ctx, facts.missing, DOCS);
+    if (cloneRepo) out.clone_repo = cloneRepo;
+  });
 }

@@ -6,7 +6,8 @@
  * guest command. Geometry is the client area in screen pixels, without the WM's frame.
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
-import { x11Error } from './errors.ts';
+import { pickWindow } from '@vmhub/core/adapter-kit';
+import { errors, x11Error } from './errors.ts';
 import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 
@@ -131,18 +132,5 @@ export function xpropStrings(value: string | undefined): string[] {
 /** Find one window by id (0x… or decimal) or exact title. */
 export function resolveWindow(windows: X11Window[], ref: string): X11Window {
   const id = parseWindowId(ref);
-  if (id !== undefined) {
-    const byId = windows.find((w) => parseWindowId(w.id) === id);
-    if (byId) return byId;
-  }
-  const byTitle = windows.filter((w) => w.title === ref);
-  if (byTitle.length === 1) return byTitle[0]!;
-  if (byTitle.length > 1) {
-    throw x11Error('INVALID_REQUEST', `window title "${ref}" is ambiguous: ${byTitle.length} windows have it (${byTitle.map((w) => w.id).join(', ')}); pass one of these ids`, {
-      details: { ids: byTitle.map((w) => w.id) },
-    });
-  }
-  throw x11Error('NOT_FOUND', `no window with id or exact title "${ref}"; vm_list_windows shows the open windows`, {
-    hint: 'Call vm_list_windows and pass a window id from it.',
-  });
+  return pickWindow(windows, ref, errors, (w) => id !== undefined && parseWindowId(w.id) === id);
 }
