@@ -11,3 +11,4 @@ export { tempDir, type TempDir } from './temp.ts';
 export { startSshd, type TestSshd } from './sshd.ts';
 export { ADB, ADBD, adbMissing, startAdbd, startAdbServer, type Adbd, type AdbdOptions, type AdbServer } from './adbd.ts';
 export { startHttpServer, type HttpServer, type HttpServerOptions } from './http-server.ts';
+export { loadBuiltPlugin, type BuiltEntry, type ExpectedPlugin } from './built-entry.ts';
