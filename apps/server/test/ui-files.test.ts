@@ -1,12 +1,14 @@
 // The dashboard's files without a browser (the Chromium tests are live-view.test.ts): every page
 // is well-formed HTML naming the spec's stable selectors, loads only assets the server serves,
 // carries no inline script or external URL (CSP default-src 'self'), every script parses, and
-// the input mapping the lease page ships turns browser events into vm_* inputs correctly.
+// the input mapping the lease page is bundled from (ui/browser/input-map.ts, imported here)
+// turns browser events into vm_* inputs correctly. UI_FILES holds the scripts build-ui.mjs
+// bundled: run after a build (`pnpm --filter @vmhub/server build`).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Script } from 'node:vm';
 import { UI_FILES } from '../src/ui/index.ts';
-import { INPUT_MAP_SCRIPT } from '../src/ui/input-map.ts';
+import { keyAction, screenPoint, scrollAction, type KeyLike } from '../src/ui/browser/input-map.ts';
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 
@@ -47,9 +49,9 @@ function ids(tags: Tag[]): Map<string, Tag> {
   return out;
 }
 
-/** The element ids a page script looks up with $('…'). */
+/** The element ids a page script looks up with $('…') (in the bundle: $("…"), maybe renamed $2). */
 function idsUsed(js: string): string[] {
-  return [...new Set([...js.matchAll(/\$\('([a-z-]+)'\)/g)].map((m) => m[1]!))];
+  return [...new Set([...js.matchAll(/\$\d*\(["']([a-z-]+)["']\)/g)].map((m) => m[1]!))];
 }
 
 const PAGES = {
@@ -86,7 +88,9 @@ describe('server: dashboard files', () => {
       }
       assert.ok(tags.some((t) => t.name === 'link' && t.attrs.href === '/ui/app.css'), `${path} links the stylesheet`);
       // Every element the page script (and the shared part) looks up exists on the page.
-      for (const id of idsUsed(UI_FILES[want.script]!.body)) assert.ok(byId.has(id), `${want.script} uses #${id}, which ${path} has`);
+      const used = idsUsed(UI_FILES[want.script]!.body);
+      assert.ok(used.length >= 4, `${want.script}: the ids it looks up are found`);
+      for (const id of used) assert.ok(byId.has(id), `${want.script} uses #${id}, which ${path} has`);
     });
   }
 
@@ -97,9 +101,9 @@ describe('server: dashboard files', () => {
     assert.equal(screen.attrs.tabindex, '0', 'focusable, so key presses reach it');
     const list = ids(parseHtml(UI_FILES['/ui/']!.body, '/ui/'));
     assert.equal(list.get('leases')!.name, 'table');
-    assert.match(UI_FILES['/ui/list.js']!.body, /'data-lease-id': id/);
-    assert.match(UI_FILES['/ui/lease.js']!.body, /setAttribute\('data-frame'/);
-    assert.match(UI_FILES['/ui/lease.js']!.body, /'data-tool': step\.tool/);
+    assert.match(UI_FILES['/ui/list.js']!.body, /["']data-lease-id["']: id/);
+    assert.match(UI_FILES['/ui/lease.js']!.body, /setAttribute\(["']data-frame["']/);
+    assert.match(UI_FILES['/ui/lease.js']!.body, /["']data-tool["']: step\.tool/);
     assert.match(UI_FILES['/ui/lease.js']!.body, /\/recording\?format=html/);
   });
 
@@ -111,28 +115,24 @@ describe('server: dashboard files', () => {
     assert.doesNotMatch(UI_FILES['/ui/app.css']!.body, /@import|url\(/i, 'no CSS imports or url()');
   });
 
-  it('every script parses and ships the tested input mapping', () => {
+  it('every script parses as a classic script (one IIFE, nothing on window) and ships the tested input mapping', () => {
     for (const path of ['/ui/list.js', '/ui/lease.js']) {
-      assert.doesNotThrow(() => new Script(UI_FILES[path]!.body, { filename: path }), `${path} parses`);
+      const body = UI_FILES[path]!.body;
+      assert.doesNotThrow(() => new Script(body, { filename: path }), `${path} parses`);
+      assert.match(body, /^"use strict";\n\(\(\) => \{\n[\s\S]*\n\}\)\(\);\n$/, `${path}: one strict IIFE`);
+      assert.doesNotMatch(body, /\bimport\b[\s\S]*\bfrom\b\s*["']|\bexport\s/, `${path}: bundled, no module syntax`);
     }
-    assert.ok(UI_FILES['/ui/lease.js']!.body.includes(INPUT_MAP_SCRIPT), 'lease.js carries INPUT_MAP_SCRIPT as tested here');
+    for (const name of ['keyAction', 'screenPoint', 'scrollAction', 'isPasteChord']) {
+      assert.match(UI_FILES['/ui/lease.js']!.body, new RegExp(`function ${name}\\(`), `lease.js carries input-map.ts's ${name}`);
+    }
   });
 });
 
-interface KeyInit { key: string; code?: string; ctrlKey?: boolean; altKey?: boolean; shiftKey?: boolean; metaKey?: boolean }
-type Action = { type: 'type'; text: string } | { type: 'key'; keys: string } | null;
-interface Rect { left: number; top: number; width: number; height: number }
-interface Frame { naturalWidth: number; naturalHeight: number; scale: number; screenWidth: number; screenHeight: number }
-
-// The very code the page runs, evaluated here (same realm, so deepEqual compares plain objects).
-const map = new Function(`${INPUT_MAP_SCRIPT}\nreturn { keyAction, screenPoint, scrollAction };`)() as {
-  keyAction(e: KeyInit): Action;
-  screenPoint(rect: Rect, x: number, y: number, frame: Frame | null): { x: number; y: number } | null;
-  scrollAction(dx: number, dy: number, mode: number): { direction: string; amount: number } | null;
-};
+// The module the lease page is bundled from.
+const map = { keyAction, screenPoint, scrollAction };
 
 describe('server: dashboard input mapping', () => {
-  const key = (init: KeyInit) => map.keyAction(init);
+  const key = (init: KeyLike) => map.keyAction(init);
 
   it('maps named keys to vm_key names', () => {
     assert.deepEqual(key({ key: 'Enter', code: 'Enter' }), { type: 'key', keys: 'Return' });

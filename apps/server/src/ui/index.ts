@@ -1,14 +1,13 @@
 /**
  * The dashboard's files, served by the HTTP server's /ui routes (http.ts) behind the same token
- * as /mcp. Strings rather than files on disk: the bundled bin carries them, and nothing under
- * dist has to be found at run time. '/ui/lease' is the lease page, served for /ui/leases/<id>;
- * the page reads the id from its own address.
+ * as /mcp. The scripts are TypeScript modules under ui/browser/, bundled per page at build time
+ * (build-ui.mjs) and kept with app.css as strings in assets.generated.ts: the bundled bin and the
+ * library build carry them, and nothing under dist has to be found at run time. '/ui/lease' is
+ * the lease page, served for /ui/leases/<id>; the page reads the id from its own address.
  */
+import { APP_CSS, LEASE_JS, LIST_JS } from './assets.generated.ts';
 import { LEASE_HTML } from './lease-page.ts';
-import { LEASE_JS } from './lease-script.ts';
 import { LIST_HTML } from './list-page.ts';
-import { LIST_JS } from './list-script.ts';
-import { APP_CSS } from './styles.ts';
 
 export interface UiFile {
   /** The Content-Type to answer with. */

@@ -1,6 +1,6 @@
 /**
  * The HTML shell every page shares (the list, a lease, the sign-in page). No inline script or style anywhere (the CSP allows only
- * 'self'), and every asset is a path the server serves from UI_FILES.
+ * 'self'), and every asset is a path the server serves from UI_FILES (scripts bundled from ui/browser/).
  */
 export function page(title: string, script: string, main: string, options: { referrer?: string } = {}): string {
   return `<!doctype html>

@@ -2,7 +2,7 @@
  * The live view's sign-in page (served by live/sign-in.ts for /ui/login, /ui/?token=… and any
  * page asked for without a live sign-in) and its script /ui/sign-in.js, both served without a
  * sign-in. The page is a form that POSTs the token to /ui/login. The script takes a token from
- * the address (`#token=…`, or the older `?token=…`), removes it from the address bar and the
+ * the address (`#token=…`, or the older `?token=…`; ui/browser/sign-in.ts), removes it from the address bar and the
  * history, fills the form and submits it itself only when the form says `data-auto="1"` (the
  * server saw a navigation that did not come from another site); otherwise the person confirms
  * with the button, so another site's link cannot sign them in as someone else unnoticed.
@@ -47,19 +47,5 @@ ${o.problem ? `<p id="sign-in-problem" class="message error">${PROBLEMS[o.proble
 `, { referrer: SIGN_IN_REFERRER_POLICY });
 }
 
-export const SIGN_IN_JS = String.raw`(function () {
-  'use strict';
-  var form = document.getElementById('sign-in');
-  if (!form) return;
-  var hash = new URLSearchParams(location.hash.replace(/^#/, ''));
-  var query = new URLSearchParams(location.search);
-  var token = hash.get('token') || query.get('token');
-  if (!token) { form.elements.token.focus(); return; }
-  // The token leaves the address bar and the history before anything else happens.
-  history.replaceState(null, '', location.pathname);
-  form.elements.token.value = token;
-  if (form.getAttribute('data-auto') === '1') { form.submit(); return; }
-  document.getElementById('sign-in-confirm').hidden = false;
-  form.querySelector('button').focus();
-})();
-`;
+/** /ui/sign-in.js, bundled from ui/browser/sign-in.ts (build-ui.mjs). */
+export { SIGN_IN_JS } from './assets.generated.ts';
