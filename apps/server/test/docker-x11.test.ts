@@ -3,63 +3,40 @@
 // verified inside the guest (files written by programs in the X session, window geometry), and
 // teardown on the engine itself.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '@vmhub/test-kit';
-import { connect, errorCode, waitReady, type Session } from './harness.ts';
+import { sleep } from '@vmhub/test-kit';
+import { serveGitRepo, type ServedRepo } from './git-repo.ts';
+import { connect, errorCode, guestText, leaseReady, machineBox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-dx11-'));
-const instance = `dx${randomBytes(3).toString('hex')}`;
+const box = machineBox('dx11', 'dx');
+const { dir, instance } = box;
 let s: Session;
 let lease = '';
-let gitDaemon: ChildProcess | undefined;
-let gitPort = 0;
+let repo: ServedRepo | undefined;
 let tagCommit = '';
 
-async function makeRepo(): Promise<void> {
-  const base = join(dir, 'git');
-  const work = join(base, 'src');
-  const sh = (...argv: string[]) => run('git', ['-C', work, ...argv], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-  await run('mkdir', ['-p', work]);
-  await run('git', ['init', '-q', '-b', 'main', work]);
-  writeFileSync(join(work, 'README.md'), 'main branch\n');
-  await sh('add', '.'); await sh('commit', '-qm', 'first');
-  await sh('tag', 'v1.0');
-  tagCommit = (await sh('rev-parse', 'HEAD')).stdout.trim();
-  await sh('checkout', '-qb', 'feature');
-  writeFileSync(join(work, 'FEATURE.txt'), 'feature branch\n');
-  await sh('add', '.'); await sh('commit', '-qm', 'feature');
-  await sh('checkout', '-q', 'main');
-  await run('git', ['clone', '-q', '--bare', work, join(base, 'repo.git')]);
-  gitPort = await freePort();
-  gitDaemon = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, '--listen=127.0.0.1', `--port=${gitPort}`, base], { stdio: 'ignore' });
-  await sleep(500);
-}
+/** main (tagged v1.0) with README.md, and a branch `feature` that adds FEATURE.txt. */
+const makeRepo = async () => serveGitRepo(dir, { 'README.md': 'main branch\n' }, async ({ git, commit }) => {
+  await git('tag', 'v1.0');
+  tagCommit = (await git('rev-parse', 'HEAD')).trim();
+  await git('checkout', '-qb', 'feature');
+  await commit({ 'FEATURE.txt': 'feature branch\n' }, 'feature');
+  await git('checkout', '-q', 'main');
+});
 
 async function windows(): Promise<any[]> {
   return (await s.call('vm_list_windows', { lease_id: lease })).structuredContent.windows;
 }
 
-async function readGuest(path: string, want: (t: string) => boolean, ms = 8000): Promise<string> {
-  const until = Date.now() + ms;
-  let last = '';
-  while (Date.now() < until) {
-    const r = await s.call('vm_get_file', { lease_id: lease, path });
-    if (!r.isError) { last = r.structuredContent.content ?? ''; if (want(last)) return last; }
-    await sleep(200);
-  }
-  return last;
-}
+const readGuest = (path: string, want: (t: string) => boolean) => guestText(s, lease, path, want);
 
 /** An xterm whose shell reads one line into a file: what vm_type delivers is what lands there. */
 async function lineReader(file: string, extraArgs: string[] = []): Promise<any> {
@@ -72,17 +49,13 @@ async function lineReader(file: string, extraArgs: string[] = []): Promise<any> 
 }
 
 before(async () => {
-  await makeRepo();
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), clone: { allowed_schemes: ['git', 'https'], allow_private_hosts: true } }));
-  s = await connect({ dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} }, { VMHUB_SCREENSHOT_DIR: join(dir, 'shots') });
+  repo = await makeRepo();
+  box.write({ clone: { allowed_schemes: ['git', 'https'], allow_private_hosts: true } });
+  s = await connect(box, { VMHUB_SCREENSHOT_DIR: join(dir, 'shots') });
 });
 after(async () => {
-  if (lease) await s.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s.close();
-  gitDaemon?.kill();
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=${instance}) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
+  repo?.stop();
+  await box.end(s, [lease]);
 });
 
 describe('docker + x11: an agent drives a real Linux desktop', () => {
@@ -90,10 +63,7 @@ describe('docker + x11: an agent drives a real Linux desktop', () => {
     const templates = (await s.call('vm_list_templates')).structuredContent.templates;
     const t = templates.find((x: any) => x.id === 'debian-x11');
     assert.equal(t.availability, 'available', `debian-x11: ${t.reason}`);
-    const created = await s.call('vm_lease_create', { template: 'debian-x11', ttl_seconds: 900 });
-    lease = created.structuredContent.lease_id;
-    const ready = await waitReady(s, lease, 90);
-    assert.equal(ready.status, 'ready', JSON.stringify(ready));
+    const ready = await leaseReady(s, { template: 'debian-x11', ttl_seconds: 900 }, 90, (id) => { lease = id; });
     assert.deepEqual(ready.stages.map((x: any) => x.name).slice(-3), ['container', 'display', 'desktop']);
     const inspect = JSON.parse(await docker('inspect', `vmhub-${instance}-${lease}`))[0];
     assert.equal(inspect.Config.Labels['vmhub.identity'], `vmhub-${instance}-${lease}`);
@@ -271,7 +241,7 @@ describe('docker + x11: an agent drives a real Linux desktop', () => {
   });
 
   it('clones a repository served on loopback, by branch and by tag, with .git', async () => {
-    const url = `git://127.0.0.1:${gitPort}/repo.git`;
+    const url = repo!.url;
     const branch = await s.call('vm_clone_repo', { lease_id: lease, url, ref: 'feature', dest: 'src/feature' });
     assert.equal(branch.isError, undefined, JSON.stringify(branch.structuredContent));
     const feature = await s.call('vm_get_file', { lease_id: lease, path: 'src/feature/FEATURE.txt' });

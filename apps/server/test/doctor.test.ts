@@ -1,12 +1,11 @@
 // `vmhub-server doctor` through the built binary (fake plugins beside the installed providers),
 // and vm_health's view of providers nobody configured (issue 11 items 3 and 6).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Provider } from '@vmhub/core';
 import { notConfigured, providerHealth, tidyReason } from '../src/catalog.ts';
-import { BIN, connect, defaultTemplates, sandbox, type Sandbox } from './harness.ts';
+import { connect, defaultTemplates, runBin, sandbox, type Sandbox } from './harness.ts';
 
 // The installed providers' own templates depend on this host (Docker engine, qemu goldens): off,
 // so what the exit code says is decided by the templates each test configures.
@@ -20,18 +19,7 @@ const box = (extra: Record<string, unknown> = {}, templates = defaultTemplates()
 };
 after(() => { for (const b of boxes) b.cleanup(); });
 
-function doctor(b: Sandbox, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'doctor', ...args], { env: { PATH: process.env.PATH ?? '', HOME: b.dir, VMHUB_CONFIG: b.configFile, VMHUB_LOG_LEVEL: 'error', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+const doctor = (b: Sandbox, args: string[] = [], env: Record<string, string> = {}) => runBin(b, ['doctor', ...args], { VMHUB_LOG_LEVEL: 'error', ...env });
 
 const lines = (out: string) => out.trim().split('\n').filter((l) => /^[✔✖–] /.test(l));
 const line = (out: string, re: RegExp) => lines(out).find((l) => re.test(l));
@@ -124,42 +112,40 @@ describe('server: health and providers nobody configured', () => {
   let b: Sandbox;
   before(() => { b = box(); });
 
-  it('vm_health: Proxmox without PVE_HOST is not_configured, one prefix, and does not make status degraded', async () => {
-    const s = await connect(b);
+  /**
+   * vm_health of a server on the box with `env`: its proxmox entry, after checking that the adb
+   * device pool without devices in config is unconfigured too, the same way.
+   */
+  async function health(env: Record<string, string> = {}): Promise<{ h: any; pve: any }> {
+    const s = await connect(b, env);
     try {
       const h = (await s.call('vm_health')).structuredContent;
-      const pve = h.providers.find((p: any) => p.id === 'proxmox');
-      // The adb device pool without devices in config is unconfigured too, the same way.
       const pool = h.providers.find((p: any) => p.id === 'adb-pool');
       assert.equal(pool?.not_configured, true, JSON.stringify(pool));
+      const pve = h.providers.find((p: any) => p.id === 'proxmox');
       assert.equal(pve.ok, false);
-      assert.equal(pve.not_configured, true);
-      assert.equal(pve.reason.match(/\[vmhub\]/g)?.length, 1, pve.reason);
-      assert.match(pve.reason, /^\[vmhub\] \[provider-proxmox\] node "default" has no API address/);
-      const others = h.providers.filter((p: any) => p.id !== 'proxmox' && p.id !== 'adb-pool');
-      assert.ok(others.every((p: any) => p.not_configured === undefined), 'only proxmox and the empty adb pool are unconfigured');
-      const healthy = h.store.ok && others.every((p: any) => p.ok) && h.plugins.every((p: any) => p.ok);
-      assert.equal(h.status, healthy ? 'ok' : 'degraded', `status follows the configured providers only: ${JSON.stringify(others)}`);
-      assert.ok(others.some((p: any) => p.id === 'fake' && p.ok), 'the fake provider is up');
+      return { h, pve };
     } finally {
       await s.close();
     }
+  }
+
+  it('vm_health: Proxmox without PVE_HOST is not_configured, one prefix, and does not make status degraded', async () => {
+    const { h, pve } = await health();
+    assert.equal(pve.not_configured, true);
+    assert.equal(pve.reason.match(/\[vmhub\]/g)?.length, 1, pve.reason);
+    assert.match(pve.reason, /^\[vmhub\] \[provider-proxmox\] node "default" has no API address/);
+    const others = h.providers.filter((p: any) => p.id !== 'proxmox' && p.id !== 'adb-pool');
+    assert.ok(others.every((p: any) => p.not_configured === undefined), 'only proxmox and the empty adb pool are unconfigured');
+    const healthy = h.store.ok && others.every((p: any) => p.ok) && h.plugins.every((p: any) => p.ok);
+    assert.equal(h.status, healthy ? 'ok' : 'degraded', `status follows the configured providers only: ${JSON.stringify(others)}`);
+    assert.ok(others.some((p: any) => p.id === 'fake' && p.ok), 'the fake provider is up');
   });
 
   it('vm_health: a Proxmox that is configured but unreachable is degraded, not "not configured"', async () => {
-    const s = await connect(b, { PVE_HOST: 'http://127.0.0.1:1', PVE_TOKEN: 'doctor-test' });
-    try {
-      const h = (await s.call('vm_health')).structuredContent;
-      const pve = h.providers.find((p: any) => p.id === 'proxmox');
-      // The adb device pool without devices in config is unconfigured too, the same way.
-      const pool = h.providers.find((p: any) => p.id === 'adb-pool');
-      assert.equal(pool?.not_configured, true, JSON.stringify(pool));
-      assert.equal(pve.ok, false);
-      assert.equal(pve.not_configured, undefined);
-      assert.equal(h.status, 'degraded');
-    } finally {
-      await s.close();
-    }
+    const { h, pve } = await health({ PVE_HOST: 'http://127.0.0.1:1', PVE_TOKEN: 'doctor-test' });
+    assert.equal(pve.not_configured, undefined);
+    assert.equal(h.status, 'degraded');
   });
 
   it('catalog: reasons keep one prefix, at the start; status() failures and details.configured are read', async () => {

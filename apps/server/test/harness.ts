@@ -2,10 +2,13 @@
  * Test harness: starts the BUILT vmhub-server binary (dist/bin.js) and drives it with the
  * official MCP SDK Client over stdio, exactly as an MCP client application would.
  */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -39,6 +42,43 @@ export function sandbox(extra: Record<string, unknown> = {}, templates: unknown[
   // the default sets are tools-list.test.ts's (`toolsets: undefined` there).
   writeFileSync(configFile, JSON.stringify({ instance, db, plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, templates, reaper: { autostart: false }, toolsets: ['all'], ...extra }, null, 2));
   return { dir, instance, db, fakeDir, configFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A sandbox for tests on real machines (Docker containers, QEMU VMs): a temp dir `vmhub-<name>-…`,
+ * an instance `<tag>` + 6 hex digits, and no config file until `write(config)` writes one (the
+ * instance, the db, the reaper's autostart off, then `config`: the providers' own templates).
+ * `removeMachines()` removes what the instance left on this host (containers, QEMU processes: their
+ * names start `vmhub-<instance>-`); `end(s, leases)` releases `leases` through `s`, closes it,
+ * removes the machines and the dir (errors on the way are ignored: it is an after hook's).
+ */
+export interface MachineBox extends Sandbox {
+  write(config?: Record<string, unknown>): void;
+  removeMachines(): Promise<void>;
+  end(s?: Session, leases?: string[]): Promise<void>;
+}
+
+export function machineBox(name: string, tag: string): MachineBox {
+  const run = promisify(execFile);
+  const dir = mkdtempSync(join(tmpdir(), `vmhub-${name}-`));
+  const instance = `${tag}${randomBytes(3).toString('hex')}`;
+  const db = join(dir, 'vmhub.db');
+  const configFile = join(dir, 'config.json');
+  const removeMachines = async () => {
+    await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
+    await run('pkill', ['-KILL', '-f', `vmhub-${instance}-`]).catch(() => undefined);
+  };
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  return {
+    dir, instance, db, configFile, fakeDir: '', cleanup, removeMachines,
+    write: (config = {}) => writeFileSync(configFile, JSON.stringify({ instance, db, reaper: { autostart: false }, ...config })),
+    end: async (s, leases = []) => {
+      for (const id of leases.filter(Boolean)) await s?.call('vm_lease_release', { lease_id: id }).catch(() => undefined);
+      await s?.close().catch(() => undefined);
+      await removeMachines();
+      cleanup();
+    },
+  };
 }
 
 export function defaultTemplates(): unknown[] {
@@ -112,6 +152,46 @@ export async function waitReady(s: Session, leaseId: string, seconds = 30): Prom
     if (!['provisioning', 'starting'].includes(r.structuredContent.status)) return r.structuredContent;
     if (Date.now() > until) throw new Error(`lease ${leaseId} not ready after ${seconds}s: ${JSON.stringify(r.structuredContent)}`);
   }
+}
+
+/**
+ * vm_lease_create with `args`, then vm_lease_status until the lease is ready (both asserted); its
+ * status is returned. `created(id)` hears of the lease before the wait, so that an after hook
+ * releases it even if it never becomes ready.
+ */
+export async function leaseReady(s: Session, args: Record<string, unknown>, seconds = 30, created: (id: string) => void = () => {}): Promise<any> {
+  const r = await s.call('vm_lease_create', args);
+  assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+  created(r.structuredContent.lease_id);
+  const ready = await waitReady(s, r.structuredContent.lease_id, seconds);
+  assert.equal(ready.status, 'ready', JSON.stringify(ready));
+  return ready;
+}
+
+/** A file's text in the guest once `want` accepts it (polled with vm_get_file); the last text read after `ms`. */
+export async function guestText(s: Session, lease: string, path: string, want: (t: string) => boolean, ms = 8000): Promise<string> {
+  const until = Date.now() + ms;
+  let last = '';
+  while (Date.now() < until) {
+    const r = await s.call('vm_get_file', { lease_id: lease, path });
+    if (!r.isError) { last = r.structuredContent.content ?? ''; if (want(last)) return last; }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return last;
+}
+
+/** The built binary's `args` (a subcommand: doctor, leases…) on the box's config, killed after `ms`: its exit code and output. */
+export function runBin(box: Sandbox, args: string[], env: Record<string, string> = {}, ms = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'warn', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.on('error', reject);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
 }
 
 export function errorCode(r: CallToolResult & { structuredContent?: any }): string | undefined {

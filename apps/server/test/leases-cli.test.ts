@@ -4,7 +4,6 @@
 // machine is destroyed (the fake ledger records it, its directory is gone). A CLI command is
 // one-shot: with warm pools and the reaper's autostart configured, it starts neither.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { readFakeLedger } from '@vmhub/conformance/fake';
 import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { BIN, connect, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+import { connect, runBin, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -21,22 +20,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let box: Sandbox;
 let s: Session;
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return cliIn(box, ...args);
-}
-
-function cliIn(on: Sandbox, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'leases', ...args], { env: { PATH: process.env.PATH ?? '', HOME: on.dir, VMHUB_CONFIG: on.configFile, VMHUB_LOG_LEVEL: 'warn' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+const cliIn = (on: Sandbox, ...args: string[]) => runBin(on, ['leases', ...args], {}, 30_000);
+const cli = (...args: string[]) => cliIn(box, ...args);
 
 const create = async (owner: string) => (await s.call('vm_lease_create', { template: 'fake-desktop', owner })).structuredContent.lease_id as string;
 

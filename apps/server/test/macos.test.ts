@@ -4,53 +4,24 @@
 // and SSH through provider-docker's guest ports. Effects are checked in the guest.
 // Needs the golden (`vmhub-server golden build macos-standin`).
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '@vmhub/test-kit';
-import { connect, errorCode, waitReady, type Session } from './harness.ts';
+import { sleep } from '@vmhub/test-kit';
+import { serveGitRepo, type ServedRepo } from './git-repo.ts';
+import { connect, errorCode, guestText as guestTextOf, leaseReady, machineBox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-macos-'));
-const instance = `mac${randomBytes(3).toString('hex')}`;
-const config = join(dir, 'config.json');
-const box = { dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} };
+const box = machineBox('macos', 'mac');
+const { instance } = box;
 let s: Session;
 let lease = '';
-let gitDaemon: ChildProcess | undefined;
-let gitPort = 0;
+let repo: ServedRepo | undefined;
 
-async function serveRepo(): Promise<void> {
-  const base = join(dir, 'git');
-  const work = join(base, 'src');
-  const git = (...argv: string[]) => run('git', ['-C', work, ...argv], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-  await run('mkdir', ['-p', work]);
-  await run('git', ['init', '-q', '-b', 'main', work]);
-  writeFileSync(join(work, 'README.md'), 'cloned onto the stand-in Mac\n');
-  await git('add', '.'); await git('commit', '-qm', 'first');
-  await run('git', ['clone', '-q', '--bare', work, join(base, 'repo.git')]);
-  gitPort = await freePort();
-  gitDaemon = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${base}`, '--listen=127.0.0.1', `--port=${gitPort}`, base], { stdio: 'ignore' });
-  await sleep(400);
-}
-
-async function guestText(path: string, want: (t: string) => boolean, ms = 8000): Promise<string> {
-  const until = Date.now() + ms;
-  let last = '';
-  while (Date.now() < until) {
-    const r = await s.call('vm_get_file', { lease_id: lease, path });
-    if (!r.isError) { last = r.structuredContent.content ?? ''; if (want(last)) return last; }
-    await sleep(200);
-  }
-  return last;
-}
+const guestText = (path: string, want: (t: string) => boolean) => guestTextOf(s, lease, path, want);
 
 async function windows(): Promise<any[]> {
   const r = await s.call('vm_list_windows', { lease_id: lease });
@@ -67,15 +38,12 @@ async function sink(title: string, file: string, geometry: string): Promise<any>
 }
 
 before(async () => {
-  await serveRepo();
-  writeFileSync(config, JSON.stringify({ instance, db: box.db, reaper: { autostart: false }, clone: { allowed_schemes: ['git'], allow_private_hosts: true } }));
+  repo = await serveGitRepo(box.dir, { 'README.md': 'cloned onto the stand-in Mac\n' });
+  box.write({ clone: { allowed_schemes: ['git'], allow_private_hosts: true } });
 });
 after(async () => {
-  if (lease) await s?.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s?.close();
-  gitDaemon?.kill();
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
+  repo?.stop();
+  await box.end(s, [lease]);
 });
 
 describe('macos: the adapter through the server on the macos-standin golden', () => {
@@ -96,11 +64,7 @@ describe('macos: the adapter through the server on the macos-standin golden', ()
     assert.ok(t, 'macos-standin is listed');
     assert.deepEqual([t.adapter, t.os, t.availability], ['macos', 'macos', 'available'], `macos-standin: ${t.reason ?? ''} (build it: vmhub-server golden build macos-standin)`);
     assert.match(t.description, /Stand-in for macOS.*003\.889.*ARD.*not macOS/);
-    const created = await s.call('vm_lease_create', { template: 'macos-standin', ttl_seconds: 600 });
-    assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
-    lease = created.structuredContent.lease_id;
-    const ready = await waitReady(s, lease, 120);
-    assert.equal(ready.status, 'ready', JSON.stringify(ready));
+    const ready = await leaseReady(s, { template: 'macos-standin', ttl_seconds: 600 }, 120, (id) => { lease = id; });
     assert.deepEqual(ready.stages.map((x: any) => x.name).slice(-3), ['sshd', 'display', 'vnc']);
     const shot = await s.call('vm_screenshot', { lease_id: lease });
     assert.equal(shot.isError, undefined, JSON.stringify(shot.structuredContent));
@@ -140,7 +104,7 @@ describe('macos: the adapter through the server on the macos-standin golden', ()
     const got = await s.call('vm_get_file', { lease_id: lease, path: '/tmp/blob.bin' });
     assert.ok(Buffer.from(got.structuredContent.content_base64, 'base64').equals(data), 'the file reads back byte-exact');
     assert.equal(errorCode(await s.call('vm_get_file', { lease_id: lease, path: '/tmp/no-such-file' })), 'NOT_FOUND');
-    const cloned = await s.call('vm_clone_repo', { lease_id: lease, url: `git://127.0.0.1:${gitPort}/repo.git`, dest: '/home/user/src/repo' });
+    const cloned = await s.call('vm_clone_repo', { lease_id: lease, url: repo!.url, dest: '/home/user/src/repo' });
     assert.equal(cloned.isError, undefined, JSON.stringify(cloned.structuredContent));
     assert.equal((await s.call('vm_get_file', { lease_id: lease, path: '/home/user/src/repo/README.md' })).structuredContent.content, 'cloned onto the stand-in Mac\n');
     const head = await s.call('vm_exec', { lease_id: lease, command: ['ls', '/home/user/src/repo/.git/HEAD'] });

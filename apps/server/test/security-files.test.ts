@@ -7,27 +7,21 @@
 // `docker exec` as root: what was written belongs to the desktop user (uid 1000), nothing landed
 // in /root, /etc/shadow and the root-only directory are unchanged.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { freePort } from '@vmhub/test-kit';
-import { connect, waitReady, type Session } from './harness.ts';
+import { serveGitRepo, type ServedRepo } from './git-repo.ts';
+import { connect, leaseReady, machineBox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-secfiles-'));
-const instance = `sf${randomBytes(3).toString('hex')}`;
+const box = machineBox('secfiles', 'sf');
+const { instance } = box;
 const H = '/home/user';
 let s: Session;
 let lease = '';
 let container = '';
 let containerId = '';
-let gitDaemon: ChildProcess | undefined;
-let gitPort = 0;
+let repo: ServedRepo | undefined;
 
 /** Run a shell script in the container as root (the test's own eyes, not the agent's). */
 async function asRoot(script: string): Promise<string> {
@@ -65,35 +59,16 @@ async function attempt(what: string, tool: string, args: Record<string, unknown>
 const put = (what: string, path: string, expect?: string | string[], content = 'vmhub was here\n') => attempt(`put ${what}`, 'vm_put_file', { path, content }, expect);
 const get = (what: string, path: string, expect?: string | string[], extra: Record<string, unknown> = {}) => attempt(`get ${what}`, 'vm_get_file', { path, ...extra }, expect);
 
-async function makeRepo(): Promise<void> {
-  const work = join(dir, 'git', 'src');
-  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-  await run('mkdir', ['-p', work]);
-  await run('git', ['init', '-q', '-b', 'main', work]);
-  writeFileSync(join(work, 'README.md'), 'repo\n');
-  await run('git', ['-C', work, 'add', '.'], { env });
-  await run('git', ['-C', work, 'commit', '-qm', 'first'], { env });
-  await run('git', ['clone', '-q', '--bare', work, join(dir, 'git', 'repo.git')]);
-  gitPort = await freePort();
-  gitDaemon = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${join(dir, 'git')}`, '--listen=127.0.0.1', `--port=${gitPort}`, join(dir, 'git')], { stdio: 'ignore' });
-  await sleep(500);
-}
-
 /** What must not change, as root sees it. */
 async function fingerprint(): Promise<string> {
   return asRoot("find /root /srv/private -exec stat -c '%n %u %s %Y' {} + | sort; sha256sum /etc/shadow /etc/passwd /srv/private/file");
 }
 
 before(async () => {
-  await makeRepo();
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), clone: { allowed_schemes: ['git'], allow_private_hosts: true } }));
-  s = await connect({ dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} });
-  const created = await s.call('vm_lease_create', { template: 'debian-x11', ttl_seconds: 900 });
-  assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
-  lease = created.structuredContent.lease_id;
-  const ready = await waitReady(s, lease, 90);
-  assert.equal(ready.status, 'ready', JSON.stringify(ready));
+  repo = await serveGitRepo(box.dir, { 'README.md': 'repo\n' });
+  box.write({ clone: { allowed_schemes: ['git'], allow_private_hosts: true } });
+  s = await connect(box);
+  await leaseReady(s, { template: 'debian-x11', ttl_seconds: 900 }, 90, (id) => { lease = id; });
   container = `vmhub-${instance}-${lease}`;
   containerId = (await run('docker', ['inspect', '-f', '{{.Id}}', container])).stdout.trim();
   // The agent's own setup, as the desktop user (vm_exec), and the operator's, as root.
@@ -108,11 +83,8 @@ before(async () => {
 });
 
 after(async () => {
-  if (lease) await s?.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s?.close();
-  gitDaemon?.kill();
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=${instance}) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
+  repo?.stop();
+  await box.end(s, [lease]);
 });
 
 describe('security: files on the Docker desktop keep to the desktop user\'s rights and answer typed errors', () => {
@@ -176,7 +148,7 @@ describe('security: files on the Docker desktop keep to the desktop user\'s righ
   });
 
   it('a clone is unpacked as the user: owned by uid 1000, refused into /root', async (t: TestContext) => {
-    const url = `git://127.0.0.1:${gitPort}/repo.git`;
+    const url = repo!.url;
     const home = await attempt('clone into home', 'vm_clone_repo', { url, dest: 'cloned' });
     if (home.isError && home.structuredContent.code === 'POLICY_DENIED' && !/permission denied/.test(home.structuredContent.message)) {
       t.skip(`the server's clone policy refuses this loopback URL: ${home.structuredContent.message}`);
