@@ -16,12 +16,3 @@ export async function exampleScreenshot(rt: ExampleRuntime, ctx: AdapterContext)
   rt.facts.set('screen', { width: frame.width, height: frame.height });
   return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
 }
-
-/** For core's bounds checks before the lease's first screenshot; the latest screenshot wins. */
-export function exampleScreenSize(rt: ExampleRuntime, ctx: AdapterContext): Promise<{ width: number; height: number }> {
-  return rt.facts.remember('screen', async () => {
-    const { stdout } = await (await rt.guest(ctx)).run(['xdotool', 'getdisplaygeometry']);
-    const [width = 0, height = 0] = stdout.toString('utf8').trim().split(/\s+/).map(Number);
-    return { width, height };
-  }, ctx.signal);
-}

@@ -7,7 +7,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { ConsoleHandle } from '@vmhub/core';
-import type { RfbClient } from '@vmhub/rfb';
+import { connectRfb, type RfbClient } from '@vmhub/rfb';
 import { DOCS, macError, SOURCE } from './errors.ts';
 import { vncAuth, type MacosOptions } from './options.ts';
 
@@ -68,8 +68,6 @@ export class VncLink {
     const leasePassword = o.vnc_password_secret ? await this.#source.secret?.(o.vnc_password_secret) : undefined;
     const auth = leasePassword !== undefined ? { ...vncAuth({ ...o, vnc_password_env: undefined }, consolePassword), password: leasePassword } : vncAuth(o, consolePassword);
     try {
-      // Loaded on first use: a session that only runs exec and files never loads the RFB client.
-      const { connectRfb } = await import('@vmhub/rfb');
       const client = await connectRfb(socket, { ...auth, timeoutMs: o.connect_timeout_ms });
       client.on('error', () => { /* 'close' follows; the next call reconnects */ });
       return client;

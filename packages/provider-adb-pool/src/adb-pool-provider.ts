@@ -4,7 +4,8 @@
  * vmhub process on the host, so nothing per lease lives in memory here.
  */
 import { VmhubError, type ProviderContext, type ProviderMethods } from '@vmhub/core';
-import { deviceChannel, devicePort } from './adb-pool-channel.ts';
+import { deviceChannel } from './adb-pool-channel.ts';
+import { devicePort } from './adb-pool-connect.ts';
 import { claimDevice } from './adb-pool-create.ts';
 import { releaseDevice } from './adb-pool-destroy.ts';
 import { listClaimed } from './adb-pool-list.ts';

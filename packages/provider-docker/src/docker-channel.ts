@@ -7,6 +7,7 @@
  * Errors leave in guest terms (docker-errors.ts): no host path, no engine id.
  */
 import type { Readable } from 'node:stream';
+import { openAdbChannelOver } from '@vmhub/channel-adb';
 import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
@@ -236,9 +237,7 @@ export async function openDockerChannel(docker: DockerClient, machine: MachineRe
 /**
  * The adb channel to the container's adbd (Android stand-in): the adb server on this host dials a
  * loopback forward whose connections tunnel to the container's port like every guest port.
- * Loaded lazily so the x11 path never loads adbkit.
  */
 async function openAdbGuestChannel(docker: DockerClient, machine: MachineRef, port: number, options: DockerProviderOptions): Promise<GuestChannel> {
-  const { openAdbChannelOver } = await import('@vmhub/channel-adb');
   return openAdbChannelOver((p, signal) => connectPort(docker, machine, p, options.desktop_user, signal), port, { maxFileBytes: options.max_file_bytes });
 }

@@ -5,29 +5,16 @@
  * after a restart without a state dir). Nothing is pooled: core opens one channel per lease
  * session and closes it when the session ends, and readiness closes the one it probes with.
  */
+import { openAdbChannel, openAdbChannelOver } from '@vmhub/channel-adb';
 import { VmhubError, type GuestChannel, type MachineRef, type TemplateConfig } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
-import { pickAddress, parseHostPort, type AgentInterface } from './address.ts';
 import { releaseOf } from './cluster.ts';
+import { connectPort } from './proxmox-connect.ts';
 import { SOURCE, toVmhubError } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';
 import { SshChannel } from './ssh-channel.ts';
 import { templateOptions } from './template-options.ts';
-import type { VmAt } from './vm-steps.ts';
-
-/** Ask the agent for the guest's first usable IPv4; undefined while it has none. */
-export async function agentAddress(vm: VmAt, signal?: AbortSignal): Promise<string | undefined> {
-  const r = await vm.client.get<{ result?: AgentInterface[] }>(`/nodes/${vm.node}/qemu/${vm.vmid}/agent/network-get-interfaces`, {}, { signal });
-  return pickAddress(r.result);
-}
-
-/** Where SSH dials: the template's override, else the address the guest agent reports now. */
-export async function resolveAddress(template: TemplateConfig, vm: VmAt, signal?: AbortSignal): Promise<{ host: string; port: number } | undefined> {
-  const t = templateOptions(template);
-  if (t.address_override) return parseHostPort(t.address_override, t.ssh_port);
-  const ip = await agentAddress(vm, signal);
-  return ip ? { host: ip, port: t.ssh_port } : undefined;
-}
+import { resolveAddress } from './vm-address.ts';
 
 export async function openChannel(rt: Runtime, machine: MachineRef, template: TemplateConfig, signal?: AbortSignal): Promise<GuestChannel> {
   const t = templateOptions(template);
@@ -64,16 +51,13 @@ export async function openChannel(rt: Runtime, machine: MachineRef, template: Te
 /**
  * An Android-x86/AOSP VM: the host's adb server dials the guest's adbd. Directly at the VM's
  * address, or through a loopback forward over connect() when the template goes through an SSH
- * jump host. Loaded lazily, so other templates never load adbkit.
+ * jump host.
  */
 async function openAdbGuestChannel(rt: Runtime, machine: MachineRef, template: TemplateConfig, port: number): Promise<GuestChannel> {
   if (!templateOptions(template).ssh_jump) {
-    const { openAdbChannel } = await import('@vmhub/channel-adb');
     const address = await resolveAddress(template, rt.vm(machine));
     if (!address) throw new VmhubError('LEASE_NOT_READY', `[vmhub] [${SOURCE}] VM ${rt.vm(machine).vmid} has no usable IPv4 address yet (guest agent network-get-interfaces)`, { source: SOURCE });
     return openAdbChannel({ address: { host: address.host, port } });
   }
-  const { connectPort } = await import('./proxmox-connect.ts');
-  const { openAdbChannelOver } = await import('@vmhub/channel-adb');
   return openAdbChannelOver((p, signal) => connectPort(rt, machine, p, template, signal), port);
 }

@@ -10,7 +10,7 @@ import { connect as netConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Client as SshClient } from 'ssh2';
 import { VmhubError, type MachineRef, type TemplateConfig } from '@vmhub/core';
-import { resolveAddress } from './proxmox-channel.ts';
+import { resolveAddress } from './vm-address.ts';
 import { SOURCE } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';
 import { templateOptions } from './template-options.ts';

@@ -8,7 +8,8 @@
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
 import { splitTags } from './cluster.ts';
-import { agentAddress, openChannel, resolveAddress } from './proxmox-channel.ts';
+import { openChannel } from './proxmox-channel.ts';
+import { agentAddress, resolveAddress } from './vm-address.ts';
 import { sleep } from './pve-client.ts';
 import { isPveApiError, SOURCE, toVmhubError } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';

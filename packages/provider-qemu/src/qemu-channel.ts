@@ -22,6 +22,7 @@
  */
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { openAdbChannel } from '@vmhub/channel-adb';
 import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import { errnoFromText, fsError, PUT_APPEND_SH, PUT_COMMIT_SH, PUT_CREATE_SH, putTempPath, type FsErrorContext } from '@vmhub/core';
 import { templateOptions } from './options.ts';
@@ -291,12 +292,11 @@ export function createQgaChannel(options: QgaChannelOptions): GuestChannel {
 
 /**
  * The adb channel of an Android VM: the host's adb server dials the 127.0.0.1 port QEMU forwards
- * to the guest's adbd (forward_ports). Loaded lazily, so other templates never load adbkit.
+ * to the guest's adbd (forward_ports).
  */
 async function openAdbGuestChannel(rt: QemuRuntime, machine: MachineRef, port: number): Promise<GuestChannel> {
   const { record } = await requireLive(rt, machine, 'channel');
   const host = record.forwards?.[port];
   if (!host) throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] guest_channel adb needs guest port ${port} in provider_options.forward_ports (${machine.identity} does not forward it)`, { source: SOURCE });
-  const { openAdbChannel } = await import('@vmhub/channel-adb');
   return openAdbChannel({ address: { host: '127.0.0.1', port: host } });
 }
