@@ -6,25 +6,18 @@
 // the provisioner's claim lapses, and the reaper exits when nothing is left.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { debianX11Template } from '@vmhub/provider-docker';
 import { Store } from '@vmhub/store';
 import { until } from '@vmhub/test-kit';
-import { connect, waitReady, type Session } from './harness.ts';
+import { connect, machineBox, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-autoreap-'));
-const instance = `ar${randomBytes(3).toString('hex')}`;
-const db = join(dir, 'vmhub.db');
-const config = join(dir, 'config.json');
+const box = machineBox('autoreap', 'ar');
+const { instance, db } = box;
 const INTERVAL_S = 2;
-const box = { dir, instance, db, fakeDir: '', configFile: config, cleanup: () => undefined };
 const open: Session[] = [];
 
 const exists = (name: string) => run('docker', ['inspect', name]).then(() => true, () => false);
@@ -47,20 +40,18 @@ async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
 }
 
 before(() => {
-  writeFileSync(config, JSON.stringify({
-    instance, db,
+  box.write({
     reaper: { interval_seconds: INTERVAL_S, autostart: true },
     templates: [
       // Its X display never answers: the lease stays `starting` until its (long) ready timeout.
       { id: 'x11-slow', provider: 'docker', adapter: 'x11', os: 'linux', golden: debianX11Template.golden, ready_timeout_seconds: 600, provider_options: { display: ':9' } },
     ],
-  }));
+  });
 });
 after(async () => {
   for (const s of open) await s.close().catch(() => undefined);
   for (const pid of await reapers()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
+  await box.end();
 });
 
 describe('server + reaper: nothing outlives its lease with nobody watching', () => {

@@ -9,23 +9,17 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
-import { connect, waitReady, type Sandbox, type Session } from './harness.ts';
+import { connect, leaseReady, machineBox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-killed-'));
-const instance = `sk${randomBytes(3).toString('hex')}`;
-const db = join(dir, 'vmhub.db');
-const configFile = join(dir, 'config.json');
+const box = machineBox('killed', 'sk');
+const { instance } = box;
 // framebuffer off: nothing here is about the screen, and not every host shares unix sockets
 // through /dev/shm (the shared-framebuffer path has its own tests).
-writeFileSync(configFile, JSON.stringify({ instance, db, reaper: { autostart: false }, providers: { docker: { framebuffer: false } } }));
-const box: Sandbox = { dir, instance, db, fakeDir: '', configFile, cleanup: () => undefined };
+box.write({ providers: { docker: { framebuffer: false } } });
 const FILE = '/home/user/big.bin';
 const OLD = 'the old content of big.bin\n';
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -44,21 +38,13 @@ function gone(pid: number): boolean {
   try { process.kill(pid, 0); return false; } catch { return true; }
 }
 
-after(async () => {
-  if (lease) await s?.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s?.close().catch(() => undefined);
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => box.end(s, [lease]));
 
 describe('a server SIGKILLed mid-work: files stay whole, jobs answer why they are gone', () => {
   it('server 1 leases debian-x11, writes the old file and starts a detached command', async () => {
     s = await connect(box);
-    const created = await s.call('vm_lease_create', { template: 'debian-x11', ttl_seconds: 900 });
-    assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
-    lease = created.structuredContent.lease_id;
+    await leaseReady(s, { template: 'debian-x11', ttl_seconds: 900 }, 120, (id) => { lease = id; });
     container = `vmhub-${instance}-${lease}`;
-    assert.equal((await waitReady(s, lease, 120)).status, 'ready');
     assert.equal((await s.call('vm_put_file', { lease_id: lease, path: FILE, content: OLD })).isError, undefined);
     const started = await s.call('vm_exec', { lease_id: lease, shell: 'sleep 600', detach: true });
     assert.equal(started.isError, undefined, JSON.stringify(started.structuredContent));

@@ -45,6 +45,23 @@ async function use(leaseId: string): Promise<void> {
 
 const counts = async () => (await call('vm_health')).sessions as { open: number; channels: number };
 
+/** `fn` on the store the server uses, opened for it and closed after. */
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = new Store({ path: box.db });
+  try { return await fn(store); } finally { await store.close(); }
+}
+
+/** A lease that is ready and used; its machine as the store has it. */
+async function usedMachine(): Promise<{ id: string; machine: { identity: string; external_id: string } }> {
+  const id = await ready();
+  await use(id);
+  const machine = (await withStore((store) => store.getMachine(id)))!;
+  return { id, machine: { identity: machine.identity, external_id: machine.external_id! } };
+}
+
+/** The fake provider as someone outside vmhub reaches the same machines. */
+const outside = () => fakeProvider.create({ dir: box.fakeDir }, { identityPrefix: `vmhub-${box.instance}-`, log: () => undefined });
+
 before(async () => {
   box = sandbox({ leases: { max_per_owner: 1000, max_total: 1000 } }, [
     { id: 'fake-desktop', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 0 } },
@@ -77,8 +94,7 @@ describe('server: lease sessions end in every terminal state', () => {
     await use(id);
     assert.equal((await counts()).open, 1);
     // Expire it behind the server's back, as time would: the server sees it only by sweeping.
-    const store = new Store({ path: box.db });
-    try { await store.updateLease(id, { expires_at: Date.now() - 1 }); } finally { await store.close(); }
+    await withStore((store) => store.updateLease(id, { expires_at: Date.now() - 1 }));
     await until(async () => (await counts()).open === 0, 'the session to end', 15_000);
     assert.equal(openFakeChannels(), 0);
     assert.equal(fakeSessions().open, 0);
@@ -92,13 +108,12 @@ describe('server: lease sessions end in every terminal state', () => {
     await use(released);
     await use(reaped);
     assert.equal((await counts()).open, 2);
-    const store = new Store({ path: box.db });
-    try {
+    await withStore(async (store) => {
       // Another server's release: the same two transitions it makes.
       await store.transition(released, ['ready'], 'releasing');
       await store.transition(released, ['releasing'], 'released');
       await store.updateLease(reaped, { expires_at: Date.now() - 1 });
-    } finally { await store.close(); }
+    });
     const { stdout } = await promisify(execFile)(process.execPath, [REAPER, '--once', '--json'], { env: { ...process.env, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } });
     assert.ok(stdout.length > 0);
     await until(async () => (await counts()).open === 0, 'both sessions to end', 15_000);
@@ -117,14 +132,9 @@ describe('server: lease sessions end in every terminal state', () => {
   });
 
   it('a machine removed behind vmhub\'s back: the next call answers MACHINE_LOST (not retryable), the lease is failed, its session ends', async () => {
-    const id = await ready();
-    await use(id);
-    const store = new Store({ path: box.db });
-    let machine;
-    try { machine = (await store.getMachine(id))!; } finally { await store.close(); }
+    const { id, machine } = await usedMachine();
     // "docker rm -f": the machine goes, vmhub is not told.
-    const outside = fakeProvider.create({ dir: box.fakeDir }, { identityPrefix: `vmhub-${box.instance}-`, log: () => undefined });
-    assert.equal(await outside.destroy({ identity: machine.identity, external_id: machine.external_id! }), 'destroyed');
+    assert.equal(await outside().destroy(machine), 'destroyed');
     const r = await client.callTool({ name: 'vm_screenshot', arguments: { lease_id: id } }) as { isError?: boolean; structuredContent?: any };
     assert.equal(r.isError, true);
     assert.equal(r.structuredContent.code, 'MACHINE_LOST', JSON.stringify(r.structuredContent));
@@ -134,24 +144,18 @@ describe('server: lease sessions end in every terminal state', () => {
     const status = await call('vm_lease_status', { lease_id: id });
     assert.equal(status.status, 'failed');
     assert.deepEqual(await counts(), { open: 0, channels: 0 });
-    const s2 = new Store({ path: box.db });
-    try { assert.ok((await s2.listEvents({ lease_id: id })).some((e) => e.kind === 'machine.lost')); } finally { await s2.close(); }
+    assert.ok((await withStore((store) => store.listEvents({ lease_id: id }))).some((e) => e.kind === 'machine.lost'));
   });
 
   it('a machine stopped behind vmhub\'s back: vm_lease_status says failed (MACHINE_LOST) and the machine is destroyed', async () => {
-    const id = await ready();
-    await use(id);
-    const store = new Store({ path: box.db });
-    let machine;
-    try { machine = (await store.getMachine(id))!; } finally { await store.close(); }
-    await stopFakeMachine(box.fakeDir, machine.external_id!);
+    const { id, machine } = await usedMachine();
+    await stopFakeMachine(box.fakeDir, machine.external_id);
     const status = await call('vm_lease_status', { lease_id: id });
     assert.equal(status.status, 'failed');
     assert.match(status.error?.message ?? JSON.stringify(status), /stopped outside vmhub/);
     const r = await client.callTool({ name: 'vm_type', arguments: { lease_id: id, text: 'x' } }) as { structuredContent?: any };
     assert.equal(r.structuredContent.code, 'MACHINE_LOST');
-    const outside = fakeProvider.create({ dir: box.fakeDir }, { identityPrefix: `vmhub-${box.instance}-`, log: () => undefined });
-    assert.equal(await outside.state!({ identity: machine.identity, external_id: machine.external_id! }), 'gone', 'the stopped machine was destroyed');
+    assert.equal(await outside().state!(machine), 'gone', 'the stopped machine was destroyed');
     assert.deepEqual(await counts(), { open: 0, channels: 0 });
   });
 
@@ -164,10 +168,7 @@ describe('server: lease sessions end in every terminal state', () => {
       const ids = await Promise.all(Array.from({ length: 20 }, () => ready()));
       await Promise.all(ids.map(use));
       // Half released, half expired behind the server's back and found by the sweep.
-      const store = new Store({ path: box.db });
-      try {
-        await Promise.all(ids.slice(10).map((id) => store.updateLease(id, { expires_at: Date.now() - 1 })));
-      } finally { await store.close(); }
+      await withStore((store) => Promise.all(ids.slice(10).map((id) => store.updateLease(id, { expires_at: Date.now() - 1 }))));
       await Promise.all(ids.slice(0, 10).map((id) => call('vm_lease_release', { lease_id: id })));
       await rt.sessions.sweep();
     }

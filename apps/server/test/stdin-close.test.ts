@@ -8,16 +8,13 @@
 // at stake, the conformance fake provider for the timing cases.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { readFakeLedger } from '@vmhub/conformance/fake';
 import { Store } from '@vmhub/store';
-import { BIN, connect, defaultTemplates, sandbox, type Sandbox } from './harness.ts';
+import { BIN, connect, defaultTemplates, machineBox, sandbox } from './harness.ts';
 
 const run = promisify(execFile);
 const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
@@ -83,18 +80,12 @@ async function withStore<T>(db: string, f: (store: Store) => Promise<T>): Promis
 }
 
 describe('stdin closed with provisioning in flight (real Docker, debian-x11)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vmhub-stdin-'));
-  const instance = `sc${randomBytes(3).toString('hex')}`;
-  const db = join(dir, 'vmhub.db');
-  const configFile = join(dir, 'config.json');
+  const box = machineBox('stdin', 'sc');
+  const { instance, db, configFile } = box;
   // framebuffer off: nothing here is about the screen.
-  writeFileSync(configFile, JSON.stringify({ instance, db, reaper: { autostart: false }, providers: { docker: { framebuffer: false } } }));
-  const box: Sandbox = { dir, instance, db, fakeDir: '', configFile, cleanup: () => undefined };
+  box.write({ providers: { docker: { framebuffer: false } } });
   const containers = async (name: string) => (await run('docker', ['ps', '-a', '--filter', `name=^${name}$`, '--format', '{{.Names}} {{.State}}'])).stdout.trim();
-  after(async () => {
-    await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => box.end());
 
   for (const how of ['once create answered (the Inspector CLI)', 'right after the request (a pipeline)']) it(`vm_lease_create, stdin closed ${how}: the server stays until the lease is ready, then exits; released, no container is left`, { timeout: 240_000 }, async () => {
     const inspector = how.includes('Inspector');
