@@ -3,7 +3,24 @@
  * every adapter, so the same assertion runs on each.
  */
 import assert from 'node:assert/strict';
-import { connect, errorCode, type Sandbox } from './harness.ts';
+import { it } from 'node:test';
+import { connect, errorCode, leaseReady, type Sandbox, type Session } from './harness.ts';
+
+/**
+ * The suites' first two tests: `template` leased through `session()` and ready within `seconds`
+ * (`leased(id)` hears of the lease at once, for the after hook), then assertTextToolsNeedOcr with
+ * `text` — first, before the suite's server opens the lease's screen: QEMU's console monitor serves
+ * one client at a time, and the second server needs it for its screenshot.
+ */
+export function leaseThenOcrOff(box: Sandbox, session: () => Session, template: string, seconds: number, text: string, leased: (id: string) => void): void {
+  let lease = '';
+  it('lease → ready', async () => {
+    await leaseReady(session(), { template, ttl_seconds: 1800 }, seconds, (id) => { lease = id; leased(id); });
+  });
+  it('without an OCR engine (VMHUB_OCR=none) the text tools answer CAPABILITY_UNAVAILABLE with the install hint; screenshots still work', async () => {
+    await assertTextToolsNeedOcr(box, lease, text);
+  });
+}
 
 /**
  * A second server on the same lease with OCR turned off (VMHUB_OCR=none): every text tool answers

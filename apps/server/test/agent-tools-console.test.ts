@@ -5,25 +5,18 @@
 // echo there, and the guest dumps its usb-tablet's evdev events there (`od … /dev/tablet`), so
 // the pointer position is the ABS_X/ABS_Y the guest kernel received (0..32767 over the screen).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
 import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
-import { connect, errorCode, waitReady, type Session } from './harness.ts';
-import { assertTextToolsNeedOcr } from './agent-tools-checks.ts';
+import { connect, errorCode, machineBox, type Session } from './harness.ts';
+import { leaseThenOcrOff } from './agent-tools-checks.ts';
 
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-at-console-'));
-const instance = `ac${randomBytes(3).toString('hex')}`;
-const stateDir = join(dir, 'state');
-const config = join(dir, 'config.json');
-const box = { dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} };
+const box = machineBox('at-console', 'ac');
+const stateDir = join(box.dir, 'state');
 let s: Session;
 let lease = '';
 let screen = { width: 0, height: 0 };
@@ -108,30 +101,13 @@ async function shell(command: string, marker?: string): Promise<void> {
 }
 
 before(async () => {
-  writeFileSync(config, JSON.stringify({ instance, db: box.db, reaper: { autostart: false }, providers: { qemu: { state_dir: stateDir } } }));
+  box.write({ providers: { qemu: { state_dir: stateDir } } });
   s = await connect(box);
 });
-after(async () => {
-  if (lease) await s.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s?.close();
-  await run('pkill', ['-f', `vmhub-${instance}-`]).catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => box.end(s, [lease]));
 
 describe('agent tools on the QEMU VGA console (tiny-console)', { timeout: 900_000 }, () => {
-  it('lease → ready', async () => {
-    const created = await s.call('vm_lease_create', { template: 'tiny-console', ttl_seconds: 1800 });
-    assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
-    lease = created.structuredContent.lease_id;
-    const ready = await waitReady(s, lease, 240);
-    assert.equal(ready.status, 'ready', JSON.stringify(ready));
-  });
-
-  // First, before this server opens the lease's console: QEMU's console monitor serves one
-  // client at a time, and the second server needs it for its screenshot.
-  it('without an OCR engine (VMHUB_OCR=none) the text tools answer CAPABILITY_UNAVAILABLE with the install hint; screenshots still work', async () => {
-    await assertTextToolsNeedOcr(box, lease, 'tiny');
-  });
+  leaseThenOcrOff(box, () => s, 'tiny-console', 240, 'tiny', (id) => { lease = id; });
 
   it('setup: the guest dumps its tablet events to the serial port; a clean screen', async () => {
     const shot = await fullShot();

@@ -4,25 +4,16 @@
 // commands by the files they write. The terminal uses DejaVu Sans Mono: the tests are about the
 // tools' wiring and coordinates, not about OCR on xterm's 6×13 bitmap font.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
 import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
-import { connect, errorCode, waitReady, type Session } from './harness.ts';
-import { assertTextToolsNeedOcr } from './agent-tools-checks.ts';
+import { connect, errorCode, machineBox, type Session } from './harness.ts';
+import { leaseThenOcrOff } from './agent-tools-checks.ts';
 
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-at-x11-'));
-const instance = `ax${randomBytes(3).toString('hex')}`;
-const config = join(dir, 'config.json');
-const box = { dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} };
+const box = machineBox('at-x11', 'ax');
 let s: Session;
 let lease = '';
 let term: { id: string; x: number; y: number; width: number; height: number };
@@ -86,28 +77,13 @@ async function fullShot(): Promise<any> {
 }
 
 before(async () => {
-  writeFileSync(config, JSON.stringify({ instance, db: box.db, reaper: { autostart: false } }));
+  box.write();
   s = await connect(box);
 });
-after(async () => {
-  if (lease) await s.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s?.close();
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => box.end(s, [lease]));
 
 describe('agent tools on a real x11 desktop (docker + debian-x11)', { timeout: 600_000 }, () => {
-  it('lease → ready', async () => {
-    const created = await s.call('vm_lease_create', { template: 'debian-x11', ttl_seconds: 1800 });
-    assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
-    lease = created.structuredContent.lease_id;
-    const ready = await waitReady(s, lease, 120);
-    assert.equal(ready.status, 'ready', JSON.stringify(ready));
-  });
-
-  it('without an OCR engine (VMHUB_OCR=none) the text tools answer CAPABILITY_UNAVAILABLE with the install hint; screenshots still work', async () => {
-    await assertTextToolsNeedOcr(box, lease, 'anything');
-  });
+  leaseThenOcrOff(box, () => s, 'debian-x11', 120, 'anything', (id) => { lease = id; });
 
   it('setup: a terminal with a readable font', async () => {
     const r = await ok('vm_launch', { app: 'xterm', args: ['-T', 'vmhub-agent-tools', '-geometry', '70x16+60+60', '-fa', 'DejaVu Sans Mono', '-fs', '12'], wait_seconds: 10 });

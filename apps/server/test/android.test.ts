@@ -7,22 +7,21 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
-import { BIN, connect, errorCode, waitReady, type Session } from './harness.ts';
+import { BIN, connect, errorCode, leaseReady, machineBox, type Session } from './harness.ts';
+import { assertStandinListedOnlyWithEnv } from './standin-checks.ts';
 
 const run = promisify(execFile);
 const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-android-'));
-const instance = `and${randomBytes(3).toString('hex')}`;
-const config = join(dir, 'config.json');
-const box = { dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} };
+const box = machineBox('android', 'and');
+const { instance } = box;
 const STATE = '/data/data/com.vmhub.standin/files/state.json';
 // The stand-in app's layout at 1080x2400 (standin/app.py): text field and button, screen pixels.
 const FIELD = { x: 540, y: 470 };
@@ -40,41 +39,21 @@ async function appState(): Promise<any> {
 const imageHash = (r: any) => createHash('sha256').update(r.content.find((c: any) => c.type === 'image').data).digest('hex');
 
 before(async () => {
-  writeFileSync(config, JSON.stringify({ instance, db: box.db, reaper: { autostart: false } }));
+  box.write();
   // The golden is content-addressed: built once (minutes, .debs cached), then reused.
-  await run(process.execPath, [BIN, 'golden', 'build', 'android-standin'], { env: { ...process.env, VMHUB_CONFIG: config }, maxBuffer: 64 * 1024 * 1024 });
+  await run(process.execPath, [BIN, 'golden', 'build', 'android-standin'], { env: { ...process.env, VMHUB_CONFIG: box.configFile }, maxBuffer: 64 * 1024 * 1024 });
   s = await connect(box, { VMHUB_STANDIN_TEMPLATES: '1' });
 });
 
-after(async () => {
-  if (lease) await s.call('vm_lease_release', { lease_id: lease }).catch(() => undefined);
-  await s?.close();
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => box.end(s, [lease]));
 
 describe('android: an agent drives the Android stand-in over real adb', { timeout: 300_000 }, () => {
   it('the stand-in template is listed only with VMHUB_STANDIN_TEMPLATES=1', async () => {
-    const plain = await connect(box, {}, 'no-standins');
-    try {
-      const ids = (await plain.call('vm_list_templates')).structuredContent.templates.map((t: any) => t.id);
-      assert.ok(!ids.includes('android-standin'), `listed without the env var: ${ids.join(', ')}`);
-    } finally {
-      await plain.close();
-    }
-    const t = (await s.call('vm_list_templates')).structuredContent.templates.find((x: any) => x.id === 'android-standin');
-    assert.ok(t, 'listed with VMHUB_STANDIN_TEMPLATES=1');
-    assert.equal(t.availability, 'available', t.reason);
-    assert.equal(t.os, 'android');
-    assert.match(t.description, /stand-in/i);
+    await assertStandinListedOnlyWithEnv(box, s, 'android-standin', 'android');
   });
 
   it('lease → ready → a 1080x2400 screenshot', async () => {
-    const created = await s.call('vm_lease_create', { template: 'android-standin', ttl_seconds: 600 });
-    assert.equal(created.isError, undefined, JSON.stringify(created.structuredContent));
-    lease = created.structuredContent.lease_id;
-    const ready = await waitReady(s, lease, 120);
-    assert.equal(ready.status, 'ready', JSON.stringify(ready));
+    await leaseReady(s, { template: 'android-standin', ttl_seconds: 600 }, 120, (id) => { lease = id; });
     const shot = await s.call('vm_screenshot', { lease_id: lease });
     assert.equal(shot.isError, undefined, JSON.stringify(shot.structuredContent));
     assert.deepEqual(shot.structuredContent.screen, { width: 1080, height: 2400 });

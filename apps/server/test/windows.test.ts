@@ -6,16 +6,14 @@
 // state inside the container (its `ctl state`), faults are switched there too (`ctl faults`), and
 // teardown is checked on the engine. Stand-in templates are listed only with VMHUB_STANDIN_TEMPLATES=1.
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { DOCKER_TEMPLATES } from '@vmhub/provider-docker';
-import { BIN, connect, errorCode, waitReady, type Session } from './harness.ts';
+import { serveGitRepo, type ServedRepo } from './git-repo.ts';
+import { BIN, connect, errorCode, leaseReady, machineBox, type Session } from './harness.ts';
+import { assertStandinListedOnlyWithEnv } from './standin-checks.ts';
 
 const run = promisify(execFile);
 const docker = (...args: string[]) => run('docker', args, { maxBuffer: 64 * 1024 * 1024 }).then((r) => r.stdout.trim());
@@ -24,33 +22,12 @@ const docker = (...args: string[]) => run('docker', args, { maxBuffer: 64 * 1024
 // instead starts its server with this fixed key and the adapter takes it from the vmhub host's
 // CURSORTOUCH_AUTH_KEY — both paths a deployment may use.
 const KEY = 'vmhub-standin-test-key';
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-windows-'));
-const instance = `win${randomBytes(3).toString('hex')}`;
-const config = join(dir, 'config.json');
-const box = { dir, instance, db: join(dir, 'vmhub.db'), fakeDir: '', configFile: config, cleanup: () => {} };
+const box = machineBox('windows', 'win');
+const { instance } = box;
 
 let s: Session;
 const leases: string[] = [];
-let gitDaemon: ChildProcess | undefined;
-let gitUrl = '';
-
-/** A bare repo served by git daemon on the host's loopback, for vm_clone_repo. */
-async function serveRepo(): Promise<void> {
-  const work = join(dir, 'git', 'src');
-  mkdirSync(work, { recursive: true });
-  const git = (...argv: string[]) => run('git', ['-C', work, ...argv], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-  await run('git', ['init', '-q', '-b', 'main', work]);
-  writeFileSync(join(work, 'README.md'), 'cloned onto Windows\n');
-  mkdirSync(join(work, 'docs'));
-  writeFileSync(join(work, 'docs', 'a.txt'), 'nested\n');
-  await git('add', '.');
-  await git('commit', '-qm', 'first');
-  await run('git', ['clone', '-q', '--bare', work, join(dir, 'git', 'repo.git')]);
-  const port = await new Promise<number>((resolve) => { const srv = createServer().listen(0, '127.0.0.1', () => { const p = (srv.address() as { port: number }).port; srv.close(() => resolve(p)); }); });
-  gitDaemon = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${join(dir, 'git')}`, '--listen=127.0.0.1', `--port=${port}`, join(dir, 'git')], { stdio: 'ignore' });
-  gitUrl = `git://127.0.0.1:${port}/repo.git`;
-  await new Promise((r) => setTimeout(r, 300));
-}
+let repo: ServedRepo | undefined;
 
 const base = DOCKER_TEMPLATES.find((t) => t.id === 'windows-standin');
 // 0.5.8 is chosen per template by the container env the golden's session reads; this one has a
@@ -77,48 +54,28 @@ const imageHash = (r: any) => createHash('sha256').update(r.content.find((c: any
 const ok = (r: any) => assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
 
 async function lease(template: string): Promise<string> {
-  const created = await s.call('vm_lease_create', { template, ttl_seconds: 600 });
-  ok(created);
-  const id = created.structuredContent.lease_id;
-  leases.push(id);
-  const ready = await waitReady(s, id, 90);
-  assert.equal(ready.status, 'ready', JSON.stringify(ready));
-  return id;
+  return (await leaseReady(s, { template, ttl_seconds: 600 }, 90, (id) => leases.push(id))).lease_id;
 }
 
 before(async () => {
   assert.ok(base, 'provider-docker offers windows-standin');
-  await serveRepo();
-  writeFileSync(config, JSON.stringify({ instance, db: box.db, reaper: { autostart: false }, templates: [old], clone: { allowed_schemes: ['git'], allow_private_hosts: true } }));
+  repo = await serveGitRepo(box.dir, { 'README.md': 'cloned onto Windows\n', 'docs/a.txt': 'nested\n' });
+  box.write({ templates: [old], clone: { allowed_schemes: ['git'], allow_private_hosts: true } });
   // Content-addressed: built once (a few minutes, .debs cached), then reused.
-  await run(process.execPath, [BIN, 'golden', 'build', 'windows-standin'], { env: { ...process.env, VMHUB_CONFIG: config }, maxBuffer: 64 * 1024 * 1024 });
+  await run(process.execPath, [BIN, 'golden', 'build', 'windows-standin'], { env: { ...process.env, VMHUB_CONFIG: box.configFile }, maxBuffer: 64 * 1024 * 1024 });
   s = await connect(box, { VMHUB_STANDIN_TEMPLATES: '1', CURSORTOUCH_AUTH_KEY: KEY });
 });
 
 after(async () => {
-  for (const id of leases) await s?.call('vm_lease_release', { lease_id: id }).catch(() => undefined);
-  await s?.close();
-  gitDaemon?.kill();
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  rmSync(dir, { recursive: true, force: true });
+  repo?.stop();
+  await box.end(s, leases);
 });
 
 describe('windows: an agent drives the Windows-MCP stand-in through the adapter', { timeout: 240_000 }, () => {
   let id = '';
 
   it('the stand-in template is listed only with VMHUB_STANDIN_TEMPLATES=1', async () => {
-    const plain = await connect(box, { CURSORTOUCH_AUTH_KEY: KEY }, 'no-standins');
-    try {
-      const ids = (await plain.call('vm_list_templates')).structuredContent.templates.map((t: any) => t.id);
-      assert.ok(!ids.includes('windows-standin'), `listed without the env var: ${ids.join(', ')}`);
-    } finally {
-      await plain.close();
-    }
-    const t = (await s.call('vm_list_templates')).structuredContent.templates.find((x: any) => x.id === 'windows-standin');
-    assert.ok(t, 'listed with VMHUB_STANDIN_TEMPLATES=1');
-    assert.equal(t.availability, 'available', t.reason);
-    assert.equal(t.os, 'windows');
-    assert.match(t.description, /stand-in/i);
+    await assertStandinListedOnlyWithEnv(box, s, 'windows-standin', 'windows', { CURSORTOUCH_AUTH_KEY: KEY });
   });
 
   it('0.8.2: lease → ready → a screenshot of the 2560x1440 virtual desktop (downscaled by Windows-MCP, mapped back)', async () => {
@@ -216,7 +173,7 @@ describe('windows: an agent drives the Windows-MCP stand-in through the adapter'
   });
 
   it('clone_repo: the host clones, the guest unpacks the tarball (tar.exe) into the destination', async () => {
-    const r = await s.call('vm_clone_repo', { lease_id: id, url: gitUrl, dest: '/C:/Users/vmhub/src/repo' });
+    const r = await s.call('vm_clone_repo', { lease_id: id, url: repo!.url, dest: '/C:/Users/vmhub/src/repo' });
     ok(r);
     const files = (await state(id)).files;
     assert.equal(Buffer.from(files['C:\\Users\\vmhub\\src\\repo\\README.md'] ?? '', 'base64').toString(), 'cloned onto Windows\n', Object.keys(files).join(', '));
