@@ -181,14 +181,18 @@ export interface OpenSession extends Omit<AdapterSession, 'dispose'> {
   readonly disposed: boolean;
 }
 
-/** An adapter instance (from `plugin.create(options)`): what it declares, and `open()`. */
-export interface Adapter {
+/** What an adapter declares: the same on its plugin (AdapterPlugin) and on every instance of it. */
+export interface AdapterDeclaration {
   readonly kind: 'adapter';
   readonly id: string;
   readonly version: string;
   readonly contractVersion: number;
   readonly capabilities: readonly Capability[];
   readonly verbs: readonly { verb: string; description: string }[];
+}
+
+/** An adapter instance (from `plugin.create(options)`): what it declares, and `open()`. */
+export interface Adapter extends AdapterDeclaration {
   /** Open this lease's session. No I/O is required here; connections open lazily. */
   open(lease: LeaseContext): Promise<OpenSession>;
 }

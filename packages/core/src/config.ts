@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { readConfigFile } from './config-file.ts';
+import { editDistance } from './edit-distance.ts';
 import { VmhubError } from './errors.ts';
 import { isPluginPath, resolvePluginPath } from './plugin-path.ts';
 import { TemplateConfigSchema } from './template.ts';
@@ -297,14 +298,4 @@ function nearest(word: string, candidates: string[]): string | undefined {
     if (!best || d < best.d) best = { c, d };
   }
   return best && best.d <= Math.max(2, Math.floor(word.length / 3)) ? best.c : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
 }

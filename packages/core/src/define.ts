@@ -7,7 +7,7 @@
  * Factories they return do no I/O: connections open lazily, per lease.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { Adapter, AdapterContext, AdapterSession, LeaseContext, OpenSession, VerbSpec } from './adapter.ts';
+import type { Adapter, AdapterContext, AdapterDeclaration, AdapterSession, LeaseContext, OpenSession, VerbSpec } from './adapter.ts';
 import { CAPABILITIES, CAPABILITY_METHOD, isCapability, type Capability } from './capabilities.ts';
 import { asVmhubError, VmhubError } from './errors.ts';
 import type { GoldenImages, Provider, ProviderContext, ProviderMethods } from './provider.ts';
@@ -44,13 +44,7 @@ export interface AdapterSpec<O, S extends AdapterSession = AdapterSession> {
   create(options: O): AdapterFactory<S>;
 }
 
-export interface AdapterPlugin<O = unknown> {
-  readonly kind: 'adapter';
-  readonly id: string;
-  readonly version: string;
-  readonly contractVersion: number;
-  readonly capabilities: readonly Capability[];
-  readonly verbs: readonly { verb: string; description: string }[];
+export interface AdapterPlugin<O = unknown> extends AdapterDeclaration {
   create(options?: Partial<O>): Adapter;
 }
 

@@ -1,3 +1,4 @@
+import { editDistance } from '../edit-distance.ts';
 import { unionBox, wordsByLine, type Box } from './lines.ts';
 import type { OcrWord, TextMatch } from './types.ts';
 
@@ -80,7 +81,7 @@ function fuzzyMatches(line: readonly OcrWord[], text: LineText, q: string, lineN
         if (text.low.slice(start, end) !== q) out.push(candidate(2, lineNo, line, text, start, end, JOINED_SPACING * INSIDE_WORD));
       }
       if (compact.length > compactQuery.length * 1.25 + 2) break;
-      const similarity = 1 - levenshtein(compactQuery, compact) / Math.max(compactQuery.length, compact.length);
+      const similarity = 1 - editDistance(compactQuery, compact) / Math.max(compactQuery.length, compact.length);
       if (similarity < MIN_SIMILARITY) continue;
       const start = text.starts[i]!;
       const end = text.starts[k]! + line[k]!.text.length;
@@ -99,7 +100,7 @@ function slipInsideWord(line: readonly OcrWord[], i: number, text: LineText, q: 
   let best = { similarity: 0, at: 0, length: 0 };
   for (let length = q.length - 1; length <= q.length + 1; length++) {
     for (let at = 0; at + length <= word.length; at++) {
-      const similarity = 1 - levenshtein(q, word.slice(at, at + length)) / Math.max(q.length, length);
+      const similarity = 1 - editDistance(q, word.slice(at, at + length)) / Math.max(q.length, length);
       if (similarity > best.similarity) best = { similarity, at, length };
     }
   }
@@ -139,16 +140,4 @@ function lower(s: string): string {
 
 function isBoundary(c: string | undefined): boolean {
   return c === undefined || !/[\p{L}\p{N}]/u.test(c);
-}
-
-function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }

@@ -4,6 +4,7 @@
  * install hint), reads screen pixels, and its boxes are moved to screen pixels (then, for the
  * agent, into the image space of the lease's latest screenshot).
  */
+import { editDistance } from '../edit-distance.ts';
 import { VmhubError } from '../errors.ts';
 import { textElements } from '../ocr/elements.ts';
 import { findMatches } from '../ocr/match.ts';
@@ -87,7 +88,7 @@ export function nearestTexts(words: readonly OcrWord[], query: string, count = 5
 /** 1 − edit distance / longer length, against the best-aligned part of a longer text. */
 function similarity(q: string, text: string): number {
   if (text.includes(q)) return 1;
-  const d = levenshtein(q, text.length > q.length * 2 ? bestWindow(q, text) : text);
+  const d = editDistance(q, text.length > q.length * 2 ? bestWindow(q, text) : text);
   return 1 - d / Math.max(q.length, 1);
 }
 
@@ -95,18 +96,8 @@ function bestWindow(q: string, text: string): string {
   let best = text.slice(0, q.length), bestD = Infinity;
   for (let i = 0; i + q.length <= text.length; i++) {
     const w = text.slice(i, i + q.length);
-    const d = levenshtein(q, w);
+    const d = editDistance(q, w);
     if (d < bestD) { bestD = d; best = w; }
   }
   return best;
-}
-
-function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
