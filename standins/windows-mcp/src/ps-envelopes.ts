@@ -86,3 +86,26 @@ export async function runScript(d: Desktop, script: string, signal?: AbortSignal
 }
 
 export { FsError };
+
+/**
+ * What Windows-MCP's shell tools (Powershell-Tool, Shell, PowerShell) answer: `command` run until
+ * the call ends (its abort is rethrown) or `timeoutMs` passes ("Command execution timed out"),
+ * its output through `text`, a failure worded by `failed` as the version words it.
+ */
+export async function shellReply(d: Desktop, command: string, signal: AbortSignal, timeoutMs: number, failed: (e: unknown) => string, text = (s: string) => s): Promise<string> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => ac.abort(new Error('timeout')), timeoutMs);
+  try {
+    const r = await runScript(d, command, ac.signal);
+    return `Response: ${text(r.out || r.err)}\nStatus Code: ${r.code}`;
+  } catch (e) {
+    if (signal.aborted) throw e;
+    if (ac.signal.aborted) return 'Response: Command execution timed out\nStatus Code: 1';
+    return `${failed(e)}\nStatus Code: 1`;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}

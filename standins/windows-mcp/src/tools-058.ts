@@ -1,7 +1,7 @@
 // Windows-MCP 0.5.8's tools (src/windows_mcp/__main__.py at f2d8aa7, tag v0.5.8): the "-Tool"
 // names, no labels, no auth, no FileSystem/Clipboard; State-Tool prints no screenshot size.
 import { activeWindowText, dedent, interactiveTable058, windowsText } from './format.ts';
-import { runScript } from './ps-envelopes.ts';
+import { shellReply } from './ps-envelopes.ts';
 import { QUARANTINE_MESSAGE, ToolError, asLoc, capture, point, quarantined, sleep, type ToolFn } from './tool-kit.ts';
 import { TOOLS_082 } from './tools-082.ts';
 
@@ -12,21 +12,7 @@ export const TOOLS_058: Record<string, ToolFn> = {
 
   async 'Powershell-Tool'(a, { d, signal }) {
     // desktop.execute_command: subprocess.run(..., errors='ignore', timeout=25) — text mode, so \r\n → \n
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => ac.abort(new Error('timeout')), 25_000);
-    try {
-      const r = await runScript(d, String(a.command), ac.signal);
-      return `Response: ${(r.out || r.err).replace(/\r\n/g, '\n')}\nStatus Code: ${r.code}`;
-    } catch (e) {
-      if (signal.aborted) throw e;
-      if (ac.signal.aborted) return 'Response: Command execution timed out\nStatus Code: 1';
-      return 'Response: Command execution failed\nStatus Code: 1';
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
+    return shellReply(d, String(a.command), signal, 25_000, () => 'Response: Command execution failed', (s) => s.replace(/\r\n/g, '\n'));
   },
 
   async 'State-Tool'(a, ctx) {

@@ -2,7 +2,7 @@
 // names already, but `Shell` (not PowerShell), no labels, no Clipboard/FileSystem/Screenshot, and a
 // Snapshot that prints elements as pipe rows and no screenshot size.
 import { activeWindowText, dedent, tabulate, windowsText } from './format.ts';
-import { runScript } from './ps-envelopes.ts';
+import { shellReply } from './ps-envelopes.ts';
 import { QUARANTINE_MESSAGE, ToolError, capture, quarantined, type ToolFn } from './tool-kit.ts';
 import { TOOLS_082 } from './tools-082.ts';
 
@@ -11,21 +11,7 @@ export const TOOLS_062: Record<string, ToolFn> = {
 
   async Shell(a, { d, signal }) {
     // desktop.execute_command(command, timeout): bytes decoded, so \r\n stays
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => ac.abort(new Error('timeout')), Number(a.timeout ?? 10) * 1000);
-    try {
-      const r = await runScript(d, String(a.command), ac.signal);
-      return `Response: ${r.out || r.err}\nStatus Code: ${r.code}`;
-    } catch (e) {
-      if (signal.aborted) throw e;
-      if (ac.signal.aborted) return 'Response: Command execution timed out\nStatus Code: 1';
-      return `Response: Command execution failed: Error: ${e instanceof Error ? e.message : e}\nStatus Code: 1`;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
+    return shellReply(d, String(a.command), signal, Number(a.timeout ?? 10) * 1000, (e) => `Response: Command execution failed: Error: ${e instanceof Error ? e.message : e}`);
   },
 
   async Snapshot(a, ctx) {

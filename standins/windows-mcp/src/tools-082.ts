@@ -2,7 +2,7 @@
 // Strings returned are the real ones where the source is read (cited per tool); where a tool
 // reaches something the stand-in does not have (web, toasts, registry hives) it says so.
 import { dedent, tabulate, activeWindowText, semanticTree, windowsText } from './format.ts';
-import { runScript } from './ps-envelopes.ts';
+import { shellReply } from './ps-envelopes.ts';
 import {
   QUARANTINE_MESSAGE, SNAPSHOT_FIRST, ToolError, asBool, asLoc, capture, point, pyTitle,
   quarantined, resolveLabel, sleep, type ToolCtx, type ToolFn,
@@ -78,22 +78,7 @@ export const TOOLS_082: Record<string, ToolFn> = {
   },
 
   async PowerShell(a, { d, signal }) {
-    const timeout = Number(a.timeout ?? 30);
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => ac.abort(new Error('PowerShell timeout')), timeout * 1000);
-    try {
-      const r = await runScript(d, String(a.command), ac.signal);
-      return `Response: ${r.out || r.err}\nStatus Code: ${r.code}`;
-    } catch (e) {
-      if (signal.aborted) throw e;
-      if (ac.signal.aborted) return 'Response: Command execution timed out\nStatus Code: 1';
-      return `Error executing command: ${e instanceof Error ? e.message : e}\nStatus Code: 1`;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
+    return shellReply(d, String(a.command), signal, Number(a.timeout ?? 30) * 1000, (e) => `Error executing command: ${e instanceof Error ? e.message : e}`);
   },
 
   async FileSystem(a, { d }) {
