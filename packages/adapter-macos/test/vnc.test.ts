@@ -23,7 +23,18 @@ const pointer = (d: Desktop) => {
 };
 const activeTitle = (d: Desktop) => d.x(['xdotool', 'getactivewindow', 'getwindowname']).trim();
 
-async function driveDesktop(d: Desktop, session: OpenSession, lease: TestLease): Promise<void> {
+/** Open a session on `lease`, drive the desktop through it, and end the session and the lease. */
+async function driveDesktop(d: Desktop, lease: TestLease): Promise<void> {
+  const session = await macos.create({}).open(lease);
+  try {
+    await drive(d, session, lease);
+  } finally {
+    await session.dispose();
+    await lease.close();
+  }
+}
+
+async function drive(d: Desktop, session: OpenSession, lease: TestLease): Promise<void> {
   const ctx = () => callContext(lease);
   const size = await session.screenSize!(ctx());
   assert.deepEqual(size, { width: 1024, height: 768 });
@@ -60,13 +71,7 @@ describe('macos: VNC against x11vnc over a live X desktop', () => {
 
   it('no auth: screenshot, typed text (Shift, Unicode) in the file, keys, clicks land, drag, scroll', async () => {
     const lease = leaseContext({ 5900: desk.vncPort }, {});
-    const session = await macos.create({}).open(lease);
-    try {
-      await driveDesktop(desk, session, lease);
-    } finally {
-      await session.dispose();
-      await lease.close();
-    }
+    await driveDesktop(desk, lease);
   });
 
   it('the console path: openVnc() of the provider console, with its password', async () => {
@@ -122,13 +127,7 @@ describe('macos: VNC through the ARD stand-in (RFB 003.889, security type 30)', 
   it('ARD credentials from the template: the whole screen-and-input drive works through it', async () => {
     process.env.VMHUB_TEST_ARD_PW = ARD_PASSWORD;
     const lease = leaseContext({ 5900: ard.port }, { vnc_username: ARD_USER, vnc_password_env: 'VMHUB_TEST_ARD_PW' });
-    const session = await macos.create({}).open(lease);
-    try {
-      await driveDesktop(desk, session, lease);
-    } finally {
-      await session.dispose();
-      await lease.close();
-    }
+    await driveDesktop(desk, lease);
   });
 
   it('the handshake really is Apple\'s: protocol 3.889, security ARD', async () => {
