@@ -5,26 +5,20 @@
 // lease in a non-terminal state without a live owner.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, it } from 'node:test';
 import { Store } from '@vmhub/store';
-import { connect, waitReady, type Session } from './harness.ts';
+import { connect, machineBox, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dir = mkdtempSync(join(tmpdir(), 'vmhub-killlife-'));
-const instance = `kl${randomBytes(3).toString('hex')}`;
-const db = join(dir, 'vmhub.db');
-const config = join(dir, 'config.json');
+const box = machineBox('killlife', 'kl');
+const { instance, db } = box;
 const INTERVAL_S = 2;
 /** A release whose server died is taken over once its 60 s claim lapsed this long ago. */
 const STUCK_GRACE_S = 5;
-writeFileSync(config, JSON.stringify({ instance, db, leases: { max_per_owner: 100 }, reaper: { interval_seconds: INTERVAL_S, autostart: true, stuck_grace_seconds: STUCK_GRACE_S }, providers: { qemu: { state_dir: join(dir, 'qemu') } } }));
-const box = { dir, instance, db, fakeDir: '', configFile: config, cleanup: () => undefined };
+box.write({ leases: { max_per_owner: 100 }, reaper: { interval_seconds: INTERVAL_S, autostart: true, stuck_grace_seconds: STUCK_GRACE_S }, providers: { qemu: { state_dir: join(box.dir, 'qemu') } } });
 
 type Stage = 'created' | 'provisioning' | 'ready' | 'renewed' | 'releasing';
 const STAGES: Stage[] = ['created', 'provisioning', 'ready', 'renewed', 'releasing'];
@@ -59,10 +53,8 @@ async function lifecycle(template: string, stage: Stage): Promise<string> {
 }
 
 after(async () => {
-  await run('sh', ['-c', `docker rm -f $(docker ps -aq --filter name=vmhub-${instance}-) 2>/dev/null || true`]);
-  await run('pkill', ['-KILL', '-f', `vmhub-${instance}-`]).catch(() => undefined);
   await run('pkill', ['-f', `--while-needed --db ${db}`]).catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+  await box.end();
 });
 
 it('30 lifecycles with the server SIGKILLed at every stage leave no machine and no orphaned lease', { timeout: 600_000 }, async (t) => {
