@@ -2,25 +2,19 @@
 // principal sees only its own leases — whatever owner labels either of them wrote — newest first,
 // filtered by owner label and status, capped at 100 with `truncated`.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { compile, describeErrors, TOOLS } from '@vmhub/core';
-import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
+import { startHttp } from './harness.ts';
+import { clientReady as ready, httpSuite } from './http-harness.ts';
 
 const TOKENS = { ci: 'tok-list-ci-51b7e0', ops: 'tok-list-ops-93d1aa', bulk: 'tok-list-bulk-0c62f4' };
 type Result = { isError?: boolean; structuredContent?: any };
-let box: Sandbox;
-let server: HttpServer;
-let url = '';
-const clients: Client[] = [];
-
-async function client(token: string): Promise<Client> {
-  const c = new Client({ name: 'list', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  clients.push(c);
-  return c;
-}
+const suite = httpSuite((box) => startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops, VMHUB_TOKEN_BULK: TOKENS.bulk }), {
+  leases: { max_per_owner: 150, max_total: 500 },
+  http: { tokens: [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }, { principal: 'ops', token_env: 'VMHUB_TOKEN_OPS' }, { principal: 'bulk', token_env: 'VMHUB_TOKEN_BULK' }] },
+});
+const client = (token: string) => suite.client(token, 'list');
 const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args }) as Promise<Result>;
 const checkList = compile(TOOLS.vm_lease_list.output);
 
@@ -36,28 +30,6 @@ async function create(c: Client, owner: string, template = 'fake-desktop'): Prom
   assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
   return r.structuredContent.lease_id;
 }
-
-async function ready(c: Client, id: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    const r = await call(c, 'vm_lease_status', { lease_id: id, wait_seconds: 5 });
-    if (r.structuredContent?.status === 'ready') return;
-  }
-  throw new Error(`lease ${id} never became ready`);
-}
-
-before(async () => {
-  box = sandbox({
-    leases: { max_per_owner: 150, max_total: 500 },
-    http: { tokens: [{ principal: 'ci-agent', token_env: 'VMHUB_TOKEN_CI' }, { principal: 'ops', token_env: 'VMHUB_TOKEN_OPS' }, { principal: 'bulk', token_env: 'VMHUB_TOKEN_BULK' }] },
-  });
-  server = await startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_TOKEN_CI: TOKENS.ci, VMHUB_TOKEN_OPS: TOKENS.ops, VMHUB_TOKEN_BULK: TOKENS.bulk });
-  url = server.url;
-});
-after(async () => {
-  await Promise.allSettled(clients.map((c) => c.close()));
-  await server?.stop();
-  box.cleanup();
-});
 
 describe('server: vm_lease_list', () => {
   let ci: Client;

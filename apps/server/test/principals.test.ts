@@ -6,42 +6,30 @@
 // warm pool's machine is bound by nobody until a create claims it.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { before, describe, it } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TOOLS, TOOL_NAMES } from '@vmhub/core';
 import { POOL_PRINCIPAL, Store } from '@vmhub/store';
-import { defaultTemplates, sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
+import { defaultTemplates, startHttp } from './harness.ts';
+import { clientReady as ready, httpSuite } from './http-harness.ts';
 
 const TOKENS = { alice: 'tok-alice-6f1e9b0c2d', bob: 'tok-bob-83a7d4e51f' };
 type Result = { isError?: boolean; structuredContent?: any; content?: any[] };
-let box: Sandbox;
-let server: HttpServer;
-let base = '';
-const clients: Client[] = [];
-
-async function client(token: string): Promise<Client> {
-  const c = new Client({ name: 'principals', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  clients.push(c);
-  return c;
-}
+const suite = httpSuite((box) => startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_AUDIT_FILE: `${box.dir}/audit.jsonl`, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob, VMHUB_TOOLSETS: 'all' }), {
+  leases: { max_per_owner: 20, max_total: 50 },
+  http: { tokens: [{ principal: 'alice', token_env: 'VMHUB_TOKEN_ALICE' }, { principal: 'bob', token_env: 'VMHUB_TOKEN_BOB' }] },
+  pools: { 'fake-pooled': { min_ready: 1, max: 1 } },
+  audit: { file: 'audit.jsonl' },
+}, [...defaultTemplates(), { id: 'fake-pooled', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50 } }]);
+const client = (token: string) => suite.client(token, 'principals');
 const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args }) as Promise<Result>;
 
-async function ready(c: Client, id: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    const r = await call(c, 'vm_lease_status', { lease_id: id, wait_seconds: 5 });
-    if (r.structuredContent?.status === 'ready') return;
-  }
-  throw new Error(`lease ${id} never became ready`);
-}
-
 async function api(token: string, path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${base}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}) } });
+  return fetch(`${suite.srv.base}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}) } });
 }
 
 async function withStore<T>(fn: (s: Store) => Promise<T>): Promise<T> {
-  const s = new Store({ path: box.db });
+  const s = new Store({ path: suite.box.db });
   try { return await fn(s); } finally { await s.close(); }
 }
 
@@ -81,22 +69,6 @@ function argsFor(name: string, leaseId: string): Record<string, unknown> {
 
 /** The tools whose input names a lease. */
 const LEASE_TOOLS = TOOL_NAMES.filter((n) => Object.hasOwn((TOOLS[n].input as { properties?: object }).properties ?? {}, 'lease_id'));
-
-before(async () => {
-  box = sandbox({
-    leases: { max_per_owner: 20, max_total: 50 },
-    http: { tokens: [{ principal: 'alice', token_env: 'VMHUB_TOKEN_ALICE' }, { principal: 'bob', token_env: 'VMHUB_TOKEN_BOB' }] },
-    pools: { 'fake-pooled': { min_ready: 1, max: 1 } },
-    audit: { file: 'audit.jsonl' },
-  }, [...defaultTemplates(), { id: 'fake-pooled', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50 } }]);
-  server = await startHttp(box, { HOME: box.dir, VMHUB_LOG_LEVEL: 'info', VMHUB_AUDIT_FILE: `${box.dir}/audit.jsonl`, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob, VMHUB_TOOLSETS: 'all' });
-  base = server.base;
-});
-after(async () => {
-  await Promise.allSettled(clients.map((c) => c.close()));
-  await server?.stop();
-  box.cleanup();
-});
 
 describe('principals cannot touch each other\'s leases (HTTP, two tokens)', () => {
   let alice: Client;
@@ -160,7 +132,7 @@ describe('principals cannot touch each other\'s leases (HTTP, two tokens)', () =
     for (const s of steps) assert.equal(s.principal, 'alice', `step ${s.tool} names its principal: ${JSON.stringify(s)}`);
     assert.doesNotMatch(JSON.stringify(steps.map((s) => ({ ...s, screenshot: undefined }))), /typed-by-bob|pasted-by-bob|batched-by-bob|bob was here|echo bob/, 'none of bob\'s calls is in her recording');
     // The audit file names the principal of every call (bob's refused ones included).
-    const audit = readFileSync(`${box.dir}/audit.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { principal: string; lease_id?: string; code?: string });
+    const audit = readFileSync(`${suite.box.dir}/audit.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { principal: string; lease_id?: string; code?: string });
     assert.ok(audit.filter((a) => a.lease_id === hers && a.principal === 'bob').every((a) => a.code === 'NOT_FOUND'));
   });
 

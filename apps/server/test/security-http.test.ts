@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { PassThrough } from 'node:stream';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -16,6 +16,7 @@ import { principalOf, serveHttp } from '../src/http.ts';
 import type { VmhubHub } from '../src/server.ts';
 import { LineStdioTransport } from '../src/stdio-transport.ts';
 import { sandbox, startHttp, type HttpServer, type Sandbox } from './harness.ts';
+import { httpSuite, sighup } from './http-harness.ts';
 
 const TOKENS = { default: 'tok-default-6d1f0c2a', 'ci-agent': 'tok-ci-91b7e4d3a0', ops: 'tok-ops-5a2c88e1f4' } as const;
 const ENV = { VMHUB_HTTP_TOKEN: TOKENS.default, VMHUB_TOKEN_CI: TOKENS['ci-agent'], VMHUB_TOKEN_OPS: TOKENS.ops };
@@ -61,13 +62,7 @@ function rssMb(pid: number): number {
 }
 
 describe('security: HTTP bearer tokens and principals (built server)', () => {
-  let box: Sandbox;
-  let srv: HttpServer;
-  before(async () => {
-    box = sandbox({ http: { tokens: NAMED } });
-    srv = await start(box, {}, 'warn');
-  });
-  after(async () => { await srv?.stop(); box.cleanup(); });
+  const suite = httpSuite((box) => start(box, {}, 'warn'), { http: { tokens: NAMED } });
 
   it('the bearer scheme is case-insensitive for every principal; anything else is 401', async (t) => {
     const n = tally();
@@ -75,10 +70,10 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
       const tok = TOKENS[principal];
       for (const auth of [`Bearer ${tok}`, `bearer ${tok}`, `BEARER ${tok}`, `bEaReR ${tok}`, `Bearer  ${tok}`, `Bearer\t${tok}`, ` Bearer ${tok} `]) {
         n.attempts++;
-        const r = await init(srv.url, auth, n.attempts);
+        const r = await init(suite.srv.url, auth, n.attempts);
         if (r.status === 200 && r.sid && r.json?.id === n.attempts) n.accepted++;
         else n.wrong++;
-        if (r.sid) assert.equal(await del(srv.url, r.sid, auth), 200);
+        if (r.sid) assert.equal(await del(suite.srv.url, r.sid, auth), 200);
       }
     }
     const tok = TOKENS['ci-agent'];
@@ -86,18 +81,18 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
       `Bearer ${tok.toUpperCase()}`, `Bearer ${tok} ${tok}`, `Token ${tok}`, `Bearer "${tok}"`, `Bearer ${tok},${TOKENS.ops}`, `Bearer ${TOKENS.ops}${tok}`, 'Bearer tok-', `Bearer ${'a'.repeat(8000)}`, `Bearer: ${tok}`, `Bearer=${tok}`];
     for (const auth of refused) {
       n.attempts++;
-      const r = await init(srv.url, auth, n.attempts);
+      const r = await init(suite.srv.url, auth, n.attempts);
       if (r.status === 401 && !r.sid && r.headers.get('www-authenticate')?.startsWith('Bearer')) n.refused++;
       else n.wrong++;
     }
     report(t, 'bearer spellings', n);
     assert.equal(n.wrong + n.crashes, 0);
-    assert.equal(srv.exited(), false);
+    assert.equal(suite.srv.exited(), false);
   });
 
   it('a session belongs to the credential that opened it: other principals cannot use or guess it', async (t) => {
     const n = tally();
-    const ci = await init(srv.url, bearer('ci-agent'));
+    const ci = await init(suite.srv.url, bearer('ci-agent'));
     assert.ok(ci.sid);
     const list = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
     const attempts: Array<[string | undefined, string, number]> = [
@@ -107,7 +102,7 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
     ];
     for (const [auth, sid, expected] of attempts) {
       n.attempts++;
-      const r = await post(srv.url, list, { ...(auth ? { Authorization: auth } : {}), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+      const r = await post(suite.srv.url, list, { ...(auth ? { Authorization: auth } : {}), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
       if (r.status === expected) { if (expected === 200) n.accepted++; else n.refused++; } else { n.wrong++; t.diagnostic(`session ${JSON.stringify(sid)} with ${auth?.slice(0, 12)}: ${r.status}, expected ${expected}`); }
       if (expected === 200) assert.equal(r.json?.result?.tools?.length, 28);
     }
@@ -127,12 +122,12 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
     for (const [body, status, id] of cases) {
       n.attempts++;
       const started = Date.now();
-      const r = await post(srv.url, body, { Authorization: bearer('ci-agent') });
+      const r = await post(suite.srv.url, body, { Authorization: bearer('ci-agent') });
       if (r.status === status && r.json?.id === id && r.json?.error) n.refused++;
       else n.wrong++;
       if (status === 413) t.diagnostic(`${(body.length / 1048576).toFixed(0)} MiB body answered ${r.status} with id ${JSON.stringify(r.json?.id)} in ${Date.now() - started} ms`);
     }
-    const c = await sdkClient(srv.url, 'ops');
+    const c = await sdkClient(suite.srv.url, 'ops');
     assert.equal((await c.callTool({ name: 'vm_health', arguments: {} })).isError, undefined, 'still serving');
     await c.close();
     report(t, 'oversized/malformed bodies', n);
@@ -141,32 +136,22 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
 });
 
 describe('security: revoking tokens by SIGHUP (built server)', () => {
-  let box: Sandbox;
-  let srv: HttpServer;
-  before(async () => {
-    box = sandbox({ http: { tokens: NAMED } });
-    srv = await start(box);
-  });
-  after(async () => { await srv?.stop(); box.cleanup(); });
+  const suite = httpSuite((box) => start(box), { http: { tokens: NAMED } });
 
   let original: Record<string, unknown>;
   const writeConfig = (tokens: unknown) => {
-    original ??= JSON.parse(readFileSync(box.configFile, 'utf8'));
-    writeFileSync(box.configFile, JSON.stringify({ ...original, http: { tokens } }));
+    original ??= JSON.parse(readFileSync(suite.box.configFile, 'utf8'));
+    writeFileSync(suite.box.configFile, JSON.stringify({ ...original, http: { tokens } }));
   };
-  const hup = async (expect: RegExp) => {
-    const seen = (srv.stderr().match(new RegExp(expect, 'g')) ?? []).length;
-    srv.child.kill('SIGHUP');
-    await until(() => (srv.stderr().match(new RegExp(expect, 'g')) ?? []).length > seen, `log ${expect}`, 15_000);
-  };
+  const hup = (expect: RegExp) => sighup(suite.srv, expect);
 
   it('a removed principal gets 401 and its open sessions are closed; the others keep working', async (t) => {
     const n = tally();
-    const [ci, ops] = await Promise.all([sdkClient(srv.url, 'ci-agent'), sdkClient(srv.url, 'ops')]);
+    const [ci, ops] = await Promise.all([sdkClient(suite.srv.url, 'ci-agent'), sdkClient(suite.srv.url, 'ops')]);
     assert.equal((await ops.callTool({ name: 'vm_health', arguments: {} })).isError, undefined);
     writeConfig([NAMED[0]]);
     await hup(/http tokens reloaded/);
-    assert.match(srv.stderr(), /"sessions_closed":1/);
+    assert.match(suite.srv.stderr(), /"sessions_closed":1/);
     for (const attempt of [
       () => ops.callTool({ name: 'vm_health', arguments: {} }),
       () => ops.listTools(),
@@ -178,23 +163,23 @@ describe('security: revoking tokens by SIGHUP (built server)', () => {
     }
     for (const auth of [bearer('ops'), `bearer ${TOKENS.ops}`]) {
       n.attempts++;
-      if ((await init(srv.url, auth)).status === 401) n.refused++;
+      if ((await init(suite.srv.url, auth)).status === 401) n.refused++;
       else n.wrong++;
     }
     n.attempts++;
     if ((await ci.callTool({ name: 'vm_health', arguments: {} })).isError === undefined) n.accepted++;
     else n.wrong++;
     n.attempts++;
-    if ((await init(srv.url, bearer('default'))).status === 200) n.accepted++;
+    if ((await init(suite.srv.url, bearer('default'))).status === 200) n.accepted++;
     else n.wrong++;
 
     // A reload that fails (bad JSON, an unset env var) leaves the tokens as they were.
-    writeFileSync(box.configFile, '{ not json');
+    writeFileSync(suite.box.configFile, '{ not json');
     await hup(/http token reload failed/);
     writeConfig([NAMED[0], { principal: 'new', token_env: 'VMHUB_TOKEN_UNSET' }]);
     await hup(/http token reload failed/);
     n.attempts++;
-    if ((await init(srv.url, bearer('ops'))).status === 401) n.refused++;
+    if ((await init(suite.srv.url, bearer('ops'))).status === 401) n.refused++;
     else n.wrong++;
     n.attempts++;
     if ((await ci.callTool({ name: 'vm_health', arguments: {} })).isError === undefined) n.accepted++;
@@ -204,13 +189,13 @@ describe('security: revoking tokens by SIGHUP (built server)', () => {
     writeConfig(NAMED);
     await hup(/http tokens reloaded/);
     n.attempts++;
-    if ((await init(srv.url, bearer('ops'))).status === 200) n.accepted++;
+    if ((await init(suite.srv.url, bearer('ops'))).status === 200) n.accepted++;
     else n.wrong++;
     await ci.close();
     await ops.close().catch(() => undefined);
     report(t, 'revocation (SIGHUP)', n);
     assert.equal(n.wrong, 0);
-    assert.equal(srv.exited(), false);
+    assert.equal(suite.srv.exited(), false);
   });
 });
 

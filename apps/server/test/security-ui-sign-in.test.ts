@@ -6,9 +6,9 @@
 // The same flows in a real browser: ui-sign-in-browser.test.ts.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import { until } from '@vmhub/test-kit';
-import { sandbox, startHttp, uiSignIn, type HttpServer, type Sandbox } from './harness.ts';
+import { describe, it, type TestContext } from 'node:test';
+import { startHttp, uiSignIn, type HttpServer, type Sandbox } from './harness.ts';
+import { httpSuite, sighup } from './http-harness.ts';
 
 const TOKENS = { default: 'ui-default-0c4f7a91d2', alice: 'ui-alice-5be1c09a77', bob: 'ui-bob-93d2e6f04b' } as const;
 const ENV = { VMHUB_HTTP_TOKEN: TOKENS.default, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob };
@@ -45,20 +45,14 @@ async function initialize(base: string, headers: Record<string, string>): Promis
 }
 
 describe('security: live-view sign-in (built server, default lifetimes)', () => {
-  let box: Sandbox;
-  let srv: HttpServer;
-  before(async () => {
-    box = sandbox({ http: { tokens: NAMED } });
-    srv = await start(box);
-  });
-  after(async () => { await srv?.stop(); box.cleanup(); });
+  const suite = httpSuite(start, { http: { tokens: NAMED } });
 
   it('the cookie carries a random sign-in id, never a token; a GET never signs in', async (t) => {
     const n = tally();
     const ids = new Set<string>();
     for (const principal of ['default', 'alice', 'bob'] as const) {
       for (let i = 0; i < 3; i++) {
-        const s = await uiSignIn(srv.base, TOKENS[principal]);
+        const s = await uiSignIn(suite.srv.base, TOKENS[principal]);
         const value = s.session ?? '';
         const attrs = s.setCookies.find((c) => c.startsWith('vmhub_session='))?.split('; ') ?? [];
         const ok = s.status === 303 && s.location === '/ui/' && value.length >= 43
@@ -67,19 +61,19 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
           && s.setCookies.every((c) => ALL_TOKENS.every((tok) => !c.includes(tok)));
         count(t, n, `sign-in ${principal}: ${s.status} ${s.setCookies.join(' | ')}`, ok, false);
         ids.add(value);
-        const api = await apiAs(srv.base, s.cookie);
+        const api = await apiAs(suite.srv.base, s.cookie);
         count(t, n, `the cookie of ${principal} on /api: ${api.status} as ${api.principal}`, api.status === 200 && api.principal === principal, false);
       }
     }
     // The older link still opens the sign-in page, but a GET sets no cookie and does not echo the token.
     for (const path of [`/ui/?token=${TOKENS.alice}`, `/ui/leases/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}?token=${TOKENS.alice}`, '/ui/login']) {
-      const r = await fetch(`${srv.base}${path}`, { redirect: 'manual', headers: { 'Sec-Fetch-Site': 'none' } });
+      const r = await fetch(`${suite.srv.base}${path}`, { redirect: 'manual', headers: { 'Sec-Fetch-Site': 'none' } });
       const html = await r.text();
       count(t, n, `GET ${path}: ${r.status}`, r.status === 200 && r.headers.getSetCookie().length === 0 && html.includes('action="/ui/login"') && html.includes('data-auto="1"') && !html.includes(TOKENS.alice), false);
     }
     // The cookie of earlier versions (the token itself) signs in nothing now, and is cleared.
     for (const path of ['/api/leases', '/ui/']) {
-      const r = await fetch(`${srv.base}${path}`, { headers: { Cookie: `vmhub_token=${TOKENS.alice}` } });
+      const r = await fetch(`${suite.srv.base}${path}`, { headers: { Cookie: `vmhub_token=${TOKENS.alice}` } });
       await r.arrayBuffer();
       count(t, n, `old token cookie on ${path}: ${r.status}`, r.status === 401 && (path === '/api/leases' || r.headers.getSetCookie().some((c) => /^vmhub_token=;.*Max-Age=0/.test(c))), true);
     }
@@ -89,7 +83,7 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
 
   it('the sign-in cookie is refused on /mcp (401): only Authorization: Bearer opens MCP sessions', async (t) => {
     const n = tally();
-    const s = await uiSignIn(srv.base, TOKENS.alice);
+    const s = await uiSignIn(suite.srv.base, TOKENS.alice);
     assert.ok(s.session);
     for (const [what, headers] of [
       ['cookie alone', { Cookie: s.cookie }],
@@ -97,10 +91,10 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
       ['the id as a bearer', { Authorization: `Bearer ${s.session}` }],
       ['the old token cookie', { Cookie: `vmhub_token=${TOKENS.alice}` }],
     ] as Array<[string, Record<string, string>]>) {
-      const r = await initialize(srv.base, headers);
+      const r = await initialize(suite.srv.base, headers);
       count(t, n, `/mcp with ${what}: ${r.status}`, r.status === 401 && r.sid === null, true);
     }
-    const bearer = await initialize(srv.base, { Authorization: `Bearer ${TOKENS.alice}`, Cookie: s.cookie });
+    const bearer = await initialize(suite.srv.base, { Authorization: `Bearer ${TOKENS.alice}`, Cookie: s.cookie });
     count(t, n, `/mcp with the bearer: ${bearer.status}`, bearer.status === 200 && bearer.sid !== null, false);
     report(t, 'sign-in cookie on /mcp', n);
     assert.equal(n.wrong, 0);
@@ -108,7 +102,7 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
 
   it('a sign-in POST from another site or origin is refused (403) and sets no cookie (login CSRF)', async (t) => {
     const n = tally();
-    const alice = await uiSignIn(srv.base, TOKENS.alice);
+    const alice = await uiSignIn(suite.srv.base, TOKENS.alice);
     assert.ok(alice.session);
     const crossSite: Array<Record<string, string | undefined>> = [
       { Origin: 'http://evil.example', 'Sec-Fetch-Site': 'cross-site' },
@@ -118,60 +112,54 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
       { Origin: undefined, 'Sec-Fetch-Site': undefined },
       { Origin: undefined, 'Sec-Fetch-Site': 'same-origin' },
       // another port of the same host: same-site for a browser (cookies ignore ports), not same-origin
-      { Origin: srv.base.replace(/:\d+$/, ':1'), 'Sec-Fetch-Site': 'same-site' },
-      { Origin: srv.base, 'Sec-Fetch-Site': 'same-site' },
-      { Origin: srv.base, 'Sec-Fetch-Site': 'cross-site' },
-      { Origin: srv.base, 'Sec-Fetch-Site': 'none' },
+      { Origin: suite.srv.base.replace(/:\d+$/, ':1'), 'Sec-Fetch-Site': 'same-site' },
+      { Origin: suite.srv.base, 'Sec-Fetch-Site': 'same-site' },
+      { Origin: suite.srv.base, 'Sec-Fetch-Site': 'cross-site' },
+      { Origin: suite.srv.base, 'Sec-Fetch-Site': 'none' },
     ];
     for (const headers of crossSite) {
       // with alice's cookie (switching her to bob) and without one (signing a stranger in as bob)
       for (const cookie of [alice.cookie, undefined]) {
-        const r = await uiSignIn(srv.base, TOKENS.bob, { ...headers, Cookie: cookie });
+        const r = await uiSignIn(suite.srv.base, TOKENS.bob, { ...headers, Cookie: cookie });
         count(t, n, `POST /ui/login ${JSON.stringify(headers)}: ${r.status} ${r.setCookies.join(' | ')}`, r.status === 403 && r.setCookies.length === 0 && r.session === undefined, true);
       }
     }
-    const still = await apiAs(srv.base, alice.cookie);
+    const still = await apiAs(suite.srv.base, alice.cookie);
     count(t, n, `alice after the attempts: ${still.status} as ${still.principal}`, still.status === 200 && still.principal === 'alice', false);
     // Wrong tokens, a JSON body, an oversized form: no cookie either.
     for (const token of ['nope', '', `${TOKENS.bob}x`, TOKENS.bob.toUpperCase(), `Bearer ${TOKENS.bob}`]) {
-      const r = await uiSignIn(srv.base, token);
+      const r = await uiSignIn(suite.srv.base, token);
       count(t, n, `POST /ui/login token ${JSON.stringify(token)}: ${r.status}`, r.status === 401 && r.session === undefined && /not one this vmhub server accepts/.test(r.text), true);
     }
-    const json = await fetch(`${srv.base}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/json', Origin: srv.base }, body: JSON.stringify({ token: TOKENS.bob }) });
+    const json = await fetch(`${suite.srv.base}/ui/login`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/json', Origin: suite.srv.base }, body: JSON.stringify({ token: TOKENS.bob }) });
     await json.arrayBuffer();
     count(t, n, `POST /ui/login as JSON: ${json.status}`, json.status === 415 && json.headers.getSetCookie().length === 0, true);
-    const big = await uiSignIn(srv.base, `${TOKENS.bob}&pad=${'x'.repeat(20_000)}`);
+    const big = await uiSignIn(suite.srv.base, `${TOKENS.bob}&pad=${'x'.repeat(20_000)}`);
     count(t, n, `POST /ui/login of 20 kB: ${big.status}`, big.status === 413 && big.session === undefined, true);
     // A link from another site opens the sign-in page without submitting it by itself.
-    const link = await fetch(`${srv.base}/ui/?token=${TOKENS.bob}`, { headers: { 'Sec-Fetch-Site': 'cross-site', Cookie: alice.cookie } });
+    const link = await fetch(`${suite.srv.base}/ui/?token=${TOKENS.bob}`, { headers: { 'Sec-Fetch-Site': 'cross-site', Cookie: alice.cookie } });
     const page = await link.text();
     count(t, n, `cross-site link: ${link.status}`, link.status === 200 && page.includes('data-auto="0"') && link.headers.getSetCookie().length === 0, true);
     // Where a sign-in lands: only live-view pages.
     const lease = '3f2b8c1e-0d4a-4e6b-9c7d-1a2b3c4d5e6f';
     for (const [next, expected] of [['/ui/', '/ui/'], [`/ui/leases/${lease}`, `/ui/leases/${lease}`], ['//evil.example/', '/ui/'], ['http://evil.example/', '/ui/'], ['/ui/leases/../../x', '/ui/'], ['/api/leases', '/ui/'], ['/\\evil.example', '/ui/']]) {
-      const r = await uiSignIn(srv.base, TOKENS.bob, {}, next);
+      const r = await uiSignIn(suite.srv.base, TOKENS.bob, {}, next);
       count(t, n, `next ${next}: ${r.location}`, r.status === 303 && r.location === expected, false);
     }
     // The same page signing in as bob replaces alice's sign-in: her id ends.
-    const switched = await uiSignIn(srv.base, TOKENS.bob, { Cookie: alice.cookie });
-    count(t, n, 'same-origin switch to bob', switched.status === 303 && (await apiAs(srv.base, switched.cookie)).principal === 'bob', false);
-    count(t, n, 'alice\'s replaced id', (await apiAs(srv.base, alice.cookie)).status === 401, true);
+    const switched = await uiSignIn(suite.srv.base, TOKENS.bob, { Cookie: alice.cookie });
+    count(t, n, 'same-origin switch to bob', switched.status === 303 && (await apiAs(suite.srv.base, switched.cookie)).principal === 'bob', false);
+    count(t, n, 'alice\'s replaced id', (await apiAs(suite.srv.base, alice.cookie)).status === 401, true);
     report(t, 'sign-in CSRF', n);
     assert.equal(n.wrong, 0);
   });
 });
 
 describe('security: live-view sign-in lifetime (built server)', () => {
-  let box: Sandbox;
-  let srv: HttpServer | undefined;
-  before(async () => {
-    box = sandbox({ http: { tokens: NAMED, ui_session_idle_seconds: 2, ui_session_max_seconds: 5 } });
-    srv = await start(box);
-  });
-  after(async () => { await srv?.stop(); box.cleanup(); });
+  const suite = httpSuite(start, { http: { tokens: NAMED, ui_session_idle_seconds: 2, ui_session_max_seconds: 5 } });
 
   it('a sign-in ends after http.ui_session_idle_seconds unused and at http.ui_session_max_seconds however busy', { timeout: 60_000 }, async (t) => {
-    const s = srv!;
+    const s = suite.srv!;
     const idle = await uiSignIn(s.base, TOKENS.alice);
     assert.ok(idle.setCookies.some((c) => c.split('; ').includes('Max-Age=5')), idle.setCookies.join(' | '));
     assert.equal((await apiAs(s.base, idle.cookie)).status, 200);
@@ -202,27 +190,23 @@ describe('security: live-view sign-in lifetime (built server)', () => {
 
   it('a sign-in ends with its token (SIGHUP) and with the server; putting the token back does not revive it', { timeout: 60_000 }, async (t) => {
     const n = tally();
-    let s = srv!;
+    let s = suite.srv!;
     const alice = await uiSignIn(s.base, TOKENS.alice);
     const bob = await uiSignIn(s.base, TOKENS.bob);
-    const original = JSON.parse(readFileSync(box.configFile, 'utf8'));
-    const hup = async () => {
-      const seen = (s.stderr().match(/http tokens reloaded/g) ?? []).length;
-      s.child.kill('SIGHUP');
-      await until(() => (s.stderr().match(/http tokens reloaded/g) ?? []).length > seen, 'the reload', 15_000);
-    };
-    writeFileSync(box.configFile, JSON.stringify({ ...original, http: { ...original.http, tokens: [NAMED[0]] } }));
+    const original = JSON.parse(readFileSync(suite.box.configFile, 'utf8'));
+    const hup = () => sighup(s);
+    writeFileSync(suite.box.configFile, JSON.stringify({ ...original, http: { ...original.http, tokens: [NAMED[0]] } }));
     await hup();
     count(t, n, 'bob after his token was removed', (await apiAs(s.base, bob.cookie)).status === 401, true);
     count(t, n, 'alice after bob\'s token was removed', (await apiAs(s.base, alice.cookie)).status === 200, false);
     count(t, n, 'bob signing in with the removed token', (await uiSignIn(s.base, TOKENS.bob)).status === 401, true);
-    writeFileSync(box.configFile, JSON.stringify(original));
+    writeFileSync(suite.box.configFile, JSON.stringify(original));
     await hup();
     count(t, n, 'bob\'s old sign-in after the token is back', (await apiAs(s.base, bob.cookie)).status === 401, true);
     count(t, n, 'bob signing in again', (await uiSignIn(s.base, TOKENS.bob)).status === 303, false);
 
     await s.stop();
-    s = srv = await start(box);
+    s = suite.srv = await start(suite.box);
     count(t, n, 'alice\'s sign-in after a restart', (await apiAs(s.base, alice.cookie)).status === 401, true);
     count(t, n, 'alice signing in after the restart', (await uiSignIn(s.base, TOKENS.alice)).status === 303, false);
     report(t, 'sign-in revocation', n);
