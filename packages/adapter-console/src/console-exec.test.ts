@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { VmhubError, type AdapterContext, type ExecOptions, type GuestChannel } from '@vmhub/core';
+import { callContext, testLease } from '@vmhub/test-kit';
 import plugin from './index.ts';
 
 /** A channel that records every exec's options and answers like a killed command once aborted. */
@@ -18,11 +19,7 @@ function recordingTarget(signal: AbortSignal): { ctx: AdapterContext; seen: { ar
     async getFile() { return Buffer.alloc(0); },
     async close() {},
   };
-  const ctx = {
-    lease_id: 'l1', machine: { identity: 'vmhub-x-l1', external_id: 'x' }, template: { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g' },
-    signal, channel: async () => channel, console: async () => { throw new Error('none'); },
-    connect: async () => { throw new Error('none'); }, forward: async () => { throw new Error('none'); },
-  } as AdapterContext;
+  const ctx = callContext(testLease({ template: { provider: 'qemu', adapter: 'console' }, channel }), signal);
   return { ctx, seen };
 }
 

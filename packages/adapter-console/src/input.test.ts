@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { VmhubError, type AdapterContext, type ConsoleHandle, type OpenSession } from '@vmhub/core';
 import { connectRouter, expectError } from '@vmhub/conformance';
+import { callContext, testLease } from '@vmhub/test-kit';
 import plugin from './index.ts';
 import { sendStrokes, toAbs } from './input.ts';
 import { openConsoleSession } from './adapter.ts';
@@ -16,11 +17,7 @@ function fakeTarget(width: number, height: number, signal: AbortSignal = new Abo
     async screendump() { shots++; return { data: Buffer.alloc(0), format: 'png', width, height }; },
     async close() {},
   };
-  const ctx = {
-    lease_id: 'l1', machine: { identity: 'vmhub-x-l1', external_id: 'x' }, template: { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g' },
-    signal, console: async () => con, channel: async () => { throw new Error('none'); },
-    connect: async () => { throw new Error('none'); }, forward: async () => { throw new Error('none'); },
-  } as AdapterContext;
+  const ctx = callContext(testLease({ template: { provider: 'qemu', adapter: 'console' }, console: con }), signal);
   return { ctx, events, shots: () => shots };
 }
 /** A session of the adapter (through defineAdapter, as core opens it) on the fake target's lease. */

@@ -3,28 +3,14 @@
  * fixed channel, a lease id, the template's adapter_options) and, per call, an AdapterContext —
  * the same lease plus that call's signal.
  */
-import { randomUUID } from 'node:crypto';
 import { resolveGuestPath, type Adapter, type AdapterContext, type GuestChannel, type LeaseContext, type OpenSession } from '@vmhub/core';
+import { callContext, testLease } from '@vmhub/test-kit';
+
+export { callContext };
 
 /** One lease on `channel`. Pass `leaseId` to play a second session of the same lease. */
-export function leaseContext(channel: GuestChannel, adapterOptions: Record<string, unknown> = {}, leaseId = `test-${randomUUID()}`): LeaseContext {
-  return {
-    lease_id: leaseId,
-    machine: { identity: 'vmhub-test-x11', external_id: 'host' },
-    template: { id: 'x11-host', provider: 'host', adapter: 'x11', os: 'linux', golden: 'host', adapter_options: adapterOptions },
-    channel: async () => channel,
-    console: async () => { throw new Error('no console in tests'); },
-    connect: async () => { throw new Error('no guest ports in tests'); },
-    forward: async () => { throw new Error('no guest ports in tests'); },
-  };
-}
-
-/**
- * One call on `lease`. `limit` is the call's signal: a deadline in ms from now (default 60 s), or
- * an AbortSignal the test aborts itself (e.g. `AbortSignal.timeout(1000)` to cancel mid-way).
- */
-export function callContext(lease: LeaseContext, limit: number | AbortSignal = 60_000): AdapterContext {
-  return { ...lease, signal: typeof limit === 'number' ? AbortSignal.timeout(limit) : limit };
+export function leaseContext(channel: GuestChannel, adapterOptions: Record<string, unknown> = {}, leaseId?: string): LeaseContext {
+  return testLease({ channel, template: { id: 'x11-host', adapter: 'x11', adapter_options: adapterOptions }, ...(leaseId ? { lease_id: leaseId } : {}) });
 }
 
 /** The same lease (same lease id, channel, template) with another call's signal. */

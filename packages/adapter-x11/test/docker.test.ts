@@ -8,18 +8,18 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AdapterContext, GuestChannel, LeaseContext, MachineRef, OpenSession, Provider } from '@vmhub/core';
+import type { AdapterContext, GuestChannel, MachineRef, OpenSession, Provider } from '@vmhub/core';
 import { VmhubError } from '@vmhub/core';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
-import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
-import { until } from '@vmhub/test-kit';
+import { debianX11Template as template } from '@vmhub/provider-docker';
+import { callContext, testLease, until } from '@vmhub/test-kit';
 import { createX11Adapter } from '../src/index.ts';
+import { recordingChannel, startDebianX11, stopDebianX11 } from './debian-x11.ts';
 import { settled } from './desktop.ts';
 import { routerOn } from './router.ts';
 
 const instance = `x11t${randomBytes(3).toString('hex')}`;
 const lease = randomUUID();
-const identity = `vmhub-${instance}-${lease}`;
 const adapter = createX11Adapter({});
 let provider: Provider;
 let machine: MachineRef | undefined;
@@ -38,36 +38,14 @@ async function guestText(path: string, ms = 8000): Promise<string> {
 
 describe('x11: through a docker container (provider-docker channel)', { timeout: 300_000 }, () => {
   before(async () => {
-    provider = dockerProvider.create({}, { identityPrefix: `vmhub-${instance}-`, log: () => {} });
-    const avail = await provider.availability(template);
-    assert.equal(avail.availability, 'available', `golden image for ${template.id} not usable: ${avail.reason ?? ''} — build it with: vmhub-server golden build debian-x11`);
-    machine = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(120_000) });
-    await provider.ready(machine, { signal: AbortSignal.timeout(120_000), template, stage: () => {} });
-    channel = await provider.channel!(machine, template);
-    // Record every argv the adapter sends, to check HOW it did things (one command per click…).
-    const recording: GuestChannel = {
-      home: channel.home,
-      exec: (argv, o) => { calls.push(argv); return channel.exec(argv, o); },
-      putFile: (p, d, o) => channel.putFile(p, d, o),
-      getFile: (p, o) => channel.getFile(p, o),
-      ...(channel.putArchive ? { putArchive: (dir: string, tar: import('node:stream').Readable, o?: { user?: string }) => channel.putArchive!(dir, tar, o) } : {}),
-      close: () => channel.close(),
-    };
-    const leaseContext: LeaseContext = {
-      lease_id: lease, machine, template,
-      channel: async () => recording,
-      console: async () => { throw new Error('no console'); },
-      connect: async () => { throw new Error('no guest ports'); },
-      forward: async () => { throw new Error('no guest ports'); },
-    };
+    ({ provider, machine, channel } = await startDebianX11(instance, lease));
+    const leaseContext = testLease({ lease_id: lease, machine, template, channel: recordingChannel(channel, calls) });
     session = await adapter.open(leaseContext);
-    ctx = { ...leaseContext, signal: AbortSignal.timeout(280_000) };
+    ctx = callContext(leaseContext, 280_000);
   });
   after(async () => {
     await session?.dispose();
-    await channel?.close();
-    if (machine) assert.equal(await provider.destroy(machine), 'destroyed');
-    await provider?.close?.();
+    await stopDebianX11({ provider, machine, channel });
   });
 
   it('probe: everything but inspect works in the golden', async () => {

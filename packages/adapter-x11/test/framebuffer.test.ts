@@ -13,16 +13,16 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VmhubError, type AdapterContext, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type RawScreen } from '@vmhub/core';
-import dockerProvider, { debianX11Template as template } from '@vmhub/provider-docker';
-import { until } from '@vmhub/test-kit';
+import { VmhubError, type AdapterContext, type GuestChannel, type MachineRef, type OpenSession, type Provider, type RawScreen } from '@vmhub/core';
+import { debianX11Template as template } from '@vmhub/provider-docker';
+import { callContext, testLease, until } from '@vmhub/test-kit';
 import { createX11Adapter } from '../src/index.ts';
 import { readStableFrame } from '../src/framebuffer.ts';
+import { recordingChannel, startDebianX11, stopDebianX11 } from './debian-x11.ts';
 import { settled } from './desktop.ts';
 
 const instance = `x11fb${randomBytes(3).toString('hex')}`;
 const lease = randomUUID();
-const identity = `vmhub-${instance}-${lease}`;
 let provider: Provider;
 let machine: MachineRef | undefined;
 let channel: GuestChannel;
@@ -31,42 +31,24 @@ const sessions: OpenSession[] = [];
 
 /** A session on the machine; `framebuffer: false` leaves lease.framebuffer out (the guest path). */
 async function open(options: { framebuffer: boolean; adapter?: Record<string, unknown> }): Promise<{ session: OpenSession; ctx: AdapterContext }> {
-  const recording: GuestChannel = {
-    home: channel.home,
-    exec: (argv, o) => { calls.push(argv); return channel.exec(argv, o); },
-    putFile: (p, d, o) => channel.putFile(p, d, o),
-    getFile: (p, o) => channel.getFile(p, o),
-    close: async () => undefined,
-  };
-  const lc: LeaseContext = {
-    lease_id: lease, machine: machine!, template,
-    channel: async () => recording,
-    console: async () => { throw new Error('no console'); },
-    connect: async () => { throw new Error('no guest ports'); },
-    forward: async () => { throw new Error('no guest ports'); },
+  const lc = testLease({
+    lease_id: lease, machine: machine!, template, channel: recordingChannel(channel, calls),
     ...(options.framebuffer ? { framebuffer: () => provider.framebuffer!(machine!, { template }) } : {}),
-  };
+  });
   const session = await createX11Adapter(options.adapter ?? {}).open(lc);
   sessions.push(session);
-  return { session, ctx: { ...lc, signal: AbortSignal.timeout(120_000) } };
+  return { session, ctx: callContext(lc, 120_000) };
 }
 
 const pixel = (s: RawScreen, x: number, y: number) => [...s.data.subarray((y * s.width + x) * 3, (y * s.width + x) * 3 + 3)];
 
 describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provider-docker)', { timeout: 240_000 }, () => {
   before(async () => {
-    provider = dockerProvider.create({}, { identityPrefix: `vmhub-${instance}-`, log: () => {} });
-    const avail = await provider.availability(template);
-    assert.equal(avail.availability, 'available', `golden image for ${template.id} not usable: ${avail.reason ?? ''} — build it with: vmhub-server golden build debian-x11`);
-    machine = await provider.create({ lease_id: lease, identity, template, signal: AbortSignal.timeout(120_000) });
-    await provider.ready(machine, { signal: AbortSignal.timeout(120_000), template, stage: () => {} });
-    channel = await provider.channel!(machine, template);
+    ({ provider, machine, channel } = await startDebianX11(instance, lease));
   });
   after(async () => {
     for (const s of sessions) await s.dispose();
-    await channel?.close();
-    if (machine) assert.equal(await provider.destroy(machine), 'destroyed');
-    await provider?.close?.();
+    await stopDebianX11({ provider, machine, channel });
   });
 
   it('the provider names an XWD file on the host, and a screenshot from it runs nothing in the guest', async () => {

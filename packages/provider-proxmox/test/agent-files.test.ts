@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { VmhubError, type GuestChannel, type MachineRef, type Provider } from '@vmhub/core';
+import type { GuestChannel, MachineRef, Provider } from '@vmhub/core';
+import { refusals } from '@vmhub/test-kit/errors';
 import type { PveSimulator } from '@vmhub/pve-simulator';
 import { lease, providerFor, startSim, template } from './helpers/setup.ts';
 
@@ -22,17 +23,7 @@ describe('proxmox: guest-agent files with the desktop user\'s rights', () => {
   let vmid: number;
   let ch: GuestChannel;
   const tpl = template({}, { channel: 'agent' });
-  const tally: Record<string, number> = {};
-
-  const refused = async (what: string, p: Promise<unknown>, code: string, re?: RegExp): Promise<void> => {
-    let err: unknown;
-    try { await p; } catch (e) { err = e; }
-    assert.ok(VmhubError.is(err), `${what}: expected ${code}, got ${err === undefined ? 'success' : String(err)}`);
-    tally[err.code] = (tally[err.code] ?? 0) + 1;
-    assert.equal(err.code, code, `${what}: ${err.code} ${err.message}`);
-    assert.equal(err.retryable, false, what);
-    if (re) assert.match(err.message, re, what);
-  };
+  const { refused, tally } = refusals();
 
   before(async () => {
     sim = await startSim({ guest: { agentDelayMs: 50, rootOnly: ['/root', '/etc/shadow', '/srv/private'] } });

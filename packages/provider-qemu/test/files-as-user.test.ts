@@ -12,7 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { VmhubError, type GuestChannel, type MachineRef, type Provider, type TemplateConfig } from '@vmhub/core';
+import type { GuestChannel, MachineRef, Provider, TemplateConfig } from '@vmhub/core';
+import { refusals } from '@vmhub/test-kit/errors';
 import plugin, { buildGolden, tinyConsoleAgentTemplate } from '../src/index.ts';
 import { readRecord } from '../src/state-dir.ts';
 import { testContext, testPrefix } from './helpers.ts';
@@ -28,17 +29,7 @@ describe('qemu: guest-agent channel as the desktop user; typed file errors; stat
   let provider: Provider;
   let machine: MachineRef | undefined;
   let asUser: GuestChannel;
-  const tally: Record<string, number> = {};
-
-  const refused = async (what: string, p: Promise<unknown>, code: string, re?: RegExp): Promise<void> => {
-    let err: unknown;
-    try { await p; } catch (e) { err = e; }
-    assert.ok(VmhubError.is(err), `${what}: expected ${code}, got ${err === undefined ? 'success' : String(err)}`);
-    tally[err.code] = (tally[err.code] ?? 0) + 1;
-    assert.equal(err.code, code, `${what}: ${err.code} ${err.message}`);
-    assert.equal(err.retryable, false, what);
-    if (re) assert.match(err.message, re, what);
-  };
+  const { refused, tally } = refusals();
   /** A command as root in the guest (the test's own eyes; the agent's socket serves one channel at a time). */
   const sh = async (script: string): Promise<string> => {
     const r = await asUser.exec(['/bin/sh', '-c', script], { user: 'root', timeoutMs: 30_000 });

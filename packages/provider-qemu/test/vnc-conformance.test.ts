@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { defineAdapter, readPackageVersion, Type, VmhubError, type AdapterSession, type ConsoleHandle, type LeaseContext } from '@vmhub/core';
 import { runAdapterConformance } from '@vmhub/conformance';
-import { untilFileHas } from '@vmhub/test-kit';
+import { testLease, untilFileHas } from '@vmhub/test-kit';
 import { connectRfb, parseCombo, RfbError, type RfbClient } from '@vmhub/rfb';
 import qemuPlugin, { buildTinyConsoleGolden, tinyConsoleTemplate } from '../src/index.ts';
 
@@ -93,13 +93,8 @@ runAdapterConformance({
     const provider = qemuPlugin.create({ state_dir: join(root, 'state') }, { identityPrefix: prefix, log: () => {} });
     const machine = await provider.create({ lease_id: leaseId, identity: `${prefix}${leaseId}`, template, signal: AbortSignal.timeout(60_000) });
     let con: Promise<ConsoleHandle> | undefined;
-    const context: LeaseContext = {
-      lease_id: leaseId, machine, template,
-      console: () => (con ??= provider.console!(machine)),
-      channel: async () => { throw new Error('tiny-console has no channel'); },
-      connect: async () => { throw new Error('no guest ports'); },
-      forward: async () => { throw new Error('no guest ports'); },
-    };
+    // tiny-console has no channel: channel() throws.
+    const context = testLease({ lease_id: leaseId, machine, template, console: () => (con ??= provider.console!(machine)) });
     const serial = join(root, 'state', machine.identity, 'serial.log');
     const start = `TYPED-${randomUUID().slice(0, 8)}`;
     try {

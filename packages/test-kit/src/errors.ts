@@ -19,3 +19,4 @@ export async function rejectsWith(p: Promise<unknown>, code: string, text?: RegE
   }
   assert.fail(`expected a VmhubError ${code}, but it resolved`);
 }
+export { refusals, type Refusals } from './refusals.ts';

@@ -12,3 +12,4 @@ export { startSshd, type TestSshd } from './sshd.ts';
 export { ADB, ADBD, adbMissing, startAdbd, startAdbServer, type Adbd, type AdbdOptions, type AdbServer } from './adbd.ts';
 export { startHttpServer, type HttpServer, type HttpServerOptions } from './http-server.ts';
 export { loadBuiltPlugin, type BuiltEntry, type ExpectedPlugin } from './built-entry.ts';
+export { callContext, testLease, type TestLeaseParts } from './lease.ts';
