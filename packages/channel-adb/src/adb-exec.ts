@@ -16,10 +16,10 @@
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { ExecResult } from '@vmhub/core';
-import { VmhubError } from '@vmhub/core';
+import { CappedOutput, VmhubError } from '@vmhub/core';
 import { openService, type AdbServerAddress } from './adb-host.ts';
 import { buildCommand, killCommand } from './command.ts';
-import { CappedSink, ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, MAX_PAYLOAD, PacketDecoder, packet, stdinPackets } from './shell-v2.ts';
+import { ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, MAX_PAYLOAD, PacketDecoder, packet, stdinPackets } from './shell-v2.ts';
 
 const SOURCE = 'channel-adb';
 /** The host protocol's length prefix is four hex digits. */
@@ -117,8 +117,8 @@ export async function execOnDevice(device: DeviceRef, req: ExecRequest): Promise
     throw err;
   }
 
-  const stdout = new CappedSink(req.maxOutputBytes);
-  const stderr = new CappedSink(req.maxOutputBytes);
+  const stdout = new CappedOutput(req.maxOutputBytes);
+  const stderr = new CappedOutput(req.maxOutputBytes);
   const decoder = new PacketDecoder();
   // The first stdout line is the pid the command line printed (see command.ts).
   let pidText = '';
@@ -131,7 +131,7 @@ export async function execOnDevice(device: DeviceRef, req: ExecRequest): Promise
     setTimeout(() => resolve(undefined), KILL_WAIT_MS).unref();
   });
   const onStdout = (data: Buffer): void => {
-    if (pid !== undefined) return stdout.write(data);
+    if (pid !== undefined) return stdout.push(data);
     const nl = data.indexOf(0x0a);
     if (nl < 0) {
       pidText += data.toString('latin1');
@@ -140,7 +140,7 @@ export async function execOnDevice(device: DeviceRef, req: ExecRequest): Promise
     pidText += data.subarray(0, nl).toString('latin1');
     pid = Number.parseInt(pidText, 10);
     pidArrived(Number.isNaN(pid) ? undefined : pid);
-    stdout.write(data.subarray(nl + 1));
+    stdout.push(data.subarray(nl + 1));
   };
 
   try {
@@ -158,11 +158,11 @@ export async function execOnDevice(device: DeviceRef, req: ExecRequest): Promise
       socket.on('data', (chunk: Buffer) => {
         for (const p of decoder.push(chunk)) {
           if (p.id === ID_STDOUT) onStdout(p.payload);
-          else if (p.id === ID_STDERR) stderr.write(p.payload);
+          else if (p.id === ID_STDERR) stderr.push(p.payload);
           else if (p.id === ID_EXIT) exitCode = p.payload[0] ?? 0;
         }
         if (exitCode !== undefined && !stop.signal.aborted) {
-          finish({ exit_code: exitCode, stdout: stdout.buffer, stderr: stderr.buffer, timed_out: false, truncated: stdout.truncated || stderr.truncated });
+          finish({ exit_code: exitCode, stdout: stdout.toBuffer(), stderr: stderr.toBuffer(), timed_out: false, truncated: stdout.truncated || stderr.truncated });
         }
       });
       socket.once('close', () => {
@@ -173,7 +173,7 @@ export async function execOnDevice(device: DeviceRef, req: ExecRequest): Promise
       socket.on('error', () => {}); // 'close' follows and decides
       const onStop = (): void => {
         if (settled) return;
-        const done = (): void => finish({ exit_code: null, stdout: stdout.buffer, stderr: stderr.buffer, timed_out: true, truncated: stdout.truncated || stderr.truncated });
+        const done = (): void => finish({ exit_code: null, stdout: stdout.toBuffer(), stderr: stderr.toBuffer(), timed_out: true, truncated: stdout.truncated || stderr.truncated });
         // A command aborted right after it started may not have printed its pid yet: wait for it
         // (briefly), since closing the stream alone signals only the shell, not its children.
         void pidKnown.then((known) => (known === undefined ? undefined : killOnDevice(device, known))).then(done);

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { buildCommand, killCommand, shQuote } from './command.ts';
-import { PacketDecoder, packet, stdinPackets, CappedSink, ID_STDOUT, ID_EXIT } from './shell-v2.ts';
+import { CappedOutput } from '@vmhub/core';
+import { PacketDecoder, packet, stdinPackets, ID_STDOUT, ID_EXIT } from './shell-v2.ts';
 
 describe('command line', () => {
   it('quotes so sh sees each element literally', () => {
@@ -27,10 +28,10 @@ describe('shell v2 packets', () => {
     const got = [...wire].flatMap((b) => d.push(Buffer.from([b])));
     assert.deepEqual(got.map((p) => [p.id, p.payload.toString('latin1')]), [[1, 'hello'], [3, '\x07']]);
     assert.equal(stdinPackets(Buffer.alloc(150 * 1024)).length, 4);
-    const sink = new CappedSink(3);
-    sink.write(Buffer.from('ab'));
-    sink.write(Buffer.from('cd'));
-    assert.equal(sink.buffer.toString(), 'abc');
+    const sink = new CappedOutput(3);
+    sink.push(Buffer.from('ab'));
+    sink.push(Buffer.from('cd'));
+    assert.equal(sink.toBuffer().toString(), 'abc');
     assert.equal(sink.truncated, true);
   });
 });

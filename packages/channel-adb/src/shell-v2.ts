@@ -52,31 +52,3 @@ export class PacketDecoder {
     return out;
   }
 }
-
-/** Collects one stream up to a cap, remembering whether anything was dropped. */
-export class CappedSink {
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-  truncated = false;
-
-  readonly #cap: number;
-  constructor(cap: number) {
-    this.#cap = cap;
-  }
-
-  write(chunk: Buffer): void {
-    const room = this.#cap - this.#size;
-    if (room <= 0) {
-      if (chunk.length) this.truncated = true;
-      return;
-    }
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length < chunk.length) this.truncated = true;
-    this.#chunks.push(part);
-    this.#size += part.length;
-  }
-
-  get buffer(): Buffer {
-    return Buffer.concat(this.#chunks);
-  }
-}

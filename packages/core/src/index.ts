@@ -25,6 +25,7 @@ export * from './paths.ts';
 export { errnoFromText, fsError, type FsErrorContext, type FsOp } from './guest-fs-errors.ts';
 export { PUT_APPEND_SH, PUT_COMMIT_SH, PUT_CREATE_SH, PUT_FILE_SH, putTempPath } from './guest-put.ts';
 export { readPackageVersion } from './package-version.ts';
+export { CappedOutput } from './capped-output.ts';
 export { GuestPorts, type GuestPortsOptions, type OpenGuestStream } from './guest-ports.ts';
 /** TypeBox, re-exported so a plugin can declare its options and verb schemas without its own copy. */
 export { Type, type TSchema, type Static } from '@sinclair/typebox';

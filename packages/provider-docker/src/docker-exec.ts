@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex, Readable } from 'node:stream';
-import type { ExecResult } from '@vmhub/core';
+import { CappedOutput, type ExecResult } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { CappedBuffer, DockerDemuxer } from './docker-stream.ts';
+import { DockerDemuxer } from './docker-stream.ts';
 
 export interface RawExecRequest {
   argv: string[];
@@ -59,8 +59,8 @@ export async function startExec(docker: DockerClient, containerId: string, req: 
 export async function rawExec(docker: DockerClient, containerId: string, req: RawExecRequest): Promise<ExecResult> {
   const token = randomUUID();
   const { execId, socket, head } = await startExec(docker, containerId, { ...req, env: { ...req.env, [TOKEN_VAR]: token }, stdin: true });
-  const stdout = new CappedBuffer(req.maxOutputBytes);
-  const stderr = new CappedBuffer(req.maxOutputBytes);
+  const stdout = new CappedOutput(req.maxOutputBytes);
+  const stderr = new CappedOutput(req.maxOutputBytes);
   const demux = new DockerDemuxer((stream, data) => (stream === 2 ? stderr : stdout).push(data));
   let timedOut = false;
   let killed: Promise<string> | undefined;

@@ -22,31 +22,3 @@ export class DockerDemuxer {
     }
   }
 }
-
-/** Collect one stream under a byte cap; bytes past the cap are dropped and counted. */
-export class CappedBuffer {
-  readonly #cap: number;
-  readonly #chunks: Buffer[] = [];
-  #size = 0;
-  truncated = false;
-
-  constructor(cap: number) {
-    this.#cap = cap;
-  }
-
-  push(data: Buffer): void {
-    const room = this.#cap - this.#size;
-    if (room <= 0) {
-      if (data.length) this.truncated = true;
-      return;
-    }
-    const take = data.length <= room ? data : data.subarray(0, room);
-    if (take.length < data.length) this.truncated = true;
-    this.#chunks.push(Buffer.from(take));
-    this.#size += take.length;
-  }
-
-  toBuffer(): Buffer {
-    return Buffer.concat(this.#chunks);
-  }
-}

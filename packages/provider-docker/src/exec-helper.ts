@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
-import { VmhubError, type ExecResult } from '@vmhub/core';
+import { CappedOutput, VmhubError, type ExecResult } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { startExec, type RawExecRequest } from './docker-exec.ts';
-import { CappedBuffer, DockerDemuxer } from './docker-stream.ts';
+import { DockerDemuxer } from './docker-stream.ts';
 
 // Read on the first channel, not at import: loading the provider does no I/O.
 let script: string | undefined;
@@ -16,8 +16,8 @@ const helperScript = (): string => (script ??= readFileSync(new URL('../helper/e
 const STDIN_CHUNK = 64 * 1024;
 
 interface Job {
-  stdout: CappedBuffer;
-  stderr: CappedBuffer;
+  stdout: CappedOutput;
+  stderr: CappedOutput;
   timedOut: boolean;
   resolve: (r: ExecResult) => void;
   /** Clears the timer and the abort listener. */
@@ -149,7 +149,7 @@ export class ExecHelper {
       };
       const timer = setTimeout(kill, req.timeoutMs);
       const done = (): void => { clearTimeout(timer); req.signal?.removeEventListener('abort', kill); };
-      const job: Job = { stdout: new CappedBuffer(req.maxOutputBytes), stderr: new CappedBuffer(req.maxOutputBytes), timedOut: false, resolve, done };
+      const job: Job = { stdout: new CappedOutput(req.maxOutputBytes), stderr: new CappedOutput(req.maxOutputBytes), timedOut: false, resolve, done };
       this.#jobs.set(id, job);
       req.signal?.addEventListener('abort', kill, { once: true });
       const parts = [frame('S', id, Buffer.concat([head, strings([req.user, req.cwd ?? '', ...env, ...req.argv])]))];

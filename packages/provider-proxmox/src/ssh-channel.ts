@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import ssh2, { type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
-import { VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
+import { CappedOutput, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type PutFileOptions } from '@vmhub/core';
 import { SOURCE } from './pve-errors.ts';
 import { killedResult } from './exec-result.ts';
 import { errnoFromText, fsError, PUT_FILE_SH, putTempPath, type FsErrorContext } from '@vmhub/core';
@@ -181,31 +181,21 @@ export class SshChannel implements GuestChannel {
     const stream = await this.#openExec(PID_LINE + command, signal);
     if (!stream) return killedResult();
     return new Promise<ExecResult>((resolve) => {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let outLen = 0;
-      let errLen = 0;
-      let truncated = false;
+      const out = new CappedOutput(maxOutput);
+      const err = new CappedOutput(maxOutput);
       let timedOut = false;
       let settled = false;
       let pgid: number | undefined;
       /** stderr until the pid line is parsed; undefined afterwards. */
       let head: Buffer | undefined = Buffer.alloc(0);
       let onPid: (() => void) | undefined;
-      const take = (chunks: Buffer[], len: number, data: Buffer): number => {
-        const room = maxOutput - len;
-        if (room <= 0) { truncated = true; return len; }
-        if (data.length > room) { truncated = true; chunks.push(data.subarray(0, room)); return maxOutput; }
-        chunks.push(data);
-        return len + data.length;
-      };
       const flushHead = (): void => {
-        if (head !== undefined && head.length > 0) errLen = take(err, errLen, head);
+        if (head !== undefined && head.length > 0) err.push(head);
         head = undefined;
       };
-      stream.on('data', (d: Buffer) => { outLen = take(out, outLen, d); });
+      stream.on('data', (d: Buffer) => { out.push(d); });
       stream.stderr.on('data', (d: Buffer) => {
-        if (head === undefined) { errLen = take(err, errLen, d); return; }
+        if (head === undefined) { err.push(d); return; }
         head = Buffer.concat([head, d]);
         const nl = head.indexOf(10);
         if (nl < 0 && head.length < 32) return;
@@ -224,7 +214,7 @@ export class SshChannel implements GuestChannel {
         signal?.removeEventListener('abort', kill);
         flushHead();
         onPid?.();
-        resolve({ exit_code: timedOut ? null : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timed_out: timedOut, truncated });
+        resolve({ exit_code: timedOut ? null : code, stdout: out.toBuffer(), stderr: err.toBuffer(), timed_out: timedOut, truncated: out.truncated || err.truncated });
       };
       stream.on('exit', (code: number | null) => { if (typeof code === 'number') exitCode = code; });
       let exitCode: number | null = null;
