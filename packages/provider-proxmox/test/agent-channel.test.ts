@@ -13,6 +13,7 @@ import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type MachineRef, type Provider } from '@vmhub/core';
 import { defaultExec, type ExecHandler, type PveSimulator } from '@vmhub/pve-simulator';
+import { abortExec, sleep } from '@vmhub/test-kit';
 import { lease, providerFor, startSim, template } from './helpers/setup.ts';
 
 /** Every argv the guest was asked to run, in order. */
@@ -77,15 +78,10 @@ for (const mode of ['9', '8'] as const) {
       const statusPolls = (): number => sim.state.requests.log.filter((r) => r.path.endsWith('/agent/exec-status')).length;
       const from = ran.length;
       const ctl = new AbortController();
-      let abortedAt = 0;
-      const timer = setTimeout(() => { abortedAt = Date.now(); ctl.abort(new Error('tool call cancelled')); }, 500);
       // As root (the agent's own user): no runuser, so the pid the agent reports is the command's.
-      const r = await ch.exec(['sleep', '300'], { user: 'root', timeoutMs: 60_000, signal: ctl.signal });
-      const resolvedMs = Date.now() - abortedAt;
-      clearTimeout(timer);
-      assert.ok(abortedAt > 0, 'exec resolved before the abort');
-      assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
-      assert.ok(resolvedMs < 500, `resolved ${resolvedMs} ms after the abort`);
+      const pending = ch.exec(['sleep', '300'], { user: 'root', timeoutMs: 60_000, signal: ctl.signal });
+      await sleep(500);
+      const { ms: resolvedMs } = await abortExec(ctl, pending, 500);
       assert.equal(getEventListeners(ctl.signal, 'abort').length, 0, 'the abort listener is removed');
       const started = ran.slice(from);
       assert.deepEqual(started.map((a) => a[0]), ['sleep', 'kill'], 'one exec of the command, then one kill');

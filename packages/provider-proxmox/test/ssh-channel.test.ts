@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
-import { startSshd, type TestSshd } from '@vmhub/test-kit';
+import { abortExec, sleep, startSshd, type TestSshd } from '@vmhub/test-kit';
 import { generateLeaseKeyPair } from '../src/keys.ts';
 import { SshChannel } from '../src/ssh-channel.ts';
 
@@ -68,14 +68,10 @@ describe('proxmox: ssh channel', () => {
     // The sshd runs on this host, so the guest's process is a local pid the test can look at.
     const pidFile = join(work, `abort-${randomBytes(4).toString('hex')}.pid`);
     const ctl = new AbortController();
-    let abortedAt = 0;
-    const timer = setTimeout(() => { abortedAt = Date.now(); ctl.abort(new Error('tool call cancelled')); }, 500);
-    const r = await ch.exec(['sh', '-c', 'echo $$ > "$1"; exec sleep 300', 'sh', pidFile], { timeoutMs: 60_000, signal: ctl.signal });
-    const resolvedMs = Date.now() - abortedAt;
-    clearTimeout(timer);
-    assert.ok(abortedAt > 0, 'exec resolved before the abort');
-    assert.deepEqual([r.exit_code, r.timed_out], [null, true]);
-    assert.ok(resolvedMs < 2000, `resolved ${resolvedMs} ms after the abort`);
+    const pending = ch.exec(['sh', '-c', 'echo $$ > "$1"; exec sleep 300', 'sh', pidFile], { timeoutMs: 60_000, signal: ctl.signal });
+    await sleep(500);
+    const abortedAt = Date.now();
+    const { ms: resolvedMs } = await abortExec(ctl, pending, 2000);
     assert.equal(getEventListeners(ctl.signal, 'abort').length, 0, 'the abort listener is removed');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     assert.ok(pid > 1, `pid file holds ${pid}`);

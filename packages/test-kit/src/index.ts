@@ -13,3 +13,4 @@ export { ADB, ADBD, adbMissing, startAdbd, startAdbServer, type Adbd, type AdbdO
 export { startHttpServer, type HttpServer, type HttpServerOptions } from './http-server.ts';
 export { loadBuiltPlugin, type BuiltEntry, type ExpectedPlugin } from './built-entry.ts';
 export { callContext, testLease, type TestLeaseParts } from './lease.ts';
+export { abortExec } from './abort.ts';
