@@ -25,6 +25,16 @@ function count(t: TestContext, n: Tally, what: string, ok: boolean, refusal: boo
   else n.accepted++;
 }
 
+/** A test of attempts counted in `n`: reported under `what` at its end, and failed by any that went wrong. */
+function counted(name: string, what: string, fn: (t: TestContext, n: Tally) => Promise<void>, options: { timeout?: number } = {}): void {
+  it(name, options, async (t) => {
+    const n = tally();
+    await fn(t, n);
+    report(t, what, n);
+    assert.equal(n.wrong, 0);
+  });
+}
+
 const start = (box: Sandbox): Promise<HttpServer> => startHttp(box, { VMHUB_LOG_LEVEL: 'info', ...ENV });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -47,8 +57,7 @@ async function initialize(base: string, headers: Record<string, string>): Promis
 describe('security: live-view sign-in (built server, default lifetimes)', () => {
   const suite = httpSuite(start, { http: { tokens: NAMED } });
 
-  it('the cookie carries a random sign-in id, never a token; a GET never signs in', async (t) => {
-    const n = tally();
+  counted('the cookie carries a random sign-in id, never a token; a GET never signs in', 'sign-in cookies', async (t, n) => {
     const ids = new Set<string>();
     for (const principal of ['default', 'alice', 'bob'] as const) {
       for (let i = 0; i < 3; i++) {
@@ -77,12 +86,9 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
       await r.arrayBuffer();
       count(t, n, `old token cookie on ${path}: ${r.status}`, r.status === 401 && (path === '/api/leases' || r.headers.getSetCookie().some((c) => /^vmhub_token=;.*Max-Age=0/.test(c))), true);
     }
-    report(t, 'sign-in cookies', n);
-    assert.equal(n.wrong, 0);
   });
 
-  it('the sign-in cookie is refused on /mcp (401): only Authorization: Bearer opens MCP sessions', async (t) => {
-    const n = tally();
+  counted('the sign-in cookie is refused on /mcp (401): only Authorization: Bearer opens MCP sessions', 'sign-in cookie on /mcp', async (t, n) => {
     const s = await uiSignIn(suite.srv.base, TOKENS.alice);
     assert.ok(s.session);
     for (const [what, headers] of [
@@ -96,12 +102,9 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
     }
     const bearer = await initialize(suite.srv.base, { Authorization: `Bearer ${TOKENS.alice}`, Cookie: s.cookie });
     count(t, n, `/mcp with the bearer: ${bearer.status}`, bearer.status === 200 && bearer.sid !== null, false);
-    report(t, 'sign-in cookie on /mcp', n);
-    assert.equal(n.wrong, 0);
   });
 
-  it('a sign-in POST from another site or origin is refused (403) and sets no cookie (login CSRF)', async (t) => {
-    const n = tally();
+  counted('a sign-in POST from another site or origin is refused (403) and sets no cookie (login CSRF)', 'sign-in CSRF', async (t, n) => {
     const alice = await uiSignIn(suite.srv.base, TOKENS.alice);
     assert.ok(alice.session);
     const crossSite: Array<Record<string, string | undefined>> = [
@@ -150,8 +153,6 @@ describe('security: live-view sign-in (built server, default lifetimes)', () => 
     const switched = await uiSignIn(suite.srv.base, TOKENS.bob, { Cookie: alice.cookie });
     count(t, n, 'same-origin switch to bob', switched.status === 303 && (await apiAs(suite.srv.base, switched.cookie)).principal === 'bob', false);
     count(t, n, 'alice\'s replaced id', (await apiAs(suite.srv.base, alice.cookie)).status === 401, true);
-    report(t, 'sign-in CSRF', n);
-    assert.equal(n.wrong, 0);
   });
 });
 
@@ -188,8 +189,7 @@ describe('security: live-view sign-in lifetime (built server)', () => {
     assert.ok(endedAt >= 4500 && endedAt < 6500, `ended at ${endedAt} ms`);
   });
 
-  it('a sign-in ends with its token (SIGHUP) and with the server; putting the token back does not revive it', { timeout: 60_000 }, async (t) => {
-    const n = tally();
+  counted('a sign-in ends with its token (SIGHUP) and with the server; putting the token back does not revive it', 'sign-in revocation', async (t, n) => {
     let s = suite.srv!;
     const alice = await uiSignIn(s.base, TOKENS.alice);
     const bob = await uiSignIn(s.base, TOKENS.bob);
@@ -209,7 +209,5 @@ describe('security: live-view sign-in lifetime (built server)', () => {
     s = suite.srv = await start(suite.box);
     count(t, n, 'alice\'s sign-in after a restart', (await apiAs(s.base, alice.cookie)).status === 401, true);
     count(t, n, 'alice signing in after the restart', (await uiSignIn(s.base, TOKENS.alice)).status === 303, false);
-    report(t, 'sign-in revocation', n);
-    assert.equal(n.wrong, 0);
-  });
+  }, { timeout: 60_000 });
 });
