@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import sharp from 'sharp';
+import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
 import { connect, errorCode, leaseReady, type Sandbox, type Session } from './harness.ts';
 
 /**
@@ -21,6 +23,67 @@ export function leaseThenOcrOff(box: Sandbox, session: () => Session, template: 
     await assertTextToolsNeedOcr(box, lease, text);
   });
 }
+
+interface Region { x: number; y: number; width: number; height: number }
+type Ok = (tool: string, args: Record<string, unknown>) => Promise<any>;
+
+/**
+ * vm_batch through `ok`: type `command`, Return, wait to settle (up to `seconds`), with the final
+ * screenshot; the three steps asserted to have run and the wait satisfied. The result is returned.
+ */
+export async function typeReturnSettle(ok: Ok, command: string, seconds: number): Promise<any> {
+  const r = await ok('vm_batch', {
+    actions: [
+      { action: 'type', text: command },
+      { action: 'key', keys: 'Return' },
+      { action: 'wait_for', for: 'settle', timeout_seconds: seconds },
+    ],
+    screenshot: true,
+  });
+  const b = r.structuredContent;
+  assert.equal(b.completed, 3, JSON.stringify(b));
+  assert.deepEqual(b.results.map((x: any) => [x.action, x.ok]), [['type', true], ['key', true], ['wait_for', true]], JSON.stringify(b.results));
+  assert.equal(b.results[2].result?.satisfied, true);
+  return r;
+}
+
+/** The batch's final screenshot comes with it, and tesseract reads `word` in it. */
+export async function assertFinalShotShows(r: any, word: string): Promise<void> {
+  const image = r.content.find((c: any) => c.type === 'image');
+  assert.ok(image && r.structuredContent.screenshot, 'the final screenshot comes with the batch');
+  const { data, info } = await sharp(Buffer.from(image.data, 'base64')).raw().toBuffer({ resolveWithObject: true });
+  const seen = await createTesseractEngine({}).recognize({ data, width: info.width, height: info.height, channels: info.channels as 3 | 4 });
+  assert.ok(findMatches(seen, word, { minConfidence: 0.3 }).length >= 1, `the final screenshot shows ${word}: ${seen.map((w) => w.text).join(' ')}`);
+}
+
+/** A vm_batch that types `text` and Return before an invalid scroll is refused whole: INVALID_REQUEST naming actions[2]. */
+export async function assertBatchRefused(s: Session, lease: string, text: string): Promise<void> {
+  const refused = await s.call('vm_batch', {
+    lease_id: lease,
+    actions: [
+      { action: 'type', text },
+      { action: 'key', keys: 'Return' },
+      { action: 'scroll', x: -5, y: 10, direction: 'down' },
+    ],
+  });
+  assert.equal(errorCode(refused), 'INVALID_REQUEST', JSON.stringify(refused.structuredContent));
+  assert.match(refused.structuredContent.message, /actions\[2\] \(scroll\)/);
+}
+
+/**
+ * A 4× zoom of `region` (a 200×100 one), through `ok` (vm_screenshot on the suite's lease):
+ * asserted 800×400 at scale 4 with the region's origin, in its output and in the image itself.
+ */
+export async function zoom4(ok: Ok, region: Region): Promise<void> {
+  const zoom = await ok('vm_screenshot', { region, scale: 4, format: 'png' });
+  const z = zoom.structuredContent;
+  assert.deepEqual([z.width, z.height, z.scale, z.origin], [800, 400, 4, { x: region.x, y: region.y }]);
+  const meta = await sharp(Buffer.from(zoom.content.find((c: any) => c.type === 'image').data, 'base64')).metadata();
+  assert.deepEqual([meta.width, meta.height], [800, 400]);
+}
+
+/** The screen pixel that point `p` of a 4× zoom of `region` shows. */
+export const zoomedPixel = (region: Region, p: { x: number; y: number }) => ({ x: region.x + Math.floor(p.x / 4), y: region.y + Math.floor(p.y / 4) });
 
 /**
  * A second server on the same lease with OCR turned off (VMHUB_OCR=none): every text tool answers

@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
-import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
 import { connect, errorCode, machineBox, type Session } from './harness.ts';
-import { leaseThenOcrOff } from './agent-tools-checks.ts';
+import { assertBatchRefused, assertFinalShotShows, leaseThenOcrOff, typeReturnSettle, zoom4, zoomedPixel } from './agent-tools-checks.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const box = machineBox('at-console', 'ac');
@@ -162,13 +160,9 @@ describe('agent tools on the QEMU VGA console (tiny-console)', { timeout: 900_00
 
   it('zoom 4×: a click at a point of the zoomed image reaches exactly the tablet value of the screen pixel it shows', async () => {
     const region = { x: 250, y: 150, width: 200, height: 100 };
-    const zoom = await ok('vm_screenshot', { region, scale: 4, format: 'png' });
-    const z = zoom.structuredContent;
-    assert.deepEqual([z.width, z.height, z.scale, z.origin], [800, 400, 4, { x: 250, y: 150 }]);
-    const meta = await sharp(Buffer.from((zoom.content.find((c: any) => c.type === 'image') as any).data, 'base64')).metadata();
-    assert.deepEqual([meta.width, meta.height], [800, 400]);
+    await zoom4(ok, region);
     for (const p of [{ x: 517, y: 243 }, { x: 3, y: 398 }, { x: 799, y: 1 }]) {
-      const want = { x: region.x + Math.floor(p.x / 4), y: region.y + Math.floor(p.y / 4) };
+      const want = zoomedPixel(region, p);
       const got = await tabletAfter(async () => {
         const c = (await ok('vm_click', p)).structuredContent;
         assert.deepEqual({ x: c.screen_x, y: c.screen_y }, want, `vm_click ${JSON.stringify(p)} output`);
@@ -181,40 +175,16 @@ describe('agent tools on the QEMU VGA console (tiny-console)', { timeout: 900_00
     const out = WORDS[1];
     const from = serialLog().length;
     // The command line holds the word rot13'd: only the command's output shows it plain.
-    const r = await ok('vm_batch', {
-      actions: [
-        { action: 'type', text: `clear; echo ${rot13(out)} | tr a-z n-za-m | tee /dev/ttyS0` },
-        { action: 'key', keys: 'Return' },
-        { action: 'wait_for', for: 'settle', timeout_seconds: 30 },
-      ],
-      screenshot: true,
-    });
-    const b = r.structuredContent;
-    assert.equal(b.completed, 3, JSON.stringify(b));
-    assert.deepEqual(b.results.map((x: any) => [x.action, x.ok]), [['type', true], ['key', true], ['wait_for', true]], JSON.stringify(b.results));
-    assert.equal(b.results[2].result?.satisfied, true);
+    const r = await typeReturnSettle(ok, `clear; echo ${rot13(out)} | tr a-z n-za-m | tee /dev/ttyS0`, 30);
     await waitSerial(`${out}\r\n`, from, 10_000);
-    const image = r.content.find((c: any) => c.type === 'image') as any;
-    assert.ok(image && b.screenshot, 'the final screenshot comes with the batch');
-    const { data, info } = await sharp(Buffer.from(image.data, 'base64')).raw().toBuffer({ resolveWithObject: true });
-    const seen = await createTesseractEngine({}).recognize({ data, width: info.width, height: info.height, channels: info.channels as 3 | 4 });
-    assert.ok(findMatches(seen, out, { minConfidence: 0.3 }).length >= 1, `the final screenshot shows ${out}: ${seen.map((w) => w.text).join(' ')}`);
+    await assertFinalShotShows(r, out);
     const found = (await ok('vm_find_text', { text: out })).structuredContent.matches;
     assert.ok(found.length >= 1, 'vm_find_text agrees');
   });
 
   it('vm_batch with an invalid last step refuses the whole batch: nothing is typed (checked in the serial log)', async () => {
     const t = tag();
-    const refused = await s.call('vm_batch', {
-      lease_id: lease,
-      actions: [
-        { action: 'type', text: `echo SHOULD-NOT-RUN-${t} > /dev/ttyS0` },
-        { action: 'key', keys: 'Return' },
-        { action: 'scroll', x: -5, y: 10, direction: 'down' },
-      ],
-    });
-    assert.equal(errorCode(refused), 'INVALID_REQUEST', JSON.stringify(refused.structuredContent));
-    assert.match(refused.structuredContent.message, /actions\[2\] \(scroll\)/);
+    await assertBatchRefused(s, lease, `echo SHOULD-NOT-RUN-${t} > /dev/ttyS0`);
     await sleep(2000);
     assert.ok(!serialLog().includes(`SHOULD-NOT-RUN-${t}`), 'the refused batch ran nothing');
     // Nothing was typed either: a command typed now runs alone on a clean line.

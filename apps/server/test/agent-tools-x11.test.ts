@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { after, before, describe, it } from 'node:test';
-import { createTesseractEngine, findMatches } from '@vmhub/core/ocr';
 import { connect, errorCode, machineBox, type Session } from './harness.ts';
-import { leaseThenOcrOff } from './agent-tools-checks.ts';
+import { assertBatchRefused, assertFinalShotShows, leaseThenOcrOff, typeReturnSettle, zoom4, zoomedPixel } from './agent-tools-checks.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -163,14 +162,10 @@ describe('agent tools on a real x11 desktop (docker + debian-x11)', { timeout: 6
 
   it('zoom 4×: a click at a point of the zoomed image reaches exactly the screen pixel it shows', async () => {
     const region = { x: 333, y: 211, width: 200, height: 100 };
-    const zoom = await ok('vm_screenshot', { region, scale: 4, format: 'png' });
-    const z = zoom.structuredContent;
-    assert.deepEqual([z.width, z.height, z.scale, z.origin], [800, 400, 4, { x: 333, y: 211 }]);
-    const meta = await sharp(Buffer.from((zoom.content.find((c: any) => c.type === 'image') as any).data, 'base64')).metadata();
-    assert.deepEqual([meta.width, meta.height], [800, 400]);
+    await zoom4(ok, region);
     for (const p of [{ x: 517, y: 243 }, { x: 3, y: 398 }, { x: 799, y: 0 }, { x: 402.5, y: 101.9 }]) {
       const c = (await ok('vm_click', p)).structuredContent;
-      const want = { x: region.x + Math.floor(p.x / 4), y: region.y + Math.floor(p.y / 4) };
+      const want = zoomedPixel(region, p);
       assert.deepEqual({ x: c.screen_x, y: c.screen_y }, want, `vm_click ${JSON.stringify(p)} output`);
       assert.deepEqual(await pointer(), want, `zoomed ${JSON.stringify(p)} → the guest's pointer`);
     }
@@ -182,24 +177,10 @@ describe('agent tools on a real x11 desktop (docker + debian-x11)', { timeout: 6
     const out = WORDS[1];
     const file = `/tmp/batch-${randomBytes(3).toString('hex')}.txt`;
     // The command line holds the word rot13'd: only the command's output shows it plain.
-    const r = await ok('vm_batch', {
-      actions: [
-        { action: 'type', text: `clear; echo ${rot13(out)} | tr a-z n-za-m | tee ${file}` },
-        { action: 'key', keys: 'Return' },
-        { action: 'wait_for', for: 'settle', timeout_seconds: 20 },
-      ],
-      screenshot: true,
-    });
+    const r = await typeReturnSettle(ok, `clear; echo ${rot13(out)} | tr a-z n-za-m | tee ${file}`, 20);
     const b = r.structuredContent;
-    assert.equal(b.completed, 3, JSON.stringify(b));
-    assert.deepEqual(b.results.map((x: any) => [x.action, x.ok]), [['type', true], ['key', true], ['wait_for', true]], JSON.stringify(b.results));
-    assert.equal(b.results[2].result?.satisfied, true);
     assert.equal(await waitFile(file, (t) => t.length > 0), `${out}\n`, 'the command ran in the guest');
-    const image = r.content.find((c: any) => c.type === 'image') as any;
-    assert.ok(image && b.screenshot, 'the final screenshot comes with the batch');
-    const { data, info } = await sharp(Buffer.from(image.data, 'base64')).raw().toBuffer({ resolveWithObject: true });
-    const seen = await createTesseractEngine({}).recognize({ data, width: info.width, height: info.height, channels: info.channels as 3 | 4 });
-    assert.ok(findMatches(seen, out, { minConfidence: 0.3 }).length >= 1, `the final screenshot shows ${out}: ${seen.map((w) => w.text).join(' ')}`);
+    await assertFinalShotShows(r, out);
     // vm_find_text agrees, in the image space of that screenshot (the latest).
     const found = (await ok('vm_find_text', { text: out })).structuredContent.matches;
     assert.ok(found.length >= 1);
@@ -210,16 +191,7 @@ describe('agent tools on a real x11 desktop (docker + debian-x11)', { timeout: 6
   it('vm_batch with an invalid last step refuses the whole batch: nothing is typed (checked in the guest)', async () => {
     await ok('vm_focus', { window: term.id });
     const file = `/tmp/snr-${randomBytes(3).toString('hex')}.txt`;
-    const refused = await s.call('vm_batch', {
-      lease_id: lease,
-      actions: [
-        { action: 'type', text: `echo SHOULD-NOT-RUN > ${file}` },
-        { action: 'key', keys: 'Return' },
-        { action: 'scroll', x: -5, y: 10, direction: 'down' },
-      ],
-    });
-    assert.equal(errorCode(refused), 'INVALID_REQUEST', JSON.stringify(refused.structuredContent));
-    assert.match(refused.structuredContent.message, /actions\[2\] \(scroll\)/);
+    await assertBatchRefused(s, lease, `echo SHOULD-NOT-RUN > ${file}`);
     await sleep(1500);
     assert.equal(await guestFile(file), undefined, 'the refused batch wrote nothing');
     // Nothing was typed either: a command typed now runs alone on a clean line.
