@@ -6,8 +6,9 @@ import { isSecretName, isStrongSecretName, scrubDeep, scrubText } from './scrub.
 import { log } from './log.ts';
 
 describe('scrubText', () => {
-  it('hides URL userinfo and every query and fragment value, keeping the rest of the URL', () => {
-    const cases: Array<[string, string]> = [
+  // What scrubText makes of each text, by kind of secret.
+  const scrubbed: Record<string, Array<[string, string]>> = {
+    'hides URL userinfo and every query and fragment value, keeping the rest of the URL': [
       ['https://user:tok@host/x?access_token=abc', 'https://***@host/x?access_token=***'],
       ['https://u:p@ss@github.com/o/r.git', 'https://***@github.com/o/r.git'],
       ['ssh://git@host:22/r.git', 'ssh://***@host:22/r.git'],
@@ -18,12 +19,8 @@ describe('scrubText', () => {
       ["git clone 'https://x:t@h/r.git' && cd r", "git clone 'https://***@h/r.git' && cd r"],
       ['fatal: unable to access \'http://127.0.0.1:1/r.git?access_token=t/\': Failed to connect', 'fatal: unable to access \'http://127.0.0.1:1/r.git?access_token=***\': Failed to connect'],
       ['<a href="https://u:p@h/">', '<a href="https://***@h/">'],
-    ];
-    for (const [text, want] of cases) assert.equal(scrubText(text), want, text);
-  });
-
-  it('hides values assigned to secret-like names: env, flags, JSON, headers, Bearer', () => {
-    const cases: Array<[string, string]> = [
+    ],
+    'hides values assigned to secret-like names: env, flags, JSON, headers, Bearer': [
       ['GITHUB_TOKEN=ghp_1 git push', 'GITHUB_TOKEN=*** git push'],
       ['export AWS_SECRET_ACCESS_KEY="a b"', 'export AWS_SECRET_ACCESS_KEY="***"'],
       ['--password=hunter2 --user=bob', '--password=*** --user=bob'],
@@ -36,7 +33,9 @@ describe('scrubText', () => {
       ['password: "x y"', 'password: "***"'],
       ['sent Bearer eyJhbGci.x.y to it', 'sent Bearer *** to it'],
       ['https://h/app;jsessionid=abc', 'https://h/app;jsessionid=***'],
-    ];
+    ],
+  };
+  for (const [name, cases] of Object.entries(scrubbed)) it(name, () => {
     for (const [text, want] of cases) assert.equal(scrubText(text), want, text);
   });
 

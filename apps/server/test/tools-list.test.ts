@@ -3,37 +3,27 @@ import { after, before, it } from 'node:test';
 import { DEFAULT_TOOLSETS, TOOLSET_OF } from '@vmhub/core';
 import { connect, sandbox, type Sandbox, type Session } from './harness.ts';
 
-/** Every tool, its toolset and the annotations it carries (they must stay true: ../docs/agent-tools.md). */
-const TABLE = {
-  vm_list_templates: ['lease', { readOnlyHint: true, idempotentHint: true }],
-  vm_capabilities: ['lease', { readOnlyHint: true, idempotentHint: true }],
-  vm_lease_create: ['lease', { destructiveHint: false, idempotentHint: true }],
-  vm_lease_status: ['lease', { readOnlyHint: true }],
-  vm_lease_renew: ['lease', { destructiveHint: false, idempotentHint: true }],
-  vm_lease_release: ['lease', { destructiveHint: true, idempotentHint: true }],
-  vm_lease_list: ['lease', { readOnlyHint: true, idempotentHint: true }],
-  vm_screenshot: ['screen', { readOnlyHint: true }],
-  vm_wait: ['screen', { readOnlyHint: true }],
-  vm_find_text: ['screen', { readOnlyHint: true }],
-  vm_click: ['input', { destructiveHint: false }],
-  vm_type: ['input', { destructiveHint: false }],
-  vm_key: ['input', { destructiveHint: false }],
-  vm_paste: ['input', { destructiveHint: false }],
-  vm_drag: ['input', { destructiveHint: false }],
-  vm_scroll: ['input', { destructiveHint: false }],
-  vm_batch: ['batch', { destructiveHint: false }],
-  vm_put_file: ['files', { destructiveHint: true }],
-  vm_get_file: ['files', { readOnlyHint: true }],
-  vm_clone_repo: ['files', { destructiveHint: true, openWorldHint: true }],
-  vm_exec: ['exec', { destructiveHint: true }],
-  vm_launch: ['apps', { destructiveHint: false }],
-  vm_list_windows: ['apps', { readOnlyHint: true }],
-  vm_focus: ['apps', { destructiveHint: false }],
-  vm_close: ['apps', { destructiveHint: true }],
-  vm_inspect: ['apps', { readOnlyHint: true }],
-  vm_health: ['admin', { readOnlyHint: true }],
-  vm_dispatch: ['admin', { destructiveHint: true }],
+// The annotation sets the tools carry: read-only, read-only and idempotent, acting, acting and
+// idempotent, destructive.
+const RO = { readOnlyHint: true } as const;
+const RO_ID = { readOnlyHint: true, idempotentHint: true } as const;
+const ACT = { destructiveHint: false } as const;
+const ACT_ID = { destructiveHint: false, idempotentHint: true } as const;
+const DESTROY = { destructiveHint: true } as const;
+
+/** Every tool by toolset, with the annotations it carries (they must stay true: ../docs/agent-tools.md). */
+const TOOLSETS = {
+  lease: { vm_list_templates: RO_ID, vm_capabilities: RO_ID, vm_lease_create: ACT_ID, vm_lease_status: RO, vm_lease_renew: ACT_ID, vm_lease_release: { ...DESTROY, idempotentHint: true }, vm_lease_list: RO_ID },
+  screen: { vm_screenshot: RO, vm_wait: RO, vm_find_text: RO },
+  input: { vm_click: ACT, vm_type: ACT, vm_key: ACT, vm_paste: ACT, vm_drag: ACT, vm_scroll: ACT },
+  batch: { vm_batch: ACT },
+  files: { vm_put_file: DESTROY, vm_get_file: RO, vm_clone_repo: { ...DESTROY, openWorldHint: true } },
+  exec: { vm_exec: DESTROY },
+  apps: { vm_launch: ACT, vm_list_windows: RO, vm_focus: ACT, vm_close: DESTROY, vm_inspect: RO },
+  admin: { vm_health: RO, vm_dispatch: DESTROY },
 } as const;
+/** Every tool: its toolset and its annotations. */
+const TABLE: Record<string, readonly [string, Record<string, boolean>]> = Object.fromEntries(Object.entries(TOOLSETS).flatMap(([set, tools]) => Object.entries(tools).map(([name, annotations]) => [name, [set, annotations] as const])));
 const DEFAULT = Object.entries(TABLE).filter(([, [set]]) => (DEFAULT_TOOLSETS as readonly string[]).includes(set)).map(([n]) => n);
 
 let box: Sandbox;
@@ -58,7 +48,7 @@ it('server: VMHUB_TOOLSETS=all lists all 28 tools within 28 KB, with title, sche
   const size = JSON.stringify({ tools }).length;
   assert.ok(size <= 28 * 1024, `the whole tools/list is ${size} bytes; the budget is 28 KB`);
   for (const t of tools) {
-    const [set, annotations] = TABLE[t.name as keyof typeof TABLE];
+    const [set, annotations] = TABLE[t.name]!;
     assert.equal(TOOLSET_OF[t.name as keyof typeof TOOLSET_OF], set, `${t.name} is in toolset ${set}`);
     assert.deepEqual(t.annotations, annotations, `${t.name} annotations`);
     assert.ok(t.title && t.description, `${t.name} has a title and description`);
