@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, leaseReady, round, stats, toolCaller } from './lib.mjs';
+import { connectServer, leaseReady, round, runAsScript, stats, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 15);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -113,4 +113,4 @@ async function task(call, L, kind) {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, round, stats, timeIt } from './lib.mjs';
+import { connectServer, round, runAsScript, stats, timeIt } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 40);
@@ -98,4 +98,4 @@ export async function run_() {
 }
 
 export { run_ as run };
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run_(), null, 2));
+await runAsScript(import.meta.url, run_);

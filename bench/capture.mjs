@@ -9,12 +9,11 @@
 // path, incremental frames too: vm_screenshot {changed_only} after typing, and with no change; and
 // the whole screen right after typing (the first rows ask a screen that stands still, which the
 // session answers from its last frame after one read and compare).
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { connectServer, leaseReady, percentile, round, stats, timeIt, toolCaller } from './lib.mjs';
+import { leaseReady, percentile, round, runAsScript, stats, timeIt, withBenchServer } from './lib.mjs';
 
 const N = Number(process.env.N ?? 40);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -42,15 +41,9 @@ function templates() {
   return out;
 }
 
-export async function run() {
-  const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-capture-'));
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ instance: 'capture', db: join(dir, 'vmhub.db'), templates: templates() }));
-  const client = await connectServer({ VMHUB_CONFIG: config });
-  const call = toolCaller(client);
-  const leases = [];
-  const result = {};
-  try {
+export function run() {
+  return withBenchServer('capture', { instance: 'capture', templates: templates() }, async ({ call, leases }) => {
+    const result = {};
     for (const s of SIZES) {
       const row = {};
       for (const path of ['fb', 'guest']) {
@@ -114,11 +107,7 @@ export async function run() {
       result[s.name] = row;
     }
     return result;
-  } finally {
-    for (const lease of leases) await client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
-    await client.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectServer, percentile, round, SERVER_BIN } from './lib.mjs';
+import { connectServer, percentile, round, runAsScript, SERVER_BIN } from './lib.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 15);
 
@@ -47,4 +47,4 @@ export async function run() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

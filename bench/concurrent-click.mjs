@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectServer, leaseReady, percentile, round, toolCaller } from './lib.mjs';
+import { connectServer, leaseReady, percentile, round, runAsScript, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 200);
 const LEASES = 4;
@@ -111,4 +111,4 @@ export async function run() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

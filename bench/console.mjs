@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectServer, percentile, round } from './lib.mjs';
+import { connectServer, percentile, round, runAsScript } from './lib.mjs';
 
 const N = Number(process.env.N ?? 30);
 
@@ -44,4 +44,4 @@ export async function run() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

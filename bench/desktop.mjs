@@ -2,31 +2,17 @@
 // approach (one `docker exec` process per action, as docker-vm-mcp and mcp-qemu-vm do):
 // vm_click and vm_key p50/p95, vm_screenshot p50/p95 and bytes at 1280×800, lease create → ready.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, floorSampler, percentile, round, stats, timeIt } from './lib.mjs';
+import { clickTimes, floorSampler, leaseReady, percentile, round, runAsScript, screenshotStats, stats, timeIt, warmScreen, withBenchServer } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 60);
 const LEASES = Number(process.env.LEASES ?? 15);
 
-export async function run_() {
-  const dir = mkdtempSync(join(tmpdir(), 'vmhub-bench-desktop-'));
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ instance: 'bench', db: join(dir, 'vmhub.db') }));
-  const client = await connectServer({ VMHUB_CONFIG: config });
-  const call = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args });
-    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
-    return r;
-  };
-  const leases = [];
-  try {
+export function run_() {
+  return withBenchServer('desktop', { instance: 'bench' }, async ({ call, leases }) => {
     // Warm-up, not timed: the server's first create opens its engine connection and store.
-    const warm = (await call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id;
-    for (let s = 'provisioning'; ['provisioning', 'starting'].includes(s);) s = (await call('vm_lease_status', { lease_id: warm, wait_seconds: 20 })).structuredContent.status;
+    const warm = await leaseReady(call, 'debian-x11');
     const golden = JSON.parse((await run('docker', ['inspect', `vmhub-bench-${warm}`], { encoding: 'utf8' })).stdout)[0].Config.Image;
     await call('vm_lease_release', { lease_id: warm });
     const ready = [];
@@ -38,11 +24,7 @@ export async function run_() {
     for (let i = 0; i < LEASES; i++) {
       if (i % 2 === 0) await floorRuns.sample(i);
       const t = performance.now();
-      const lease = (await call('vm_lease_create', { template: 'debian-x11' })).structuredContent.lease_id;
-      leases.push(lease);
-      let status = 'provisioning';
-      while (['provisioning', 'starting'].includes(status)) status = (await call('vm_lease_status', { lease_id: lease, wait_seconds: 20 })).structuredContent.status;
-      if (status !== 'ready') throw new Error(`lease ${lease} ${status}`);
+      await leaseReady(call, 'debian-x11', (id) => leases.push(id));
       ready.push(performance.now() - t);
       // Like the floor's containers, each is created with no other desktop of the bench alive;
       // the last one stays for the actions below.
@@ -54,13 +36,11 @@ export async function run_() {
     // A realistic screen, not an empty desktop: two terminals full of text.
     await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', '100x40+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin | head -60; sleep 3600'], wait_seconds: 10 });
     await call('vm_launch', { lease_id: lease, app: 'xterm', args: ['-geometry', '90x30+560+300', '-e', 'sh', '-c', 'dpkg -l | head -60; sleep 3600'], wait_seconds: 10 });
-    await new Promise((r) => setTimeout(r, 1000));
-    await call('vm_screenshot', { lease_id: lease, max_width: 1280, max_height: 800 }); // warm: channel, helper, sharp
+    await warmScreen(call, lease);
 
-    const click = await timeIt(N, (i) => call('vm_click', { lease_id: lease, x: 600 + (i % 10), y: 400, coordinate_space: 'screen' }));
+    const click = await clickTimes(call, lease, N, 600, 400);
     const key = await timeIt(N, () => call('vm_key', { lease_id: lease, keys: 'shift' }));
-    let bytes = 0;
-    const shot = await timeIt(Math.ceil(N / 2), async () => { const r = await call('vm_screenshot', { lease_id: lease, max_width: 1280, max_height: 800 }); bytes = r.structuredContent.bytes; });
+    const shot = await screenshotStats(call, lease, Math.ceil(N / 2));
     const jpegBytes = (await call('vm_screenshot', { lease_id: lease, format: 'jpeg' })).structuredContent.bytes;
 
     const dx = (argv) => run('docker', ['exec', '-u', 'user', '-e', 'DISPLAY=:0', container, ...argv], { maxBuffer: 64 * 1024 * 1024, encoding: 'buffer' });
@@ -73,16 +53,12 @@ export async function run_() {
 
     return {
       floor_docker_run: floor,
-      via_vmhub: { click: stats(click), key: stats(key), screenshot: { ...stats(shot), png_bytes: bytes, jpeg_bytes: jpegBytes }, create_to_ready: { median_ms: readyMedian, max_ms: round(Math.max(...ready)), n: ready.length } },
+      via_vmhub: { click: stats(click), key: stats(key), screenshot: { ...shot, jpeg_bytes: jpegBytes }, create_to_ready: { median_ms: readyMedian, max_ms: round(Math.max(...ready)), n: ready.length } },
       create_to_ready_over_floor: round(readyMedian / floor.until_window_manager.median_ms, 2),
       naive_docker_exec: { click: stats(naiveClick), key: stats(naiveKey), screenshot_capture_only: stats(naiveShot) },
     };
-  } finally {
-    for (const lease of leases) await client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
-    await client.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export { run_ as run };
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run_(), null, 2));
+await runAsScript(import.meta.url, run_);

@@ -1,6 +1,8 @@
 // Shared helpers for the benchmarks: percentiles and timings, a client on the built server
 // binary, and the sections of RESULTS.md.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -52,6 +54,52 @@ export function toolCaller(client) {
     if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
     return r;
   };
+}
+
+const FIT = { max_width: 1280, max_height: 800 };
+
+/** A second for the screen to settle, then one untimed vm_screenshot (`args`, default fitted to 1280×800): it warms the channel, the capture helper and sharp. */
+export async function warmScreen(call, lease, args = FIT) {
+  await new Promise((r) => setTimeout(r, 1000));
+  await call('vm_screenshot', { lease_id: lease, ...args });
+}
+
+/** `n` timed vm_screenshot calls on `lease` with `args` (default fitted to 1280×800): their stats and the last PNG's bytes. */
+export async function screenshotStats(call, lease, n, args = FIT) {
+  let bytes = 0;
+  const times = await timeIt(n, async () => { bytes = (await call('vm_screenshot', { lease_id: lease, ...args })).structuredContent.bytes; });
+  return { ...stats(times), png_bytes: bytes };
+}
+
+/** `n` timed vm_click calls on `lease` at (x + i % 10, y), screen pixels: the milliseconds each took. */
+export function clickTimes(call, lease, n, x, y) {
+  return timeIt(n, (i) => call('vm_click', { lease_id: lease, x: x + (i % 10), y, coordinate_space: 'screen' }));
+}
+
+/**
+ * One bench run on the built server with a config of its own: `config` (its `instance` and
+ * the rest) and a db in a temp dir `vmhub-bench-<name>-…`, the server's env `env` besides. Runs
+ * `fn({ client, call, leases, dir })` and gives back what it gives; afterwards every lease pushed
+ * onto `leases` is released, the client closed and the dir removed.
+ */
+export async function withBenchServer(name, config, fn, env = {}) {
+  const dir = mkdtempSync(join(tmpdir(), `vmhub-bench-${name}-`));
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify({ db: join(dir, 'vmhub.db'), ...config }));
+  const client = await connectServer({ VMHUB_CONFIG: file, ...env });
+  const leases = [];
+  try {
+    return await fn({ client, call: toolCaller(client), leases, dir });
+  } finally {
+    for (const lease of leases) await client.callTool({ name: 'vm_lease_release', arguments: { lease_id: lease } }).catch(() => undefined);
+    await client.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Prints `run()`'s figures as JSON when the module at `url` is the script node was started with. */
+export async function runAsScript(url, run) {
+  if (url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
 }
 
 /**

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpServer } from '@vmhub/test-kit';
-import { leaseReady, round, SERVER_BIN, stats, toolCaller } from './lib.mjs';
+import { leaseReady, round, runAsScript, SERVER_BIN, stats, toolCaller } from './lib.mjs';
 
 // playwright-core is a devDependency of apps/server (its browser tests); the bench borrows it.
 const { chromium } = createRequire(new URL('../apps/server/package.json', import.meta.url))('playwright-core');
@@ -196,4 +196,4 @@ export async function run() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connectServer, floorSampler, poolReady, round, spread, toolCaller } from './lib.mjs';
+import { connectServer, floorSampler, poolReady, round, runAsScript, spread, toolCaller } from './lib.mjs';
 
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 7);
@@ -87,4 +87,4 @@ export async function run_() {
 }
 
 export { run_ as run };
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run_(), null, 2));
+await runAsScript(import.meta.url, run_);

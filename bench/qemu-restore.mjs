@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectServer, poolReady, round, spread, toolCaller } from './lib.mjs';
+import { connectServer, poolReady, round, runAsScript, spread, toolCaller } from './lib.mjs';
 
 const N = Number(process.env.N ?? 5);
 const N_COLD = Number(process.env.N_COLD ?? 3);
@@ -105,4 +105,4 @@ export async function run() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);

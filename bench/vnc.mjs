@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { percentile, round, stats, timeIt } from './lib.mjs';
+import { percentile, round, runAsScript, stats, timeIt } from './lib.mjs';
 import qemu, { buildTinyConsoleGolden, tinyConsoleTemplate } from '../packages/provider-qemu/dist/index.js';
 import { connectRfb } from '../packages/rfb/dist/index.js';
 
@@ -104,4 +104,4 @@ export async function run() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
+await runAsScript(import.meta.url, run);
