@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { makeWorld, runOnce, seedLease, summaryOf } from './helpers.ts';
+import { describe, it } from 'node:test';
+import { runOnce, seedLease, summaryOf, useWorld } from './helpers.ts';
 
 describe('reaper: cli', () => {
-  const w = makeWorld();
-  after(() => w.cleanup());
+  const w = useWorld();
 
   it('--help prints usage and exits 0', async () => {
     const r = await runOnce(w, ['--help']);

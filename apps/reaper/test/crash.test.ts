@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
-import { destroyCalls, exited, machineFiles, makeWorld, runOnce, seedLease, spawnReaper, summaryOf } from './helpers.ts';
+import { destroyCalls, exited, machineFiles, runOnce, seedLeases, spawnReaper, summaryOf, useWorld } from './helpers.ts';
 
 describe('reaper: SIGKILL mid-pass', () => {
-  const w = makeWorld({ destroyDelayMs: 800 });
-  after(() => w.cleanup());
+  const w = useWorld({ destroyDelayMs: 800 });
 
   it('a reaper killed mid-teardown leaves work its successor finishes once the claim lapses', async () => {
-    const leases = [];
-    for (let i = 0; i < 6; i++) leases.push(await seedLease(w, { status: 'ready', expiresIn: -1000 }));
+    const leases = await seedLeases(w, 6, { status: 'ready', expiresIn: -1000 });
     const log = join(w.fakeDir, 'calls.log');
     const victim = spawnReaper(w, ['--once', '--claim-seconds', '2', '--concurrency', '2']);
     await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('start '), 'a destroy in flight', 15_000);

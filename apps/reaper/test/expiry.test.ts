@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
-import { exited, machineExists, makeWorld, seedLease, spawnReaper } from './helpers.ts';
+import { exited, machineExists, seedLease, spawnReaper, useWorld } from './helpers.ts';
 
 describe('reaper: expiry (loop mode)', () => {
-  const w = makeWorld();
-  after(() => w.cleanup());
+  const w = useWorld();
 
   it('honours expiry within one interval + 5 s, TTL and max lifetime alike', async () => {
     const interval = 2;

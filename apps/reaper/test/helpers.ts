@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
 import { Store, type LeaseRow, type LeaseStatus } from '@vmhub/store';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -76,6 +77,20 @@ export interface SeedOptions {
   row?: boolean;
   machineCreatedAgo?: number;
   claim?: { by: string; untilIn: number };
+}
+
+/** makeWorld(options) for the tests of the enclosing describe (or file), cleaned up after them. */
+export function useWorld(options: WorldOptions = {}): World {
+  const w = makeWorld(options);
+  after(() => w.cleanup());
+  return w;
+}
+
+/** `n` leases seeded one after another with the same options. */
+export async function seedLeases(w: World, n: number, o: SeedOptions = {}): Promise<LeaseRow[]> {
+  const rows: LeaseRow[] = [];
+  for (let i = 0; i < n; i++) rows.push(await seedLease(w, o));
+  return rows;
 }
 
 export async function seedLease(w: World, o: SeedOptions = {}): Promise<LeaseRow> {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ORPHAN_REQUEST_PREFIX } from '../src/orphans.ts';
-import { destroyCalls, machineExists, makeWorld, runOnce, seedLease, summaryOf, writeMachine } from './helpers.ts';
+import { destroyCalls, machineExists, makeWorld, runOnce, seedLease, summaryOf, useWorld, writeMachine } from './helpers.ts';
 import { REAPER_PRINCIPAL } from '@vmhub/store';
 
 describe('reaper: orphans', () => {
-  const w = makeWorld({ orphanGraceSeconds: 60 });
-  after(() => w.cleanup());
+  const w = useWorld({ orphanGraceSeconds: 60 });
 
   it('destroys orphans older than the grace period and not before; decoys never', async () => {
     const now = Date.now();

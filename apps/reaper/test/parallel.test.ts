@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
-import { destroyCalls, machineFiles, makeWorld, runOnce, seedLease, writeMachine } from './helpers.ts';
+import { describe, it } from 'node:test';
+import { destroyCalls, machineFiles, runOnce, seedLease, seedLeases, useWorld, writeMachine } from './helpers.ts';
 
 describe('reaper: two reapers at once', () => {
-  const w = makeWorld({ destroyDelayMs: 20 });
-  after(() => w.cleanup());
+  const w = useWorld({ destroyDelayMs: 20 });
 
   it('each machine is destroyed exactly once and every lease ends reaped', async () => {
-    const expired = [];
-    for (let i = 0; i < 30; i++) expired.push(await seedLease(w, { status: 'ready', expiresIn: -1000 }));
-    const stuck = [];
-    for (let i = 0; i < 5; i++) stuck.push(await seedLease(w, { status: 'provisioning', deadlineIn: -1000 }));
+    const expired = await seedLeases(w, 30, { status: 'ready', expiresIn: -1000 });
+    const stuck = await seedLeases(w, 5, { status: 'provisioning', deadlineIn: -1000 });
     const orphans = [];
     for (let i = 0; i < 10; i++) {
       const id = `orphan-${i}`;

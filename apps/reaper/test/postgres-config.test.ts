@@ -5,13 +5,12 @@
  * mode is refused.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { freePort } from '@vmhub/test-kit';
-import { exited, makeWorld, spawnReaper } from './helpers.ts';
+import { exited, spawnReaper, useWorld } from './helpers.ts';
 
 describe('reaper: store configuration', () => {
-  const w = makeWorld();
-  after(() => w.cleanup());
+  const w = useWorld();
   const run = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
     const child = spawnReaper(w, args, env);
     const code = await exited(child, 60_000);

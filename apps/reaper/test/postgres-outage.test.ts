@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startPostgres, type PostgresServer } from '@vmhub/postgres-testing';
-import type { LeaseRow } from '@vmhub/store';
 import { until } from '@vmhub/test-kit';
-import { destroyCalls, exited, machineFiles, seedLease, spawnReaper, type World } from './helpers.ts';
+import { destroyCalls, exited, machineFiles, seedLease, seedLeases, spawnReaper, type World } from './helpers.ts';
 import { logRecords, postgresWorld, sleep } from './postgres-world.ts';
 
 describe('reaper: PostgreSQL down and back', () => {
@@ -34,8 +33,7 @@ describe('reaper: PostgreSQL down and back', () => {
       const before = await seedLease(w, { status: 'ready', expiresIn: -1000 });
       await until(async () => (await w.store.getLease(before.id))?.status === 'reaped', 'the reaper working on PostgreSQL', 60_000);
 
-      const during: LeaseRow[] = [];
-      for (let i = 0; i < 5; i++) during.push(await seedLease(w, { status: 'ready', expiresIn: 6_000 }));
+      const during = await seedLeases(w, 5, { status: 'ready', expiresIn: 6_000 });
       const stoppedAt = Date.now();
       pg.stop();
       // Past every expiry, and at least two passes skipped with a warning.

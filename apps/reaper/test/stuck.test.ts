@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { machineExists, makeWorld, runOnce, seedLease, summaryOf } from './helpers.ts';
+import { describe, it } from 'node:test';
+import { machineExists, runOnce, seedLease, summaryOf, useWorld } from './helpers.ts';
 
 describe('reaper: stuck leases', () => {
-  const w = makeWorld({ stuckGraceSeconds: 1 });
-  after(() => w.cleanup());
+  const w = useWorld({ stuckGraceSeconds: 1 });
 
   it('fails a lease stuck in provisioning past its deadline and destroys its machine', async () => {
     const stuck = await seedLease(w, { status: 'provisioning', deadlineIn: -1000 });
