@@ -19,23 +19,20 @@
 import { execFileSync, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { distOf, storeRequire } from './paths.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
-const reaperDist = join(root, 'apps/reaper/dist/index.js');
-const reaperBin = join(root, 'apps/reaper/dist/bin.js');
-const storeDist = join(root, 'packages/store/dist/index.js');
-const fakeDist = join(root, 'packages/conformance/dist/fake/index.js');
+const reaperDist = distOf('apps/reaper');
+const reaperBin = distOf('apps/reaper', 'bin.js');
+const storeDist = distOf('packages/store');
+const fakeDist = distOf('packages/conformance', 'fake/index.js');
 // The store's own better-sqlite3: the setup writes rows in bulk through it, and the child counts
 // the statements the store prepares on it. The Store itself exposes no database handle.
-const storeRequire = createRequire(join(root, 'packages/store/package.json'));
 const BetterSqlite3 = storeRequire('better-sqlite3');
-const pgTestingDist = join(root, 'packages/postgres-testing/dist/index.js');
+const pgTestingDist = distOf('packages/postgres-testing');
 const BUDGET_MS = 1000;
 
 const { values } = parseArgs({ options: { leases: { type: 'string', default: '10000' }, expired: { type: 'string', default: '500' }, dialect: { type: 'string', default: 'both' }, append: { type: 'boolean', default: false }, child: { type: 'string' }, db: { type: 'string' }, provider: { type: 'string' }, fake: { type: 'string' } } });
@@ -87,7 +84,7 @@ if (values.child) {
 
 // The reaper's own cost, without the fake's file I/O: the same machines held in memory.
 async function memoryProvider(store) {
-  const { defineProvider } = await import(join(root, 'packages/core/dist/index.js'));
+  const { defineProvider } = await import(distOf('packages/core'));
   const machines = new Map();
   for (const r of await store.listMachines()) machines.set(r.external_id, { identity: r.identity, external_id: r.external_id, created_at: r.created_at });
   const plugin = defineProvider({ id: 'fake', version: '0.0.0', contractVersion: 2, create: () => ({

@@ -23,20 +23,17 @@
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { percentile, round, writeResultsSection } from './lib.mjs';
+// The store's own drivers (storeRequire), for the floor and for counting rows afterwards.
+import { distOf, storeRequire } from './paths.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
-const storeDist = join(root, 'packages/store/dist/index.js');
-const coreDist = join(root, 'packages/core/dist/index.js');
-const pgTestingDist = join(root, 'packages/postgres-testing/dist/index.js');
-// The store's own drivers, for the floor and for counting rows afterwards.
-const storeRequire = createRequire(join(root, 'packages/store/package.json'));
+const storeDist = distOf('packages/store');
+const coreDist = distOf('packages/core');
+const pgTestingDist = distOf('packages/postgres-testing');
 
 const { values } = parseArgs({ options: {
   n: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '8' }, dialect: { type: 'string', default: 'both' },
