@@ -10,7 +10,7 @@ set -eu
 : "${VMHUB_FBDIR:=/run/vmhub-fb}"
 export DISPLAY ADBD_PORT VMHUB_FBDIR
 export PATH="/system/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-num="${DISPLAY#:}"; num="${num%%.*}"
+. /usr/local/lib/vmhub/x-display.sh
 
 rm -f "/tmp/.X$num-lock" "/tmp/.X11-unix/X$num" /data/system/vmhub-am/*.pid /data/data/*/ui.sock
 mkdir -p /tmp/.X11-unix "$VMHUB_FBDIR" && chmod 1777 /tmp/.X11-unix
@@ -24,11 +24,7 @@ trap stop TERM INT
 # -nocursor: Android screenshots show no pointer.
 Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -fbdir "$VMHUB_FBDIR" -nocursor -nolisten tcp -ac -noreset &
 xvfb=$!
-i=0
-while [ ! -S "/tmp/.X11-unix/X$num" ]; do
-  i=$((i + 1)); [ $i -gt 200 ] && { echo "[vmhub] Xvfb did not start" >&2; exit 1; }
-  sleep 0.05
-done
+x_wait
 
 cd /
 # Home first (the bottom of the task stack), then the app a fresh device was left on.

@@ -9,7 +9,7 @@ set -eu
 u=user
 home=/home/$u
 export DISPLAY
-num="${DISPLAY#:}"; num="${num%%.*}"
+. /usr/local/lib/vmhub/x-display.sh
 as_user() { setpriv --reuid="$u" --regid="$u" --init-groups env HOME="$home" USER="$u" "$@"; }
 
 # The lease's own credentials, made by the provider at create (template lease_secrets): nothing
@@ -31,11 +31,7 @@ pids="$pids $!"
 as_user Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -nolisten tcp -ac -noreset &
 xvfb=$!
 pids="$pids $xvfb"
-i=0
-while [ ! -S "/tmp/.X11-unix/X$num" ]; do
-  i=$((i + 1)); [ $i -gt 200 ] && { echo "[vmhub] Xvfb did not start" >&2; exit 1; }
-  sleep 0.05
-done
+x_wait
 cd "$home"
 as_user openbox &
 pids="$pids $!"

@@ -9,7 +9,7 @@ set -eu
 : "${DISPLAY:=:0}"
 : "${VMHUB_USER:=user}"
 export DISPLAY
-num="${DISPLAY#:}"; num="${num%%.*}"
+. /usr/local/lib/vmhub/x-display.sh
 home="$(getent passwd "$VMHUB_USER" | cut -d: -f6)"
 
 as_user() { setpriv --reuid="$VMHUB_USER" --regid="$VMHUB_USER" --init-groups env HOME="$home" USER="$VMHUB_USER" "$@"; }
@@ -32,11 +32,7 @@ if [ -n "${VMHUB_FBDIR:-}" ] && [ -d "$VMHUB_FBDIR" ]; then
 fi
 as_user Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -nolisten tcp -ac -noreset "$@" &
 xvfb=$!
-i=0
-while [ ! -S "/tmp/.X11-unix/X$num" ]; do
-  i=$((i + 1)); [ $i -gt 200 ] && { echo "[vmhub] Xvfb did not start" >&2; exit 1; }
-  sleep 0.05
-done
+x_wait
 cd "$home"
 as_user openbox &
 wm=$!
