@@ -9,9 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import type { ConsoleHandle, GuestChannel, LeaseContext } from '@vmhub/core';
+import type { ConsoleHandle, GuestChannel } from '@vmhub/core';
 import { runAdapterConformance } from '@vmhub/conformance';
-import { untilFileHas } from '@vmhub/test-kit';
+import { callContext, testLease, untilFileHas } from '@vmhub/test-kit';
 import qemuPlugin, { buildGolden, tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
 import consolePlugin from '../src/index.ts';
 
@@ -31,19 +31,13 @@ runAdapterConformance({
     await provider.ready(machine, { template, signal: AbortSignal.timeout(240_000), stage: () => {} });
     let con: Promise<ConsoleHandle> | undefined;
     let ch: Promise<GuestChannel> | undefined;
-    const context: LeaseContext = {
-      lease_id: leaseId, machine, template,
-      console: () => (con ??= provider.console!(machine)),
-      channel: () => (ch ??= provider.channel!(machine, template)),
-      connect: async () => { throw new Error('no guest ports'); },
-      forward: async () => { throw new Error('no guest ports'); },
-    };
+    const context = testLease({ lease_id: leaseId, machine, template, console: () => (con ??= provider.console!(machine)), channel: () => (ch ??= provider.channel!(machine, template)) });
     const serial = join(root, 'state', machine.identity, 'serial.log');
     const start = `TYPED-${randomUUID().slice(0, 8)}`;
     // A setup session of its own, disposed before the suite opens the one it drives.
     const setup = await consolePlugin.create({}).open(context);
     try {
-      await setup.type!({ ...context, signal: AbortSignal.timeout(60_000) }, { text: `echo ${start} > /dev/ttyS0; stty raw -echo; cat > /dev/ttyS0\n` });
+      await setup.type!(callContext(context), { text: `echo ${start} > /dev/ttyS0; stty raw -echo; cat > /dev/ttyS0\n` });
     } finally {
       await setup.dispose();
     }

@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { VmhubError, type Adapter, type AdapterContext, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
 import { shapeScreenshot } from '@vmhub/core/screenshot';
 import { connectRouter, expectError } from '@vmhub/conformance';
+import { callContext, testLease } from '@vmhub/test-kit';
 import qemuPlugin, { buildTinyConsoleGolden, tinyConsoleTemplate } from '@vmhub/provider-qemu';
 import consolePlugin from '../src/index.ts';
 
@@ -82,15 +83,9 @@ describe('console: adapter on a real qemu', { timeout: 500_000 }, () => {
     const m = machine;
     let ch: Promise<GuestChannel> | undefined;
     // Opened once for the lease, as core does (this template has no agent: channel() refuses).
-    lease = {
-      lease_id: leaseId, machine: m, template,
-      console: () => (con ??= provider.console!(m)),
-      channel: () => (ch ??= provider.channel!(m, template)),
-      connect: async () => { throw new Error('no guest ports'); },
-      forward: async () => { throw new Error('no guest ports'); },
-    };
+    lease = testLease({ lease_id: leaseId, machine: m, template, console: () => (con ??= provider.console!(m)), channel: () => (ch ??= provider.channel!(m, template)) });
     session = await adapter.open(lease);
-    ctx = { ...lease, signal: AbortSignal.timeout(450_000) };
+    ctx = callContext(lease, 450_000);
   });
 
   after(async () => {
