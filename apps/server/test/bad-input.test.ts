@@ -1,26 +1,23 @@
 // Bad input to every tool gets a typed error, and the server keeps serving.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Store } from '@vmhub/store';
-import { connect, errorCode, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+import { errorCode, stdioSuite, waitReady } from './harness.ts';
 
 const ALL_TOOLS = ['vm_list_templates', 'vm_capabilities', 'vm_health', 'vm_lease_create', 'vm_lease_status', 'vm_lease_renew', 'vm_lease_release', 'vm_screenshot', 'vm_inspect', 'vm_list_windows', 'vm_focus', 'vm_close', 'vm_launch', 'vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_dispatch', 'vm_put_file', 'vm_get_file', 'vm_clone_repo', 'vm_exec'];
 const LEASE_TOOLS = ALL_TOOLS.filter((t) => !['vm_list_templates', 'vm_capabilities', 'vm_health', 'vm_lease_create'].includes(t));
 const HUGE = 'x'.repeat(10 * 1024 * 1024);
 
-let box: Sandbox;
-let s: Session;
 let live = '';
-before(async () => {
-  box = sandbox();
-  s = await connect(box);
-  const created = await s.call('vm_lease_create', { template: 'fake-desktop' });
-  live = (await waitReady(s, created.structuredContent.lease_id)).lease_id;
+const suite = stdioSuite({
+  setup: async ({ s }) => {
+    const created = await s.call('vm_lease_create', { template: 'fake-desktop' });
+    live = (await waitReady(s, created.structuredContent.lease_id)).lease_id;
+  },
 });
-after(async () => { await s.close(); box.cleanup(); });
 
 async function expectCode(tool: string, args: unknown, code: string | string[]) {
-  const r = await s.client.callTool({ name: tool, arguments: args as Record<string, unknown> });
+  const r = await suite.s.client.callTool({ name: tool, arguments: args as Record<string, unknown> });
   const codes = Array.isArray(code) ? code : [code];
   assert.ok(r.isError, `${tool}(${JSON.stringify(args).slice(0, 120)}) should fail`);
   const sc = r.structuredContent as any;
@@ -40,7 +37,7 @@ describe('server: bad input', () => {
 
   it('missing required fields → INVALID_REQUEST naming the field', async () => {
     for (const tool of [...LEASE_TOOLS, 'vm_lease_create']) {
-      const r = await s.call(tool, {});
+      const r = await suite.s.call(tool, {});
       assert.equal(errorCode(r), 'INVALID_REQUEST', tool);
       assert.match(r.structuredContent.message, /missing field/);
     }
@@ -66,12 +63,12 @@ describe('server: bad input', () => {
     await expectCode('vm_type', { lease_id: live, text: HUGE }, 'INVALID_REQUEST');
     await expectCode('vm_lease_create', { template: HUGE }, 'INVALID_REQUEST');
     await expectCode('vm_exec', { lease_id: live, shell: HUGE }, 'INVALID_REQUEST');
-    const health = await s.call('vm_health');
+    const health = await suite.s.call('vm_health');
     assert.equal(health.isError, undefined);
   });
 
   it('unknown template → NOT_FOUND listing the known ones', async () => {
-    const r = await s.call('vm_lease_create', { template: 'no-such-template' });
+    const r = await suite.s.call('vm_lease_create', { template: 'no-such-template' });
     assert.equal(errorCode(r), 'NOT_FOUND');
     assert.match(r.structuredContent.message, /fake-desktop/);
     await expectCode('vm_capabilities', { template: 'no-such-template' }, 'NOT_FOUND');
@@ -102,26 +99,26 @@ describe('server: bad input', () => {
   });
 
   it('an expired lease → LEASE_EXPIRED on every lease tool; release still answers', async () => {
-    const created = await s.call('vm_lease_create', { template: 'fake-desktop' });
-    const lease = await waitReady(s, created.structuredContent.lease_id);
-    const store = new Store({ path: box.db });
+    const created = await suite.s.call('vm_lease_create', { template: 'fake-desktop' });
+    const lease = await waitReady(suite.s, created.structuredContent.lease_id);
+    const store = new Store({ path: suite.box.db });
     await store.updateLease(lease.lease_id, { expires_at: Date.now() - 1000 });
     await store.close();
     await expectCode('vm_screenshot', { lease_id: lease.lease_id }, 'LEASE_EXPIRED');
     await expectCode('vm_exec', { lease_id: lease.lease_id, command: ['true'] }, 'LEASE_EXPIRED');
     await expectCode('vm_lease_renew', { lease_id: lease.lease_id }, 'LEASE_EXPIRED');
-    const status = await s.call('vm_lease_status', { lease_id: lease.lease_id });
+    const status = await suite.s.call('vm_lease_status', { lease_id: lease.lease_id });
     assert.ok(['expired', 'reaped'].includes(status.structuredContent.status));
-    const released = await s.call('vm_lease_release', { lease_id: lease.lease_id });
+    const released = await suite.s.call('vm_lease_release', { lease_id: lease.lease_id });
     assert.equal(released.isError, undefined);
   });
 
   it('unknown tool → error result, server still healthy', async () => {
-    const r = await s.client.callTool({ name: 'vm_nope', arguments: {} }).catch((e: Error) => ({ isError: true, structuredContent: { code: 'PROTOCOL', message: e.message } }));
+    const r = await suite.s.client.callTool({ name: 'vm_nope', arguments: {} }).catch((e: Error) => ({ isError: true, structuredContent: { code: 'PROTOCOL', message: e.message } }));
     assert.ok(r.isError);
-    const health = await s.call('vm_health');
+    const health = await suite.s.call('vm_health');
     assert.ok(['ok', 'degraded'].includes(health.structuredContent.status));
-    const list = await s.call('vm_list_templates');
+    const list = await suite.s.call('vm_list_templates');
     assert.ok(list.structuredContent.templates.length >= 3);
   });
 });

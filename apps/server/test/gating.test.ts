@@ -1,8 +1,8 @@
 // Capability gating for every VM tool: a lease whose adapter declares nothing answers
 // CAPABILITY_UNAVAILABLE naming the adapter and the capability, for each of the 17 VM tools.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { connect, errorCode, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+import { it } from 'node:test';
+import { errorCode, stdioSuite, waitReady } from './harness.ts';
 
 const VM_TOOL_ARGS: Record<string, Record<string, unknown>> = {
   vm_screenshot: {}, vm_inspect: {}, vm_list_windows: {}, vm_focus: { window: 'w1' }, vm_close: { window: 'w1' },
@@ -13,18 +13,15 @@ const VM_TOOL_ARGS: Record<string, Record<string, unknown>> = {
 };
 const CAPABILITY: Record<string, string> = { vm_list_windows: 'list_windows', vm_put_file: 'put_file', vm_get_file: 'get_file', vm_clone_repo: 'clone_repo' };
 
-let box: Sandbox;
-let s: Session;
-before(async () => { box = sandbox(); s = await connect(box); });
-after(async () => { await s.close(); box.cleanup(); });
+const suite = stdioSuite();
 
 it('server: every VM tool is gated on the lease adapter\'s capabilities', async () => {
-  const created = await s.call('vm_lease_create', { template: 'fake-stub' });
-  const lease = await waitReady(s, created.structuredContent.lease_id);
+  const created = await suite.s.call('vm_lease_create', { template: 'fake-stub' });
+  const lease = await waitReady(suite.s, created.structuredContent.lease_id);
   assert.equal(lease.status, 'ready');
   assert.equal(Object.keys(VM_TOOL_ARGS).length, 17);
   for (const [tool, args] of Object.entries(VM_TOOL_ARGS)) {
-    const r = await s.call(tool, { lease_id: lease.lease_id, ...args });
+    const r = await suite.s.call(tool, { lease_id: lease.lease_id, ...args });
     assert.equal(errorCode(r), 'CAPABILITY_UNAVAILABLE', `${tool}: ${JSON.stringify(r.structuredContent)}`);
     assert.equal(r.structuredContent.retryable, false);
     assert.match(r.structuredContent.message, /adapter "stub"/, `${tool} names the adapter`);
@@ -32,8 +29,8 @@ it('server: every VM tool is gated on the lease adapter\'s capabilities', async 
     assert.match(r.structuredContent.message, new RegExp(`"${cap}"`), `${tool} names the capability`);
     assert.ok(r.structuredContent.hint.length > 10);
   }
-  const caps = await s.call('vm_capabilities', { lease_id: lease.lease_id });
+  const caps = await suite.s.call('vm_capabilities', { lease_id: lease.lease_id });
   assert.deepEqual(caps.structuredContent.capabilities, []);
   assert.equal(caps.structuredContent.unavailable.length, 17);
-  await s.call('vm_lease_release', { lease_id: lease.lease_id });
+  await suite.s.call('vm_lease_release', { lease_id: lease.lease_id });
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { after, before } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -79,6 +80,38 @@ export function machineBox(name: string, tag: string): MachineBox {
       cleanup();
     },
   };
+}
+
+export interface StdioSuite {
+  box: Sandbox;
+  s: Session;
+}
+
+export interface StdioSuiteOptions {
+  config?: Record<string, unknown>;
+  templates?: unknown[];
+  env?: Record<string, string>;
+  /** What the tests need besides, done in the same before hook once the session is open. */
+  setup?: (suite: StdioSuite) => Promise<void>;
+}
+
+/**
+ * For the tests of the enclosing describe (or file): `sandbox(config, templates)` and a Session
+ * on it (`connect(box, env)`), opened before them, then `setup`; closed, and the sandbox removed,
+ * after them.
+ */
+export function stdioSuite({ config = {}, templates, env = {}, setup }: StdioSuiteOptions = {}): StdioSuite {
+  const suite = { box: undefined, s: undefined } as unknown as StdioSuite;
+  before(async () => {
+    suite.box = sandbox(config, templates);
+    suite.s = await connect(suite.box, env);
+    await setup?.(suite);
+  });
+  after(async () => {
+    await suite.s?.close();
+    suite.box?.cleanup();
+  });
+  return suite;
 }
 
 export function defaultTemplates(): unknown[] {

@@ -2,24 +2,21 @@
 // through the official SDK client with its default 60 s request timeout, because the server
 // sends progress at least every 10 s and the client resets its timeout on progress.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { connect, sandbox, waitReady, type Sandbox, type Session } from './harness.ts';
+import { it } from 'node:test';
+import { stdioSuite, waitReady } from './harness.ts';
 
-let box: Sandbox;
-let s: Session;
 let lease = '';
-before(async () => {
-  box = sandbox();
-  s = await connect(box);
-  lease = (await s.call('vm_lease_create', { template: 'fake-desktop' })).structuredContent.lease_id;
-  await waitReady(s, lease);
+const suite = stdioSuite({
+  setup: async ({ s }) => {
+    lease = (await s.call('vm_lease_create', { template: 'fake-desktop' })).structuredContent.lease_id;
+    await waitReady(s, lease);
+  },
 });
-after(async () => { await s.close(); box.cleanup(); });
 
 it('server: a 75 s vm_exec completes under a 60 s request timeout with resetTimeoutOnProgress', { timeout: 150_000 }, async (t) => {
   const beats: number[] = [];
   const started = Date.now();
-  const r = await s.client.callTool(
+  const r = await suite.s.client.callTool(
     { name: 'vm_exec', arguments: { lease_id: lease, shell: 'sleep 75; echo done', timeout_seconds: 120 } },
     undefined,
     { timeout: 60_000, resetTimeoutOnProgress: true, onprogress: () => { beats.push(Date.now() - started); } },
@@ -36,7 +33,7 @@ it('server: a 75 s vm_exec completes under a 60 s request timeout with resetTime
 
 it('server: a detached 3-minute command returns a job at once; its output is read by the job later', { timeout: 300_000 }, async (t) => {
   const started = Date.now();
-  const d = await s.call('vm_exec', { lease_id: lease, shell: 'sleep 180; echo built', timeout_seconds: 600, detach: true });
+  const d = await suite.s.call('vm_exec', { lease_id: lease, shell: 'sleep 180; echo built', timeout_seconds: 600, detach: true });
   assert.equal(d.isError, undefined, JSON.stringify(d.structuredContent));
   assert.ok(Date.now() - started < 5_000, 'detach returns at once');
   const job = d.structuredContent.job as string;
@@ -45,7 +42,7 @@ it('server: a detached 3-minute command returns a job at once; its output is rea
   let polls = 0;
   let r;
   for (;;) {
-    r = await s.call('vm_exec', { lease_id: lease, job });
+    r = await suite.s.call('vm_exec', { lease_id: lease, job });
     polls++;
     assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
     if (!r.structuredContent.running) break;
@@ -56,9 +53,9 @@ it('server: a detached 3-minute command returns a job at once; its output is rea
   assert.equal(r.structuredContent.exit_code, 0);
   assert.ok(took >= 180_000, `it ran 3 minutes (${took} ms)`);
   t.diagnostic(`detached 180 s command: read by its job after ${took} ms in ${polls} short calls`);
-  const unknown = await s.call('vm_exec', { lease_id: lease, job: 'job-00000000-0000-0000-0000-000000000000' });
+  const unknown = await suite.s.call('vm_exec', { lease_id: lease, job: 'job-00000000-0000-0000-0000-000000000000' });
   assert.equal(unknown.structuredContent.code, 'NOT_FOUND');
-  const mixed = await s.call('vm_exec', { lease_id: lease, job, command: ['true'] });
+  const mixed = await suite.s.call('vm_exec', { lease_id: lease, job, command: ['true'] });
   assert.equal(mixed.structuredContent.code, 'INVALID_REQUEST');
 });
 

@@ -2,17 +2,14 @@
 // and an idempotent retry of an existing request is never refused by them. On stdio the
 // principal is the local user: every owner label a call gives counts against the same quota.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
-import { connect, errorCode, sandbox, type Sandbox, type Session } from './harness.ts';
+import { it } from 'node:test';
+import { connect, errorCode, sandbox, stdioSuite } from './harness.ts';
 
-let box: Sandbox;
-let s: Session;
-before(async () => { box = sandbox({ leases: { max_per_owner: 3, max_total: 50 } }); s = await connect(box); });
-after(async () => { await s.close(); box.cleanup(); });
+const suite = stdioSuite({ config: { leases: { max_per_owner: 3, max_total: 50 } } });
 
 it('server: 12 creates with 12 owner labels get 3 leases under a limit of 3 (the principal is counted, not the label)', async () => {
   const results = [];
-  for (let i = 0; i < 12; i++) results.push(await s.call('vm_lease_create', { template: 'fake-desktop', owner: `agent-${i}`, request_id: `q${i}` }));
+  for (let i = 0; i < 12; i++) results.push(await suite.s.call('vm_lease_create', { template: 'fake-desktop', owner: `agent-${i}`, request_id: `q${i}` }));
   const made = results.filter((r) => !r.isError);
   assert.equal(made.length, 3, JSON.stringify(results.map((r) => r.structuredContent?.code ?? 'ok')));
   for (const r of results.filter((x) => x.isError)) {
@@ -20,12 +17,12 @@ it('server: 12 creates with 12 owner labels get 3 leases under a limit of 3 (the
     assert.equal(r.structuredContent.retryable, true);
     assert.match(r.structuredContent.message, /principal "[^"]+" already holds 3 live leases/);
   }
-  const retry = await s.call('vm_lease_create', { template: 'fake-desktop', owner: 'agent-0', request_id: 'q0' });
+  const retry = await suite.s.call('vm_lease_create', { template: 'fake-desktop', owner: 'agent-0', request_id: 'q0' });
   assert.equal(retry.structuredContent.lease_id, made[0]!.structuredContent.lease_id, 'a retry of an existing request is not refused');
   const first = made[0]!.structuredContent.lease_id;
-  await s.call('vm_lease_release', { lease_id: first });
-  for (let i = 0; i < 50 && (await s.call('vm_lease_status', { lease_id: first })).structuredContent.status !== 'released'; i++) await new Promise((r) => setTimeout(r, 100));
-  const again = await s.call('vm_lease_create', { template: 'fake-desktop', request_id: 'q-after' });
+  await suite.s.call('vm_lease_release', { lease_id: first });
+  for (let i = 0; i < 50 && (await suite.s.call('vm_lease_status', { lease_id: first })).structuredContent.status !== 'released'; i++) await new Promise((r) => setTimeout(r, 100));
+  const again = await suite.s.call('vm_lease_create', { template: 'fake-desktop', request_id: 'q-after' });
   assert.equal(again.isError, undefined, 'a released lease frees its slot');
 });
 
