@@ -79,6 +79,8 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     return runtime;
   };
   const live = createLive(config, rt);
+  // The person's take-over input goes through the agent's tools (one path for input): a router of its own, whose owner is the live view.
+  live.input = createRouter(hostFor(config, rt, () => 'live-view', live)).personInput;
   const sessions = new Set<McpServer>();
 
   function session(): VmhubSession {

@@ -8,11 +8,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { asVmhubError, assertValid, CAPABILITY_METHOD, LIVE_LEASE_STATES, Type, VmhubError, type Capability, type LeaseInfo } from '@vmhub/core';
-import { toScreen, type LeaseBinding } from '@vmhub/core/router';
-import { shapeScreenshot } from '@vmhub/core/screenshot';
+import type { LeaseBinding, PersonInputTool, Router } from '@vmhub/core/router';
 import type { LeaseRow } from '@vmhub/store';
 import { readBody } from '../http/body.ts';
 import { frameGeneration, frameTag } from './frame-generation.ts';
+import { liveImage } from './screen.ts';
 import { leaseView } from '../leases/view.ts';
 import type { Runtime } from '../runtime.ts';
 import { controlView, MAX_NOTE } from './control.ts';
@@ -25,6 +25,8 @@ export interface Live {
   recordings: Recordings;
   /** The principals whose leases this principal's live view shows (itself first). */
   viewers(principal: string): readonly string[];
+  /** A person's take-over input, through the agent's tools (Router.personInput); set by the hub. */
+  input?: Router['personInput'];
 }
 
 const MAX_BODY = 256 * 1024;
@@ -75,7 +77,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
     // Checked before anything reads the store or the disk with it.
     if (!LEASE_ID.test(id)) throw new ApiError(400, 'INVALID_REQUEST', `"${id.slice(0, 64)}" is not a lease id (36 characters of 0-9, a-f and -)`);
     const row = await ownLease(rt, id, live.viewers(principal));
-    const api = new LeaseApi(rt, live.recordings, row, principal);
+    const api = new LeaseApi(rt, live, row, principal);
     switch (action) {
       case undefined: only(req, 'GET'); return sendJson(res, 200, await api.detail());
       case 'screen': only(req, 'GET'); return await api.screen(res, url);
@@ -147,17 +149,23 @@ const VERB_CLIPBOARD = 'get_clipboard';
 /** A pointer question gets this long: the dot is drawn from what the server knows otherwise. */
 const POINTER_MS = 3000;
 type InputKind = keyof typeof INPUTS;
+/** The agent's tool each kind of the person's input goes through (the same schema, checks and handler). */
+const INPUT_TOOL: Record<InputKind, PersonInputTool> = { click: 'vm_click', type: 'vm_type', key: 'vm_key', scroll: 'vm_scroll', drag: 'vm_drag', paste: 'vm_paste' };
+/** The live view points at screen pixels. */
+const POINTS = new Set<InputKind>(['click', 'scroll', 'drag']);
 
 class LeaseApi {
   readonly #rt: Runtime;
+  readonly #live: Live;
   readonly #recordings: Recordings;
   readonly #row: LeaseRow;
   /** Who is calling: the person who takes over. */
   readonly #principal: string;
 
-  constructor(rt: Runtime, recordings: Recordings, row: LeaseRow, principal: string) {
+  constructor(rt: Runtime, live: Live, row: LeaseRow, principal: string) {
     this.#rt = rt;
-    this.#recordings = recordings;
+    this.#live = live;
+    this.#recordings = live.recordings;
     this.#row = row;
     this.#principal = principal;
   }
@@ -200,7 +208,7 @@ class LeaseApi {
       res.writeHead(204, { 'Cache-Control': 'no-store', 'X-Frame': tag }).end();
       return;
     }
-    const shot = await shapeScreenshot(raw, { format, maxWidth: asked, maxHeight: 4096, maxBytes: 16 * 1024 * 1024 });
+    const shot = await liveImage(raw, format, asked);
     res.writeHead(200, {
       'Content-Type': shot.mime, 'Cache-Control': 'no-store', 'Content-Length': shot.data.length, 'X-Frame': tag,
       'X-Screen-Width': String(shot.screen.width), 'X-Screen-Height': String(shot.screen.height), 'X-Image-Scale': String(Number(shot.scale.toFixed(6))),
@@ -259,27 +267,18 @@ class LeaseApi {
     if (!(await this.#rt.store.heldBy(this.#id))) throw new ApiError(409, 'NOT_IN_CONTROL', `lease ${this.#id}: input needs control: take over first (POST /api/leases/${this.#id}/takeover)`);
     const kind = body.type as InputKind;
     if (typeof kind !== 'string' || !Object.hasOwn(INPUTS, kind)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUTS).join(', ')}`);
-    const input = assertValid<Record<string, any>>(INPUTS[kind], body, `input ${kind}`);
+    const { type: _, ...args } = assertValid<Record<string, any>>(INPUTS[kind], body, `input ${kind}`);
+    if (!this.#live.input) throw new ApiError(404, 'NOT_FOUND', 'this server takes no input from the live view');
     const b = await this.#bind();
-    this.#need(b, kind);
     const started = Date.now();
-    const s = b.session;
-    const at = (p: { x: number; y: number }, field: string) => toScreen(b.screen, s, b.context, p, 'screen', field);
     try {
-      switch (kind) {
-        case 'click': await s.click!(b.context, { ...await at(input as { x: number; y: number }, 'click point'), button: input.button ?? 'left', count: input.count ?? 1, modifiers: [] }); break;
-        case 'type': await s.type!(b.context, { text: input.text }); break;
-        case 'key': await s.key!(b.context, { keys: input.keys }); break;
-        case 'scroll': await s.scroll!(b.context, { ...await at(input as { x: number; y: number }, 'scroll point'), direction: input.direction, amount: input.amount ?? 3 }); break;
-        case 'drag': await s.drag!(b.context, { from: await at(input.from, 'from'), to: await at(input.to, 'to'), button: input.button ?? 'left' }); break;
-        case 'paste': await s.paste!(b.context, { text: input.text }); break;
-      }
+      await this.#live.input(INPUT_TOOL[kind], POINTS.has(kind) ? { ...args, coordinate_space: 'screen' } : args, b);
     } catch (err) {
       const e = asVmhubError(err);
       this.#recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
       throw e;
     }
-    const to = kind === 'drag' ? input.to : kind === 'click' || kind === 'scroll' ? input : undefined;
+    const to = kind === 'drag' ? args.to : kind === 'click' || kind === 'scroll' ? args : undefined;
     const session = this.#rt.sessions.get(this.#id);
     if (to && session) pointerOf(session).moved('human', to);
     this.#recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { frame: true, duration_ms: Date.now() - started });

@@ -8,7 +8,6 @@
 import { join } from 'node:path';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { RouterHost } from '@vmhub/core/router';
-import { shapeScreenshot } from '@vmhub/core/screenshot';
 import type { Runtime } from '../runtime.ts';
 import { localPrincipal, principalOf } from '../http/principal.ts';
 import { stateDir } from '../store-target.ts';
@@ -16,6 +15,7 @@ import type { Live } from './api.ts';
 import { heldControl } from './control.ts';
 import { pointerOf } from './pointer.ts';
 import { Recordings } from './recorder.ts';
+import { liveImage } from './screen.ts';
 
 /** Recorded frames: PNG, at most this wide. */
 const FRAME_WIDTH = 1280;
@@ -66,6 +66,5 @@ async function captureFrame(r: Runtime, leaseId: string): Promise<Buffer | undef
   // The recorder's own capture of a lease a call of its principal already bound.
   const b = await r.sessions.bind(leaseId, AbortSignal.timeout(CAPTURE_MS), undefined);
   if (!b.session?.screenshot || !b.adapter?.capabilities.includes('screenshot')) return undefined;
-  const shot = await shapeScreenshot(await b.session.screenshot(b.context), { format: 'png', maxWidth: FRAME_WIDTH, maxHeight: 4096, maxBytes: 8 * 1024 * 1024 });
-  return shot.data;
+  return (await liveImage(await b.session.screenshot(b.context), 'png', FRAME_WIDTH)).data;
 }

@@ -20,8 +20,8 @@ import { assertAgentMayAct, humanGate } from './human-gate.ts';
 import { assertDeliverable } from './deliverable.ts';
 import { toHandler, toPublished } from './forms.ts';
 import { errorResult, okResult } from './results.ts';
-import type { CallExtra, RouterHost } from './types.ts';
-import { VM_HANDLERS } from './vm-tools.ts';
+import type { CallExtra, LeaseBinding, RouterHost } from './types.ts';
+import { VM_HANDLERS, type BoundLease, type VmToolOutput } from './vm-tools.ts';
 
 export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
@@ -65,7 +65,20 @@ export interface Router {
   call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult>;
   /** The tools/list payload. */
   listTools(): Tool[];
+  /**
+   * A person's input on a lease they hold (the live view's take-over), through the agent's own
+   * tool: its schema, its capability check and its handler (screen coordinates mapped, the
+   * adapter called) — without the human gate (the person holds the lease), the toolsets and
+   * policy (those limit the agent), or the recording (the caller records the person's step).
+   * Runs under `binding.context.signal`. Resolves to the tool's structured result; throws the
+   * tool's VmhubError.
+   */
+  personInput(name: PersonInputTool, args: Record<string, unknown>, binding: LeaseBinding): Promise<Record<string, unknown>>;
 }
+
+/** The tools a person's take-over input goes through (Router.personInput). */
+export const PERSON_INPUT_TOOLS = ['vm_click', 'vm_type', 'vm_key', 'vm_scroll', 'vm_drag', 'vm_paste'] as const satisfies readonly ToolName[];
+export type PersonInputTool = (typeof PERSON_INPUT_TOOLS)[number];
 
 export function createRouter(host: RouterHost): Router {
   // The operator's toolsets (toolsets.ts); a host that names none offers every tool.
@@ -122,16 +135,12 @@ export function createRouter(host: RouterHost): Router {
   async function runBound(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], input: Record<string, unknown>, deadline: AbortSignal, extra: CallExtra, state: CallState): Promise<CallToolResult> {
     const binding = await host.bind(input.lease_id as string, deadline, extra);
     state.bound = binding.lease_id;
-    const { adapter, session } = binding;
-    if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
-    if (capability && !adapter.capabilities.includes(capability)) {
-      throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
-    }
+    const bound = boundFor(name, capability, binding);
     if (humanGate(name, input)) assertAgentMayAct(name, input, binding.lease_id, await host.control?.(binding.lease_id));
-    const handler = VM_HANDLERS[name] as (b: unknown, i: unknown, e: unknown) => ReturnType<NonNullable<(typeof VM_HANDLERS)['vm_click']>>;
+    const handler = handlerOf(name);
     let out: Awaited<ReturnType<typeof handler>>;
     try {
-      out = await abortable(handler({ ...binding, session }, input, { host }), deadline, name);
+      out = await abortable(handler(bound, input, { host }), deadline, name);
     } catch (err) {
       // A failure that is not about the input may mean the machine is gone: ask before answering
       // a retryable error an agent would retry forever.
@@ -175,9 +184,17 @@ export function createRouter(host: RouterHost): Router {
     return result;
   }
 
+  async function personInput(name: PersonInputTool, args: Record<string, unknown>, binding: LeaseBinding): Promise<Record<string, unknown>> {
+    const def = TOOLS[name] as ToolDefinition;
+    const input = toHandler(name, assertValid<Record<string, unknown>>(def.check ?? def.input, toPublished(name, { ...args, lease_id: binding.lease_id }), `${name} arguments`));
+    const out = await handlerOf(name)(boundFor(name, def.capability, binding), input, { host });
+    return out.structured;
+  }
+
   return {
     listTools: () => wireTools,
     call,
+    personInput,
     register(server: McpServer) {
       // Registered on the McpServer for its bookkeeping (titles, annotations, enable/disable) with
       // a permissive zod shape: validation is ours (Ajv against the published JSON Schema), so bad
@@ -204,6 +221,19 @@ export function createRouter(host: RouterHost): Router {
     },
   };
 }
+
+/** The binding with its adapter session, once the adapter is loaded and provides `capability` (undefined: the handler gates its steps itself). */
+function boundFor(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], binding: LeaseBinding): BoundLease {
+  const { adapter, session } = binding;
+  if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
+  if (capability && !adapter.capabilities.includes(capability)) {
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
+  }
+  return { ...binding, session };
+}
+
+type AnyHandler = (b: BoundLease, i: unknown, e: { host: RouterHost }) => Promise<VmToolOutput>;
+const handlerOf = (name: ToolName): AnyHandler => VM_HANDLERS[name] as AnyHandler;
 
 /** Where the untouched params of a malformed tools/call travel to our handler. */
 const RAW_PARAMS = 'vmhub/raw-params';
