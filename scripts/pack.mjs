@@ -37,7 +37,7 @@ export const BUDGETS = {
   '@vmhub/adapter-windows-cursortouch': 158 * KB,
   '@vmhub/adapter-x11': 236 * KB, // 196 kB on 2026-12-04: framebuffer reads and XTEST input (issue 19)
   '@vmhub/channel-adb': 67 * KB, // 56.1 kB on 2026-12-06: its private adb server on a unix socket (issue 27)
-  '@vmhub/conformance': 216 * KB,
+  '@vmhub/conformance': 266 * KB, // 222.2 kB on 2026-12-06: the package-shape check and its command (issue 29.7)
   '@vmhub/core': 510 * KB, // 425.3 kB on 2026-12-06: parameter descriptions and exclusive-choice schemas, toolsets, the adapter kit, the contract window (issues 28, 29)
   '@vmhub/provider-adb-pool': 53 * KB,
   '@vmhub/provider-docker': 253 * KB, // 210.5 kB on 2026-12-06: the stand-in goldens moved to standins/goldens (issue 29)
