@@ -30,3 +30,5 @@ export { GuestPorts, type GuestPortsOptions, type OpenGuestStream } from './gues
 /** TypeBox, re-exported so a plugin can declare its options and verb schemas without its own copy. */
 export { Type, type TSchema, type Static } from '@sinclair/typebox';
 export type { OcrEngine, OcrImage, OcrWord, TextBox, TextMatch, TextElement } from './ocr/types.ts';
+export { generateLeaseKeyPair, type LeaseKeyPair } from './lease-keys.ts';
+export { LeaseSecrets } from './lease-secrets.ts';

@@ -10,7 +10,8 @@ import { resolveProxmoxConfig, type Env, type ResolvedProxmoxConfig } from './co
 import type { ProxmoxOptions } from './options.ts';
 import { PveClient } from './pve-client.ts';
 import { SOURCE } from './pve-errors.ts';
-import { LeaseSecrets } from './secrets.ts';
+import { join } from 'node:path';
+import { LeaseSecrets } from '@vmhub/core';
 import type { StepSettings, VmAt } from './vm-steps.ts';
 
 /** The MachineRef of a VM: `locate` reads it back. */
@@ -45,7 +46,7 @@ export class Runtime {
   }
 
   get secrets(): LeaseSecrets {
-    this.#secrets ??= new LeaseSecrets(this.config.stateDir);
+    this.#secrets ??= new LeaseSecrets(this.config.stateDir ? join(this.config.stateDir, 'provider-proxmox', 'keys') : undefined);
     return this.#secrets;
   }
 

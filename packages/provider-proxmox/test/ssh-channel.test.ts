@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError } from '@vmhub/core';
 import { abortExec, sleep, startSshd, type TestSshd } from '@vmhub/test-kit';
-import { generateLeaseKeyPair } from '../src/keys.ts';
+import { generateLeaseKeyPair } from '@vmhub/core';
 import { SshChannel } from '../src/ssh-channel.ts';
 
 describe('proxmox: ssh channel', () => {

@@ -1,19 +1,21 @@
 /**
  * Per-lease secrets (the private SSH key, and the guest host key pinned at the first connection)
- * live in this process's memory and, when a state dir is configured, in one 0600 file per lease so
- * a restarted server can still reach its machines. They are dropped at teardown and never logged
+ * live in this process's memory and, when a directory is given (a provider's
+ * `<state dir>/<provider>/keys`), in one 0600 file per lease so a restarted server, the reaper and
+ * `vmhub-server leases ssh` can still reach its machines. They are dropped at teardown and never logged
  * or put in MachineRef details.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LeaseKeyPair } from './keys.ts';
+import type { LeaseKeyPair } from './lease-keys.ts';
 
 export class LeaseSecrets {
   readonly #memory = new Map<string, LeaseKeyPair>();
   readonly #dir: string | undefined;
 
-  constructor(stateDir?: string) {
-    this.#dir = stateDir ? join(stateDir, 'provider-proxmox', 'keys') : undefined;
+  /** `dir`: where the 0600 files go (created 0700); none keeps the keys in memory only. */
+  constructor(dir?: string) {
+    this.#dir = dir;
   }
 
   #file(identity: string): string | undefined {

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { generateLeaseKeyPair } from './keys.ts';
-import { LeaseSecrets } from './secrets.ts';
+import { generateLeaseKeyPair } from './lease-keys.ts';
+import { LeaseSecrets } from './lease-secrets.ts';
 
 describe('proxmox: lease secrets', () => {
   it('memory only without a state dir; 0600 files with one, readable after a restart, removed on drop', () => {
@@ -17,12 +17,12 @@ describe('proxmox: lease secrets', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-secrets-'));
     try {
-      new LeaseSecrets(dir).put('vmhub-a-2', k);
+      new LeaseSecrets(join(dir, 'provider-proxmox', 'keys')).put('vmhub-a-2', k);
       const keyDir = join(dir, 'provider-proxmox', 'keys');
       const [file] = readdirSync(keyDir);
       assert.equal(statSync(join(keyDir, file)).mode & 0o777, 0o600);
       assert.equal(statSync(keyDir).mode & 0o777, 0o700);
-      const restarted = new LeaseSecrets(dir);
+      const restarted = new LeaseSecrets(join(dir, 'provider-proxmox', 'keys'));
       assert.deepEqual(restarted.get('vmhub-a-2'), k);
       restarted.drop('vmhub-a-2');
       assert.equal(existsSync(join(keyDir, file)), false);
@@ -34,7 +34,7 @@ describe('proxmox: lease secrets', () => {
   it('the guest host key is pinned once per lease, kept across a restart and dropped with the key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-secrets-'));
     try {
-      const s = new LeaseSecrets(dir);
+      const s = new LeaseSecrets(join(dir, 'provider-proxmox', 'keys'));
       const k = generateLeaseKeyPair('c');
       s.pinHostKey('vmhub-a-3', 'fp-before-create');
       assert.equal(s.get('vmhub-a-3'), undefined, 'no pin without a lease key');
@@ -43,10 +43,10 @@ describe('proxmox: lease secrets', () => {
       s.pinHostKey('vmhub-a-3', 'fp-two');
       assert.equal(s.get('vmhub-a-3')?.hostKey, 'fp-one', 'the first pin wins');
       assert.equal(s.get('vmhub-a-3')?.privateKey, k.privateKey);
-      const restarted = new LeaseSecrets(dir);
+      const restarted = new LeaseSecrets(join(dir, 'provider-proxmox', 'keys'));
       assert.equal(restarted.get('vmhub-a-3')?.hostKey, 'fp-one');
       restarted.drop('vmhub-a-3');
-      assert.equal(new LeaseSecrets(dir).get('vmhub-a-3'), undefined);
+      assert.equal(new LeaseSecrets(join(dir, 'provider-proxmox', 'keys')).get('vmhub-a-3'), undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
