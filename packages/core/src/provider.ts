@@ -104,10 +104,36 @@ export interface ProviderMethods {
    * (read until two reads agree). Adapters reach it as `lease.framebuffer()`.
    */
   framebuffer?(machine: MachineRef, options: { template: TemplateConfig }): Promise<FramebufferSource | undefined>;
+  /**
+   * How a person reaches the machine's sshd as the lease's user (`vmhub-server leases ssh`,
+   * `vm_lease_status` access.ssh): the per-lease key pair the provider made at create (public half
+   * installed for `user` in the guest, never in a golden), and the guest port sshd listens on,
+   * reached through connect(). The private key is a secret: never logged, never in results or the
+   * store's plain columns; the provider destroys it with the machine. Undefined when this machine
+   * has no per-lease key (its template or golden has no sshd).
+   */
+  sshAccess?(machine: MachineRef, options: { template: TemplateConfig }): Promise<SshAccess | undefined>;
+  /**
+   * Pin the guest's SSH host key (SHA-256, base64) at the lease's first connection: the first pin
+   * wins, and later connections must present the same key (sshAccess returns it as `hostKey`).
+   */
+  pinSshHostKey?(machine: MachineRef, fingerprint: string): Promise<void>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */
   close?(): Promise<void>;
+}
+
+/** A lease's way into its machine's sshd (Provider.sshAccess). */
+export interface SshAccess {
+  /** The guest user the per-lease public key is installed for. */
+  user: string;
+  /** The per-lease private key, OpenSSH PEM. Secret. */
+  privateKey: string;
+  /** The guest TCP port sshd listens on (opened with Provider.connect). */
+  port: number;
+  /** SHA-256 (base64) of the host key pinned at the first connection; absent before it. */
+  hostKey?: string;
 }
 
 /** A framebuffer readable on the vmhub host (Provider.framebuffer). */
