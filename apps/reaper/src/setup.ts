@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { identityPrefix, type Provider, type ProviderPlugin } from '@vmhub/core';
 import { discoverPlugins, loadConfig, type VmhubConfig } from '@vmhub/core/config';
-import { defaultStatePath, Store } from '@vmhub/store';
+import { defaultStatePath, stateDirOf, Store } from '@vmhub/store';
 import { COORDINATIONS, type CliArgs, type Coordination } from './args.ts';
 import type { PassContext } from './context.ts';
 import type { Logger } from './log.ts';
@@ -31,6 +31,8 @@ export async function setup(args: CliArgs, env: NodeJS.ProcessEnv, log: Logger, 
   // Throws StoreConfigError (STORE_CONFIG) for a scheme it does not support; connects lazily,
   // so a PostgreSQL that is down now does not stop the reaper from starting (passes retry).
   const store = new Store({ path: dbPath });
+  // The server's state directory too: a provider finds (and drops) the per-lease files it keeps there.
+  const stateDir = stateDirOf(dbPath, env);
 
   const providers = new Map<string, Provider>();
   const unavailable = new Map<string, string>();
@@ -48,7 +50,7 @@ export async function setup(args: CliArgs, env: NodeJS.ProcessEnv, log: Logger, 
       }
       try {
         const providerLog: Logger = (level, msg, data) => log(level, msg, { provider: plugin.id, ...data });
-        providers.set(plugin.id, plugin.create(config.providers[plugin.id] as never, { identityPrefix: prefix, log: providerLog }));
+        providers.set(plugin.id, plugin.create(config.providers[plugin.id] as never, { identityPrefix: prefix, log: providerLog, ...(stateDir ? { stateDir } : {}) }));
         unavailable.delete(plugin.id);
       } catch (err) {
         unavailable.set(plugin.id, (err as Error).message);

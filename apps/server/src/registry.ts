@@ -40,14 +40,15 @@ export class Registry {
   /** Why a template's own adapter instance could not be made (its adapter_options are invalid). */
   readonly #templateProblems = new Map<string, string>();
 
-  static async load(config: VmhubConfig, from: string): Promise<Registry> {
+  /** `stateDir`: the instance's state directory, given to every provider (ProviderContext.stateDir). */
+  static async load(config: VmhubConfig, from: string, stateDir?: string): Promise<Registry> {
     const registry = new Registry();
     const packages = await discoverPlugins({ from, names: config.plugins });
-    registry.#install(packages, config);
+    registry.#install(packages, config, stateDir);
     return registry;
   }
 
-  #install(packages: DiscoveredPackage[], config: VmhubConfig): void {
+  #install(packages: DiscoveredPackage[], config: VmhubConfig, stateDir: string | undefined): void {
     const defaults: TemplateConfig[] = [];
     const adapterPlugins = new Map<string, AdapterPlugin>();
     const providerPlugins = new Map<string, ProviderPlugin>();
@@ -68,7 +69,7 @@ export class Registry {
             // Its templates are listed even if it cannot start: they then say why (unavailable + reason).
             defaults.push(...p.templates);
             providerPlugins.set(p.id, p);
-            this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }) }));
+            this.providers.set(p.id, p.create(config.providers[p.id] ?? {}, { identityPrefix: identityPrefix(config.instance), log: (level, msg, data) => log(level, msg, { provider: p.id, ...data }), ...(stateDir ? { stateDir } : {}) }));
           }
           this.#record({ ...state(plugin.id, plugin.kind), ...(isShimmed(plugin) ? { old_contract: plugin.contractVersion } : {}) });
         } catch (err) {

@@ -38,14 +38,15 @@ export interface RuntimeOptions {
 export async function startRuntime(config: VmhubConfig, from: string, options: RuntimeOptions = {}): Promise<Runtime> {
   const background = options.background ?? true;
   // Loaded here, not at module load: better-sqlite3 and kysely are not needed to answer `initialize`.
-  const { defaultStatePath, openStore } = await import('@vmhub/store');
+  const { defaultStatePath, openStore, stateDirOf } = await import('@vmhub/store');
   // VMHUB_DB as given (a PostgreSQL URL with its password): only the store and the reaper's env see it.
   const db = config.db ?? defaultStatePath();
   // Opening connects nothing: a PostgreSQL store that is down makes tool calls answer
   // STORE_UNAVAILABLE until it is back, and never stops the server from starting.
   const [store, registry] = await Promise.all([
     Promise.resolve().then(() => openStore({ path: db })),
-    Registry.load(config, from),
+    // Providers keep per-lease files (SSH keys) in the same state directory as the reaper's.
+    Registry.load(config, from, stateDirOf(db)),
   ]);
   const sessions = new LeaseSessions(store, registry);
   // Every terminal state the manager reaches ends the lease's session here.

@@ -29,9 +29,7 @@ export async function checkStoreTarget(db: string | undefined): Promise<void> {
 
 /** Where this server's own files go: beside a SQLite store; for PostgreSQL, the default state directory. */
 export async function stateDir(store: Pick<Store, 'kind' | 'path'>, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (store.kind === 'sqlite') return dirname(store.path);
-  const { defaultStatePath } = await import('@vmhub/store');
-  // defaultStatePath answers VMHUB_DB first: here that is the URL, not a place on disk.
-  const { VMHUB_DB: _url, ...rest } = env;
-  return dirname(defaultStatePath(rest));
+  const { stateDirOf } = await import('@vmhub/store');
+  // store.path masks a PostgreSQL URL's password: any URL gives the same directory.
+  return stateDirOf(store.kind === 'sqlite' ? store.path : 'postgres://', env) ?? dirname(store.path);
 }

@@ -14,6 +14,14 @@ export interface ProviderContext {
   identityPrefix: string;
   /** Structured log sink (stderr in the server; never stdout, which is the MCP transport). */
   log: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>) => void;
+  /**
+   * This vmhub instance's state directory (beside its SQLite store; the default state directory
+   * for PostgreSQL): the server, the reaper and `vmhub-server leases` give their providers the
+   * same one, so a file a provider keeps per lease under `<stateDir>/provider-<id>/` (its SSH
+   * keys) is found by whichever process tears the lease down. Undefined (an in-memory store, an
+   * embedder that gives none): keep such state in memory.
+   */
+  stateDir?: string;
 }
 
 export interface ProviderStatus {

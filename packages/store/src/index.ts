@@ -28,4 +28,4 @@ export { StoreVersionError, StoreUnavailableError, StoreConfigError, StoreNative
 export { parseStoreTarget, redact, type StoreTarget, type PostgresSettings } from './target.ts';
 export type { SchemaInfo } from './backend.ts';
 export type { Leadership } from './leadership.ts';
-export { defaultStatePath } from './paths.ts';
+export { defaultStatePath, stateDirOf } from './paths.ts';
