@@ -1,11 +1,13 @@
 /**
  * One reaper pass: (1) expire, (2) fail stuck provisioning, (3) list each provider once,
- * (4) tear down under claims everything whose machine must go, (5) sweep orphans. Each phase
- * catches its own failures, so a broken provider or a busy store costs an error count, never
- * the rest of the pass. Nothing is ever skipped for host conditions (disk, load): teardown is
- * what frees them.
+ * (4) tear down under claims everything whose machine must go, (5) sweep orphans, (6) revoke
+ * what was made for leases that are over (credentials.ts: a lease's GitHub token), whoever ended
+ * them. Each phase catches its own failures, so a broken provider or a busy store costs an error
+ * count, never the rest of the pass. Nothing is ever skipped for host conditions (disk, load):
+ * teardown is what frees them.
  */
 import type { PassContext } from './context.ts';
+import { revokePending } from './credentials.ts';
 import { expireLeases, failStuck, stuckReleases } from './expire.ts';
 import { listMachines, type Listing } from './listing.ts';
 import { findOrphans } from './orphans.ts';
@@ -38,6 +40,8 @@ export async function runPass(ctx: PassContext): Promise<PassSummary> {
   await phase('teardown', () => teardownAll(ctx, targets, listing, tally), undefined);
   const orphans = await phase('orphans', () => findOrphans(ctx, listing, tally, handled, now), []);
   await phase('orphan teardown', () => teardownAll(ctx, orphans, listing, tally), undefined);
+  const revoked = await phase('credentials', () => revokePending(ctx.store, { log: ctx.log }), { revoked: 0, failed: 0 });
+  if (revoked.failed > 0) tally.error({ message: `credentials: ${revoked.failed} lease credential(s) not revoked; retried next pass` });
   ctx.log('debug', 'pass phases', { phase_ms: timings });
   return tally.finish();
 }

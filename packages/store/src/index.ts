@@ -29,3 +29,5 @@ export { parseStoreTarget, redact, type StoreTarget, type PostgresSettings } fro
 export type { SchemaInfo } from './backend.ts';
 export type { Leadership } from './leadership.ts';
 export { defaultStatePath, stateDirOf } from './paths.ts';
+export type { LeaseCredential, NewLeaseCredential, CredentialOutcome } from './credentials.ts';
+export { SealError } from './sealed.ts';

@@ -95,10 +95,34 @@ export interface LeaseControlTable {
   updated_at: number;
 }
 
+/**
+ * A secret made for one lease that its end must undo (credentials.ts): `sealed` is the secret
+ * under the state directory's key (sealed.ts); the other columns hold nothing secret.
+ */
+export interface LeaseCredentialTable {
+  id: string;
+  lease_id: string;
+  /** e.g. `github_app_token` */
+  kind: string;
+  /** What it opens, e.g. `github.com/owner/repo`. */
+  scope: string;
+  sealed: string;
+  /** JSON: what a refresh needs (installation, permissions, guest path); nothing secret. */
+  details: string;
+  expires_at: number;
+  created_at: number;
+  revoked_at: number | null;
+  /** revoked | already_invalid | expired */
+  outcome: string | null;
+  attempts: number;
+  last_error: string | null;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
   events: EventTable;
   locks: LockTable;
   lease_control: LeaseControlTable;
+  lease_credentials: LeaseCredentialTable;
 }

@@ -9,8 +9,8 @@
  * committed returns that attempt's result and writes nothing twice. The database handle is
  * private: what the server and the reaper do is a method here, and each method runs one function
  * of the module that owns its rows — leases.ts, machines.ts, events.ts, pools.ts (warm pools),
- * sweeps.ts, teardowns.ts (claims and teardown records), control.ts (take-over), locks.ts —
- * under the retry rule above.
+ * sweeps.ts, teardowns.ts (claims and teardown records), control.ts (take-over), credentials.ts
+ * (secrets a lease's end must undo, sealed with sealed.ts), locks.ts — under the retry rule above.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -28,6 +28,10 @@ import { LEASE_COLUMNS, type Database } from './schema.ts';
 import { sqliteBackend } from './sqlite-backend.ts';
 import { parseStoreTarget, type PostgresSettings } from './target.ts';
 import * as control from './control.ts';
+import * as credentials from './credentials.ts';
+import { Sealer } from './sealed.ts';
+import { stateDirOf } from './paths.ts';
+import { join } from 'node:path';
 import * as locks from './locks.ts';
 import { lapsingLeadership, postgresLeadership, type Leadership } from './leadership.ts';
 import * as pools from './pools.ts';
@@ -51,6 +55,8 @@ export interface StoreOptions {
   readonly?: boolean;
   /** PostgreSQL: pool and timeouts (override the URL's `pool_max`, `statement_timeout_ms`, `connect_timeout_ms`, `retry_ms`). */
   postgres?: PostgresSettings;
+  /** The key file lease credentials are sealed with (sealed.ts). Default `secrets.key` in the instance's state directory. */
+  secretsKeyFile?: string;
 }
 
 export class Store {
@@ -61,6 +67,7 @@ export class Store {
   readonly #backend: Backend;
   readonly #db: Kysely<Database>;
   readonly #leadership: (name: string, holder: string, ttlMs: number) => Leadership;
+  readonly #sealer: Sealer;
 
   constructor(options: StoreOptions) {
     const target = parseStoreTarget(options.path);
@@ -73,6 +80,8 @@ export class Store {
     this.kind = this.#backend.kind;
     this.path = this.#backend.location;
     this.#db = this.#backend.db;
+    const dir = stateDirOf(options.path);
+    this.#sealer = new Sealer(options.secretsKeyFile ?? (dir === undefined ? undefined : join(dir, 'secrets.key')));
   }
 
   /** Connect and migrate now (otherwise the first call does): PostgreSQL down → StoreUnavailableError after the retry window. */
@@ -325,6 +334,41 @@ export class Store {
     const token = randomUUID();
     const seen: { note?: string } = {};
     return this.#run('takeNote', (attempt) => control.takeNote(this.#db, leaseId, token, attempt, seen));
+  }
+
+  // ── secrets a lease's end must undo (credentials.ts; sealed with sealed.ts) ────────────
+
+  /** Keep a credential made for the lease; its secret is sealed before it reaches the database. */
+  addLeaseCredential(leaseId: string, credential: credentials.NewLeaseCredential): Promise<string> {
+    const id = randomUUID();
+    const row = {
+      id, lease_id: leaseId, kind: credential.kind, scope: credential.scope,
+      sealed: this.#sealer.seal(JSON.stringify(credential.secret), id), details: JSON.stringify(credential.details ?? {}),
+      expires_at: credential.expires_at, created_at: Date.now(), revoked_at: null, outcome: null, attempts: 0, last_error: null,
+    };
+    return this.#run('addLeaseCredential', async () => { await credentials.insert(this.#db, row); return id; });
+  }
+
+  /** The lease's credentials not yet revoked, unsealed (`all`: revoked ones too). */
+  leaseCredentials(leaseId: string, options: { all?: boolean } = {}): Promise<credentials.LeaseCredential[]> {
+    const open = (sealed: string, id: string) => this.#sealer.open(sealed, id);
+    return this.#run('leaseCredentials', async () => (await (options.all ? credentials.allOf(this.#db, leaseId) : credentials.openOf(this.#db, leaseId))).map((r) => credentials.fromRow(r, open)));
+  }
+
+  /** Open credentials of leases that are no longer live (the reaper's sweep retries them), unsealed. */
+  pendingRevocations(liveStates: readonly LeaseStatus[], limit = 100): Promise<credentials.LeaseCredential[]> {
+    const open = (sealed: string, id: string) => this.#sealer.open(sealed, id);
+    return this.#run('pendingRevocations', async () => (await credentials.pending(this.#db, liveStates, limit)).map((r) => credentials.fromRow(r, open)));
+  }
+
+  /** The credential is undone (or found already invalid, or lapsed): closed for good. */
+  credentialRevoked(id: string, outcome: credentials.CredentialOutcome): Promise<void> {
+    return this.#run('credentialRevoked', () => credentials.markRevoked(this.#db, id, outcome, Date.now()));
+  }
+
+  /** A revocation failed: counted, its error kept; the credential stays open for the next pass. */
+  credentialRevokeFailed(id: string, message: string): Promise<void> {
+    return this.#run('credentialRevokeFailed', () => credentials.noteFailure(this.#db, id, message));
   }
 
   // ── locks and whether there is work ────────────────────────────────────────────────────

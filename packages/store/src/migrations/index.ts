@@ -249,4 +249,45 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'lease credentials',
+    // Secrets made for one lease that its end must undo (credentials.ts): a GitHub App token
+    // minted for one repository, revoked at release or by the reaper. `sealed` holds the secret
+    // under the state directory's key file (sealed.ts), so the database alone reveals nothing.
+    sql: `
+      CREATE TABLE lease_credentials (
+        id TEXT PRIMARY KEY,
+        lease_id TEXT NOT NULL REFERENCES leases (id),
+        kind TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        sealed TEXT NOT NULL,
+        details TEXT NOT NULL DEFAULT '{}',
+        expires_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        outcome TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+      ) STRICT;
+      CREATE INDEX lease_credentials_open ON lease_credentials (lease_id, revoked_at);
+    `,
+    postgres: `
+      CREATE TABLE lease_credentials (
+        id TEXT PRIMARY KEY,
+        lease_id TEXT NOT NULL REFERENCES leases (id),
+        kind TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        sealed TEXT NOT NULL,
+        details TEXT NOT NULL DEFAULT '{}',
+        expires_at BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        outcome TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+      );
+      CREATE INDEX lease_credentials_open ON lease_credentials (lease_id, revoked_at);
+    `,
+  },
 ];
