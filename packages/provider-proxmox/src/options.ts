@@ -51,7 +51,7 @@ export const ProxmoxOptionsSchema = Type.Object({
   ready_poll_ms: Type.Integer({ minimum: 10, maximum: 60000, default: 2000 }),
   /** Attempts on lock contention / VMID races before giving up. Default 5. */
   lock_retries: Type.Integer({ minimum: 0, maximum: 20, default: 5 }),
-  /** Directory for per-lease private keys (files mode 0600, removed at destroy). Default: memory only. Env: VMHUB_STATE_DIR. */
+  /** Directory for per-lease private keys (`<dir>/provider-proxmox/keys`, files mode 0600, removed at destroy). Env: VMHUB_STATE_DIR. Default: the instance's state directory the server, reaper and leases CLI give (beside the store); memory only without one. */
   state_dir: Type.Optional(Type.String({ minLength: 1 })),
   /** Cloud-init user the per-lease SSH key is installed for. Default "vmhub". */
   ciuser: Type.String({ minLength: 1, default: 'vmhub' }),

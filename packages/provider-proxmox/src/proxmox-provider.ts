@@ -10,6 +10,7 @@ import { destroyVm } from './proxmox-destroy.ts';
 import { listOwned } from './proxmox-list.ts';
 import { runReady } from './proxmox-ready.ts';
 import { machineState } from './proxmox-state.ts';
+import { proxmoxSshAccess } from './proxmox-ssh-access.ts';
 import { providerStatus } from './proxmox-status.ts';
 import { toVmhubError } from './pve-errors.ts';
 import { templateAvailability } from './rights.ts';
@@ -35,6 +36,9 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     // A new channel per call: core opens one per lease session and closes it.
     channel: guard('channel', (machine: MachineRef, template: TemplateConfig) => openChannel(rt, machine, template)),
     connect: guard('connect', (machine: MachineRef, port: number, o: { template: TemplateConfig; signal?: AbortSignal }) => connectPort(rt, machine, port, o.template, o.signal)),
+    // The lease's key and pinned host key, as the SSH channel uses them (a person's way in: vmhub-server leases ssh).
+    sshAccess: async (machine: MachineRef, o: { template: TemplateConfig }) => proxmoxSshAccess(rt, machine, o.template),
+    pinSshHostKey: async (machine: MachineRef, fingerprint: string) => rt.secrets.pinHostKey(machine.identity, fingerprint),
     close: () => rt.close(),
     callCounts: () => rt.callCounts(),
   };

@@ -46,7 +46,9 @@ export class Runtime {
   }
 
   get secrets(): LeaseSecrets {
-    this.#secrets ??= new LeaseSecrets(this.config.stateDir ? join(this.config.stateDir, 'provider-proxmox', 'keys') : undefined);
+    // The option (or VMHUB_STATE_DIR) first, else the instance's state directory the server and reaper give.
+    const dir = this.config.stateDir ?? this.context.stateDir;
+    this.#secrets ??= new LeaseSecrets(dir ? join(dir, 'provider-proxmox', 'keys') : undefined);
     return this.#secrets;
   }
 
