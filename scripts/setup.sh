@@ -14,8 +14,9 @@ APT_PACKAGES=(
   python3-tk zsh
   # adapter-x11's accessibility (AT-SPI) tests against a GTK app on the host
   at-spi2-core python3-pyatspi python3-gi gir1.2-gtk-3.0 libatk-adaptor dbus
-  # QEMU provider and console adapter: TCG, a Debian kernel and a busybox initramfs
-  qemu-system-x86 qemu-utils qemu-guest-agent busybox-static linux-image-amd64 cpio imagemagick
+  # QEMU provider and console adapter: TCG, a Debian kernel and a busybox initramfs (with sshd:
+  # openssh-server, below); genisoimage writes the per-lease cloud-init NoCloud seed (and isoinfo reads it back)
+  qemu-system-x86 qemu-utils qemu-guest-agent busybox-static linux-image-amd64 cpio imagemagick genisoimage
   # OCR for the text tools (vm_find_text, vm_wait {for: text}, marks); the VGA console font for the OCR benchmark's corpus
   tesseract-ocr tesseract-ocr-eng console-setup-linux
   # SSH channel tests (a real sshd on loopback), clone tests, TLS for the Proxmox simulator

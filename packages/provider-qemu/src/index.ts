@@ -33,7 +33,7 @@ const qemuProvider = defineProvider<QemuProviderOptions>({
 export default qemuProvider;
 export { QemuProviderOptionsSchema, QemuTemplateOptionsSchema, type QemuProviderOptions, type QemuTemplateOptions } from './options.ts';
 export { buildGolden, buildTinyConsoleGolden, goldenStatus, qemuGoldens, type GoldenBuildOptions, type GoldenBuildResult, type GoldenStatus } from './qemu-golden.ts';
-export { tinyConsoleTemplate, tinyConsoleAgentTemplate, buildHint, GOLDEN_NAMES, TINY_CONSOLE_READY_MARKER, type GoldenName } from './tiny-console.ts';
+export { tinyConsoleTemplate, tinyConsoleAgentTemplate, tinyConsoleSshTemplate, buildHint, GOLDEN_NAMES, TINY_CONSOLE_READY_MARKER, type GoldenName } from './tiny-console.ts';
 export { QmpClient, QmpError } from './qmp-client.ts';
 export { defaultStateDir, defaultGoldenDir } from './paths.ts';
 export { kvmUsable } from './accel.ts';

@@ -70,6 +70,19 @@ export const QemuTemplateOptionsSchema = Type.Object({
    */
   user: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*[$]?$' })),
   /**
+   * Per-lease SSH (Provider.sshAccess): at create the provider makes a key pair for the lease,
+   * gives the guest the public half for `user` in a cloud-init NoCloud seed (a `cidata` disk,
+   * nocloud-seed.ts), forwards guest port `port` (default 22; TCP on 127.0.0.1 like forward_ports,
+   * so the template needs `forward_tcp: true`) and waits in ready() until sshd answers there. The
+   * golden must read the seed: tiny-console-agent does, so does any cloud-init image. Leases of
+   * such a template always cold-boot (no saved state: one saved before the seed existed would
+   * carry no key of the lease's own, and the same host key as every other lease).
+   */
+  ssh: Type.Optional(Type.Object({
+    user: Type.String({ minLength: 1, pattern: '^[a-z_][a-z0-9_-]*[$]?$' }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  }, { additionalProperties: false })),
+  /**
    * Boot leases from a saved VM state: the golden booted once until ready, saved with QMP
    * `migrate`, and each lease resumed from it (docs/providers/qemu.md). Default true when the
    * template has a readiness probe (ready_marker or guest_agent); false: every lease cold-boots.

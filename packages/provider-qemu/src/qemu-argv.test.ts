@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { qemuArgv } from './qemu-argv.ts';
 import { templateOptions } from './options.ts';
+import { createRuntime } from './qemu-runtime.ts';
+import { savedStateOff } from './qemu-saved-state.ts';
+import { guestPorts } from './qemu-ssh.ts';
+import { forwardsNeedTcp } from './qemu-status.ts';
 
 const template = { id: 't', provider: 'qemu', adapter: 'console', os: 'linux', golden: '/g/vmlinuz', resources: { cpus: 2, memory_mb: 300 } };
 
@@ -62,4 +66,19 @@ test('qemu: a saved-state launch adds vmgenid (new GUID per process) and -incomi
   const restored = qemuArgv({ ...base, vmgenid: true, incoming: true });
   assert.equal(restored[restored.indexOf('-incoming') + 1], 'defer');
   assert.deepEqual(restored.slice(0, -2), saver, 'same device set as the saving VM, plus -incoming');
+});
+
+test('qemu: an ssh template\'s seed is a read-only raw virtio disk; the ssh port joins the forwarded ports; such a template never uses a saved state', () => {
+  const t = templateOptions({ forward_ports: [7000], ssh: { user: 'user' } });
+  assert.deepEqual(guestPorts(t), [7000, 22]);
+  assert.deepEqual(guestPorts(templateOptions({ forward_ports: [22], ssh: { user: 'u', port: 22 } })), [22], 'listed once');
+  assert.deepEqual(guestPorts(templateOptions({ ssh: { user: 'u', port: 2222 } })), [2222]);
+  const argv = qemuArgv({ identity: 'vmhub-x-5', dir: '/s/d', template, options: t, accel: 'tcg', machine: 'q35', defaultMemoryMb: 256, kernel: '/g/vmlinuz', seed: '/s/d/seed.iso', forwards: { 7000: 41004, 22: 41005 } });
+  assert.equal(argv[argv.indexOf('file=/s/d/seed.iso,if=virtio,format=raw,readonly=on') - 1], '-drive');
+  assert.match(argv[argv.indexOf('-nic') + 1]!, /,hostfwd=tcp:127\.0\.0\.1:41005-:22(,|$)/);
+  assert.ok(!qemuArgv({ identity: 'vmhub-x-5', dir: '/s/d', template, options: t, accel: 'tcg', machine: 'q35', defaultMemoryMb: 256 }).some((a) => a.includes('seed.iso')));
+  const rt = createRuntime({ state_dir: '/srv/q' }, { identityPrefix: 'vmhub-x-', log: () => {} });
+  assert.match(savedStateOff(rt, { ...template, provider_options: { ssh: { user: 'user' } } }, { ...t, ready_marker: 'M' }) ?? '', /per-lease SSH/);
+  assert.match(forwardsNeedTcp({ ...template, provider_options: { ssh: { user: 'user' } } }) ?? '', /forwards guest ports 22: .*"forward_tcp": true/);
+  assert.equal(forwardsNeedTcp({ ...template, forward_tcp: true, provider_options: { ssh: { user: 'user' } } }), undefined);
 });

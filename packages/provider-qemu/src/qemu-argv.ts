@@ -37,6 +37,8 @@ export interface ArgvInput {
   vmgenid?: boolean;
   /** `-incoming defer`: start without running, waiting for QMP `migrate-incoming` (qemu-restore.ts). */
   incoming?: boolean;
+  /** The lease's NoCloud seed image (nocloud-seed.ts), attached as a read-only virtio disk. */
+  seed?: string;
 }
 
 /** `-nic`: none; user-mode (network); or user-mode restricted to the forwards (no route out). */
@@ -76,6 +78,7 @@ export function qemuArgv(input: ArgvInput): string[] {
   if (input.accel === 'kvm') argv.push('-cpu', 'host');
   argv.push('-nic', nicArg(options.network === true, input.forwards ?? {}));
   if (input.disk) argv.push('-drive', `file=${input.disk},if=virtio,format=qcow2,cache=unsafe`);
+  if (input.seed) argv.push('-drive', `file=${input.seed},if=virtio,format=raw,readonly=on`);
   if (input.kernel) {
     argv.push('-kernel', input.kernel);
     if (options.initrd) argv.push('-initrd', options.initrd);

@@ -11,6 +11,10 @@
  * names `restored_from`, which ready() reads. The first create of a shape makes the saved state
  * (others wait for it). Whatever goes wrong on that path — no state can be made, the links, the
  * load — is logged once per reason and the lease cold-boots exactly as without saved states.
+ *
+ * A template with provider_options.ssh (qemu-ssh.ts) always cold-boots: the lease's key pair and
+ * NoCloud seed are made in its fresh directory before qemu starts, the seed attached, and the ssh
+ * port forwarded; a create that fails drops the key again.
  */
 import { link, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,6 +28,7 @@ import { resumeFromState } from './qemu-restore.ts';
 import { goldenProblem, isQcow2, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { forwardsNeedTcp } from './qemu-status.ts';
 import { savedStateFor, savedStateOff, type SavedState } from './qemu-saved-state.ts';
+import { guestPorts, prepareLeaseSsh } from './qemu-ssh.ts';
 import { freePorts, spawnQemu, stopQemu } from './qemu-spawn.ts';
 import { FILES, machineDir, readRecord, writeRecord } from './state-dir.ts';
 
@@ -133,10 +138,12 @@ async function coldBoot(rt: QemuRuntime, l: Launch): Promise<MachineRef> {
   let started: Awaited<ReturnType<typeof start>>;
   try {
     if (l.diskGolden) disk = await overlay(rt, l.diskGolden, dir);
+    const seed = await prepareLeaseSsh(rt, { identity, leaseId: l.request.lease_id, dir, t: l.t });
     l.request.signal.throwIfAborted();
-    started = await start(rt, l, { disk });
+    started = await start(rt, l, { disk, seed });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
+    rt.secrets.drop(identity);
     throw err;
   }
   rt.context.log('info', 'qemu started', { identity, pid: started.pid, accel: l.accel, template: template.id });
@@ -152,10 +159,10 @@ async function overlay(rt: QemuRuntime, backing: string, dir: string): Promise<s
 }
 
 /** Spawn qemu for the lease and write its identity record (the machine is then the reaper's to find). */
-async function start(rt: QemuRuntime, l: Launch, o: { disk?: string; vmgenid?: boolean; incoming?: boolean; restoredFrom?: string }): Promise<{ pid: number; startTime: string }> {
+async function start(rt: QemuRuntime, l: Launch, o: { disk?: string; seed?: string; vmgenid?: boolean; incoming?: boolean; restoredFrom?: string }): Promise<{ pid: number; startTime: string }> {
   const { dir, identity, template, t } = l;
-  const forwards = await freePorts(t.forward_ports ?? []);
-  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, kernel: l.kernel, forwards, vmgenid: o.vmgenid, incoming: o.incoming });
+  const forwards = await freePorts(guestPorts(t));
+  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, kernel: l.kernel, forwards, vmgenid: o.vmgenid, incoming: o.incoming });
   const { pid, startTime } = await spawnQemu(rt, dir, argv, identity);
   await writeRecord(dir, {
     identity, lease_id: l.request.lease_id, template: template.id, created_at: new Date().toISOString(),

@@ -2,7 +2,9 @@
  * destroy(): by identity, never by pid alone. The record must name the identity, the pid must be
  * alive with the recorded start time and carry `-name <identity>`; anything else is
  * identity_mismatch and left alone. Channels and consoles core still holds are not closed here:
- * they die with qemu, and closing them afterwards resolves at once.
+ * they die with qemu, and closing them afterwards resolves at once. The lease's SSH key file
+ * (qemu-ssh.ts) is dropped with the machine, or when the machine is already gone; its NoCloud seed
+ * is in the state directory removed here.
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -15,7 +17,10 @@ import { readRecord } from './state-dir.ts';
 
 export async function destroy(rt: QemuRuntime, machine: MachineRef): Promise<DestroyOutcome> {
   const dir = locate(rt, machine);
-  if (!existsSync(dir)) return 'already_gone';
+  if (!existsSync(dir)) {
+    rt.secrets.drop(machine.identity);
+    return 'already_gone';
+  }
   const record = await readRecord(dir);
   if (!record || record.identity !== machine.identity || basename(dir) !== machine.identity) {
     rt.context.log('warn', 'state record does not carry this identity; left alone', { identity: machine.identity, dir, found: record?.identity });
@@ -28,6 +33,7 @@ export async function destroy(rt: QemuRuntime, machine: MachineRef): Promise<Des
   }
   if (v.verdict === 'ours') await stopQemu(rt, record, dir);
   await rm(dir, { recursive: true, force: true });
+  rt.secrets.drop(machine.identity);
   rt.context.log('info', 'qemu destroyed', { identity: machine.identity, pid: record.pid, was_running: v.verdict === 'ours' });
   return v.verdict === 'ours' ? 'destroyed' : 'already_gone';
 }

@@ -88,7 +88,7 @@ export async function buildGolden(name: GoldenName, options: GoldenBuildOptions 
     await pointCurrent(inputs.root, status.dir, name);
     return { ...status, rebuilt: false };
   }
-  progress?.(`building ${name} (kernel ${inputs.kernelVersion} + busybox initramfs${inputs.extra.length > 0 ? ' + qemu-ga' : ''})`);
+  progress?.(`building ${name} (kernel ${inputs.kernelVersion} + busybox initramfs${inputs.extra.length > 0 ? ' + qemu-ga + sshd' : ''})`);
   const { entries, modules } = await initramfsEntries(inputs);
   signal?.throwIfAborted();
 
@@ -99,7 +99,7 @@ export async function buildGolden(name: GoldenName, options: GoldenBuildOptions 
     await writeFile(join(tmp, 'initrd.img'), gzipSync(writeCpio(entries), { level: 6 }));
     await copyFile(inputs.kernelPath, join(tmp, 'vmlinuz'));
     const manifest = {
-      name: inputs.name, hash: inputs.hash, recipe: RECIPE_VERSION, guest_agent: inputs.extra.length > 0, kernel: inputs.kernelPath,
+      name: inputs.name, hash: inputs.hash, recipe: RECIPE_VERSION, guest_agent: inputs.extra.length > 0, sshd: inputs.data.length > 0, kernel: inputs.kernelPath,
       kernel_version: inputs.kernelVersion, busybox: inputs.busyboxPath, modules,
       ready_marker: TINY_CONSOLE_READY_MARKER, built_at: new Date().toISOString(),
     };

@@ -3,7 +3,8 @@
  * destroy by identity, list, state (verified like destroy), and console/channel, each of which opens a new connection per call
  * (core opens one per lease session and closes it). No daemon and no per-machine state in this
  * process: each qemu is a session leader of its own (setsid) that outlives the server, and
- * everything needed to find and verify it later sits in the lease's state directory. Each method
+ * everything needed to find and verify it later sits in the lease's state directory (and a lease's
+ * SSH key in `<state_dir>/provider-qemu/keys`, qemu-ssh.ts). Each method
  * lives in its own file; this one wires them to a runtime.
  */
 import type { ProviderContext, ProviderMethods } from '@vmhub/core';
@@ -16,6 +17,7 @@ import { destroy } from './qemu-destroy.ts';
 import { list } from './qemu-list.ts';
 import { ready } from './qemu-ready.ts';
 import { createRuntime } from './qemu-runtime.ts';
+import { pinSshHostKey, sshAccess } from './qemu-ssh.ts';
 import { state } from './qemu-state.ts';
 import { availability, status } from './qemu-status.ts';
 
@@ -32,5 +34,7 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     console: (machine) => openConsole(rt, machine),
     channel: (machine, template) => openChannel(rt, machine, template),
     connect: (machine, port, o) => connectPort(rt, machine, port, o.signal),
+    sshAccess: (machine, o) => sshAccess(rt, machine, o.template),
+    pinSshHostKey: (machine, fingerprint) => pinSshHostKey(rt, machine, fingerprint),
   };
 }

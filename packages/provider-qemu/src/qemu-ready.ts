@@ -10,6 +10,9 @@
  * old as the saved state). A clock that cannot be set is said in the stage detail and logged once;
  * it does not fail the lease. The stage detail says the machine resumed from saved state.
  *
+ * A template with provider_options.ssh has one more stage, `ssh`: the forwarded ssh port answers
+ * with an SSH banner (the golden installed the lease's key from its seed before starting sshd).
+ *
  * readyIn() is the same walk for any state directory: the saved-state maker uses it on its VM.
  */
 import { open } from 'node:fs/promises';
@@ -20,6 +23,7 @@ import { templateOptions } from './options.ts';
 import { verifyQemu } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
 import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
+import { bannerAt, sshOf } from './qemu-ssh.ts';
 import { FILES, machineDir, readRecord } from './state-dir.ts';
 
 export async function ready(rt: QemuRuntime, machine: MachineRef, request: ReadyRequest): Promise<void> {
@@ -117,6 +121,26 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
     if (!restoredFrom) probes.push('guest agent answered guest-ping');
   }
   stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
+
+  const ssh = sshOf(t);
+  if (!ssh) return;
+  stage('ssh', 'running');
+  const host = (await readRecord(dir))?.forwards?.[ssh.port];
+  if (!host) {
+    stage('ssh', 'failed', `guest port ${ssh.port} not forwarded`);
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${identity}: the ssh port ${ssh.port} is not in the machine's forwards`, { source: SOURCE });
+  }
+  for (;;) {
+    signal.throwIfAborted();
+    const banner = await bannerAt(host);
+    if (banner?.startsWith('SSH-')) {
+      stage('ssh', 'done', `sshd answered on guest port ${ssh.port} (${banner})`);
+      return;
+    }
+    await failIfDead('ssh');
+    if (Date.now() > deadline) await timedOut('ssh');
+    await pause(250);
+  }
 }
 
 /**

@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { VmhubError, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
+import { LeaseSecrets, VmhubError, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
 import { type QemuProviderOptions, templateOptions } from './options.ts';
 import { defaultStateDir } from './paths.ts';
 import { verifyQemu } from './proc.ts';
@@ -28,6 +28,11 @@ export interface QemuRuntime {
   /** Provider option saved_state (default true; env VMHUB_QEMU_SAVED_STATE=0 turns it off). */
   savedState: boolean;
   context: ProviderContext;
+  /**
+   * Per-lease SSH private keys (and pinned host keys) of templates with provider_options.ssh: one
+   * 0600 file per lease in `<stateDir>/provider-qemu/keys` (qemu-ssh.ts), dropped at destroy.
+   */
+  secrets: LeaseSecrets;
   /** `qemu-system-x86_64 --version`, once (retried after a failure). */
   qemuVersion(): Promise<string>;
 }
@@ -36,8 +41,9 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
   const binary = options.qemu_binary ?? process.env.VMHUB_QEMU_BINARY ?? 'qemu-system-x86_64';
   const qmpTimeoutMs = options.qmp_timeout_ms ?? 10_000;
   let version: Promise<string> | undefined;
+  const stateDir = resolve(options.state_dir ?? process.env.VMHUB_QEMU_STATE_DIR ?? defaultStateDir());
   return {
-    stateDir: resolve(options.state_dir ?? process.env.VMHUB_QEMU_STATE_DIR ?? defaultStateDir()),
+    stateDir,
     binary,
     qemuImg: options.qemu_img ?? process.env.VMHUB_QEMU_IMG ?? 'qemu-img',
     wantedAccel: options.accel ?? (process.env.VMHUB_QEMU_ACCEL as 'auto' | 'kvm' | 'tcg' | undefined) ?? 'auto',
@@ -47,6 +53,8 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
     stopTimeoutMs: options.stop_timeout_ms ?? 5_000,
     savedState: options.saved_state ?? !['0', 'false', 'off', 'no'].includes((process.env.VMHUB_QEMU_SAVED_STATE ?? '').toLowerCase()),
     context,
+    // Not under the instance prefix, so list() never takes it for a machine.
+    secrets: new LeaseSecrets(join(stateDir, 'provider-qemu', 'keys')),
     qemuVersion() {
       version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');
       version.catch(() => { version = undefined; });

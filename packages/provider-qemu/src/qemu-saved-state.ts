@@ -86,6 +86,9 @@ export function savedStateOff(rt: QemuRuntime, template: TemplateConfig, t: Qemu
   if (!rt.savedState) return 'provider option saved_state is false (or VMHUB_QEMU_SAVED_STATE=0)';
   if (t.saved_state === false) return 'template provider_options.saved_state is false';
   if (!t.ready_marker && !t.guest_agent) return 'the template has no readiness probe (ready_marker or guest_agent), so there is no moment to save';
+  // A state saved before the lease's seed existed holds no key of the lease's own, and one host
+  // key for every lease resumed from it: per-lease SSH means a boot of its own (qemu-ssh.ts).
+  if (t.ssh) return 'the template has per-lease SSH (provider_options.ssh): each lease boots from its own NoCloud seed';
   return undefined;
 }
 

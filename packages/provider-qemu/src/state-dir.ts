@@ -2,7 +2,7 @@
  * The per-lease state directory: `<state_dir>/<identity>/` holding identity.json (the record
  * destroy verifies), the qcow2 overlay, qmp.sock (the provider's own monitor: readiness and
  * teardown), console.sock (a second monitor for the lease's console), serial.log, qemu.log and
- * optionally qga.sock; a machine resumed from a saved state also holds hard links to that state's
+ * optionally qga.sock and seed.iso (the per-lease NoCloud seed of an ssh template); a machine resumed from a saved state also holds hard links to that state's
  * files (saved-state.bin, saved-disk.qcow2 — the overlay's backing file), and its record names
  * `restored_from`. Saved states themselves live in `<state_dir>/.saved-states/` (qemu-saved-state.ts),
  * which list() never shows: it is not under the instance prefix.
@@ -44,6 +44,8 @@ export const FILES = {
   /** Hard links to the saved state a restored machine resumed from (qemu-saved-state.ts). */
   savedState: 'saved-state.bin',
   savedDisk: 'saved-disk.qcow2',
+  /** The lease's cloud-init NoCloud seed (templates with provider_options.ssh; nocloud-seed.ts). */
+  seed: 'seed.iso',
 } as const;
 
 const SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;

@@ -7,7 +7,10 @@
  * be checked from the host through serial.log (`echo X > /dev/ttyS0`).
  *
  * The `tiny-console-agent` variant adds the host's qemu-ga (with the shared libraries ldd names)
- * and starts it on the virtio-serial port, so the guest-agent GuestChannel can be tested too.
+ * and starts it on the virtio-serial port, so the guest-agent GuestChannel can be tested too, and
+ * OpenSSH's sshd with a minimal cloud-init NoCloud reader (tiny-console-ssh.ts): a lease whose VM
+ * has a `cidata` seed gets its per-lease key installed and sshd started at boot; the image itself
+ * holds no host key and no authorized key.
  * `/sbin/hwclock` (busybox) is there for qemu-ga's guest-set-time, which needs exactly that path.
  * Both have a desktop user besides root (`user`, uid 1000, home /home/user) and a root-only /root
  * and /etc/shadow, so a channel acting as a user (template `user`) meets real Unix rights.
@@ -22,13 +25,18 @@ import { VmhubError } from '@vmhub/core';
 import type { CpioEntry } from './cpio.ts';
 import { defaultGoldenDir } from './paths.ts';
 import type { GoldenName } from './tiny-console.ts';
+import { sshBinaries, sshGuestFiles } from './tiny-console-ssh.ts';
 
 const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
-export const RECIPE_VERSION = '3';
+export const RECIPE_VERSION = '4';
 
-/** Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet, evdev (so tests can watch the tablet), virtio-serial, virtio-net (forwarded guest ports). */
-const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console', 'virtio_net'];
+/**
+ * Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet,
+ * evdev (so tests can watch the tablet), virtio-serial, virtio-net (forwarded guest ports),
+ * virtio-blk and ISO 9660 (the NoCloud seed disk).
+ */
+const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console', 'virtio_net', 'virtio_blk', 'isofs'];
 
 // The marker is assembled at run time ("$M") so the string never sits in a file the kernel or a
 // shell could print before the shell is actually listening on tty1.
@@ -59,6 +67,7 @@ if [ -x /bin/qemu-ga ]; then
   done
 fi
 hostname tiny-console
+[ -x /sbin/vmhub-nocloud ] && /sbin/vmhub-nocloud > /dev/ttyS0 2>&1
 echo "tiny-console init: usb keyboard wait $i ticks" > /dev/ttyS0
 export ENV=/etc/shrc HOME=/root TERM=linux
 while true; do
@@ -89,8 +98,10 @@ export interface RecipeOptions {
 export interface Inputs {
   name: GoldenName;
   root: string;
-  /** Extra guest files (qemu-ga and its libraries) at their guest paths. */
+  /** Extra guest files (qemu-ga, sshd and their libraries) at their guest paths. */
   extra: { guest: string; host: string; mode: number }[];
+  /** Extra guest files written from the recipe itself (the NoCloud reader, sshd_config). */
+  data: { guest: string; data: string; mode: number }[];
   kernelPath: string;
   kernelVersion: string;
   busyboxPath: string;
@@ -135,15 +146,22 @@ function moduleOrder(deps: Map<string, string[]>, wanted: string[]): string[] {
   return order;
 }
 
+/** The binaries and every shared library ldd names for them (each once, sorted), at their host paths. */
+async function withLibraries(binaries: { guest: string; host: string; mode: number }[]): Promise<{ guest: string; host: string; mode: number }[]> {
+  const libs = new Set<string>();
+  for (const b of binaries) {
+    const { stdout } = await execa('ldd', [b.host], { timeout: 10_000 });
+    for (const line of stdout.split('\n')) {
+      const m = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
+      if (m) libs.add(m[1]!);
+    }
+  }
+  return [...binaries, ...[...libs].sort().map((l) => ({ guest: l.slice(1), host: l, mode: 0o755 }))];
+}
+
 async function agentFiles(qemuGa: string): Promise<{ guest: string; host: string; mode: number }[]> {
   if (!existsSync(qemuGa)) throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] ${qemuGa} not found: \`apt-get install -y qemu-guest-agent\` (the tiny-console-agent golden copies it into the initramfs)`, { source: SOURCE });
-  const { stdout } = await execa('ldd', [qemuGa], { timeout: 10_000 });
-  const libs = new Set<string>();
-  for (const line of stdout.split('\n')) {
-    const m = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
-    if (m) libs.add(m[1]!);
-  }
-  return [{ guest: 'bin/qemu-ga', host: qemuGa, mode: 0o755 }, ...[...libs].sort().map((l) => ({ guest: l.slice(1), host: l, mode: 0o755 }))];
+  return withLibraries([{ guest: 'bin/qemu-ga', host: qemuGa, mode: 0o755 }, ...sshBinaries()]);
 }
 
 export async function resolveInputs(name: GoldenName, options: RecipeOptions): Promise<Inputs> {
@@ -159,14 +177,17 @@ export async function resolveInputs(name: GoldenName, options: RecipeOptions): P
     const deps = parseModulesDep(await readFile(join(modDir, 'modules.dep'), 'utf8'));
     modules = moduleOrder(deps, MODULES).map((rel) => ({ rel, abs: join(modDir, rel) }));
   }
-  const extra = name === 'tiny-console-agent' ? await agentFiles(options.qemuGa ?? '/usr/sbin/qemu-ga') : [];
+  const agent = name === 'tiny-console-agent';
+  const extra = agent ? await agentFiles(options.qemuGa ?? '/usr/sbin/qemu-ga') : [];
+  const data = agent ? sshGuestFiles() : [];
   const h = createHash('sha256');
   h.update(`recipe ${RECIPE_VERSION} ${name}\n${INIT}\n${SHRC}\n`);
+  for (const d of data) h.update(`${d.guest} ${d.mode.toString(8)}\n${d.data}\n`);
   for (const p of [kernelPath, busyboxPath, ...modules.map((m) => m.abs), ...extra.map((e) => e.host)]) {
     h.update(`${p}\n`);
     h.update(await readFile(p));
   }
-  return { name, root, extra, kernelPath, kernelVersion, busyboxPath, modules, hash: h.digest('hex').slice(0, 16) };
+  return { name, root, extra, data, kernelPath, kernelVersion, busyboxPath, modules, hash: h.digest('hex').slice(0, 16) };
 }
 
 async function moduleData(abs: string): Promise<Buffer> {
@@ -194,13 +215,20 @@ export async function initramfsEntries(inputs: Inputs): Promise<{ entries: CpioE
   }
   entries.push({ kind: 'file', path: 'etc/modules.order', data: Buffer.from(order.join('\n') + '\n') });
   const dirs = new Set<string>(entries.filter((e) => e.kind === 'dir').map((e) => e.path));
-  for (const e of inputs.extra) {
-    const parts = e.guest.split('/').slice(0, -1);
+  const parents = (guest: string): void => {
+    const parts = guest.split('/').slice(0, -1);
     for (let i = 1; i <= parts.length; i++) {
       const d = parts.slice(0, i).join('/');
       if (!dirs.has(d)) { dirs.add(d); entries.push({ kind: 'dir', path: d }); }
     }
+  };
+  for (const e of inputs.extra) {
+    parents(e.guest);
     entries.push({ kind: 'file', path: e.guest, data: await readFile(e.host), mode: e.mode });
+  }
+  for (const d of inputs.data) {
+    parents(d.guest);
+    entries.push({ kind: 'file', path: d.guest, data: Buffer.from(d.data), mode: d.mode });
   }
   return { entries, modules: order };
 }

@@ -12,7 +12,7 @@ export const TINY_CONSOLE_READY_MARKER = 'VMHUB-TINY-CONSOLE-READY';
 export type GoldenName = 'tiny-console' | 'tiny-console-agent';
 export const GOLDEN_NAMES: readonly GoldenName[] = ['tiny-console', 'tiny-console-agent'];
 export function buildHint(name: GoldenName): string {
-  const pkgs = name === 'tiny-console-agent' ? 'linux-image-amd64, busybox-static and qemu-guest-agent' : 'linux-image-amd64 and busybox-static';
+  const pkgs = name === 'tiny-console-agent' ? 'linux-image-amd64, busybox-static, qemu-guest-agent and openssh-server' : 'linux-image-amd64 and busybox-static';
   return `build it with \`vmhub-server golden build ${name}\` (needs Debian packages ${pkgs})`;
 }
 
@@ -50,5 +50,22 @@ export function tinyConsoleAgentTemplate(dir: string = defaultGoldenDir()): Temp
     golden: join(current, 'vmlinuz'),
     description: 'tiny-console with the QEMU guest agent (files, exec and clone through virtio-serial; test golden; built offline)',
     provider_options: { ...base.provider_options, initrd: join(current, 'initrd.img'), guest_agent: true, build_hint: buildHint('tiny-console-agent') },
+  };
+}
+
+/**
+ * tiny-console-agent with per-lease SSH (provider_options.ssh): the lease's key pair is made at
+ * create and its public half given to `user` through a NoCloud seed; sshd on guest port 22 is
+ * forwarded from 127.0.0.1 (`forward_tcp: true`: any local user reaches the port, sshd takes only
+ * the lease's key). Not a built-in template: a server config lists it (docs in the README).
+ */
+export function tinyConsoleSshTemplate(dir: string = defaultGoldenDir()): TemplateConfig {
+  const agent = tinyConsoleAgentTemplate(dir);
+  return {
+    ...agent,
+    id: 'tiny-console-ssh',
+    forward_tcp: true,
+    description: 'tiny-console-agent with sshd and a per-lease SSH key for `user` from a cloud-init NoCloud seed (test golden; built offline)',
+    provider_options: { ...agent.provider_options, ssh: { user: 'user' } },
   };
 }
