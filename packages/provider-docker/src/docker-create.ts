@@ -69,28 +69,38 @@ async function start(docker: DockerClient, id: string, identity: string, signal:
   if (res.status !== 204 && res.status !== 304) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] container ${identity} did not start: ${docker.httpError('POST', `/containers/${identity}/start`, res.status, res.body).message.split(id).join(identity)}`, { source: SOURCE });
 }
 
-function ref(c: Inspect, identity: string, image: string): MachineRef {
-  return { identity, external_id: c.Id, details: { name: identity, image } };
+function ref(c: Inspect, identity: string, image: string, details: Record<string, unknown> = {}): MachineRef {
+  return { identity, external_id: c.Id, details: { name: identity, image, ...details } };
 }
 
 /**
  * A container already named `identity` (a retried create, or a name taken by something else):
  * adopted, and started if stopped, only when it carries the identity label too.
  */
-async function adopt(docker: DockerClient, existing: Inspect, identity: string, image: string, signal: AbortSignal): Promise<MachineRef> {
+async function adopt(docker: DockerClient, existing: Inspect, identity: string, image: string, signal: AbortSignal, details?: Record<string, unknown>): Promise<MachineRef> {
   if (!carriesIdentity(existing, identity)) {
     throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] a container named ${identity} exists without the matching ${LABEL_IDENTITY} label: refusing to adopt it; remove it by hand if it is not vmhub's`, { source: SOURCE, details: { container: existing.Id } });
   }
   if (!existing.State.Running) await start(docker, existing.Id, identity, signal);
-  return ref(existing, identity, image);
+  return ref(existing, identity, image, details);
+}
+
+/** What the provider adds to a container beyond the template: made per lease at create. */
+export interface CreateExtras {
+  /** The host directory made for this machine's framebuffer (docker-framebuffer.ts), if any. */
+  framebufferDir?: string;
+  /** More container environment (`NAME=value`): the lease's SSH public key (docker-ssh.ts). */
+  env?: string[];
+  /** More MachineRef.details (no secrets: they are stored). */
+  details?: Record<string, unknown>;
 }
 
 /**
- * `framebufferDir`: the host directory made for this machine's framebuffer (docker-framebuffer.ts),
- * if any. Creates first and looks only on a name conflict (409): a create is the common case, and
- * a look before it cost a round trip on every lease.
+ * Creates first and looks only on a name conflict (409): a create is the common case, and a look
+ * before it cost a round trip on every lease.
  */
-export async function createContainer(docker: DockerClient, request: CreateRequest, framebufferDir?: string, attempt = 0): Promise<MachineRef> {
+export async function createContainer(docker: DockerClient, request: CreateRequest, extras: CreateExtras = {}, attempt = 0): Promise<MachineRef> {
+  const { framebufferDir } = extras;
   const { identity, template, signal } = request;
   const image = template.golden;
   const opts = dockerTemplateOptions(template);
@@ -103,6 +113,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
       ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`),
       // Made here, for this lease only; read back from the container by secret() (docker-secret.ts).
       ...(opts.lease_secrets ?? []).map((k) => `${k}=${randomBytes(24).toString('base64url')}`),
+      ...(extras.env ?? []),
     ],
     Labels: {
       [LABEL_IDENTITY]: identity,
@@ -117,9 +128,9 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   const res = await docker.raw('POST', '/containers/create', { query: { name: identity }, body, signal });
   if (res.status === 409) {
     const existing = await inspect(docker, identity, signal);
-    if (existing) return adopt(docker, existing, identity, image, signal);
+    if (existing) return adopt(docker, existing, identity, image, signal, extras.details);
     // Removed between the conflict and the look: create once more.
-    if (attempt === 0) return createContainer(docker, request, framebufferDir, 1);
+    if (attempt === 0) return createContainer(docker, request, extras, 1);
   }
   if (res.status === 404) {
     throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${missingImageReason(image)}`, { source: SOURCE, hint: 'Ask the operator to build the golden image, then create a new lease.', details: { image } });
@@ -127,7 +138,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   if (res.status >= 400) throw new VmhubError('PROVISION_FAILED', docker.httpError('POST', '/containers/create', res.status, res.body).message, { source: SOURCE });
   const { Id } = JSON.parse(res.body.toString('utf8')) as { Id: string };
   await start(docker, Id, identity, signal);
-  return { identity, external_id: Id, details: { name: identity, image } };
+  return { identity, external_id: Id, details: { name: identity, image, ...extras.details } };
 }
 
 export { inspect as inspectContainer };

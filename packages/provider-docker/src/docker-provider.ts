@@ -2,9 +2,10 @@
  * The docker provider's methods, wired from one file per role. One Engine API client per
  * provider instance (keep-alive socket pool to the daemon, not to any guest); each channel()
  * opens its own hijacked exec connection to the in-guest helper, which core closes, and each
- * connect() its own exec running a port bridge.
+ * connect() its own exec running a port bridge. Per-lease SSH keys (goldens with sshd) are held in
+ * one LeaseSecrets per provider instance, under the context's state directory (docker-ssh.ts).
  */
-import type { ProviderContext, ProviderMethods } from '@vmhub/core';
+import { LeaseSecrets, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
 import { openDockerChannel } from './docker-channel.ts';
 import { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
@@ -16,6 +17,7 @@ import { listOwned } from './docker-list.ts';
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
+import { leaseSshSetup, sshAccessOf, sshKeyDir } from './docker-ssh.ts';
 import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
 
 export function dockerProviderMethods(options: DockerProviderOptions, context: ProviderContext): ProviderMethods {
@@ -25,6 +27,8 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
   // Worked out on first use, like the client (a stat of /dev/shm); a bad DOCKER_HOST turns it off here and surfaces on the client.
   let root: { dir: string | undefined } | undefined;
   const fbRoot = (): string | undefined => (root ??= { dir: (() => { try { return framebufferRoot(options); } catch { return undefined; } })() }).dir;
+  const secrets = new LeaseSecrets(sshKeyDir(context.stateDir));
+  const userOf = (template: TemplateConfig): string => dockerTemplateOptions(template).user ?? options.desktop_user;
 
   return {
     async status() {
@@ -45,17 +49,24 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       const top = fbRoot();
       const dir = top === undefined ? undefined : prepareFramebuffer(top, request.identity, (msg) => context.log('warn', msg));
       try {
-        return await createContainer(docker(), request, dir);
+        const ssh = await leaseSshSetup(docker(), secrets, request, userOf(request.template));
+        return await createContainer(docker(), request, { framebufferDir: dir, ...ssh });
       } catch (err) {
-        // No container, no directory; a container that exists is destroyed later, and its directory with it.
-        if (dir && !(await inspectContainer(docker(), request.identity).catch(() => undefined))) removeFramebuffer(top, request.identity);
+        // No container, no directory and no key; a container that exists is destroyed later, and they with it.
+        if (!(await inspectContainer(docker(), request.identity).catch(() => undefined))) {
+          if (dir) removeFramebuffer(top, request.identity);
+          secrets.drop(request.identity);
+        }
         throw err;
       }
     },
     ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user, x11DirOf(fbRoot(), machine.identity)),
     async destroy(machine) {
       const outcome = await destroyContainer(docker(), machine, context.log);
-      if (outcome !== 'identity_mismatch') removeFramebuffer(fbRoot(), machine.identity);
+      if (outcome !== 'identity_mismatch') {
+        removeFramebuffer(fbRoot(), machine.identity);
+        secrets.drop(machine.identity);
+      }
       return outcome;
     },
     list: () => listOwned(docker(), context.identityPrefix),
@@ -63,7 +74,9 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     channel: (machine, template) => openDockerChannel(docker(), machine, template, options, context.log),
     secret: (machine, name, o) => leaseSecret(docker(), machine, name, o.template),
     framebuffer: async (machine) => framebufferOf(fbRoot(), machine),
-    connect: (machine, port, o) => connectPort(docker(), machine, port, dockerTemplateOptions(o.template).user ?? options.desktop_user, o.signal),
+    connect: (machine, port, o) => connectPort(docker(), machine, port, userOf(o.template), o.signal),
+    sshAccess: async (machine, o) => sshAccessOf(secrets, machine, userOf(o.template)),
+    pinSshHostKey: async (machine, fingerprint) => secrets.pinHostKey(machine.identity, fingerprint),
     async close() {
       client?.close();
       client = undefined;

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { VmhubError } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { imageEnv, readyLabel, setupEnv, type Golden } from './golden-manifest.ts';
+import { imageEnv, imageLabels, setupEnv, type Golden } from './golden-manifest.ts';
 import { readProgress } from './golden-import.ts';
 import { buildCancelled } from './golden-lock.ts';
 
@@ -103,7 +103,7 @@ export async function buildWithDebootstrap(g: Golden, docker: DockerClient, log:
     const changes = [
       `ENTRYPOINT ${JSON.stringify(m.entrypoint)}`,
       ...imageEnv(g).map((e) => `ENV ${e}`),
-      `LABEL vmhub.golden=${m.name} vmhub.golden.hash=${g.hash} vmhub.ready=${readyLabel(g)}`,
+      `LABEL ${imageLabels(g).map(([k, v]) => `${k}=${v}`).join(' ')}`,
     ];
     const res = await docker.stream('POST', '/images/create', { query: { fromSrc: '-', repo, tag, changes }, body: tar.stdout, timeoutMs: 0, signal });
     await readProgress(res, `docker import of ${g.tag}`, log, signal);

@@ -3,7 +3,7 @@
  * For hosts whose daemon can pull the base image from a registry. Runs the same setup script
  * as the debootstrap path, so both images hold the same packages and configuration.
  */
-import { imageEnv, readyLabel, setupEnv, type Golden } from './golden-manifest.ts';
+import { imageEnv, imageLabels, setupEnv, type Golden } from './golden-manifest.ts';
 import type { DockerClient } from './docker-client.ts';
 import { readProgress } from './golden-import.ts';
 import { writeTar } from './ustar.ts';
@@ -21,7 +21,7 @@ export function dockerfile(g: Golden): string {
     ...(g.files.length ? ['COPY files/ /tmp/vmhub-files/'] : []),
     'RUN sh /tmp/vmhub-setup-rootfs.sh && rm -f /tmp/vmhub-setup-rootfs.sh',
     ...imageEnv(g).map((e) => `ENV ${e.replace('=', '="')}"`),
-    `LABEL vmhub.golden="${m.name}" vmhub.golden.hash="${g.hash}" vmhub.ready="${readyLabel(g)}"`,
+    `LABEL ${imageLabels(g).map(([k, v]) => `${k}="${v}"`).join(' ')}`,
     `ENTRYPOINT ${JSON.stringify(m.entrypoint)}`,
     '',
   ].join('\n');

@@ -42,6 +42,12 @@ export interface GoldenManifest {
   verify?: string[];
   /** Readiness probes run in order (each until it exits 0). Default: the X11 display and window manager. */
   ready?: ReadyProbe[];
+  /**
+   * The golden runs sshd on 127.0.0.1:`port` (its setup configures that port; its session starts
+   * sshd with the key the provider gives): the image carries label `vmhub.ssh.port`, and the
+   * docker provider gives each lease of it a key pair of its own (docker-ssh.ts). Absent: no sshd.
+   */
+  ssh?: { port: number };
 }
 
 export interface GoldenFileSpec {
@@ -237,6 +243,16 @@ export function goldenTemplate(name: string): TemplateConfig | undefined {
 /** Readiness probes as an image label (base64 JSON: no quoting rules to get wrong in LABEL). */
 export function readyLabel(g: Golden): string {
   return Buffer.from(JSON.stringify(g.manifest.ready ?? X11_READY)).toString('base64');
+}
+
+/** The image label saying a golden runs sshd, and on which guest port (manifest "ssh"). */
+export const SSH_PORT_LABEL = 'vmhub.ssh.port';
+
+/** The labels both build paths give the image: name, hash, readiness probes, the sshd port if any. Values need no quoting. */
+export function imageLabels(g: Golden): [string, string][] {
+  const labels: [string, string][] = [['vmhub.golden', g.manifest.name], ['vmhub.golden.hash', g.hash], ['vmhub.ready', readyLabel(g)]];
+  if (g.manifest.ssh) labels.push([SSH_PORT_LABEL, String(g.manifest.ssh.port)]);
+  return labels;
 }
 
 /** The environment file setup-rootfs.sh sources (values are manifest data, quoted for sh). */

@@ -17,8 +17,24 @@ as_user() { setpriv --reuid="$VMHUB_USER" --regid="$VMHUB_USER" --init-groups en
 rm -f "/tmp/.X$num-lock" "/tmp/.X11-unix/X$num"
 mkdir -p /tmp/.X11-unix && chmod 1777 /tmp/.X11-unix
 
-stop() { kill -TERM $wm $xvfb 2>/dev/null || true; wait 2>/dev/null || true; exit 0; }
+sshd=
+stop() { kill -TERM $wm $xvfb $sshd 2>/dev/null || true; wait 2>/dev/null || true; exit 0; }
 trap stop TERM INT
+
+# sshd, in a golden that has it, for a lease the provider gave a key: the public half
+# ($VMHUB_SSH_AUTHORIZED_KEY) becomes the lease user's ($VMHUB_SSH_USER) only authorized key,
+# written as that user (0700 ~/.ssh, 0600 file). The host key is made here, at the container's
+# first start, never in the image. sshd listens where the golden configured it (127.0.0.1:22).
+if [ -n "${VMHUB_SSH_AUTHORIZED_KEY:-}" ] && [ -x /usr/sbin/sshd ]; then
+  ssh_user="${VMHUB_SSH_USER:-$VMHUB_USER}"
+  ssh_home="$(getent passwd "$ssh_user" | cut -d: -f6)"
+  setpriv --reuid="$ssh_user" --regid="$ssh_user" --init-groups env HOME="$ssh_home" sh -c \
+    'umask 077 && mkdir -p "$HOME/.ssh" && chmod 0700 "$HOME/.ssh" && printf "%s\n" "$VMHUB_SSH_AUTHORIZED_KEY" > "$HOME/.ssh/authorized_keys" && chmod 0600 "$HOME/.ssh/authorized_keys"'
+  [ -s /etc/ssh/ssh_host_ed25519_key ] || ssh-keygen -q -t ed25519 -N '' -C '' -f /etc/ssh/ssh_host_ed25519_key
+  mkdir -p /run/sshd && chmod 0755 /run/sshd
+  /usr/sbin/sshd -D -e -o AllowUsers="$ssh_user" &
+  sshd=$!
+fi
 
 set --
 if [ -n "${VMHUB_FBDIR:-}" ] && [ -d "$VMHUB_FBDIR" ]; then

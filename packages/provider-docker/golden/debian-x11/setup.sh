@@ -1,0 +1,30 @@
+#!/bin/sh
+# debian-x11's own setup (run as root in the root filesystem after packages, user and files): sshd
+# for a person's way in (`vmhub-server leases ssh`), as the manifest's "ssh" fact says. Nothing of a
+# key is left in the image: the host keys openssh-server's install made are removed (the session
+# makes the container's own at its first start) and no authorized key is installed (the provider
+# gives each lease its own at create, as VMHUB_SSH_AUTHORIZED_KEY).
+set -eu
+rm -f /etc/ssh/ssh_host_*
+# Loopback only (the container keeps networking off: the provider's guest-port bridge reaches it),
+# the lease's key only (the session adds AllowUsers <lease user>), nothing forwarded.
+cat > /etc/ssh/sshd_config.d/vmhub.conf <<'CFG'
+ListenAddress 127.0.0.1
+Port 22
+HostKey /etc/ssh/ssh_host_ed25519_key
+PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin no
+PermitEmptyPasswords no
+X11Forwarding no
+AllowTcpForwarding no
+AllowAgentForwarding no
+AllowStreamLocalForwarding no
+PermitTunnel no
+PrintLastLog no
+CFG
+# sshd is started by the session (vmhub-session), never by an init system.
+test -x /usr/sbin/sshd
+command -v ssh-keygen >/dev/null
