@@ -6,7 +6,7 @@
 import { readPackageVersion, type Capability } from '@vmhub/core';
 import { defineAdapter } from '@vmhub/core/adapter-kit';
 import { click } from './hyprland-click.ts';
-import { cloneRepo } from './hyprland-clone-repo.ts';
+import { cloneRepo, installGitCredential } from './hyprland-clone-repo.ts';
 import { close } from './hyprland-close.ts';
 import { hyprlandVerbs } from './hyprland-dispatch.ts';
 import { drag } from './hyprland-drag.ts';
@@ -47,7 +47,7 @@ export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptio
   runtime: (options) => createRuntime(options),
   // Input runs one action at a time (the kit's queue). Each is its own virtual device that the
   // compositor drops when the command ends, killed or not. No shellArgv: core's /bin/sh -c.
-  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, exec, screenSize, probe },
+  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
   async dispose(rt, lease) {
     // The pointer holder is the one thing that runs between calls: stop it (best effort and
     // bounded — the machine may be gone; it also ends by itself when idle).

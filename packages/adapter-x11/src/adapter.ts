@@ -13,7 +13,7 @@ import { createRuntime, type X11Runtime } from './runtime.ts';
 
 export type { X11Session } from './runtime.ts';
 import { click } from './x11-click.ts';
-import { cloneRepo } from './x11-clone-repo.ts';
+import { cloneRepo, installGitCredential } from './x11-clone-repo.ts';
 import { close } from './x11-close.ts';
 import { x11Verbs } from './x11-dispatch.ts';
 import { drag } from './x11-drag.ts';
@@ -47,7 +47,7 @@ export const x11Adapter = defineAdapter<X11OptionsInput, X11Options, X11Runtime>
   complete: (options) => completeOptions(options as Parameters<typeof completeOptions>[0]),
   runtime: (options) => createRuntime(options),
   // No shellArgv: vm_exec {shell} is core's /bin/sh -c, the shell of every Linux.
-  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, exec, screenSize, probe },
+  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
   // An input action whose command was killed (cancelled, timed out) releases the keys and
   // buttons it left down.
   aroundInput: releasingInput,

@@ -135,6 +135,17 @@ export interface AdapterSession {
   getFile?(ctx: AdapterContext, input: { path: string; max_bytes: number }): Promise<Buffer>;
   /** Unpack a host-made clone (tar of the working tree with .git) at dest (absolute). */
   cloneRepo?(ctx: AdapterContext, input: { dest: string; archive: Readable }): Promise<void>;
+  /**
+   * Install a git credential for the repository unpacked at `repo` (absolute), so git in the guest
+   * authenticates to `url` (scheme, host, port and the repository's path) as `username` with
+   * `secret`: readable by the session's user alone (0600 in its home), scoped to that URL (the
+   * repository's own config names a helper for exactly that URL, the secret stays out of it), never
+   * in argv or environment. vm_clone_repo {push: true} calls it after cloneRepo; without it such a
+   * call is CAPABILITY_UNAVAILABLE before anything is minted. On failure nothing of it may remain.
+   * Not a capability of its own: part of clone_repo, optional. The adapter kit's
+   * `installGitCredential` does it for POSIX guests with git.
+   */
+  installGitCredential?(ctx: AdapterContext, input: { repo: string; url: string; username: string; secret: string }): Promise<void>;
   /** `cwd`, when given, is absolute (core resolved it). */
   exec?(ctx: AdapterContext, input: { argv: string[]; cwd?: string; stdin?: string; timeout_ms: number; max_output_bytes: number }): Promise<ExecResult>;
   /**

@@ -101,6 +101,26 @@ export const VmhubConfigSchema = Type.Object({
     /** Largest working tree (bytes) streamed into a VM. */
     max_bytes: Type.Integer({ minimum: 1, default: 512 * 1024 * 1024 }),
   }, { default: {} }),
+  /**
+   * A GitHub App that mints per-lease tokens for vm_clone_repo {push: true}: an installation token
+   * down-scoped to the one repository, installed in the guest for that repository only and revoked
+   * when the lease ends (docs/github-app.md). The private key is read from a file or an env var on
+   * the vmhub host; it never leaves the host and is never logged.
+   */
+  github_app: Type.Optional(Type.Object({
+    /** The App's numeric id (GitHub shows it on the App's settings page). */
+    app_id: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
+    /** A file holding the App's private key (PEM, as GitHub hands it out). */
+    private_key_file: Type.Optional(Type.String({ minLength: 1 })),
+    /** Or: the env var holding the PEM. */
+    private_key_env: Type.Optional(Type.String({ minLength: 1 })),
+    /** The installation to mint from; default: looked up per repository (GET /repos/{owner}/{repo}/installation). */
+    installation_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** REST API root; default https://api.github.com (GitHub Enterprise Server: https://HOST/api/v3). */
+    api_url: Type.Optional(Type.String({ minLength: 1 })),
+    /** The host whose clone URLs the App serves; default github.com for the public API, else api_url's host. */
+    web_host: Type.Optional(Type.String({ minLength: 1 })),
+  })),
   reaper: Type.Object({
     interval_seconds: Seconds(30),
     /**

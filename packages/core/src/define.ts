@@ -217,6 +217,8 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
     if (typeof fn === 'function') out[name] = wrap(fn as (...a: any[]) => Promise<any>, session, source, gate);
   }
   if (typeof session.shellArgv === 'function') out.shellArgv = wrapShellArgv(session.shellArgv, session, source, gate);
+  // Part of clone_repo (vm_clone_repo {push: true}), so only with it.
+  if (declared.has('clone_repo') && typeof session.installGitCredential === 'function') out.installGitCredential = wrap(session.installGitCredential, session, source, gate);
   if (declared.has('dispatch')) {
     out.dispatch = wrap(async (ctx: AdapterContext, input: { verb: string; args: Record<string, unknown> }) => {
       const verb = Object.hasOwn(verbs, input.verb) ? verbs[input.verb] : undefined;
@@ -229,7 +231,7 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
 }
 
 const REQUIRED_PROVIDER_METHODS = ['status', 'availability', 'create', 'ready', 'destroy', 'list'] as const;
-const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'close'] as const;
+const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'close'] as const;
 
 export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>): ProviderPlugin<O> {
   checkHeader('provider', spec);

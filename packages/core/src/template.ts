@@ -37,6 +37,11 @@ export const TemplateConfigSchema = Type.Object({
    */
   clone_credentials: Type.Optional(Type.Record(Type.String(), Type.Object({ username: Type.Optional(Type.String()), token_env: Type.String() }))),
   /**
+   * What a per-lease GitHub token (vm_clone_repo {push: true}) may do beyond `contents: write` on
+   * its one repository: `pull_requests` adds `pull_requests: write`. Default none.
+   */
+  github_permissions: Type.Optional(Type.Array(Type.Union([Type.Literal('pull_requests')]), { uniqueItems: true })),
+  /**
    * Guest port forwards (LeaseContext.forward) listen on TCP 127.0.0.1 instead of a unix socket
    * in a 0700 directory. Any local user of the vmhub host can then connect to the machine's
    * forwarded ports (an adbd, Windows-MCP): only for clients that cannot dial a unix socket.

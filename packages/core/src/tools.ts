@@ -436,12 +436,13 @@ export const TOOLS = {
   }),
   vm_clone_repo: tool({
     name: 'vm_clone_repo', title: 'Clone repository', capability: 'clone_repo',
-    description: 'Clone a git repo into the VM; credentials stay on the host.',
+    description: 'Clone a git repo into the VM; credentials stay on the host (push: a token for this repo only, in the VM).',
     input: Type.Object({
       lease_id: LeaseId, url: Type.String({ minLength: 1, maxLength: 2048, description: 'https, ssh or git URL.' }),
       dest: Type.Optional(GuestPath('Folder; default: repo name.')),
       ref: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\s~^:?*\\[\\\\]+$', description: 'Branch, tag or commit.' })),
       depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Shallow clone depth.' })),
+      push: Type.Optional(Type.Boolean({ description: 'GitHub: a token for this repo only, so git push works in the VM; revoked at release.' })),
     }, Strict),
     output: bound({ dest: Type.String(), commit: Type.String(), ref: Type.Optional(Type.String()), files: Type.Integer() }),
     annotations: { ...DESTRUCTIVE, openWorldHint: true },

@@ -26,7 +26,7 @@ type Output<K extends keyof AdapterSession> = ReturnType<Method<K>>;
 export type CapabilityFn<R, K extends keyof AdapterSession> =
   Parameters<Method<K>> extends [AdapterContext] ? (rt: R, ctx: AdapterContext) => Output<K> : (rt: R, ctx: AdapterContext, input: Input<K>) => Output<K>;
 
-type RuntimeMethods = 'screenshot' | 'inspect' | 'listWindows' | 'focus' | 'close' | 'launch' | 'click' | 'type' | 'key' | 'paste' | 'drag' | 'scroll' | 'putFile' | 'getFile' | 'cloneRepo' | 'exec' | 'screenSize' | 'probe';
+type RuntimeMethods = 'screenshot' | 'inspect' | 'listWindows' | 'focus' | 'close' | 'launch' | 'click' | 'type' | 'key' | 'paste' | 'drag' | 'scroll' | 'putFile' | 'getFile' | 'cloneRepo' | 'installGitCredential' | 'exec' | 'screenSize' | 'probe';
 
 /** One function per declared capability (plus screenSize / probe), each taking the runtime first. */
 export type CapabilityFns<R> = { [K in RuntimeMethods]?: CapabilityFn<R, K> } & {

@@ -18,4 +18,5 @@ export { pickWindow } from './windows.ts';
 export { probeWith, lackingTools, cloneRepoUnavailable, type Unavailable } from './probe.ts';
 export { execAsAgent, type ExecInput } from './exec.ts';
 export { unpackRepo, type UnpackOptions } from './clone.ts';
+export { installGitCredential, credentialStoreLine, credentialFileName, type GitCredential } from './git-credential.ts';
 export { desktopUserOption, pointerOptions, guestCommandOptions } from './desktop-options.ts';
