@@ -127,46 +127,58 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
 }
 
 function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string, live: Live): RouterHost {
+  const hooks = liveHooks(live);
   return {
-    ...liveHooks(live),
-    listTemplates: async () => (await rt()).catalog.listTemplates(),
-    capabilities: async (input, extra) => (await rt()).catalog.capabilities(input, principalOf(extra)),
-    health: async () => (await rt()).catalog.health(),
-    leaseCreate: async (input, extra) => {
-      const r = await rt();
-      const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner());
-      void r.reaper.ensure('lease created');
-      // wait_seconds: vm_lease_status's bounded wait (progress included), after the reaper is asked for.
-      return r.leases.waitCreated(lease, input.wait_seconds, extra, principalOf(extra));
-    },
-    // Every lease-bound call is checked against the caller's principal: another's lease is NOT_FOUND.
-    leaseStatus: async (input, extra) => (await rt()).leases.status(input, extra, principalOf(extra)),
-    leaseRenew: async (input, extra) => (await rt()).leases.renew(input, principalOf(extra)),
-    leaseRelease: async (input, extra) => (await rt()).leases.release(input, principalOf(extra)),
-    leaseList: async (input, extra) => {
-      const status = input.status === undefined ? undefined : input.status === 'live' ? LIVE_LEASE_STATES : [input.status];
-      const found = await (await rt()).leases.list({ principal: principalOf(extra), owner: input.owner, status });
-      return { leases: found.leases.map(leaseView), truncated: found.truncated };
-    },
-    bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra)),
-    machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
-    cloneOnHost: async (input, template) => cloneOnHost(input, config.clone, template.clone_credentials),
-    saveScreenshot: config.screenshots.dir ? async (leaseId, shot) => {
-      const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);
-      await mkdir(config.screenshots.dir!, { recursive: true, mode: 0o700 });
-      await writeFile(file, shot.data, { mode: 0o600 });
-      return file;
-    } : undefined,
-    ocr: ocrHost(config.ocr),
-    audit: (record, extra) => {
-      if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n', { mode: 0o600 }).catch(() => undefined);
-    },
     settings: {
       denyTools: config.policy.deny_tools,
       toolsets: resolveToolsets(config.toolsets),
       screenshot: { format: config.screenshots.format, maxWidth: config.screenshots.max_width, maxHeight: config.screenshots.max_height, maxBytes: config.screenshots.max_bytes },
       maxFileBytes: config.files.max_bytes,
       callTimeoutSeconds: 55,
+    },
+    catalog: {
+      listTemplates: async () => (await rt()).catalog.listTemplates(),
+      capabilities: async (input, extra) => (await rt()).catalog.capabilities(input, principalOf(extra)),
+      health: async () => (await rt()).catalog.health(),
+    },
+    // Every lease-bound call is checked against the caller's principal: another's lease is NOT_FOUND.
+    leases: {
+      create: async (input, extra) => {
+        const r = await rt();
+        const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner());
+        void r.reaper.ensure('lease created');
+        // wait_seconds: vm_lease_status's bounded wait (progress included), after the reaper is asked for.
+        return r.leases.waitCreated(lease, input.wait_seconds, extra, principalOf(extra));
+      },
+      status: async (input, extra) => (await rt()).leases.status(input, extra, principalOf(extra)),
+      renew: async (input, extra) => (await rt()).leases.renew(input, principalOf(extra)),
+      release: async (input, extra) => (await rt()).leases.release(input, principalOf(extra)),
+      list: async (input, extra) => {
+        const status = input.status === undefined ? undefined : input.status === 'live' ? LIVE_LEASE_STATES : [input.status];
+        const found = await (await rt()).leases.list({ principal: principalOf(extra), owner: input.owner, status });
+        return { leases: found.leases.map(leaseView), truncated: found.truncated };
+      },
+    },
+    sessions: {
+      bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra)),
+      machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
+    },
+    human: hooks.human,
+    audit: {
+      log: (record, extra) => {
+        if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n', { mode: 0o600 }).catch(() => undefined);
+      },
+      record: hooks.record,
+    },
+    clone: { onHost: async (input, template) => cloneOnHost(input, config.clone, template.clone_credentials) },
+    screenshots: {
+      save: config.screenshots.dir ? async (leaseId, shot) => {
+        const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);
+        await mkdir(config.screenshots.dir!, { recursive: true, mode: 0o700 });
+        await writeFile(file, shot.data, { mode: 0o600 });
+        return file;
+      } : undefined,
+      ocr: ocrHost(config.ocr),
     },
   };
 }

@@ -8,18 +8,16 @@
 import { VmhubError, type Adapter, type AdapterContext, type OpenSession } from '@vmhub/core';
 import { createRouter, type CallExtra, type RouterHost, type ScreenState } from '@vmhub/core/router';
 
-const notHere = async (): Promise<never> => { throw new Error('not served by the test router'); };
-
 /** `call(tool, args)` → the structured result; an error result is thrown as its VmhubError. */
 export function routerOn(adapter: Adapter, session: OpenSession, ctx: AdapterContext): (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>> {
   // The lease's screen mapping, as the server's lease session keeps it.
   const screen: ScreenState = {};
   const host: RouterHost = {
-    listTemplates: notHere, capabilities: notHere, health: notHere, leaseCreate: notHere,
-    leaseStatus: notHere, leaseRenew: notHere, leaseRelease: notHere,
-    async bind(leaseId) {
-      if (leaseId !== ctx.lease_id) throw new VmhubError('NOT_FOUND', `no lease ${leaseId}`);
-      return { lease_id: ctx.lease_id, expires_at: new Date(Date.now() + 3_600_000).toISOString(), template: ctx.template, adapter, session, screen, context: ctx };
+    sessions: {
+      async bind(leaseId) {
+        if (leaseId !== ctx.lease_id) throw new VmhubError('NOT_FOUND', `no lease ${leaseId}`);
+        return { lease_id: ctx.lease_id, expires_at: new Date(Date.now() + 3_600_000).toISOString(), template: ctx.template, adapter, session, screen, context: ctx };
+      },
     },
     settings: { denyTools: [], screenshot: { format: 'png', maxWidth: 1280, maxHeight: 800, maxBytes: 4_000_000 }, maxFileBytes: 8_000_000, callTimeoutSeconds: 60 },
   };

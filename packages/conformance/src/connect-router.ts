@@ -4,7 +4,7 @@
  * of the adapter on the given lease (as the server does on a lease's first call) and binds every
  * call to it, so a suite drives an adapter exactly as an agent would — schema validation,
  * capability gating, coordinate mapping and error conversion included. close() disposes the
- * session. Catalog and lease tools are not served (they answer an error result).
+ * session. Catalog and lease tools are not served (they answer CAPABILITY_UNAVAILABLE).
  */
 import { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VmhubError, type Adapter, type ExecOptions, type GuestChannel, type LeaseContext, type OpenSession } from '@vmhub/core';
-import { createRouter, DetachedJobs, type HostClone, type Router, type RouterHost, type RouterSettings, type ScreenState } from '@vmhub/core/router';
+import { createRouter, DetachedJobs, type HostClone, type HostCloning, type Router, type RouterHost, type RouterSettings, type ScreenState } from '@vmhub/core/router';
 
 export interface ConnectRouterOptions {
   adapter: Adapter;
@@ -24,7 +24,7 @@ export interface ConnectRouterOptions {
    * What vm_clone_repo's host side returns (the router calls it, then the adapter's cloneRepo
    * with the archive). Default: CAPABILITY_UNAVAILABLE, as a server without git would answer.
    */
-  cloneOnHost?: RouterHost['cloneOnHost'];
+  cloneOnHost?: HostCloning['onHost'];
 }
 
 /** One GuestChannel.exec the adapter made, as the channel saw it. */
@@ -59,10 +59,6 @@ export const DEFAULT_ROUTER_SETTINGS: RouterSettings = {
   callTimeoutSeconds: 30,
 };
 
-const notServed = async (): Promise<never> => {
-  throw new VmhubError('INTERNAL', '[vmhub] [conformance] catalog and lease tools are not served by the conformance host');
-};
-
 /**
  * The context's channel, observed: exec calls (argv, the signal passed, when they settled) are
  * recorded; everything else goes straight to the channel.
@@ -91,22 +87,22 @@ export async function connectRouter(options: ConnectRouterOptions): Promise<Rout
   const screen: ScreenState = {};
   const jobs = new DetachedJobs();
   const host: RouterHost = {
-    listTemplates: notServed, capabilities: notServed, health: notServed,
-    leaseCreate: notServed, leaseStatus: notServed, leaseRenew: notServed, leaseRelease: notServed,
-    async bind(leaseId, signal) {
-      if (leaseId !== context.lease_id) throw new VmhubError('NOT_FOUND', `lease ${leaseId} not found (the conformance host serves only ${context.lease_id})`);
-      return {
-        lease_id: leaseId,
-        expires_at: new Date(Date.now() + 3600_000).toISOString(),
-        template: context.template,
-        adapter,
-        session,
-        screen,
-        jobs,
-        context: { ...context, signal },
-      };
+    sessions: {
+      async bind(leaseId, signal) {
+        if (leaseId !== context.lease_id) throw new VmhubError('NOT_FOUND', `lease ${leaseId} not found (the conformance host serves only ${context.lease_id})`);
+        return {
+          lease_id: leaseId,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+          template: context.template,
+          adapter,
+          session,
+          screen,
+          jobs,
+          context: { ...context, signal },
+        };
+      },
     },
-    ...(options.cloneOnHost ? { cloneOnHost: options.cloneOnHost } : {}),
+    ...(options.cloneOnHost ? { clone: { onHost: options.cloneOnHost } } : {}),
     settings: { ...DEFAULT_ROUTER_SETTINGS, ...options.settings },
   };
   const router = createRouter(host);

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { VmhubConfig } from '@vmhub/core/config';
-import type { RouterHost } from '@vmhub/core/router';
+import type { HostAudit, HostHuman } from '@vmhub/core/router';
 import type { Runtime } from '../runtime.ts';
 import { localPrincipal, principalOf } from '../http/principal.ts';
 import { stateDir } from '../store-target.ts';
@@ -46,12 +46,14 @@ export function dashboardViewers(config: VmhubConfig): (principal: string) => re
   return (principal) => (mapped !== false && principal === mapped && principal !== localPrincipal() ? [principal, localPrincipal()] : [principal]);
 }
 
-/** The router hooks: the take-over gate, the hand-back note, the recorder and the pointer marks. */
-export function liveHooks(live: Live): Pick<RouterHost, 'control' | 'takeNote' | 'record'> {
+/** The router hooks: the take-over gate and the hand-back note, and the recorder with the pointer marks. */
+export function liveHooks(live: Live): { human: HostHuman; record: NonNullable<HostAudit['record']> } {
   return {
-    // Read from the store on every call: a take-over made through another server process counts at once.
-    control: async (leaseId) => heldControl((await live.runtime()).store, leaseId),
-    takeNote: async (leaseId) => (await live.runtime()).store.takeNote(leaseId),
+    human: {
+      // Read from the store on every call: a take-over made through another server process counts at once.
+      control: async (leaseId) => heldControl((await live.runtime()).store, leaseId),
+      takeNote: async (leaseId) => (await live.runtime()).store.takeNote(leaseId),
+    },
     record: (call, extra) => {
       live.recordings.agent(call, principalOf(extra));
       // Where the agent's pointer went (its last click): the lease page draws it.

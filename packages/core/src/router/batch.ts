@@ -10,7 +10,7 @@ import { TOOLS, type BatchAction, type ToolInput, type ToolName } from '../tools
 import { assertValid } from '../validate.ts';
 import { assertDeliverable } from './deliverable.ts';
 import { toHandler, toPublished, withoutNulls } from './forms.ts';
-import type { RouterHost, RouterSettings } from './types.ts';
+import type { RouterSettings, ToolHost } from './types.ts';
 import { DEFAULT_WAIT_SECONDS, sleep } from './wait.ts';
 import type { BoundLease, VmToolOutput } from './vm-tools.ts';
 
@@ -24,9 +24,9 @@ const TOOL_OF: Record<Exclude<BatchAction, 'wait'>, ToolName> = {
   click: 'vm_click', type: 'vm_type', key: 'vm_key', paste: 'vm_paste', drag: 'vm_drag', scroll: 'vm_scroll', wait_for: 'vm_wait',
 };
 
-type Handler = (b: BoundLease, input: never, env: { host: RouterHost }) => Promise<VmToolOutput>;
+type Handler = (b: BoundLease, input: never, env: { host: ToolHost }) => Promise<VmToolOutput>;
 /** Checks a step's validated input the way its tool would before acting (coordinates, targets, OCR). */
-export type Precheck = (b: BoundLease, input: Record<string, unknown>, host: RouterHost) => Promise<void> | void;
+export type Precheck = (b: BoundLease, input: Record<string, unknown>, host: ToolHost) => Promise<void> | void;
 
 interface Step { action: BatchAction; tool?: ToolName; args: Record<string, unknown> }
 
@@ -43,7 +43,7 @@ function waitSeconds(actions: readonly { action: string; seconds?: number; timeo
   return actions.reduce((sum, a) => sum + (a.action === 'wait' ? a.seconds ?? 0 : a.action === 'wait_for' ? a.timeout_seconds ?? DEFAULT_WAIT_SECONDS : 0), 0);
 }
 
-export async function runBatch(b: BoundLease, input: ToolInput<'vm_batch'>, host: RouterHost, handlers: Partial<Record<ToolName, Handler>>, prechecks: Partial<Record<ToolName, Precheck>>): Promise<VmToolOutput> {
+export async function runBatch(b: BoundLease, input: ToolInput<'vm_batch'>, host: ToolHost, handlers: Partial<Record<ToolName, Handler>>, prechecks: Partial<Record<ToolName, Precheck>>): Promise<VmToolOutput> {
   const steps = await validate(b, input, host, prechecks);
   const results: StepResult[] = [];
   const env = { host };
@@ -84,7 +84,7 @@ export async function runBatch(b: BoundLease, input: ToolInput<'vm_batch'>, host
   return { structured, content };
 }
 
-async function validate(b: BoundLease, input: ToolInput<'vm_batch'>, host: RouterHost, prechecks: Partial<Record<ToolName, Precheck>>): Promise<Step[]> {
+async function validate(b: BoundLease, input: ToolInput<'vm_batch'>, host: ToolHost, prechecks: Partial<Record<ToolName, Precheck>>): Promise<Step[]> {
   const steps: Step[] = [];
   const provided = b.adapter?.capabilities ?? [];
   for (const [i, raw] of input.actions.entries()) {

@@ -12,7 +12,7 @@ import type { OcrEngine, OcrWord, TextMatch } from '../ocr/types.ts';
 import type { ScreenMapping } from '../screen-mapping.ts';
 import type { RegionPixels } from '../screenshot.ts';
 import { ocrImage } from './frame.ts';
-import type { RouterHost } from './types.ts';
+import type { ToolHost } from './types.ts';
 
 /** Below this, a match is a guess: find_text, click {text} and wait {for: "text"} skip it. */
 export const DEFAULT_MIN_CONFIDENCE = 0.5;
@@ -22,10 +22,11 @@ const NO_ENGINE_HINT = 'Install tesseract on the vmhub host (Debian/Ubuntu: apt 
 export interface Box { x: number; y: number; width: number; height: number }
 
 /** The host's OCR engine, or CAPABILITY_UNAVAILABLE saying how to get one. */
-export async function ocrEngine(host: RouterHost, tool: string): Promise<OcrEngine> {
-  if (!host.ocr) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${tool}: this vmhub server has no OCR engine`, { hint: NO_ENGINE_HINT });
+export async function ocrEngine(host: ToolHost, tool: string): Promise<OcrEngine> {
+  const shots = host.screenshots;
+  if (!shots?.ocr) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${tool}: this vmhub server has no OCR engine`, { hint: NO_ENGINE_HINT });
   try {
-    return await host.ocr();
+    return await shots.ocr();
   } catch (err) {
     const e = VmhubError.is(err) ? err : undefined;
     throw new VmhubError('CAPABILITY_UNAVAILABLE', `${tool}: no OCR engine: ${err instanceof Error ? err.message : String(err)}`, { hint: e?.hint && e.code === 'CAPABILITY_UNAVAILABLE' ? e.hint : NO_ENGINE_HINT, cause: err });

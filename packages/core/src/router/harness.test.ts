@@ -46,7 +46,7 @@ export interface Input { kind: string; args: Record<string, unknown> }
 export interface FakeVmOptions {
   /** The next capture; called once per screenshot(). */
   capture: (n: number) => Promise<RawScreen> | RawScreen;
-  /** Words for an image; `false`: the host has no OCR engine; a VmhubError: host.ocr() rejects with it. */
+  /** Words for an image; `false`: the host has no OCR engine; a VmhubError: host.screenshots.ocr() rejects with it. */
   ocr?: ((img: OcrImage) => OcrWord[]) | false | VmhubError;
   capabilities?: Capability[];
   inspect?: ElementNode;
@@ -85,18 +85,18 @@ export async function fakeVm(options: FakeVmOptions): Promise<FakeVm> {
     id: 'fake-ocr',
     async recognize(img) { vm.ocrRuns++; return typeof options.ocr === 'function' ? options.ocr(img) : []; },
   };
-  const notServed = async (): Promise<never> => { throw new Error('not served'); };
   const ocr = options.ocr;
   const host: RouterHost = {
-    listTemplates: notServed, capabilities: notServed, health: notServed, leaseCreate: notServed, leaseStatus: notServed, leaseRenew: notServed, leaseRelease: notServed,
-    async bind(leaseId, signal) {
-      return {
-        lease_id: leaseId, expires_at: new Date(Date.now() + 3600_000).toISOString(),
-        template: { id: 'fake-template', adapter: 'fake' } as never, adapter, session, screen: vm.screen,
-        context: { lease_id: leaseId, signal } as never,
-      };
+    sessions: {
+      async bind(leaseId, signal) {
+        return {
+          lease_id: leaseId, expires_at: new Date(Date.now() + 3600_000).toISOString(),
+          template: { id: 'fake-template', adapter: 'fake' } as never, adapter, session, screen: vm.screen,
+          context: { lease_id: leaseId, signal } as never,
+        };
+      },
     },
-    ...(ocr === false ? {} : { ocr: async () => { if (ocr instanceof VmhubError) throw ocr; return engine; } }),
+    ...(ocr === false ? {} : { screenshots: { ocr: async () => { if (ocr instanceof VmhubError) throw ocr; return engine; } } }),
     settings: { denyTools: [], screenshot: { format: 'png', maxWidth: 1280, maxHeight: 800, maxBytes: 800_000 }, maxFileBytes: 1 << 20, callTimeoutSeconds: 30 },
   };
   const server = new McpServer({ name: 'router-test', version: '0.0.0' }, { capabilities: { tools: {} } });

@@ -20,7 +20,7 @@ import { assertAgentMayAct, humanGate } from './human-gate.ts';
 import { assertDeliverable } from './deliverable.ts';
 import { toHandler, toPublished } from './forms.ts';
 import { errorResult, okResult } from './results.ts';
-import type { CallExtra, LeaseBinding, RouterHost } from './types.ts';
+import type { CallExtra, LeaseBinding, RouterHost, ToolHost } from './types.ts';
 import { VM_HANDLERS, type BoundLease, type VmToolOutput } from './vm-tools.ts';
 
 export type * from './types.ts';
@@ -103,17 +103,14 @@ export function createRouter(host: RouterHost): Router {
     assertDeliverable(name, input);
     if (host.settings.denyTools.includes(name)) throw new VmhubError('POLICY_DENIED', `${name} is disabled by this server's policy (policy.deny_tools)`);
     switch (name) {
-      case 'vm_list_templates': return okResult(await host.listTemplates());
-      case 'vm_capabilities': return okResult(await host.capabilities(input as never, extra));
-      case 'vm_health': return okResult(await host.health());
-      case 'vm_lease_create': return okResult(await host.leaseCreate(input as never, extra));
-      // Waits at most 25 s (well under clients' 60 s) and sends progress on every stage change.
-      case 'vm_lease_status': return okResult(await host.leaseStatus(input as never, extra));
-      case 'vm_lease_renew': return okResult(await host.leaseRenew(input as never, extra));
-      case 'vm_lease_release': return okResult(await host.leaseRelease(input as never, extra));
-      case 'vm_lease_list':
-        if (!host.leaseList) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_lease_list: this vmhub host does not list leases', { hint: 'Keep the lease_id vm_lease_create returned; this host cannot look it up.' });
-        return okResult(await host.leaseList(input as never, extra));
+      case 'vm_list_templates': return okResult(await served(host.catalog, name).listTemplates());
+      case 'vm_capabilities': return okResult(await served(host.catalog, name).capabilities(input as never, extra));
+      case 'vm_health': return okResult(await served(host.catalog, name).health());
+      case 'vm_lease_create': return okResult(await served(host.leases, name).create(input as never, extra));
+      case 'vm_lease_status': return okResult(await served(host.leases, name).status(input as never, extra));
+      case 'vm_lease_renew': return okResult(await served(host.leases, name).renew(input as never, extra));
+      case 'vm_lease_release': return okResult(await served(host.leases, name).release(input as never, extra));
+      case 'vm_lease_list': return okResult(await served(host.leases, name).list(input as never, extra));
     }
     // A batch's deadline comes from its steps (their waits plus an allowance each), not one timeout.
     const seconds = name === 'vm_batch' ? batchSeconds(input, host.settings) : Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5);
@@ -133,10 +130,10 @@ export function createRouter(host: RouterHost): Router {
 
   /** `capability` undefined: the handler gates each of its steps itself (vm_batch). */
   async function runBound(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], input: Record<string, unknown>, deadline: AbortSignal, extra: CallExtra, state: CallState): Promise<CallToolResult> {
-    const binding = await host.bind(input.lease_id as string, deadline, extra);
+    const binding = await host.sessions.bind(input.lease_id as string, deadline, extra);
     state.bound = binding.lease_id;
     const bound = boundFor(name, capability, binding);
-    if (humanGate(name, input)) assertAgentMayAct(name, input, binding.lease_id, await host.control?.(binding.lease_id));
+    if (humanGate(name, input)) assertAgentMayAct(name, input, binding.lease_id, await host.human?.control(binding.lease_id));
     const handler = handlerOf(name);
     let out: Awaited<ReturnType<typeof handler>>;
     try {
@@ -144,15 +141,15 @@ export function createRouter(host: RouterHost): Router {
     } catch (err) {
       // A failure that is not about the input may mean the machine is gone: ask before answering
       // a retryable error an agent would retry forever.
-      if (host.machineLost && !NOT_ABOUT_THE_MACHINE.has(asVmhubError(err).code)) {
-        const lost = await host.machineLost(binding.lease_id).catch(() => undefined);
+      if (host.sessions.machineLost && !NOT_ABOUT_THE_MACHINE.has(asVmhubError(err).code)) {
+        const lost = await host.sessions.machineLost(binding.lease_id).catch(() => undefined);
         if (lost) throw lost;
       }
       throw err;
     }
     const result = assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
     // Taken only once the answer is sure to reach the agent: a failed call keeps the note for the next.
-    const note = await host.takeNote?.(binding.lease_id);
+    const note = await host.human?.takeNote(binding.lease_id);
     if (note !== undefined) {
       (result.structuredContent as Record<string, unknown>).human_note = note;
       result.content = [{ type: 'text', text: `Note from the person who had control: ${note}` }, ...result.content];
@@ -176,10 +173,10 @@ export function createRouter(host: RouterHost): Router {
     try {
       const leaseId = typeof (args as { lease_id?: unknown })?.lease_id === 'string' ? (args as { lease_id: string }).lease_id : undefined;
       const record = { at: new Date(started).toISOString(), tool: name.slice(0, 64), ...(leaseId ? { lease_id: leaseId.slice(0, 64) } : {}), outcome: result.isError ? 'error' as const : 'ok' as const, ...(result.isError ? { code: String((result.structuredContent as { code?: string })?.code) } : {}), duration_ms: Date.now() - started };
-      host.audit?.(record, extra);
+      host.audit?.log?.(record, extra);
       // Only a call bound to the lease (the caller's own, ready) joins its recording: a call on
       // another principal's lease, or one refused before binding, is not part of its story.
-      if (state.bound !== undefined && Object.hasOwn(VM_HANDLERS, name)) host.record?.({ ...record, lease_id: state.bound, args: args as Record<string, unknown>, result }, extra);
+      if (state.bound !== undefined && Object.hasOwn(VM_HANDLERS, name)) host.audit?.record?.({ ...record, lease_id: state.bound, args: args as Record<string, unknown>, result }, extra);
     } catch { /* auditing and recording never break a call */ }
     return result;
   }
@@ -232,8 +229,14 @@ function boundFor(name: ToolName, capability: (typeof TOOLS)[ToolName]['capabili
   return { ...binding, session };
 }
 
-type AnyHandler = (b: BoundLease, i: unknown, e: { host: RouterHost }) => Promise<VmToolOutput>;
+type AnyHandler = (b: BoundLease, i: unknown, e: { host: ToolHost }) => Promise<VmToolOutput>;
 const handlerOf = (name: ToolName): AnyHandler => VM_HANDLERS[name] as AnyHandler;
+
+/** The host's group a catalog or lease tool needs, or CAPABILITY_UNAVAILABLE when the host serves none (one fixed lease). */
+function served<G>(group: G | undefined, name: ToolName): G {
+  if (!group) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: this vmhub host serves one fixed lease, not the catalog or lease tools`, { hint: 'Use the lease_id you were given with the VM tools.' });
+  return group;
+}
 
 /** Where the untouched params of a malformed tools/call travel to our handler. */
 const RAW_PARAMS = 'vmhub/raw-params';

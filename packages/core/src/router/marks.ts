@@ -9,7 +9,7 @@ import type { ScreenMapping } from '../screen-mapping.ts';
 import type { RegionPixels } from '../screenshot.ts';
 import type { ElementNode } from '../shapes.ts';
 import { ocrEngine, readWords, toImageSpace, type Box } from './find-text.ts';
-import type { RouterHost, ScreenMark } from './types.ts';
+import type { ScreenMark, ToolHost } from './types.ts';
 import type { BoundLease } from './vm-tools.ts';
 
 /** More boxes than this bury the screen and cost the agent more tokens than they save. */
@@ -18,7 +18,7 @@ export const MAX_MARKS = 150;
 const MAX_ELEMENT_SHARE = 0.25;
 const TARGET_ROLES = /button|check|radio|menu|link|entry|edit|text|combo|slider|spin|tab|list ?item|tree ?item|toggle|icon|image|switch/i;
 
-export async function detectMarks(b: BoundLease, host: RouterHost, px: RegionPixels): Promise<ScreenMark[]> {
+export async function detectMarks(b: BoundLease, host: ToolHost, px: RegionPixels): Promise<ScreenMark[]> {
   const engine = await ocrEngine(host, 'vm_screenshot {marks}');
   const words = await readWords(engine, px, b.context.signal);
   const boxes: Omit<ScreenMark, 'id'>[] = textElements(words).map((e) => ({ text: e.text, x: e.x, y: e.y, width: e.width, height: e.height }));

@@ -1,7 +1,9 @@
 /**
- * What the router needs from its host (the server's lease manager): catalog and lease tools,
- * and a way to bind a lease id to its adapter and context. The router itself owns validation,
- * policy, capability gating, coordinate mapping, screenshot shaping and error conversion.
+ * What the router needs from its host (the server's lease manager), grouped by responsibility
+ * (RouterHost): catalog and lease tools, a way to bind a lease id to its adapter and context, the
+ * person's hold on a lease, where finished calls go, and the host services some tools use. The
+ * router itself owns validation, policy, capability gating, coordinate mapping, screenshot
+ * shaping and error conversion.
  */
 import type { Readable } from 'node:stream';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -102,23 +104,54 @@ export interface RecordedCall extends AuditRecord {
 }
 
 /**
- * Every lease-bound member gets the call's `extra`: its `authInfo` carries the authenticated
- * principal, and a host serving several principals must answer NOT_FOUND — the answer for an id
- * that does not exist — for a lease of another principal, on every tool.
+ * What the router needs from its host, by responsibility. Every lease-bound member gets the
+ * call's `extra`: its `authInfo` carries the authenticated principal, and a host serving several
+ * principals must answer NOT_FOUND — the answer for an id that does not exist — for a lease of
+ * another principal, on every tool. Only `settings` and `sessions` are required: a host that serves
+ * one fixed lease (the conformance kit) leaves the rest out, and the tools that need a missing
+ * group answer CAPABILITY_UNAVAILABLE.
  */
 export interface RouterHost {
+  settings: RouterSettings;
+  /** vm_list_templates, vm_capabilities, vm_health. */
+  catalog?: HostCatalog;
+  /** The lease tools (vm_lease_*), each for the calling principal. */
+  leases?: HostLeases;
+  /** A VM-bound call's lease: its session, and whether its machine is still there. */
+  sessions: HostSessions;
+  /** A person's hold on a lease (the live view's take-over). */
+  human?: HostHuman;
+  /** Where every finished call is reported. */
+  audit?: HostAudit;
+  /** vm_clone_repo's host side. */
+  clone?: HostCloning;
+  /** What the screenshot and text tools use from the host. */
+  screenshots?: HostScreenshots;
+}
+
+/** The part of the host a VM tool's handler sees (vm-tools.ts and its helpers). */
+export type ToolHost = Pick<RouterHost, 'settings' | 'clone' | 'screenshots'>;
+
+/** The catalog tools' answers. */
+export interface HostCatalog {
   listTemplates(): Promise<ToolOutput<'vm_list_templates'>>;
   capabilities(input: ToolInput<'vm_capabilities'>, extra: CallExtra): Promise<ToolOutput<'vm_capabilities'>>;
   health(): Promise<ToolOutput<'vm_health'>>;
-  leaseCreate(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo>;
-  leaseStatus(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo>;
-  leaseRenew(input: ToolInput<'vm_lease_renew'>, extra: CallExtra): Promise<LeaseInfo>;
-  leaseRelease(input: ToolInput<'vm_lease_release'>, extra: CallExtra): Promise<LeaseInfo>;
-  /**
-   * The calling principal's leases (never another's), newest first, capped. Optional: hosts that
-   * serve one fixed lease (the conformance kit) have nothing to list.
-   */
-  leaseList?(input: ToolInput<'vm_lease_list'>, extra: CallExtra): Promise<ToolOutput<'vm_lease_list'>>;
+}
+
+/** The lease tools' answers, for the calling principal (another's lease: NOT_FOUND). */
+export interface HostLeases {
+  create(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo>;
+  /** Waits at most 25 s (well under clients' 60 s) and sends progress on every stage change. */
+  status(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo>;
+  renew(input: ToolInput<'vm_lease_renew'>, extra: CallExtra): Promise<LeaseInfo>;
+  release(input: ToolInput<'vm_lease_release'>, extra: CallExtra): Promise<LeaseInfo>;
+  /** The calling principal's leases (never another's), newest first, capped. */
+  list(input: ToolInput<'vm_lease_list'>, extra: CallExtra): Promise<ToolOutput<'vm_lease_list'>>;
+}
+
+/** Where a VM-bound call finds its lease. */
+export interface HostSessions {
   /**
    * Resolve the caller's lease to its session (opened on first use, kept until the lease ends);
    * throws NOT_FOUND (no such lease, or another principal's), LEASE_EXPIRED or LEASE_NOT_READY.
@@ -131,32 +164,47 @@ export interface RouterHost {
    * behind vmhub's back, else undefined. Must not throw.
    */
   machineLost?(leaseId: string): Promise<Error | undefined>;
+}
+
+/** A person's hold on a lease (the live view's take-over) as the router consults it. */
+export interface HostHuman {
+  /**
+   * Whether a person holds the lease. Checked after bind and before the handler of the input
+   * tools (HUMAN_GATED_TOOLS) and, unless the person allowed them, of commands and file writes
+   * (HUMAN_GATED_GUEST_TOOLS); undefined: the agent drives.
+   */
+  control(leaseId: string): HumanControl | undefined | Promise<HumanControl | undefined>;
+  /** The hand-back note for the lease, consumed: the next successful VM-bound result carries it. */
+  takeNote(leaseId: string): string | undefined | Promise<string | undefined>;
+}
+
+/** Where finished calls go. Neither may throw; `record` must not block. */
+export interface HostAudit {
+  /** One record per tool call (the audit log). */
+  log?(record: AuditRecord, extra?: CallExtra): void;
+  /** One call per finished VM-bound tool call on a lease (its recording). */
+  record?(call: RecordedCall, extra?: CallExtra): void;
+}
+
+/** vm_clone_repo's host side. */
+export interface HostCloning {
   /**
    * Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree.
    * `template`: the bound lease's (its clone_credentials), so the host never looks a lease up.
    */
-  cloneOnHost?(input: ToolInput<'vm_clone_repo'>, template: TemplateConfig): Promise<HostClone>;
+  onHost(input: ToolInput<'vm_clone_repo'>, template: TemplateConfig): Promise<HostClone>;
+}
+
+/** What the screenshot and text tools use from the host. */
+export interface HostScreenshots {
   /** Persist a screenshot (VMHUB_SCREENSHOT_DIR); returns the file path. */
-  saveScreenshot?(leaseId: string, shot: ShapedScreenshot): Promise<string | undefined>;
+  save?(leaseId: string, shot: ShapedScreenshot): Promise<string | undefined>;
   /**
    * The OCR engine for vm_find_text, vm_wait {for: "text"}, vm_click {text} and
    * vm_screenshot {marks}. Resolves the engine, or rejects with CAPABILITY_UNAVAILABLE whose hint
-   * says how to install one. Optional: a host without it answers those with the same error.
+   * says how to install one. Absent: those tools answer the same error.
    */
   ocr?(): Promise<OcrEngine>;
-  /** One record per tool call; must not throw. */
-  audit?(record: AuditRecord, extra?: CallExtra): void;
-  /**
-   * Whether a person holds the lease (live view take-over). Checked after bind and before the
-   * handler of the input tools (HUMAN_GATED_TOOLS) and, unless the person allowed them, of
-   * commands and file writes (HUMAN_GATED_GUEST_TOOLS); undefined: the agent drives.
-   */
-  control?(leaseId: string): HumanControl | undefined | Promise<HumanControl | undefined>;
-  /** The hand-back note for the lease, consumed: the next successful VM-bound result carries it. */
-  takeNote?(leaseId: string): string | undefined | Promise<string | undefined>;
-  /** One call per finished VM-bound tool call on a lease (its recording); must not throw or block. */
-  record?(call: RecordedCall, extra?: CallExtra): void;
-  settings: RouterSettings;
 }
 
 export interface RouterSettings {

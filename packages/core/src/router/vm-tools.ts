@@ -12,7 +12,7 @@ import { checkRegion, toScreen } from './coordinates.ts';
 import type { DetachedJobs } from './jobs.ts';
 import type { ExecResult } from '../channel.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
-import type { LeaseBinding, RouterHost } from './types.ts';
+import type { LeaseBinding, ToolHost } from './types.ts';
 import type { OpenSession } from '../adapter.ts';
 import { posixShellArgv } from '../define.ts';
 import { runBatch, type Precheck } from './batch.ts';
@@ -28,7 +28,7 @@ export interface VmToolOutput {
 }
 
 export type BoundLease = Omit<LeaseBinding, 'session'> & { session: OpenSession };
-type Handler<N extends ToolName> = (b: BoundLease, input: ToolInput<N>, env: { host: RouterHost }) => Promise<VmToolOutput>;
+type Handler<N extends ToolName> = (b: BoundLease, input: ToolInput<N>, env: { host: ToolHost }) => Promise<VmToolOutput>;
 
 const at = (b: BoundLease, point: { x: number; y: number }, space: 'image' | 'screen' | undefined, field: string) => toScreen(b.screen, b.session, b.context, point, space, field);
 
@@ -75,7 +75,7 @@ function markOf(b: BoundLease, id: number) {
 }
 
 /** Where a click lands, in screen pixels, and the text it targets. */
-async function clickTarget(b: BoundLease, input: ClickInput, host: RouterHost): Promise<{ x: number; y: number; text?: string }> {
+async function clickTarget(b: BoundLease, input: ClickInput, host: ToolHost): Promise<{ x: number; y: number; text?: string }> {
   const form = clickForm(input);
   if (form === 'point') return at(b, { x: input.x!, y: input.y! }, input.coordinate_space, 'click point');
   if (form === 'mark') {
@@ -154,7 +154,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
     b.screen.frame = { digest: new Promise((resolve) => setImmediate(() => resolve(frameDigest(px)))), region: px.region };
     if (marks) b.screen.marks = marks;
-    const file = await host.saveScreenshot?.(b.lease_id, shot);
+    const file = await host.screenshots?.save?.(b.lease_id, shot);
     const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };
     if (file) structured.file = file;
     if (marks) structured.marks = marksInImage(marks, b.screen.latest);
@@ -255,10 +255,10 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     return { structured: { path, size: data.length, sha256: sha256(data), offset, length: part.length, eof: offset + part.length >= data.length, ...(text !== undefined ? { content: text } : { content_base64: part.toString('base64') }) } };
   },
   async vm_clone_repo(b, input, { host }) {
-    if (!host.cloneOnHost) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server has no host-side git configured for vm_clone_repo');
+    if (!host.clone) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server has no host-side git configured for vm_clone_repo');
     const name = input.url.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '') || 'repo';
     const dest = await guestPath(b, input.dest ?? name, 'dest');
-    const clone = await host.cloneOnHost(input, b.template);
+    const clone = await host.clone.onHost(input, b.template);
     try {
       await b.session.cloneRepo!(b.context, { dest, archive: clone.archive });
     } finally {

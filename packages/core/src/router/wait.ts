@@ -8,7 +8,7 @@ import type { TextMatch } from '../ocr/types.ts';
 import type { ToolInput } from '../tools.ts';
 import { captureFrame, sameRegion, type Frame } from './frame.ts';
 import { matchesOf, ocrEngine, readWords, shownMatch } from './find-text.ts';
-import type { RouterHost } from './types.ts';
+import type { ToolHost } from './types.ts';
 import type { BoundLease } from './vm-tools.ts';
 
 export const DEFAULT_WAIT_SECONDS = 10;
@@ -30,7 +30,7 @@ export function checkWait(input: WaitInput): void {
 /** One condition, fed every frame; true once it holds. */
 type Condition = (frame: Frame, at: number) => Promise<boolean> | boolean;
 
-export async function waitFor(b: BoundLease, input: WaitInput, host: RouterHost): Promise<WaitResult> {
+export async function waitFor(b: BoundLease, input: WaitInput, host: ToolHost): Promise<WaitResult> {
   checkWait(input);
   const signal = b.context.signal;
   const timeoutMs = Math.round((input.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000);
