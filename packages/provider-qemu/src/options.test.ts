@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { generateLeaseKeyPair } from '@vmhub/core';
 import plugin from './index.ts';
 import { templateOptions } from './options.ts';
 import { createRuntime } from './qemu-runtime.ts';
@@ -22,6 +27,19 @@ test('qemu options: snake_case keys reach the runtime; unset ones fall back to e
   }
   const d = createRuntime({}, ctx);
   assert.deepEqual([d.defaultMemoryMb, d.qmpTimeoutMs, d.stopTimeoutMs, d.machine], [512, 10_000, 5_000, 'q35']);
+});
+
+test('qemu options: lease SSH keys go under the instance state directory when the host gives one, else under state_dir', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'vmhub-qemu-keys-'));
+  try {
+    const k = generateLeaseKeyPair('x');
+    createRuntime({ state_dir: join(root, 'q') }, { ...ctx, stateDir: join(root, 'instance') }).secrets.put('vmhub-opt-1', k);
+    createRuntime({ state_dir: join(root, 'q') }, ctx).secrets.put('vmhub-opt-2', k);
+    assert.ok(existsSync(join(root, 'instance', 'provider-qemu', 'keys', 'vmhub-opt-1.json')));
+    assert.ok(existsSync(join(root, 'q', 'provider-qemu', 'keys', 'vmhub-opt-2.json')));
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });
 
 test('qemu options: a pre-0.1 camelCase key is refused, naming it', () => {

@@ -4,7 +4,7 @@
  * (core opens one per lease session and closes it). No daemon and no per-machine state in this
  * process: each qemu is a session leader of its own (setsid) that outlives the server, and
  * everything needed to find and verify it later sits in the lease's state directory (and a lease's
- * SSH key in `<state_dir>/provider-qemu/keys`, qemu-ssh.ts). Each method
+ * SSH key in `<instance state dir>/provider-qemu/keys`, qemu-ssh.ts). Each method
  * lives in its own file; this one wires them to a runtime.
  */
 import type { ProviderContext, ProviderMethods } from '@vmhub/core';

@@ -30,7 +30,8 @@ export interface QemuRuntime {
   context: ProviderContext;
   /**
    * Per-lease SSH private keys (and pinned host keys) of templates with provider_options.ssh: one
-   * 0600 file per lease in `<stateDir>/provider-qemu/keys` (qemu-ssh.ts), dropped at destroy.
+   * 0600 file per lease in `<dir>/provider-qemu/keys` (qemu-ssh.ts), dropped at destroy; `<dir>`
+   * is the instance's state directory (ProviderContext.stateDir), else this provider's stateDir.
    */
   secrets: LeaseSecrets;
   /** `qemu-system-x86_64 --version`, once (retried after a failure). */
@@ -53,8 +54,10 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
     stopTimeoutMs: options.stop_timeout_ms ?? 5_000,
     savedState: options.saved_state ?? !['0', 'false', 'off', 'no'].includes((process.env.VMHUB_QEMU_SAVED_STATE ?? '').toLowerCase()),
     context,
-    // Not under the instance prefix, so list() never takes it for a machine.
-    secrets: new LeaseSecrets(join(stateDir, 'provider-qemu', 'keys')),
+    // The instance's state directory when the host gives one (as for every provider), else the
+    // provider's own: QEMU machines live on disk, so their keys must too. Either way not under
+    // the instance prefix, so list() never takes it for a machine.
+    secrets: new LeaseSecrets(join(context.stateDir ?? stateDir, 'provider-qemu', 'keys')),
     qemuVersion() {
       version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');
       version.catch(() => { version = undefined; });

@@ -1,12 +1,14 @@
 /**
  * Per-lease SSH for templates with `provider_options.ssh` ({user, port = 22}):
  *   - create: a key pair (core's generateLeaseKeyPair) kept in rt.secrets — one 0600 file per
- *     lease under `<state_dir>/provider-qemu/keys`, so a restarted server, the reaper and
+ *     lease under `<instance state dir, else state_dir>/provider-qemu/keys` (qemu-runtime.ts),
+ *     so a restarted server, the reaper and
  *     `vmhub-server leases ssh` find it — and a NoCloud seed with the public half for the user in
  *     the lease's state directory (`seed.iso`, nocloud-seed.ts), attached read-only (qemu-argv.ts);
  *     the ssh port joins the forwarded guest ports (hostfwd on 127.0.0.1, like forward_ports);
  *   - ready: the `ssh` stage waits until the forwarded port answers with an SSH banner;
- *   - sshAccess / pinSshHostKey: the user, private key, guest port and pinned host key;
+ *   - sshAccess / pinSshHostKey: the user, private key, guest port and pinned host key (undefined
+ *     once the machine's state record is gone, whoever destroyed it);
  *   - destroy (the server's or the reaper's): the key file is dropped; the seed goes with the
  *     state directory.
  * Each lease cold-boots from its own seed (savedStateOff): a key of one lease is never installed
@@ -17,7 +19,7 @@ import { join } from 'node:path';
 import { generateLeaseKeyPair, type MachineRef, type SshAccess, type TemplateConfig } from '@vmhub/core';
 import { templateOptions, type QemuTemplateOptions } from './options.ts';
 import { writeNoCloudSeed } from './nocloud-seed.ts';
-import type { QemuRuntime } from './qemu-runtime.ts';
+import { recordFor, type QemuRuntime } from './qemu-runtime.ts';
 import { FILES } from './state-dir.ts';
 
 export const DEFAULT_SSH_PORT = 22;
@@ -56,8 +58,11 @@ export async function prepareLeaseSsh(rt: QemuRuntime, l: { identity: string; le
 
 export async function sshAccess(rt: QemuRuntime, machine: MachineRef, template: TemplateConfig): Promise<SshAccess | undefined> {
   const ssh = sshOf(templateOptions(template.provider_options));
-  const keys = ssh ? rt.secrets.get(machine.identity) : undefined;
-  if (!ssh || !keys) return undefined;
+  // The machine's record first: another process (the reaper) may have destroyed it and dropped the
+  // key file while this process still holds the key in memory.
+  if (!ssh || !(await recordFor(rt, machine)).record) return undefined;
+  const keys = rt.secrets.get(machine.identity);
+  if (!keys) return undefined;
   return { user: ssh.user, privateKey: keys.privateKey, port: ssh.port, ...(keys.hostKey ? { hostKey: keys.hostKey } : {}) };
 }
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import plugin, { tinyConsoleTemplate } from '../src/index.ts';
+import plugin, { tinyConsoleSshTemplate, tinyConsoleTemplate } from '../src/index.ts';
 import { testContext, testPrefix } from './helpers.ts';
 
 test('qemu: a missing golden is unavailable with the exact build command', async () => {
@@ -54,4 +54,29 @@ test('qemu: forward_ports (TCP on 127.0.0.1, reachable by every local user) need
   await assert.rejects(p.create({ lease_id: 'x', identity: `vmhub-a-${randomUUID()}`, template: forwarding, signal: AbortSignal.timeout(5000) }), (e: { code?: string; message: string }) => e.code === 'CAPABILITY_UNAVAILABLE' && /forward_tcp/.test(e.message));
   const accepted = await p.availability({ ...forwarding, forward_tcp: true });
   assert.doesNotMatch(accepted.reason ?? '', /forward_tcp/, 'with forward_tcp: true the forwards are accepted');
+});
+
+test('qemu: an ssh template needs forward_tcp and genisoimage; a create whose seed cannot be written leaves no key and no state directory', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'vmhub-qemu-ssh-fail-'));
+  const path = process.env.PATH;
+  try {
+    const kernel = join(root, 'vmlinuz');
+    await writeFile(kernel, 'not a kernel\n');
+    const stateDir = join(root, 'state');
+    const p = plugin.create({ state_dir: stateDir, qemu_binary: '/usr/bin/qemu-system-x86_64', accel: 'tcg' }, testContext(testPrefix()));
+    const ssh = { ...tinyConsoleSshTemplate(root), golden: kernel, provider_options: { ssh: { user: 'user' } } };
+    assert.match((await p.availability({ ...ssh, forward_tcp: false })).reason ?? '', /forwards guest ports 22: .*forward_tcp/);
+    assert.equal((await p.availability(ssh)).availability, 'available');
+    process.env.PATH = join(root, 'empty-path');
+    const r = await p.availability(ssh);
+    assert.equal(r.availability, 'unavailable');
+    assert.match(r.reason!, /genisoimage not found .*apt-get install -y genisoimage/);
+    const identity = `vmhub-a-${randomUUID()}`;
+    await assert.rejects(p.create({ lease_id: 'x', identity, template: ssh, signal: AbortSignal.timeout(5000) }), (e: { code?: string; message: string }) => e.code === 'PROVISION_FAILED' && /NoCloud seed/.test(e.message) && /genisoimage/.test(e.message));
+    assert.ok(!existsSync(join(stateDir, identity)), 'state directory removed');
+    assert.ok(!existsSync(join(stateDir, 'provider-qemu', 'keys', `${identity}.json`)), 'the key is dropped with the failed create');
+  } finally {
+    process.env.PATH = path;
+    await rm(root, { recursive: true, force: true });
+  }
 });
