@@ -157,7 +157,6 @@ const POINTS = new Set<InputKind>(['click', 'scroll', 'drag']);
 class LeaseApi {
   readonly #rt: Runtime;
   readonly #live: Live;
-  readonly #recordings: Recordings;
   readonly #row: LeaseRow;
   /** Who is calling: the person who takes over. */
   readonly #principal: string;
@@ -165,7 +164,6 @@ class LeaseApi {
   constructor(rt: Runtime, live: Live, row: LeaseRow, principal: string) {
     this.#rt = rt;
     this.#live = live;
-    this.#recordings = live.recordings;
     this.#row = row;
     this.#principal = principal;
   }
@@ -224,7 +222,7 @@ class LeaseApi {
     // ?since=<seq>: only the steps after it, so a page polling the timeline does not fetch every image again.
     const since = Number(url.searchParams.get('since') ?? -1);
     if (!Number.isInteger(since) || since < -1) throw new ApiError(400, 'INVALID_REQUEST', `since must be a step's seq (an integer ≥ 0), not "${url.searchParams.get('since')}"`);
-    const steps = (await this.#recordings.read(this.#id)).filter((s) => s.seq > since);
+    const steps = (await this.#live.recordings.read(this.#id)).filter((s) => s.seq > since);
     const lease = leaseView(this.#row);
     if (url.searchParams.get('format') === 'html') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="vmhub-${this.#id.slice(0, 8)}-recording.html"` }).end(recordingHtml(lease, steps));
@@ -251,7 +249,7 @@ class LeaseApi {
     await this.#bind();
     const allow = input.allow_commands_and_files === true;
     const { since, changed, allowChanged } = await this.#rt.store.takeover(this.#id, this.#principal, { allowCommandsAndFiles: allow });
-    if (changed || allowChanged) this.#recordings.human(this.#id, this.#row.principal, 'takeover', { allow_commands_and_files: allow });
+    if (changed || allowChanged) this.#live.recordings.human(this.#id, this.#row.principal, 'takeover', { allow_commands_and_files: allow });
     return { control: 'human', control_since: new Date(since).toISOString(), allow_commands_and_files: allow };
   }
 
@@ -259,7 +257,7 @@ class LeaseApi {
     const input = assertValid<{ note?: string }>(Type.Object({ note: Type.Optional(Type.String({ maxLength: MAX_NOTE })) }, { additionalProperties: false }), body, 'handback body');
     const note = input.note?.trim() || undefined;
     const { changed } = await this.#rt.store.handback(this.#id, note);
-    if (changed) this.#recordings.human(this.#id, this.#row.principal, 'handback', {}, note !== undefined ? { note } : {});
+    if (changed) this.#live.recordings.human(this.#id, this.#row.principal, 'handback', {}, note !== undefined ? { note } : {});
     return { control: 'agent' };
   }
 
@@ -275,13 +273,13 @@ class LeaseApi {
       await this.#live.input(INPUT_TOOL[kind], POINTS.has(kind) ? { ...args, coordinate_space: 'screen' } : args, b);
     } catch (err) {
       const e = asVmhubError(err);
-      this.#recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
+      this.#live.recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
       throw e;
     }
     const to = kind === 'drag' ? args.to : kind === 'click' || kind === 'scroll' ? args : undefined;
     const session = this.#rt.sessions.get(this.#id);
     if (to && session) pointerOf(session).moved('human', to);
-    this.#recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { frame: true, duration_ms: Date.now() - started });
+    this.#live.recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { frame: true, duration_ms: Date.now() - started });
     return { ok: true };
   }
 
@@ -309,7 +307,7 @@ class LeaseApi {
     }
     const out = await b.session.dispatch(b.context, { verb: VERB_CLIPBOARD, args: {} }) as { text?: unknown } | undefined;
     const text = typeof out?.text === 'string' ? out.text : '';
-    this.#recordings.human(this.#id, this.#row.principal, 'clipboard', { chars: text.length });
+    this.#live.recordings.human(this.#id, this.#row.principal, 'clipboard', { chars: text.length });
     return { text };
   }
 }
