@@ -7,12 +7,13 @@
  */
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VmhubError, type ToolInput } from '@vmhub/core';
+import { credentialStoreLine } from '@vmhub/core/adapter-kit';
 import type { HostClone } from '@vmhub/core/router';
-import { credentialFor, originOf } from './clone/credentials.ts';
+import { credentialFor, originOf, tokenCredential } from './clone/credentials.ts';
 import { gitPlan } from './clone/git-plan.ts';
 import { GitRedirect, runGit } from './clone/git-run.ts';
 import { resolveCloneTarget, systemLookup, type CloneConfig, type CloneTarget, type Lookup } from './clone/policy.ts';
@@ -27,6 +28,12 @@ export const MAX_REDIRECTS = 3;
 export interface CloneHooks {
   /** Name resolution used by the policy (default: dns.lookup, i.e. getaddrinfo). */
   lookup?: Lookup;
+  /**
+   * vm_clone_repo {push: true}: the per-lease token minted for this repository, used instead of
+   * the configured credentials, and only for the URL's own origin (a redirect elsewhere gets
+   * what the configuration says for that origin, never this token).
+   */
+  token?: { username: string; secret: string };
 }
 
 async function treeStats(dir: string): Promise<{ files: number; bytes: number }> {
@@ -53,8 +60,12 @@ export async function cloneOnHost(input: ToolInput<'vm_clone_repo'>, policy: Clo
     const isSha = input.ref !== undefined && /^[0-9a-f]{7,40}$/i.test(input.ref);
     let gitUrl: string;
     const firstOrigin = originOf(target);
+    const tokenFile = hooks.token ? join(work, 'push-credential') : undefined;
+    if (tokenFile) await writeFile(tokenFile, credentialStoreLine(`${firstOrigin}/`, hooks.token!.username, hooks.token!.secret), { mode: 0o600 });
     for (let hop = 0; ; hop++) {
-      const credential = credentialFor(target, templateCredentials, policy.credentials, env, originOf(target) !== firstOrigin);
+      const credential = hooks.token && originOf(target) === firstOrigin
+        ? { ...tokenCredential(firstOrigin, hooks.token), storeFile: tokenFile! }
+        : credentialFor(target, templateCredentials, policy.credentials, env, originOf(target) !== firstOrigin);
       const plan = gitPlan(target, credential);
       const args = ['clone', '--quiet', '--no-hardlinks'];
       if (input.depth && !isSha) args.push('--depth', String(input.depth));

@@ -6,6 +6,7 @@
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { Catalog } from './catalog.ts';
+import { log } from './log.ts';
 import { LeaseManager } from './leases/manager.ts';
 import { WarmPools } from './leases/pools.ts';
 import { reaperStarter, type ReaperStarter } from './reaper-starter.ts';
@@ -39,6 +40,7 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
   const background = options.background ?? true;
   // Loaded here, not at module load: better-sqlite3 and kysely are not needed to answer `initialize`.
   const { defaultStatePath, openStore, stateDirOf } = await import('@vmhub/store');
+  const { revokeLeaseCredentials } = await import('@vmhub/reaper');
   // VMHUB_DB as given (a PostgreSQL URL with its password): only the store and the reaper's env see it.
   const db = config.db ?? defaultStatePath();
   // Opening connects nothing: a PostgreSQL store that is down makes tool calls answer
@@ -49,8 +51,12 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
     Registry.load(config, from, stateDirOf(db)),
   ]);
   const sessions = new LeaseSessions(store, registry);
-  // Every terminal state the manager reaches ends the lease's session here.
-  const leases = new LeaseManager(store, registry, config, (leaseId, reason) => sessions.end(leaseId, reason));
+  // Every terminal state the manager reaches ends the lease's session here, and revokes what was
+  // made for the lease (its GitHub tokens; bounded, never throws: what fails, the reaper retries).
+  const leases = new LeaseManager(store, registry, config, async (leaseId, reason) => {
+    await revokeLeaseCredentials(store, leaseId, { log });
+    await sessions.end(leaseId, reason);
+  });
   sessions.attach(leases);
   const reaper = reaperStarter(store, { db, enabled: background && config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
   // A pool machine is a lease like any other: a reaper must be there to reap it if we die.

@@ -34,6 +34,12 @@ describe('scrubText', () => {
       ['sent Bearer eyJhbGci.x.y to it', 'sent Bearer *** to it'],
       ['https://h/app;jsessionid=abc', 'https://h/app;jsessionid=***'],
     ],
+    'hides GitHub tokens wherever they stand (they say what they are)': [
+      ['pushed with ghs_16C7e42F292c6912E7710c838347Ae178B4a done', 'pushed with *** done'],
+      ['token ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'token ***'],
+      ['[github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz]', '[***]'],
+      ['ghs_short stays', 'ghs_short stays'],
+    ],
   };
   for (const [name, cases] of Object.entries(scrubbed)) it(name, () => {
     for (const [text, want] of cases) assert.equal(scrubText(text), want, text);

@@ -9,7 +9,7 @@
  * - a value assigned to a secret-like name: `GITHUB_TOKEN=…`, `--password=…`, `"api_key": "…"`
  *   (`isSecretName`), `Authorization: Bearer …` (to the end of the line), `--token …`
  *   (`isStrongSecretName`, which leaves `key: Return` alone);
- * - what follows `Bearer `.
+ * - what follows `Bearer `, and tokens that carry their kind (GitHub's `ghs_…`, `ghp_…`, `github_pat_…`).
  * It is idempotent (`***` scrubs to itself) and errs towards hiding: `monkey=1` reads
  * `monkey=***`, `--session-token x` reads `--session-token ***`. Nothing here decodes anything: a credential in base64 or percent-encoded past
  * these shapes is not found.
@@ -50,6 +50,10 @@ const HEADER_RE = /(?<![\w.-])([\w.-]+)(:[ \t]+)("[^"\r\n]*"|'[^'\r\n]*'|[^\r\n"
 // --secret-flag value (a following word that is not itself a flag).
 const FLAG_RE = /(?<!\S)(--?[\w.-]+)([ \t]+)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"'-][^\s"']*)/g;
 const BEARER_RE = /\b(Bearer)(\s+)([^\s"'<>`,;]+)/gi;
+// Tokens that say what they are wherever they stand: GitHub's (ghp_ personal, gho_ OAuth, ghu_
+// user-to-server, ghs_ installation, ghr_ refresh, github_pat_ fine-grained; the installation
+// tokens vmhub mints per lease are ghs_).
+const KNOWN_TOKEN_RE = /\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_.-]{16,}/g;
 
 function maskPairs(part: string, bareToo: boolean): string {
   return part.split(/([&;])/).map((item) => {
@@ -82,6 +86,7 @@ export function scrubText(text: string): string {
   out = out.replace(ASSIGN_RE, (all, name: string, sep: string, value: string) => (isSecretName(name) ? `${name}${sep}${quoted(value)}` : all));
   out = out.replace(HEADER_RE, (all, name: string, sep: string, value: string) => (isStrongSecretName(name) ? `${name}${sep}${quoted(value)}` : all));
   out = out.replace(FLAG_RE, (all, flag: string, sep: string, value: string) => (isStrongSecretName(flag) ? `${flag}${sep}${quoted(value)}` : all));
+  out = out.replace(KNOWN_TOKEN_RE, MASK);
   return out.replace(BEARER_RE, (_all, word: string, sep: string) => `${word}${sep}${MASK}`);
 }
 

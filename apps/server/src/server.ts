@@ -10,7 +10,7 @@ import { LIVE_LEASE_STATES, resolveToolsets } from '@vmhub/core';
 import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
-import { cloneOnHost } from './clone.ts';
+import { hostClone } from './github/host-clone.ts';
 import { ocrHost } from './ocr.ts';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
@@ -170,7 +170,8 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       },
       record: hooks.record,
     },
-    clone: { onHost: async (input, template) => cloneOnHost(input, config.clone, template.clone_credentials) },
+    // Host-held credentials, or with push: true a token minted for the repository (github/host-clone.ts).
+    clone: { onHost: hostClone(config, async () => (await rt()).store) },
     screenshots: {
       save: config.screenshots.dir ? async (leaseId, shot) => {
         const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);

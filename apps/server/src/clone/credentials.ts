@@ -14,8 +14,14 @@ type Credentials = CloneConfig['credentials'];
 export interface ScopedCredential {
   /** `scheme://host[:port]`, the only origin that gets the header. */
   origin: string;
-  /** The header value (secret: goes into git's environment only). */
+  /** The header value (secret: goes into git's environment only, or a redirect check's request). */
   header: string;
+  /**
+   * A git credential-store file (0600, in the clone's private work folder) holding the same
+   * credential: git is pointed at it instead of being given the header, so the secret is in no
+   * process's environment either. Used for per-lease tokens.
+   */
+  storeFile?: string;
 }
 
 export function originOf(target: CloneTarget): string {
@@ -38,10 +44,14 @@ export function credentialFor(target: CloneTarget, template: Credentials, global
     const cred = table[key]!;
     const token = env[cred.token_env];
     if (!token || /[\0-\x1f\x7f]/.test(token)) throw new VmhubError('INVALID_REQUEST', `credentials for ${key} name env ${cred.token_env}, which is ${token ? 'not a token (it holds control characters)' : 'not set'} on the vmhub host`, { hint: `Set ${cred.token_env} in the vmhub server's environment, or remove the entry from clone.credentials / the template's clone_credentials.` });
-    const basic = Buffer.from(`${cred.username ?? 'x-access-token'}:${token}`).toString('base64');
-    return { origin, header: `Authorization: Basic ${basic}` };
+    return tokenCredential(origin, { username: cred.username ?? 'x-access-token', secret: token });
   }
   return undefined;
+}
+
+/** A credential given for this one origin (a per-lease token), as a basic-auth header. */
+export function tokenCredential(origin: string, token: { username: string; secret: string }): ScopedCredential {
+  return { origin, header: `Authorization: Basic ${Buffer.from(`${token.username}:${token.secret}`).toString('base64')}` };
 }
 
 function originKey(key: string): string | undefined {

@@ -6,8 +6,10 @@
  * - git://: the URL names the checked address itself (git's TCP client would resolve again);
  * - ssh: `-o HostName=<address>` with `HostKeyAlias=<host>`, so known_hosts still checks the name.
  * Redirects are never followed by git (clone.ts follows them itself, through the whole policy),
- * and a credential header is scoped to its origin. All of it goes through GIT_CONFIG_COUNT /
- * GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n, never argv, so `ps` shows no token.
+ * and a credential is scoped to its origin: a header, or (per-lease tokens) a credential-store
+ * file git's helper reads for that origin only, so not even the environment holds the token. All
+ * of it goes through GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n, never argv, so `ps`
+ * shows no token.
  */
 import type { ScopedCredential } from './credentials.ts';
 import type { CloneTarget } from './policy.ts';
@@ -32,7 +34,8 @@ export function gitPlan(target: CloneTarget, credential?: ScopedCredential): Git
     else if (u.transport === 'git') url = formatCloneUrl(u, single);
     else if (u.transport === 'ssh') env.GIT_SSH_COMMAND = `ssh -o HostName=${single} -o HostKeyAlias=${u.host}`;
   }
-  if (credential) config.push([`http.${credential.origin}/.extraHeader`, credential.header]);
+  if (credential?.storeFile) config.push([`credential.${credential.origin}.helper`, ''], [`credential.${credential.origin}.helper`, `store --file=${credential.storeFile}`]);
+  else if (credential) config.push([`http.${credential.origin}/.extraHeader`, credential.header]);
   config.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
