@@ -7,8 +7,8 @@
  * (those of stdio clients), as if they were its own (Live.viewers).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { asVmhubError, assertValid, CAPABILITY_METHOD, LIVE_LEASE_STATES, Type, VmhubError, type Capability, type LeaseInfo } from '@vmhub/core';
-import type { LeaseBinding, PersonInputTool, Router } from '@vmhub/core/router';
+import { asVmhubError, assertValid, LIVE_LEASE_STATES, Type, VmhubError, type Capability, type LeaseInfo } from '@vmhub/core';
+import { boundFor, type BoundLease, type LeaseBinding, type PersonInputTool, type Router } from '@vmhub/core/router';
 import type { LeaseRow } from '@vmhub/store';
 import { readBody } from '../http/body.ts';
 import { frameGeneration, frameTag } from './frame-generation.ts';
@@ -176,17 +176,14 @@ class LeaseApi {
     return { ...leaseView(this.#row), ...controlView(this.#row, c) };
   }
 
-  /** The lease's session (opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */
-  async #bind(): Promise<LeaseBinding & { session: NonNullable<LeaseBinding['session']> }> {
-    const b = await this.#rt.sessions.bind(this.#id, AbortSignal.timeout(CALL_MS), this.#row.principal ?? undefined);
-    if (!b.adapter || !b.session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `lease ${this.#id}: the adapter "${b.template.adapter}" of template ${b.template.id} is not loaded: ${b.adapterProblem ?? 'plugin missing'}`);
-    return b as LeaseBinding & { session: NonNullable<LeaseBinding['session']> };
+  /** The lease's binding (its session opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */
+  async #binding(): Promise<LeaseBinding> {
+    return this.#rt.sessions.bind(this.#id, AbortSignal.timeout(CALL_MS), this.#row.principal ?? undefined);
   }
 
-  #need(b: LeaseBinding, capability: Capability): void {
-    if (!b.adapter?.capabilities.includes(capability) || typeof (b.session as unknown as Record<string, unknown>)?.[CAPABILITY_METHOD[capability]] !== 'function') {
-      throw new VmhubError('CAPABILITY_UNAVAILABLE', `lease ${this.#id}: adapter "${b.adapter?.id}" (template ${b.template.id}) does not provide "${capability}"`);
-    }
+  /** The lease's bound session, through the router's capability gate (`capability` undefined: the adapter loaded). */
+  async #bind(capability?: Capability): Promise<BoundLease> {
+    return boundFor(`lease ${this.#id}`, capability, await this.#binding());
   }
 
   async screen(res: ServerResponse, url: URL): Promise<void> {
@@ -194,8 +191,7 @@ class LeaseApi {
     const asked = Number(url.searchParams.get('max_width') ?? 1280);
     if (!Number.isInteger(asked) || asked < 16 || asked > 4096) throw new ApiError(400, 'INVALID_REQUEST', 'max_width must be an integer 16..4096');
     const since = url.searchParams.get('since');
-    const b = await this.#bind();
-    this.#need(b, 'screenshot');
+    const b = await this.#bind('screenshot');
     // The agent's own mapping (b.screen.latest) is not touched: its coordinates stay its own.
     const raw = await b.session.screenshot!(b.context);
     // ?since=<X-Frame of the image the viewer shows>: unchanged → 204, nothing encoded or sent.
@@ -267,7 +263,8 @@ class LeaseApi {
     if (typeof kind !== 'string' || !Object.hasOwn(INPUTS, kind)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUTS).join(', ')}`);
     const { type: _, ...args } = assertValid<Record<string, any>>(INPUTS[kind], body, `input ${kind}`);
     if (!this.#live.input) throw new ApiError(404, 'NOT_FOUND', 'this server takes no input from the live view');
-    const b = await this.#bind();
+    // Gated in personInput, by the same check as the agent's call.
+    const b = await this.#binding();
     const started = Date.now();
     try {
       await this.#live.input(INPUT_TOOL[kind], POINTS.has(kind) ? { ...args, coordinate_space: 'screen' } : args, b);

@@ -9,6 +9,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { Capability } from '../capabilities.ts';
 import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolDefinition, type ToolName } from '../tools.ts';
 import { TOOLSET_OF, TOOLSETS, toolsetDenied } from '../toolsets.ts';
@@ -26,6 +27,7 @@ import { VM_HANDLERS, type BoundLease, type VmToolOutput } from './vm-tools.ts';
 export type * from './types.ts';
 export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
+export type { BoundLease } from './vm-tools.ts';
 export { deadlineSignal } from './deadline.ts';
 export { DetachedJobs, MAX_JOBS_PER_LEASE, type JobLedger, type JobOrigin } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
@@ -219,12 +221,19 @@ export function createRouter(host: RouterHost): Router {
   };
 }
 
-/** The binding with its adapter session, once the adapter is loaded and provides `capability` (undefined: the handler gates its steps itself). */
-function boundFor(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], binding: LeaseBinding): BoundLease {
+/**
+ * The capability gate, one for every way onto a lease's adapter: the agent's tool calls, a
+ * person's take-over input (personInput) and the live view's own reads of the screen, pointer and
+ * clipboard. The binding with its adapter session, once the template's adapter is loaded and
+ * declares `capability` (defineAdapter makes declared = implemented); else CAPABILITY_UNAVAILABLE.
+ * `what` starts the message (the tool's name, or e.g. `lease <id>`); `capability` undefined: a
+ * loaded adapter is enough (vm_batch gates each of its steps itself).
+ */
+export function boundFor(what: string, capability: Capability | undefined, binding: LeaseBinding): BoundLease {
   const { adapter, session } = binding;
-  if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
+  if (!adapter || !session) throw new VmhubError('CAPABILITY_UNAVAILABLE', `${what}: the adapter "${binding.template.adapter}" of template ${binding.template.id} is not loaded: ${binding.adapterProblem ?? 'plugin missing'}`, { details: { adapter: binding.template.adapter } });
   if (capability && !adapter.capabilities.includes(capability)) {
-    throw new VmhubError('CAPABILITY_UNAVAILABLE', `${name}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', `${what}: adapter "${adapter.id}" (template ${binding.template.id}) does not provide "${capability}"; it provides: ${adapter.capabilities.join(', ') || 'nothing'}`, { source: `adapter-${adapter.id}`, details: { adapter: adapter.id, capability } });
   }
   return { ...binding, session };
 }
