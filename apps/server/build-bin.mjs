@@ -1,8 +1,9 @@
 // Bundles the `vmhub-server` bin (dist/bin.js + lazily loaded chunks) after tsc has built the
 // library entry. Every MCP client pays the server's cold start, and loading ~700 small ESM files
 // of the SDK, zod, TypeBox and Ajv cost more than the server's own work (bench/RESULTS.md).
-// Native modules and plugins stay external: plugins are separate packages found at run time,
-// and they bring their own @vmhub/core (errors are brand-checked, so two copies agree).
+// Native modules (ssh2 has optional native crypto) and plugins stay external: plugins are separate
+// packages found at run time, and they bring their own @vmhub/core (errors are brand-checked, so
+// two copies agree).
 //
 // No source maps: the bundle's maps were 3.8 MB of a 6 MB tarball and point at sources the
 // package does not ship; stack traces name the bundled files, which are readable as they are.
@@ -20,7 +21,7 @@ const result = await build({
   target: 'node22',
   outdir,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['better-sqlite3', 'sharp', '@vmhub/provider-*', '@vmhub/adapter-*', 'vmhub-provider-*', 'vmhub-adapter-*'],
+  external: ['better-sqlite3', 'sharp', 'ssh2', '@vmhub/provider-*', '@vmhub/adapter-*', 'vmhub-provider-*', 'vmhub-adapter-*'],
   banner: { js: "import { createRequire as __vmhubRequire } from 'node:module'; const require = __vmhubRequire(import.meta.url);" },
   sourcemap: false,
   write: false,

@@ -4,7 +4,7 @@
  *   vmhub-server --http                serve MCP over Streamable HTTP at /mcp (config `http`)
  *   vmhub-server golden build <name>   build a golden image (debian-x11, tiny-console)
  *   vmhub-server golden status [name]  show golden images and whether they are built
- *   vmhub-server leases list|show|release|renew   find and end leases (leases-cli.ts)
+ *   vmhub-server leases list|show|release|renew|ssh   find, end and enter leases (leases-cli.ts)
  *   vmhub-server doctor                check what each template needs (doctor/)
  *   vmhub-server --version | --help
  */
@@ -40,6 +40,9 @@ Usage:
   vmhub-server leases show <id> [--json]
   vmhub-server leases release <id>    end a lease and destroy its machine
   vmhub-server leases renew <id> [--ttl seconds]
+  vmhub-server leases ssh <id> [--principal p] [-- command…]
+                                      a shell (or the command) on the lease's machine as its
+                                      user, through this host; the lease's principal only
   vmhub-server doctor [--json]        check Node, store, reaper, providers, templates and goldens;
                                       each problem with its fix (exit 1 when a template is unusable)
   vmhub-server --version | --help
@@ -84,9 +87,11 @@ function usageMessage(err: Error & { code?: string }): string {
 
 async function main(argv: string[]): Promise<number> {
   // Every command but the servers prints and ends: a reader that stops early (| head) ends it quietly.
-  if (['golden', 'leases', 'doctor'].includes(argv[0]!) || argv.some((a) => ['--help', '-h', '--version'].includes(a))) exitQuietlyOnEpipe();
-  if (argv.includes('--help') || argv.includes('-h')) { process.stdout.write(help() + '\n'); return 0; }
-  if (argv.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
+  // What follows `--` (leases ssh <id> -- cmd --help) is another program's, never our options.
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  if (['golden', 'leases', 'doctor'].includes(argv[0]!) || own.some((a) => ['--help', '-h', '--version'].includes(a))) exitQuietlyOnEpipe();
+  if (own.includes('--help') || own.includes('-h')) { process.stdout.write(help() + '\n'); return 0; }
+  if (own.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   // A golden image is for every user inside its machines (the desktop user reads its files):
   // built under the usual umask, not the server's private 077 (bin.ts).
   if (argv[0] === 'golden') { process.umask(0o022); return goldenCommand(argv.slice(1)); }

@@ -1,18 +1,21 @@
 /**
- * `vmhub-server leases list|show|release|renew`: a person at a shell finds and ends leases on the
- * store the server uses, through the same LeaseManager as the vm_lease_* tools (so a release here
- * verifies identity and records events exactly as vm_lease_release does). Whoever can run this
- * owns the store file, so it sees every principal's leases.
- * Exit codes: 0 done, 1 the operation failed (one typed line on stderr), 2 bad command line.
+ * `vmhub-server leases list|show|release|renew|ssh`: a person at a shell finds and ends leases on
+ * the store the server uses, through the same LeaseManager as the vm_lease_* tools (so a release
+ * here verifies identity and records events exactly as vm_lease_release does). Whoever can run this
+ * owns the store file, so it sees every principal's leases. `ssh` enters one lease's machine
+ * (leases/ssh-command.ts), as one principal: `--principal`, else the local OS user.
+ * Exit codes: 0 done, 1 the operation failed (one typed line on stderr), 2 bad command line;
+ * `ssh` exits with the remote command's (or shell's) status.
  */
 import { parseArgs } from 'node:util';
 import { asVmhubError, LEASE_STATES, LIVE_LEASE_STATES, VmhubError, type LeaseInfo } from '@vmhub/core';
 import { loadConfig } from '@vmhub/core/config';
 import type { LeaseRow, LeaseStatus } from '@vmhub/store';
+import { sshCommand } from './leases/ssh-command.ts';
 import { leaseView } from './leases/view.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
-const USAGE = 'usage: vmhub-server leases list [--all] [--status s] [--owner o] [--json] | show <id> [--json] | release <id> [--json] | renew <id> [--ttl seconds] [--json]';
+const USAGE = 'usage: vmhub-server leases list [--all] [--status s] [--owner o] [--json] | show <id> [--json] | release <id> [--json] | renew <id> [--ttl seconds] [--json] | ssh <id> [--principal p] [-- command…]';
 /** Not final: the lease still has (or may still get) a machine. What `list` shows by default. */
 const OPEN: readonly LeaseStatus[] = ['provisioning', 'starting', 'ready', 'releasing', 'expired'];
 const FINAL = new Set(['released', 'failed', 'reaped']);
@@ -20,7 +23,7 @@ const LIST_CAP = 100;
 
 class Usage extends Error {}
 
-type Options = { all?: boolean; status?: string; owner?: string; ttl?: string; json?: boolean };
+type Options = { all?: boolean; status?: string; owner?: string; ttl?: string; json?: boolean; principal?: string; /** ssh: the argv after `--`. */ command?: string[] };
 
 export async function leasesCommand(argv: string[]): Promise<number> {
   let verb: string | undefined;
@@ -51,12 +54,18 @@ export async function leasesCommand(argv: string[]): Promise<number> {
 }
 
 function parse(argv: string[]): { verb: string; id: string | undefined; options: Options } {
-  const [verb, ...rest] = argv;
+  const [verb, ...all] = argv;
+  // ssh: everything after the first `--` is the remote command, options of its own included.
+  const dash = verb === 'ssh' ? all.indexOf('--') : -1;
+  const rest = dash >= 0 ? all.slice(0, dash) : all;
+  const command = dash >= 0 ? all.slice(dash + 1) : undefined;
+  if (command?.length === 0) throw new Usage('nothing after "--": name the command to run, or leave "--" out for a shell');
   const spec = {
     list: { all: { type: 'boolean' }, status: { type: 'string' }, owner: { type: 'string' }, json: { type: 'boolean' } },
     show: { json: { type: 'boolean' } },
     release: { json: { type: 'boolean' } },
     renew: { ttl: { type: 'string' }, json: { type: 'boolean' } },
+    ssh: { principal: { type: 'string' } },
   } as const;
   if (verb === undefined || !Object.hasOwn(spec, verb)) throw new Usage(verb === undefined ? 'which command?' : `unknown command "${verb}"`);
   let parsed;
@@ -65,10 +74,11 @@ function parse(argv: string[]): { verb: string; id: string | undefined; options:
   } catch (err) {
     throw new Usage((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
   }
-  const options = parsed.values as Options;
+  const options = { ...parsed.values, ...(command ? { command } : {}) } as Options;
   const positionals = parsed.positionals;
   if (verb === 'list' && positionals.length > 0) throw new Usage(`list takes no argument, got "${positionals[0]}"`);
-  if (verb !== 'list' && positionals.length !== 1) throw new Usage(`${verb} needs exactly one lease id`);
+  if (verb !== 'list' && positionals.length !== 1) throw new Usage(`${verb} needs exactly one lease id${verb === 'ssh' && positionals.length > 1 ? ' (put the command after "--")' : ''}`);
+  if (options.principal === '') throw new Usage('--principal needs a principal name');
   if (options.status !== undefined && options.status !== 'live' && !(LEASE_STATES as readonly string[]).includes(options.status)) {
     throw new Usage(`--status must be live or one of ${LEASE_STATES.join(', ')}, not "${options.status}"`);
   }
@@ -110,6 +120,8 @@ async function run(rt: Runtime, verb: string, id: string | undefined, o: Options
       const why = at === before.expires_at ? ' (unchanged: a renewal never moves the expiry earlier)' : v.expires_at === v.max_expires_at ? ' (capped by the lease\'s max lifetime)' : '';
       return { text: `lease ${v.lease_id} (${v.template}): expires ${v.expires_at}, ${relative(at)}${why}; was ${relative(before.expires_at)}\n`, code: 0 };
     }
+    case 'ssh':
+      return { text: '', code: await sshCommand(rt, id!, { principal: o.principal, command: o.command }) };
   }
   throw new Usage(`unknown command "${verb}"`);
 }

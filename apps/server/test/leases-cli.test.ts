@@ -114,7 +114,15 @@ describe('server: leases CLI', () => {
     const ended = await cli('renew', b);
     assert.equal(ended.code, 1);
     assert.match(ended.stderr, /LEASE_EXPIRED: lease \S+ is released and cannot be renewed/);
-    for (const args of [[], ['frobnicate'], ['show'], ['show', a, b], ['renew', a, '--ttl', '5'], ['renew', a, '--ttl', 'soon'], ['list', '--status', 'gone'], ['list', '--all', '--status', 'ready'], ['list', '--bogus'], ['list', 'extra']]) {
+    // ssh: a machine without sshd (the fake provider has no sshAccess) says so, and vm_lease_status offers no command.
+    const noSsh = await cli('ssh', a, '--', 'true');
+    assert.equal(noSsh.code, 1);
+    assert.equal(noSsh.stderr, `vmhub-server leases ssh: CAPABILITY_UNAVAILABLE: lease ${a} (template fake-desktop, provider fake) has no SSH access: its golden runs no sshd, or this host holds no key for it\n`);
+    assert.equal((await s.call('vm_lease_status', { lease_id: a })).structuredContent.access, undefined);
+    const missingSsh = await cli('ssh', '00000000-0000-4000-8000-000000000000');
+    assert.equal(missingSsh.code, 1);
+    assert.match(missingSsh.stderr, /^vmhub-server leases ssh: NOT_FOUND: no lease "00000000-0000-4000-8000-000000000000"\n$/);
+    for (const args of [[], ['frobnicate'], ['show'], ['show', a, b], ['renew', a, '--ttl', '5'], ['renew', a, '--ttl', 'soon'], ['list', '--status', 'gone'], ['list', '--all', '--status', 'ready'], ['list', '--bogus'], ['list', 'extra'], ['ssh'], ['ssh', a, 'ls'], ['ssh', a, '--'], ['ssh', a, '--principal'], ['ssh', a, '--json']]) {
       const r = await cli(...args);
       assert.equal(r.code, 2, `leases ${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /^vmhub-server leases: .+\nusage: vmhub-server leases list/, `leases ${args.join(' ')}`);

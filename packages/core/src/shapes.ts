@@ -60,6 +60,19 @@ export type LeaseInfo = Static<typeof LeaseInfoSchema> & {
   max_expires_at: string;
 };
 
+/**
+ * vm_lease_status's answer: the lease, and for a ready lease whose machine a person can enter,
+ * `access.ssh` — the exact command to run on the vmhub host (`vmhub-server leases ssh <id>`, with
+ * `--principal` when the lease is not the local user's), so an agent can tell its person how to look.
+ */
+export const LeaseStatusSchema = Type.Object({
+  ...LeaseInfoSchema.properties,
+  access: Type.Optional(Type.Object({
+    ssh: Type.String({ description: 'A person\'s shell: run this on the vmhub host.' }),
+  })),
+});
+export type LeaseStatusInfo = LeaseInfo & { access?: { ssh: string } };
+
 /** A machine as providers know it: the identity is what teardown verifies. */
 export interface MachineRef {
   /** `vmhub-<instance>-<lease uuid>`: carried by the machine itself (label, tag, state record). */

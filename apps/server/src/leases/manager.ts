@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
+import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type LeaseStatusInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { CallExtra } from '@vmhub/core/router';
 import { POOL_PRINCIPAL, type LeaseRow, type LeaseStatus, type Store } from '@vmhub/store';
@@ -21,6 +21,7 @@ import { ACTIVE, type LeaseDeps } from './deps.ts';
 import { checkMachine, machineLostError } from './machine-lost.ts';
 import { provision } from './provision.ts';
 import { reapExpired, release } from './release.ts';
+import { leaseSsh, sshCommandLine } from './ssh-access.ts';
 import { leaseView } from './view.ts';
 import { templateUnavailable } from './unavailable.ts';
 import { waitWhileMade } from './wait.ts';
@@ -215,11 +216,15 @@ export class LeaseManager {
     return row;
   }
 
-  async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra, principal: string): Promise<LeaseInfo> {
+  async status(input: ToolInput<'vm_lease_status'>, extra: CallExtra, principal: string): Promise<LeaseStatusInfo> {
     let row = await this.get(input.lease_id, principal);
     // A ready lease whose machine was removed or stopped behind our back says so (failed, MACHINE_LOST).
     if (row.status === 'ready' && await checkMachine(this.#lostDeps(), row, false)) row = (await this.#store.getLease(row.id)) ?? row;
-    return leaseView(await this.#wait(row, input.wait_seconds, extra, principal));
+    row = await this.#wait(row, input.wait_seconds, extra, principal);
+    const info: LeaseStatusInfo = leaseView(row);
+    // A person's way in (vmhub-server leases ssh) when the machine has one; a provider that cannot say has none.
+    if (row.status === 'ready' && await leaseSsh(this.#store, this.#registry, row).catch(() => undefined)) info.access = { ssh: sshCommandLine(row.id, row.principal) };
+    return info;
   }
 
   /**

@@ -25,6 +25,8 @@ AllowStreamLocalForwarding no
 PermitTunnel no
 PrintLastLog no
 CFG
+# No message of the day: a command's output is the command's alone (`leases ssh <id> -- cmd`).
+sed -i '/pam_motd\.so/d' /etc/pam.d/sshd
 # sshd is started by the session (vmhub-session), never by an init system.
 test -x /usr/sbin/sshd
 command -v ssh-keygen >/dev/null
