@@ -6,6 +6,7 @@
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { Store } from '@vmhub/store';
 import { Catalog } from './catalog.ts';
+import { githubRuntime, type GithubRuntime } from './github/runtime.ts';
 import { log } from './log.ts';
 import { LeaseManager } from './leases/manager.ts';
 import { WarmPools } from './leases/pools.ts';
@@ -23,6 +24,8 @@ export interface Runtime {
   /** Warm pools (config `pools`): ready machines vm_lease_create hands out whole. */
   pools: WarmPools;
   catalog: Catalog;
+  /** The GitHub App and its token refresher, when github_app is configured. */
+  github: GithubRuntime | undefined;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
     await sessions.end(leaseId, reason);
   });
   sessions.attach(leases);
+  // With github_app: the App, and timers that keep a long lease's push token alive (github/refresh.ts).
+  const github = githubRuntime(config, store, sessions);
   const reaper = reaperStarter(store, { db, enabled: background && config.reaper.autostart, configFile: (config as { source?: string | null }).source ?? null });
   // A pool machine is a lease like any other: a reaper must be there to reap it if we die.
   const pools = new WarmPools(store, registry, leases, config, () => void reaper.ensure('pool machine created'));
@@ -67,11 +72,14 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
   // A store that is unreachable now is not checked again here: the next lease created starts a reaper.
   if (background) {
     void store.hasWork().then((work) => { if (work) void reaper.ensure('live leases at start'); }, () => undefined);
+    // Tokens of leases an earlier process served are kept alive from here on.
+    if (github) void store.listLeases({ status: ['ready'] }).then((ready) => ready.forEach((l) => void github.tokens.watch(l.id)), () => undefined);
     pools.start();
   }
   return {
-    store, registry, sessions, leases, pools, catalog, reaper,
+    store, registry, sessions, leases, pools, catalog, reaper, github,
     async close() {
+      github?.tokens.stop();
       await pools.stop();
       leases.abortAll();
       await sessions.closeAll();

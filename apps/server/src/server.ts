@@ -151,7 +151,13 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
         return r.leases.waitCreated(lease, input.wait_seconds, extra, principalOf(extra));
       },
       status: async (input, extra) => (await rt()).leases.status(input, extra, principalOf(extra)),
-      renew: async (input, extra) => (await rt()).leases.renew(input, principalOf(extra)),
+      renew: async (input, extra) => {
+        const r = await rt();
+        const info = await r.leases.renew(input, principalOf(extra));
+        // A lease renewed past its push token's hour gets a fresh token before it lapses.
+        void r.github?.tokens.watch(input.lease_id);
+        return info;
+      },
       release: async (input, extra) => (await rt()).leases.release(input, principalOf(extra)),
       list: async (input, extra) => {
         const status = input.status === undefined ? undefined : input.status === 'live' ? LIVE_LEASE_STATES : [input.status];
@@ -171,7 +177,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       record: hooks.record,
     },
     // Host-held credentials, or with push: true a token minted for the repository (github/host-clone.ts).
-    clone: { onHost: hostClone(config, async () => (await rt()).store) },
+    clone: { onHost: hostClone(config, rt) },
     screenshots: {
       save: config.screenshots.dir ? async (leaseId, shot) => {
         const file = join(config.screenshots.dir!, `vm-${leaseId.slice(0, 8)}-${new Date().toISOString().replace(/[:.]/g, '-')}.${shot.format === 'jpeg' ? 'jpg' : shot.format}`);

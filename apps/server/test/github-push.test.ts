@@ -36,11 +36,11 @@ async function bridgeGateway(): Promise<string> {
   return stdout.trim();
 }
 
-function configure(box: MachineBox, extra: Record<string, unknown> = {}): void {
+function configure(box: MachineBox, extra: Record<string, unknown> = {}, standin = gh, app: Record<string, unknown> = {}): void {
   const keyFile = join(box.dir, 'app.pem');
   writeFileSync(keyFile, keys.privateKeyPem, { mode: 0o600 });
   box.write({
-    github_app: { app_id: APP_ID, private_key_file: keyFile, api_url: gh.apiUrl },
+    github_app: { app_id: APP_ID, private_key_file: keyFile, api_url: standin.apiUrl, ...app },
     clone: { allowed_schemes: ['http', 'https'], allow_private_hosts: true },
     audit: { file: join(box.dir, 'audit.jsonl') },
     providers: { docker: { framebuffer: false } },
@@ -209,6 +209,40 @@ describe('github: a token minted for one lease and one repository', () => {
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /401|403|Authentication failed/, refused.stderr);
     lease = '';
+  });
+});
+
+describe('github: a lease renewed past its token\'s hour gets a fresh one before it lapses', () => {
+  const box = machineBox('ghrenew', 'gn');
+  let s: Session;
+  let lease = '';
+  // Tokens live 80 s here and are replaced 77 s before they lapse (3 s after the mint): a 60 s lease ends first.
+  let short: GithubStandin;
+
+  before(async () => {
+    short = await startGithubStandin({ app: { id: APP_ID, publicKeyPem: keys.publicKeyPem }, installations: [{ id: 78, account: 'acme', repositories: ['acme/app'] }], host: await bridgeGateway(), tokenTtlMs: 80_000 });
+    await short.createRepo('acme/app');
+    configure(box, {}, short, { refresh_before_seconds: 77 });
+    s = await connect(box);
+    await leaseReady(s, { template: 'gh-x11', ttl_seconds: 60 }, 120, (id) => { lease = id; });
+  });
+  after(async () => { await box.end(s, [lease]); await short?.close(); });
+
+  it('no refresh while the lease ends first; after a renew past the token\'s end, a fresh token is installed and the old one revoked', async () => {
+    const r = await call(s, 'vm_clone_repo', { lease_id: lease, url: short.gitUrl('acme/app'), push: true });
+    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+    await new Promise((done) => setTimeout(done, 4500));
+    assert.equal(short.tokens.length, 1, 'the refresh time passed, but the lease (60 s) ends before its token (80 s): no refresh');
+    const renewed = await call(s, 'vm_lease_renew', { lease_id: lease, ttl_seconds: 600 });
+    assert.equal(renewed.isError, undefined, JSON.stringify(renewed.structuredContent));
+    await until(() => short.tokens[1] && short.tokens[0]!.revokedAt, 'a second token minted and the first revoked', 20_000);
+    assert.deepEqual(short.tokens[1]!.repositories, ['acme/app']);
+    const pushed = await exec(s, lease, 'cd app && git -c user.name=a -c user.email=a@v commit -q --allow-empty -m after-refresh && git push -q origin HEAD:main 2>&1; echo "exit=$?"');
+    assert.match(pushed.stdout, /exit=0/, `the guest pushes with the fresh token: ${pushed.stdout}`);
+    assert.equal(short.pushes.length, 1);
+    const creds = await exec(s, lease, 'ls .config/vmhub/git-credentials | wc -l');
+    assert.equal(creds.stdout.trim(), '1', 'the fresh token replaced the old one in the same file');
+    assert.ok(!s.stderr().includes(short.tokens[1]!.token));
   });
 });
 

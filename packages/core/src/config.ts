@@ -120,6 +120,8 @@ export const VmhubConfigSchema = Type.Object({
     api_url: Type.Optional(Type.String({ minLength: 1 })),
     /** The host whose clone URLs the App serves; default github.com for the public API, else api_url's host. */
     web_host: Type.Optional(Type.String({ minLength: 1 })),
+    /** A lease that outlives its token (one hour) gets a fresh one this long before it lapses. Default 600. */
+    refresh_before_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3000 })),
   })),
   reaper: Type.Object({
     interval_seconds: Seconds(30),

@@ -11,17 +11,23 @@ import type { HostClone } from '@vmhub/core/router';
 import type { Store } from '@vmhub/store';
 import { cloneOnHost } from '../clone.ts';
 import { log } from '../log.ts';
-import { GithubApp } from './app.ts';
 import { grantPush } from './push-grant.ts';
+import type { GithubRuntime } from './runtime.ts';
 
-export type HostCloneFn = (input: ToolInput<'vm_clone_repo'>, template: TemplateConfig) => Promise<HostClone>;
+export type HostCloneFn = (input: ToolInput<'vm_clone_repo'>, template: TemplateConfig, dest?: string) => Promise<HostClone>;
 
-export function hostClone(config: VmhubConfig, store: () => Promise<Store>, env: NodeJS.ProcessEnv = process.env): HostCloneFn {
-  const app = config.github_app ? new GithubApp(config.github_app, env) : undefined;
-  return async (input, template) => {
+/** What the push path needs from the runtime: the store, and the App with its token refresher (github/runtime.ts). */
+export interface PushRuntime {
+  store: Store;
+  github?: GithubRuntime | undefined;
+}
+
+export function hostClone(config: VmhubConfig, runtime: () => Promise<PushRuntime>, env: NodeJS.ProcessEnv = process.env): HostCloneFn {
+  return async (input, template, dest) => {
     if (!input.push) return cloneOnHost(input, config.clone, template.clone_credentials, env);
-    if (!app) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_clone_repo {push: true} needs a GitHub App, and this server has no github_app configured', { hint: 'Clone without push, or ask the operator to configure github_app (docs/github-app.md).' });
-    const grant = await grantPush({ app, store: await store(), webHost: config.github_app!.web_host, log }, input.lease_id, input.url, template);
+    const rt = await runtime();
+    if (!rt.github) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'vm_clone_repo {push: true} needs a GitHub App, and this server has no github_app configured', { hint: 'Clone without push, or ask the operator to configure github_app (docs/github-app.md).' });
+    const grant = await grantPush({ app: rt.github.app, store: rt.store, webHost: config.github_app!.web_host, log }, input.lease_id, input.url, template, dest);
     let clone: HostClone;
     try {
       clone = await cloneOnHost(input, config.clone, template.clone_credentials, env, { token: grant.token });
@@ -35,6 +41,7 @@ export function hostClone(config: VmhubConfig, store: () => Promise<Store>, env:
       async cleanup(outcome) {
         await clone.cleanup();
         if (outcome !== 'ok') await grant.abandon();
+        else await rt.github!.tokens.watch(input.lease_id);
       },
     };
   };

@@ -13,7 +13,7 @@ import type { GithubApp } from './app.ts';
 import { githubRepo } from './repo-url.ts';
 
 export const TOKEN_KIND = 'github_app_token';
-const USERNAME = 'x-access-token';
+export const USERNAME = 'x-access-token';
 
 export interface PushGrant {
   /** For the host-side clone: basic-auth user and password, for the repository's origin only. */
@@ -31,7 +31,7 @@ export interface GrantContext {
   log?: Logger;
 }
 
-export async function grantPush(ctx: GrantContext, leaseId: string, url: string, template: TemplateConfig): Promise<PushGrant> {
+export async function grantPush(ctx: GrantContext, leaseId: string, url: string, template: TemplateConfig, dest?: string): Promise<PushGrant> {
   const repo = githubRepo(url, ctx.app.apiUrl, ctx.webHost);
   ctx.app.identity(); // a config error (key, id) before any request
   const installation = await ctx.app.installationFor(repo);
@@ -41,7 +41,7 @@ export async function grantPush(ctx: GrantContext, leaseId: string, url: string,
   try {
     id = await ctx.store.addLeaseCredential(leaseId, {
       kind: TOKEN_KIND, scope: repo.scope, secret, expires_at: minted.expiresAt,
-      details: { installation_id: installation, repository: `${repo.owner}/${repo.repo}`, permissions: minted.permissions, url: repo.url },
+      details: { installation_id: installation, repository: `${repo.owner}/${repo.repo}`, permissions: minted.permissions, url: repo.url, ...(dest ? { dest } : {}) },
     });
   } catch (err) {
     // Not recorded, so nobody else would revoke it: revoke it here before failing.

@@ -70,7 +70,13 @@ export interface HostClone {
   commit: string;
   ref?: string;
   files: number;
-  cleanup(): Promise<void>;
+  /**
+   * vm_clone_repo {push: true}: the per-lease token the host minted for this one repository, for
+   * the adapter's installGitCredential. Secret: never in results, logs or events.
+   */
+  credential?: { url: string; username: string; secret: string };
+  /** Drop the host's copy; `failed`: the clone did not reach the guest, so a minted token is revoked now. */
+  cleanup(outcome?: 'ok' | 'failed'): Promise<void>;
 }
 
 export interface AuditRecord {
@@ -191,8 +197,9 @@ export interface HostCloning {
   /**
    * Clone on the host (URL policy, host-held credentials) and hand back a tar of the tree.
    * `template`: the bound lease's (its clone_credentials), so the host never looks a lease up.
+   * `dest`: where the tree goes in the guest (absolute), for a push token's later refresh.
    */
-  onHost(input: ToolInput<'vm_clone_repo'>, template: TemplateConfig): Promise<HostClone>;
+  onHost(input: ToolInput<'vm_clone_repo'>, template: TemplateConfig, dest?: string): Promise<HostClone>;
 }
 
 /** What the screenshot and text tools use from the host. */

@@ -258,11 +258,16 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     if (!host.clone) throw new VmhubError('CAPABILITY_UNAVAILABLE', 'this server has no host-side git configured for vm_clone_repo');
     const name = input.url.replace(/\/+$/, '').split(/[/:]/).pop()!.replace(/\.git$/, '') || 'repo';
     const dest = await guestPath(b, input.dest ?? name, 'dest');
-    const clone = await host.clone.onHost(input, b.template);
+    // Refused before anything is minted: the token would have nowhere to go.
+    if (input.push && !b.session.installGitCredential) throw new VmhubError('CAPABILITY_UNAVAILABLE', `the ${b.adapter?.id ?? 'lease\'s'} adapter cannot install a git credential in its machine, which vm_clone_repo {push: true} needs`, { hint: 'Clone without push (the clone works, pushing from the machine does not), or use a template whose adapter installs git credentials (x11, hyprland).' });
+    const clone = await host.clone.onHost(input, b.template, dest);
+    let outcome: 'ok' | 'failed' = 'failed';
     try {
       await b.session.cloneRepo!(b.context, { dest, archive: clone.archive });
+      if (clone.credential) await b.session.installGitCredential!(b.context, { repo: dest, ...clone.credential });
+      outcome = 'ok';
     } finally {
-      await clone.cleanup();
+      await clone.cleanup(outcome);
     }
     return { structured: { dest, commit: clone.commit, ...(clone.ref ? { ref: clone.ref } : {}), files: clone.files } };
   },
