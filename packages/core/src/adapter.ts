@@ -156,6 +156,14 @@ export interface AdapterSession {
    * `/system/bin/sh` (a device has no /bin/sh). Say in the adapter's docs which shell it is.
    */
   shellArgv?(command: string): string[];
+  /**
+   * The machine was restored to a snapshot, or this lease is a fork started from one: whatever
+   * the session holds about the guest's running state is stale — connections into the guest (an
+   * X11/XTEST connection, a framebuffer mapping, an MCP client), cached facts, helper processes.
+   * Drop them; the next call reconnects. Called by core before the first call after a restore.
+   * Optional; must not throw.
+   */
+  restored?(ctx: AdapterContext): Promise<void>;
   /** Screen size in pixels, for bounds checks before any screenshot was taken. Optional. */
   screenSize?(ctx: AdapterContext): Promise<{ width: number; height: number }>;
   /**

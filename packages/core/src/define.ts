@@ -115,7 +115,7 @@ function wrap<F extends (...args: any[]) => Promise<any>>(fn: F, self: object, s
 }
 
 /** Session methods core knows besides the capability methods. */
-const SESSION_EXTRAS = ['screenSize', 'probe'] as const;
+const SESSION_EXTRAS = ['screenSize', 'probe', 'restored'] as const;
 
 /**
  * What `vm_exec {shell}` runs when the session has no `shellArgv()` (AdapterSession.shellArgv):
@@ -231,7 +231,9 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
 }
 
 const REQUIRED_PROVIDER_METHODS = ['status', 'availability', 'create', 'ready', 'destroy', 'list'] as const;
-const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'close'] as const;
+const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'snapshot', 'restore', 'deleteSnapshot', 'listSnapshots', 'close'] as const;
+/** Synchronous optional methods, passed through unwrapped. */
+const SYNC_PROVIDER_METHODS = ['snapshotSupport'] as const;
 
 export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>): ProviderPlugin<O> {
   checkHeader('provider', spec);
@@ -268,6 +270,10 @@ export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>)
       for (const name of OPTIONAL_PROVIDER_METHODS) {
         const fn = methods[name];
         if (typeof fn === 'function') provider[name] = wrap(fn as (...a: any[]) => Promise<any>, methods, source);
+      }
+      for (const name of SYNC_PROVIDER_METHODS) {
+        const fn = methods[name];
+        if (typeof fn === 'function') provider[name] = (fn as (...a: unknown[]) => unknown).bind(methods);
       }
       return Object.freeze(provider) as unknown as Provider;
     },

@@ -41,6 +41,41 @@ export interface CreateRequest {
   identity: string;
   template: TemplateConfig;
   signal: AbortSignal;
+  /**
+   * Fork: start the machine from this snapshot (Provider.snapshot made it, of a machine of the
+   * same template) instead of the golden. The new machine carries `identity` (never the
+   * snapshot's or its source's) and must not share the source's randomness: the provider gives it
+   * a new RNG state (QEMU vmgenid; a container's new hostname and machine-id). Only asked of a
+   * provider whose snapshotSupport() for the template is not a string.
+   */
+  from_snapshot?: SnapshotRef;
+}
+
+/**
+ * A snapshot as the store keeps it (Provider.snapshot's answer). Like a machine it carries its
+ * identity, `vmhub-<instance>-snap-<snapshot id>`, in the provider's own metadata (a QEMU snapshot
+ * directory's record, a Docker image label, a Proxmox snapshot description), and it is deleted
+ * only after that identity is read back from it: an id alone is never trusted.
+ */
+export interface SnapshotRef {
+  identity: string;
+  /** The provider's handle: a directory, an image id, `<vmid>/<snapname>`. */
+  external_id: string;
+  node?: string;
+  /** Provider-private, JSON-safe; no secrets. */
+  details?: Record<string, unknown>;
+}
+
+export interface SnapshotResult extends SnapshotRef {
+  /** true: memory and disk (running processes come back); false: the disk or filesystem only. */
+  memory: boolean;
+  /** Bytes this snapshot added on the host (not a full copy of what it shares with its base). */
+  size_bytes: number;
+}
+
+/** A snapshot a provider holds that carries this instance's prefix (for the reaper's sweep). */
+export interface OwnedSnapshot extends SnapshotRef {
+  created_at?: number;
 }
 
 export interface ReadyRequest {
@@ -126,6 +161,30 @@ export interface ProviderMethods {
    * wins, and later connections must present the same key (sshAccess returns it as `hostKey`).
    */
   pinSshHostKey?(machine: MachineRef, fingerprint: string): Promise<void>;
+  /**
+   * Whether machines of this template can be snapshot, restored and forked, and whether memory
+   * comes back (`{memory: true}`) or only the disk/filesystem (`{memory: false}`); a string is the
+   * reason they cannot (vm_capabilities shows it). Synchronous, no I/O: from the template and what
+   * the provider probed at start. Absent: no snapshots.
+   */
+  snapshotSupport?(template: TemplateConfig): { memory: boolean } | string;
+  /**
+   * Snapshot a ready machine. The snapshot carries `request.identity` and outlives the machine:
+   * destroying the machine must leave it (and what forks share with it) in place. The machine
+   * keeps running (a short pause is allowed). Throws CAPABILITY_UNAVAILABLE when it cannot.
+   */
+  snapshot?(machine: MachineRef, request: { identity: string; template: TemplateConfig; signal: AbortSignal }): Promise<SnapshotResult>;
+  /**
+   * Put the machine back to the snapshot (made of this machine or another of the same
+   * template): same MachineRef afterwards (or the one returned, when the handle changed), same
+   * identity. Channels and consoles opened before are stale: core ends the lease's adapter
+   * session's connections (AdapterSession.restored) and opens new ones.
+   */
+  restore?(machine: MachineRef, snapshot: SnapshotRef, options: { template: TemplateConfig; signal: AbortSignal }): Promise<MachineRef | void>;
+  /** Delete a snapshot after reading its identity back; a mismatch is left alone (`identity_mismatch`). */
+  deleteSnapshot?(snapshot: SnapshotRef): Promise<DestroyOutcome>;
+  /** Snapshots carrying this instance's identity prefix (the reaper's orphan sweep). */
+  listSnapshots?(): Promise<OwnedSnapshot[]>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */
