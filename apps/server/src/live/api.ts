@@ -132,25 +132,17 @@ async function ownLease(rt: Runtime, id: string, principals: readonly string[]):
 
 const notFound = (id: string) => new ApiError(404, 'NOT_FOUND', `no lease "${id}" of yours`, 'GET /api/leases lists the leases of this token\'s principal.');
 
-const Point = Type.Object({ x: Type.Number(), y: Type.Number() }, { additionalProperties: false });
-const Button = Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')]));
-const INPUTS = {
-  click: Type.Object({ type: Type.Literal('click'), x: Type.Number(), y: Type.Number(), button: Button, count: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) }, { additionalProperties: false }),
-  type: Type.Object({ type: Type.Literal('type'), text: Type.String({ minLength: 1, maxLength: 20000 }) }, { additionalProperties: false }),
-  key: Type.Object({ type: Type.Literal('key'), keys: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }),
-  scroll: Type.Object({ type: Type.Literal('scroll'), x: Type.Number(), y: Type.Number(), direction: Type.Union(['up', 'down', 'left', 'right'].map((d) => Type.Literal(d))), amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }, { additionalProperties: false }),
-  drag: Type.Object({ type: Type.Literal('drag'), from: Point, to: Point, button: Button }, { additionalProperties: false }),
-  // The adapter's paste (vm_paste's path): the text through the machine's clipboard.
-  paste: Type.Object({ type: Type.Literal('paste'), text: Type.String({ minLength: 1, maxLength: 200000 }) }, { additionalProperties: false }),
-} as const;
 /** Adapter verbs the live view uses when the lease's adapter has them (vm_dispatch's). */
 const VERB_MOUSE = 'mouse_location';
 const VERB_CLIPBOARD = 'get_clipboard';
 /** A pointer question gets this long: the dot is drawn from what the server knows otherwise. */
 const POINTER_MS = 3000;
-type InputKind = keyof typeof INPUTS;
-/** The agent's tool each kind of the person's input goes through (the same schema, checks and handler). */
-const INPUT_TOOL: Record<InputKind, PersonInputTool> = { click: 'vm_click', type: 'vm_type', key: 'vm_key', scroll: 'vm_scroll', drag: 'vm_drag', paste: 'vm_paste' };
+/**
+ * The agent's tool each kind of the person's input goes through (Router.personInput): the body
+ * is `type` plus that tool's arguments (docs/live-view.md), checked once, by the tool's schema.
+ */
+const INPUT_TOOL = { click: 'vm_click', type: 'vm_type', key: 'vm_key', scroll: 'vm_scroll', drag: 'vm_drag', paste: 'vm_paste' } as const satisfies Record<string, PersonInputTool>;
+type InputKind = keyof typeof INPUT_TOOL;
 /** The live view points at screen pixels. */
 const POINTS = new Set<InputKind>(['click', 'scroll', 'drag']);
 
@@ -259,23 +251,25 @@ class LeaseApi {
 
   async input(body: Record<string, unknown>): Promise<unknown> {
     if (!(await this.#rt.store.heldBy(this.#id))) throw new ApiError(409, 'NOT_IN_CONTROL', `lease ${this.#id}: input needs control: take over first (POST /api/leases/${this.#id}/takeover)`);
-    const kind = body.type as InputKind;
-    if (typeof kind !== 'string' || !Object.hasOwn(INPUTS, kind)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUTS).join(', ')}`);
-    const { type: _, ...args } = assertValid<Record<string, any>>(INPUTS[kind], body, `input ${kind}`);
+    const { type, ...args } = body;
+    if (typeof type !== 'string' || !Object.hasOwn(INPUT_TOOL, type)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUT_TOOL).join(', ')}`);
+    const kind = type as InputKind;
     if (!this.#live.input) throw new ApiError(404, 'NOT_FOUND', 'this server takes no input from the live view');
     // Gated in personInput, by the same check as the agent's call.
     const b = await this.#binding();
     const started = Date.now();
+    let out: Record<string, unknown>;
     try {
-      await this.#live.input(INPUT_TOOL[kind], POINTS.has(kind) ? { ...args, coordinate_space: 'screen' } : args, b);
+      out = await this.#live.input(INPUT_TOOL[kind], POINTS.has(kind) ? { ...args, coordinate_space: 'screen' } : args, b);
     } catch (err) {
       const e = asVmhubError(err);
       this.#live.recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { outcome: 'error', code: e.code, duration_ms: Date.now() - started });
       throw e;
     }
-    const to = kind === 'drag' ? args.to : kind === 'click' || kind === 'scroll' ? args : undefined;
+    // Where the pointer went, in screen pixels: a click's result names its point (whatever its target).
+    const to = kind === 'click' ? { x: out.screen_x, y: out.screen_y } : kind === 'drag' ? args.to : kind === 'scroll' ? args : undefined;
     const session = this.#rt.sessions.get(this.#id);
-    if (to && session) pointerOf(session).moved('human', to);
+    if (to && session) pointerOf(session).moved('human', to as { x: number; y: number });
     this.#live.recordings.human(this.#id, this.#row.principal, 'input', recorded(body), { frame: true, duration_ms: Date.now() - started });
     return { ok: true };
   }
