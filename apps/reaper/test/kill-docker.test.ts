@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -245,6 +245,12 @@ describe('reaper: kill test on the real Docker provider', { timeout: 20 * 60_000
       for (const l of after.values()) {
         if (LIVE.includes(l.status)) continue;
         assert.ok(!containers.some((c) => c.identity === l.identity), `lease ${l.id} (${l.status}) still has a container`);
+      }
+      // …nor its SSH key (debian-x11 runs sshd): whoever destroyed the machine, server or reaper, dropped it.
+      const keyDir = join(dir, 'provider-docker', 'keys');
+      const keys = existsSync(keyDir) ? readdirSync(keyDir) : [];
+      for (const l of after.values()) {
+        if (!LIVE.includes(l.status)) assert.ok(!keys.includes(`${l.identity}.json`), `lease ${l.id} (${l.status}) still has its SSH key file`);
       }
       for (const d of decoys) {
         assert.ok((await docker('ps', '-a', '--filter', `name=^/${d}$`, '--format', '{{.Names}}')).includes(d), `decoy ${d} was destroyed`);
