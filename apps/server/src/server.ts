@@ -78,9 +78,10 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     }
     return runtime;
   };
-  const live = createLive(config, rt);
-  // The person's take-over input goes through the agent's tools (one path for input): a router of its own, whose owner is the live view.
-  live.input = createRouter(hostFor(config, rt, () => 'live-view', live)).personInput;
+  // The person's take-over input goes through the agent's tools (one path for input): a router of
+  // its own, whose owner is the live view, without the live hooks (personInput passes no human
+  // gate and records nothing: the live API records the person's step).
+  const live = createLive(config, rt, createRouter(hostFor(config, rt, () => 'live-view')).personInput);
   const sessions = new Set<McpServer>();
 
   function session(): VmhubSession {
@@ -126,8 +127,9 @@ export async function createVmhubServer(options: { config?: VmhubConfig; from?: 
   return { mcp, router, config: hub.config, runtime: hub.runtime, drain: async () => { await hub.drain?.(); }, close: () => hub.close() };
 }
 
-function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string, live: Live): RouterHost {
-  const hooks = liveHooks(live);
+/** `live` undefined: no take-over gate, hand-back note or recording (the person's own input router). */
+function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string, live?: Live): RouterHost {
+  const hooks = live ? liveHooks(live) : undefined;
   return {
     settings: {
       denyTools: config.policy.deny_tools,
@@ -169,12 +171,12 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra)),
       machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
     },
-    human: hooks.human,
+    human: hooks?.human,
     audit: {
       log: (record, extra) => {
         if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n', { mode: 0o600 }).catch(() => undefined);
       },
-      record: hooks.record,
+      record: hooks?.record,
     },
     // Host-held credentials, or with push: true a token minted for the repository (github/host-clone.ts).
     clone: { onHost: hostClone(config, rt) },

@@ -25,8 +25,8 @@ export interface Live {
   recordings: Recordings;
   /** The principals whose leases this principal's live view shows (itself first). */
   viewers(principal: string): readonly string[];
-  /** A person's take-over input, through the agent's tools (Router.personInput); set by the hub. */
-  input?: Router['personInput'];
+  /** A person's take-over input, through the agent's tools (Router.personInput). */
+  input: Router['personInput'];
 }
 
 const MAX_BODY = 256 * 1024;
@@ -254,7 +254,6 @@ class LeaseApi {
     const { type, ...args } = body;
     if (typeof type !== 'string' || !Object.hasOwn(INPUT_TOOL, type)) throw new ApiError(400, 'INVALID_REQUEST', `input type must be one of ${Object.keys(INPUT_TOOL).join(', ')}`);
     const kind = type as InputKind;
-    if (!this.#live.input) throw new ApiError(404, 'NOT_FOUND', 'this server takes no input from the live view');
     // Gated in personInput, by the same check as the agent's call.
     const b = await this.#binding();
     const started = Date.now();

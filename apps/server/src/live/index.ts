@@ -23,7 +23,8 @@ const CAPTURE_MS = 20_000;
 
 export type { Live } from './api.ts';
 
-export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>): Live {
+/** `input`: the person's take-over input, a router's personInput (the agent's tools, one path for input). */
+export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>, input: Live['input']): Live {
   const settings = config.recordings ?? { enabled: true, keep_hours: 72 };
   const recordings = new Recordings({
     enabled: settings.enabled,
@@ -32,7 +33,7 @@ export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>): Liv
     capture: async (leaseId) => captureFrame(await rt(), leaseId),
     session: async (leaseId) => (await rt()).sessions.get(leaseId),
   });
-  return { runtime: rt, recordings, viewers: dashboardViewers(config) };
+  return { runtime: rt, recordings, viewers: dashboardViewers(config), input };
 }
 
 /**
