@@ -78,9 +78,8 @@ export interface Router {
   personInput(name: PersonInputTool, args: Record<string, unknown>, binding: LeaseBinding): Promise<Record<string, unknown>>;
 }
 
-/** The tools a person's take-over input goes through (Router.personInput). */
-export const PERSON_INPUT_TOOLS = ['vm_click', 'vm_type', 'vm_key', 'vm_scroll', 'vm_drag', 'vm_paste'] as const satisfies readonly ToolName[];
-export type PersonInputTool = (typeof PERSON_INPUT_TOOLS)[number];
+/** The tools a person's take-over input goes through (Router.personInput); each is a ToolName (personInput indexes TOOLS with it). */
+export type PersonInputTool = 'vm_click' | 'vm_type' | 'vm_key' | 'vm_scroll' | 'vm_drag' | 'vm_paste';
 
 export function createRouter(host: RouterHost): Router {
   // The operator's toolsets (toolsets.ts); a host that names none offers every tool.
