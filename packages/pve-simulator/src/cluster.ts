@@ -179,6 +179,8 @@ export class Cluster {
         nextPid: 1000 + randomInt(1000),
       },
       cloudInitAtStart: undefined,
+      snapshots: new Map(),
+      snapParent: undefined,
     };
     this.vms.set(vmid, vm);
     return vm;

@@ -28,7 +28,7 @@ export type {
   SimNodeConfig, SimPoolConfig, SimStorageConfig, SimTokenConfig, SimVmSeed, DestroyRecord, ConfigValue,
 } from './model.ts';
 export type { Violation, RequestStats, RequestRecord } from './server.ts';
-export { SimState, type VmView, type TaskView, type GuestOverrides } from './state.ts';
+export { SimState, type VmView, type TaskView, type GuestOverrides, type SnapshotView } from './state.ts';
 export type { PveMode } from './schema-tree.ts';
 export { loadSchema } from './schema-tree.ts';
 export { normalizeTags } from './tags.ts';

@@ -155,6 +155,28 @@ export interface SimVm {
   guest: GuestState;
   /** Cloud-init values as they were when the VM last started (what the guest "saw"). */
   cloudInitAtStart: Record<string, ConfigValue> | undefined;
+  /** The VM's snapshots by name (the config file's `[snapname]` sections). */
+  snapshots: Map<string, SimSnapshot>;
+  /** The snapshot the current state descends from (the config's `parent`), kept out of `config`. */
+  snapParent: string | undefined;
+}
+
+/**
+ * One snapshot: the config as it was (a `vmstate` key names the RAM state volume when it has
+ * one), the guest's disk (its files), and whether the VM was running.
+ */
+export interface SimSnapshot {
+  name: string;
+  description: string;
+  /** Epoch seconds. */
+  snaptime: number;
+  parent: string | undefined;
+  /** RAM saved (`vmstate: 1` on a running VM): a rollback resumes the VM where it was. */
+  vmstate: boolean;
+  config: Record<string, ConfigValue>;
+  disk: { files: Map<string, Buffer>; owners: Map<string, string>; dirs: Set<string> };
+  /** With RAM: the cloud-init values the running guest had seen (they come back with it). */
+  cloudInitAtStart: Record<string, ConfigValue> | undefined;
 }
 
 export interface SimVmSeed {

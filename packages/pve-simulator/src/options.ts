@@ -19,6 +19,12 @@ export interface SimTiming {
   configMs: number;
   /** qmtemplate duration. Default 100. */
   templateMs: number;
+  /** qmsnapshot duration (lock `snapshot` meanwhile). Default 200. */
+  snapshotMs: number;
+  /** qmrollback duration (lock `rollback` meanwhile). Default 200. */
+  rollbackMs: number;
+  /** qmdelsnapshot duration (lock `snapshot-delete` meanwhile). Default 100. */
+  delSnapshotMs: number;
 }
 
 export const DEFAULT_TIMING: SimTiming = {
@@ -30,6 +36,9 @@ export const DEFAULT_TIMING: SimTiming = {
   destroyMs: 150,
   configMs: 50,
   templateMs: 100,
+  snapshotMs: 200,
+  rollbackMs: 200,
+  delSnapshotMs: 100,
 };
 
 export interface PveSimulatorOptions {

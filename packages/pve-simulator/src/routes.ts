@@ -5,6 +5,7 @@ import { cloneVm } from './handlers/qemu-clone.ts';
 import { getConfig, getPending, postConfig, putConfig } from './handlers/qemu-config.ts';
 import { destroyVm, rebootVm, shutdownVm, startVm, stopVm, templateVm } from './handlers/qemu-power.ts';
 import { listVms, statusCurrent, statusIndex, vmIndex } from './handlers/qemu-read.ts';
+import { createSnapshot, deleteSnapshot, listSnapshots, rollbackSnapshot } from './handlers/qemu-snapshot.ts';
 import { listTasks, stopTask, taskLog, taskStatus } from './handlers/tasks.ts';
 import { agentIndex, cloudinitDump, cloudinitRegenerate, cloudinitView, poolById, resizeDisk, resumeVm, storageList, storageStatus, suspendVm, taskIndex } from './handlers/extras.ts';
 import { clusterResources, clusterStatus, listNodes, listPools, nextId, nodeIndex, nodeStatus, nodeStorage, permissions, version } from './handlers/cluster-read.ts';
@@ -48,6 +49,10 @@ export const ROUTES: HandlerTable = {
   [`POST ${Q}/status/reset`]: rebootVm('qmreset'),
   [`POST ${Q}/status/suspend`]: suspendVm,
   [`POST ${Q}/status/resume`]: resumeVm,
+  [`GET ${Q}/snapshot`]: listSnapshots,
+  [`POST ${Q}/snapshot`]: createSnapshot,
+  [`POST ${Q}/snapshot/{snapname}/rollback`]: rollbackSnapshot,
+  [`DELETE ${Q}/snapshot/{snapname}`]: deleteSnapshot,
   [`PUT ${Q}/resize`]: resizeDisk,
   [`GET ${Q}/cloudinit`]: cloudinitView,
   [`PUT ${Q}/cloudinit`]: cloudinitRegenerate,

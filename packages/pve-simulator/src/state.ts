@@ -25,6 +25,20 @@ export interface VmView {
   /** Cloud-init values the guest saw at its last start. */
   cloudInitAtStart: Record<string, ConfigValue> | undefined;
   agentReady: boolean;
+  /** Snapshot names, oldest first. */
+  snapshots: string[];
+}
+
+export interface SnapshotView {
+  name: string;
+  description: string;
+  parent: string | undefined;
+  /** RAM saved with it. */
+  vmstate: boolean;
+  snaptime: number;
+  config: Record<string, ConfigValue>;
+  /** The guest files it keeps (path → content). */
+  files: Record<string, string>;
 }
 
 export interface TaskView {
@@ -74,6 +88,20 @@ export class SimState {
   /** The live VM object (mutations take effect immediately). */
   raw(vmid: number): SimVm | undefined {
     return this.cluster.vms.get(vmid);
+  }
+
+  /** A VM's snapshots (config, RAM flag, guest files as UTF-8), oldest first. */
+  snapshots(vmid: number): SnapshotView[] {
+    this.cluster.tick();
+    return [...this.mustVm(vmid).snapshots.values()].map((s) => ({
+      name: s.name,
+      description: s.description,
+      parent: s.parent,
+      vmstate: s.vmstate,
+      snaptime: s.snaptime,
+      config: { ...s.config },
+      files: Object.fromEntries([...s.disk.files].map(([k, v]) => [k, v.toString('utf8')])),
+    }));
   }
 
   addVm(seed: SimVmSeed): VmView {
@@ -215,6 +243,7 @@ export class SimState {
       pending: { ...v.pending },
       cloudInitAtStart: v.cloudInitAtStart ? { ...v.cloudInitAtStart } : undefined,
       agentReady: v.status === 'running' && v.guest.agentReadyAt !== undefined && now >= v.guest.agentReadyAt && !v.guest.booting,
+      snapshots: [...v.snapshots.keys()],
     };
   }
 }

@@ -77,9 +77,9 @@ describe('pve-simulator: request validation', () => {
     assert.equal(p.reason, "Method 'GET /nodes/pve1/nonsense' not implemented");
     const m = await pve.api.put('/version');
     assert.equal(m.status, 501);
-    const known = await pve.api.post('/nodes/pve1/qemu/9000/snapshot', { snapname: 'snap1' });
+    const known = await pve.api.post('/nodes/pve1/qemu/9000/migrate', { target: 'pve1' });
     assert.equal(known.status, 501, 'schema endpoint the simulator does not model');
-    assert.equal(pve.sim.state.requests.unimplemented['POST /nodes/{node}/qemu/{vmid}/snapshot'], 1);
+    assert.equal(pve.sim.state.requests.unimplemented['POST /nodes/{node}/qemu/{vmid}/migrate'], 1);
   });
 
   it('rejects missing and wrong credentials with empty 401s', async () => {

@@ -1,7 +1,9 @@
 /**
  * POST /nodes/{node}/qemu/{vmid}/clone, following qemu-server's clone_vm: early checks answer
  * HTTP errors; the new VM exists at once with `lock: clone`; the qmclone task (id = source VMID)
- * ends by unlocking it, or removes it again on failure (`clone failed: ...`).
+ * ends by unlocking it, or removes it again on failure (`clone failed: ...`). With `snapname` the
+ * clone is of the snapshot (its config and its guest files; never its RAM): a full clone, since a
+ * linked clone needs a template, and not from ZFS (`Full clone feature is not supported ...`).
  */
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '../handler.ts';
@@ -10,8 +12,7 @@ import { fail, permError } from '../pve-error.ts';
 import { requirePrivs } from '../auth.ts';
 import { randomMac } from '../cluster.ts';
 import type { ConfigValue } from '../model.ts';
-
-const DISK_KEY = /^(scsi|virtio|sata|ide|efidisk|tpmstate)\d+$/;
+import { canCopyFromSnapshot, DISK_KEY, loadDisk, snapshotForClone } from './qemu-snapshot.ts';
 const RUNTIME_KEYS = new Set(['template', 'lock', 'parent', 'snapstate', 'vmstate', 'runningmachine', 'runningcpu']);
 
 export function cloneVm({ cluster, caller, params }: HandlerContext): string {
@@ -24,12 +25,14 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
   const target: string = params.target ?? node;
   if (!cluster.nodes.has(target)) throw fail(`no such cluster node '${target}'`);
   cluster.assertUnlocked(src);
+  const snap = params.snapname === undefined ? undefined : snapshotForClone(src, params.snapname);
+  const srcConfig = snap?.config ?? src.config;
   const isTemplate = bool(src.config.template);
   const full = params.full === undefined ? !isTemplate : bool(params.full);
   if (!full && (params.storage !== undefined || params.format !== undefined))
     throw fail(`parameter '${params.storage !== undefined ? 'storage' : 'format'}' not allowed for linked clones`);
 
-  const disks = Object.entries(src.config).filter(([k, v]) => DISK_KEY.test(k) && !String(v).includes('media=cdrom'));
+  const disks = Object.entries(srcConfig).filter(([k, v]) => DISK_KEY.test(k) && !String(v).includes('media=cdrom'));
   const storageOf = (v: ConfigValue): string => String(v).split(':')[0] ?? '';
   const targetStorage: string | undefined = params.storage;
   if (targetStorage !== undefined) {
@@ -44,6 +47,9 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
     }
     if (targetStorage && !cluster.storages.get(targetStorage)?.shared) throw fail(`can't clone to non-shared storage '${targetStorage}'`);
   }
+  if (snap && full) {
+    for (const [k, v] of disks) if (!canCopyFromSnapshot(cluster, String(v).split(',')[0] ?? '')) throw fail(`Full clone feature is not supported for drive '${k}'`);
+  }
   if (!full) {
     for (const [k, v] of disks) {
       const st = cluster.storages.get(storageOf(v));
@@ -53,7 +59,7 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
   // handler-level checks PVE does after the schema's check
   const storagesUsed = new Set(targetStorage ? [targetStorage] : disks.map(([, v]) => storageOf(v)));
   for (const s of storagesUsed) requirePrivs(cluster, caller, `/storage/${s}`, ['Datastore.AllocateSpace']);
-  for (const [k, v] of Object.entries(src.config)) {
+  for (const [k, v] of Object.entries(srcConfig)) {
     if (!/^net\d+$/.test(k)) continue;
     const bridge = /bridge=([^,]+)/.exec(String(v))?.[1];
     const vlan = /tag=(\d+)/.exec(String(v))?.[1];
@@ -62,7 +68,7 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
   if (cluster.vms.has(newid)) throw fail(`unable to create VM ${newid}: config file already exists`);
 
   const config: Record<string, ConfigValue> = {};
-  for (const [k, v] of Object.entries(src.config)) {
+  for (const [k, v] of Object.entries(srcConfig)) {
     if (RUNTIME_KEYS.has(k) || /^unused\d+$/.test(k)) continue;
     if (/^net\d+$/.test(k)) config[k] = String(v).replace(/^(\w+)=([0-9A-Fa-f:]{17})/, (_, model: string) => `${model}=${randomMac()}`);
     else if (k === 'smbios1') config[k] = `uuid=${randomUUID()}`;
@@ -80,6 +86,7 @@ export function cloneVm({ cluster, caller, params }: HandlerContext): string {
   if (params.description !== undefined) config.description = params.description;
   config.lock = 'clone';
   const vm = cluster.createVm(newid, node, config);
+  if (snap) loadDisk(vm, snap);
   const volumes = Object.entries(config)
     .filter(([k]) => DISK_KEY.test(k))
     .map(([, v]) => String(v).split(',')[0] ?? '');

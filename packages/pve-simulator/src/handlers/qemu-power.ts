@@ -87,7 +87,9 @@ export function destroyVm(ctx: HandlerContext): string {
       }
     },
     finish: () => {
-      const referenced = Object.values(vm.config).map((v) => String(v).split(',')[0] ?? '');
+      // snapshots go with the VM, their RAM state volumes too
+      const states = [...vm.snapshots.values()].map((s) => String(s.config.vmstate ?? ''));
+      const referenced = [...Object.values(vm.config).map((v) => String(v).split(',')[0] ?? ''), ...states];
       for (const v of referenced) cluster.volumes.delete(v);
       if (bool(params['destroy-unreferenced-disks'])) {
         for (const v of [...cluster.volumes]) if (new RegExp(`:(vm|base)-${vm.vmid}-`).test(v)) cluster.volumes.delete(v);
@@ -111,6 +113,7 @@ export function templateVm(ctx: HandlerContext): string {
   cluster.assertUnlocked(vm);
   if (bool(vm.config.template)) throw fail("you can't convert a template to a template");
   if (vm.status === 'running') throw fail("you can't convert a VM to template if VM is running");
+  if (vm.snapshots.size > 0) throw fail('unable to create template, because VM contains snapshots');
   return vmTask(ctx, vm, {
     type: 'qmtemplate',
     durationMs: cluster.timing.templateMs,
