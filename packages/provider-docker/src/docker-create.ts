@@ -16,6 +16,9 @@ const SOURCE = 'provider-docker';
 
 interface Inspect extends ContainerSummary {
   Id: string;
+  /** The image id (sha256:…) the container was created from. */
+  Image?: string;
+  Config?: { Labels?: Record<string, string> | null; Env?: string[] | null; Hostname?: string };
   State: { Running: boolean; Paused?: boolean; Restarting?: boolean; Status: string; ExitCode?: number; Error?: string };
 }
 
@@ -93,6 +96,14 @@ export interface CreateExtras {
   env?: string[];
   /** More MachineRef.details (no secrets: they are stored). */
   details?: Record<string, unknown>;
+  /** Start from this image instead of the template's golden: a snapshot's (docker-snapshot.ts). */
+  image?: string;
+  /** The container's hostname; default `vmhub`. A fork gets its own (docker-machine-files.ts). */
+  hostname?: string;
+  /** Values for the template's lease_secrets instead of new random ones: a restore keeps the lease's. */
+  secretValues?: Record<string, string>;
+  /** Run between create and start (a fork's or a restore's per-machine files); a throw leaves the container created, not started. */
+  beforeStart?: (containerId: string) => Promise<void>;
 }
 
 /**
@@ -102,17 +113,17 @@ export interface CreateExtras {
 export async function createContainer(docker: DockerClient, request: CreateRequest, extras: CreateExtras = {}, attempt = 0): Promise<MachineRef> {
   const { framebufferDir } = extras;
   const { identity, template, signal } = request;
-  const image = template.golden;
+  const image = extras.image ?? template.golden;
   const opts = dockerTemplateOptions(template);
   const body = {
     Image: image,
-    Hostname: 'vmhub',
+    Hostname: extras.hostname ?? 'vmhub',
     Env: [
       `VMHUB_SCREEN=${opts.screen}`,
       ...(framebufferDir ? [`VMHUB_FBDIR=${FB_MOUNT}`] : []),
       ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`),
       // Made here, for this lease only; read back from the container by secret() (docker-secret.ts).
-      ...(opts.lease_secrets ?? []).map((k) => `${k}=${randomBytes(24).toString('base64url')}`),
+      ...(opts.lease_secrets ?? []).map((k) => `${k}=${extras.secretValues?.[k] ?? randomBytes(24).toString('base64url')}`),
       ...(extras.env ?? []),
     ],
     Labels: {
@@ -137,6 +148,7 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   }
   if (res.status >= 400) throw new VmhubError('PROVISION_FAILED', docker.httpError('POST', '/containers/create', res.status, res.body).message, { source: SOURCE });
   const { Id } = JSON.parse(res.body.toString('utf8')) as { Id: string };
+  await extras.beforeStart?.(Id);
   await start(docker, Id, identity, signal);
   return { identity, external_id: Id, details: { name: identity, image, ...extras.details } };
 }

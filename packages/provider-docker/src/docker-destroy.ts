@@ -1,6 +1,7 @@
 /**
  * Destroy by identity: re-read the container, require the identity label AND name to match,
- * then force-remove it with its volumes and confirm the engine no longer knows it.
+ * then force-remove it with its volumes and confirm the engine no longer knows it. `removed`
+ * hears the image the container ran (a deleted snapshot's image goes with its last container).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type DestroyOutcome, type MachineRef, type ProviderContext } from '@vmhub/core';
@@ -10,7 +11,7 @@ import { carriesIdentity, labelsOf, LABEL_IDENTITY, namesOf } from './docker-ide
 
 const SOURCE = 'provider-docker';
 
-export async function destroyContainer(docker: DockerClient, machine: MachineRef, log: ProviderContext['log']): Promise<DestroyOutcome> {
+export async function destroyContainer(docker: DockerClient, machine: MachineRef, log: ProviderContext['log'], removed?: (image: string | undefined) => Promise<void>): Promise<DestroyOutcome> {
   const handle = machine.external_id || machine.identity;
   const c = await inspectContainer(docker, handle);
   if (!c) return 'already_gone';
@@ -22,7 +23,10 @@ export async function destroyContainer(docker: DockerClient, machine: MachineRef
   if (res.status >= 400 && res.status !== 404 && res.status !== 409) throw docker.httpError('DELETE', `/containers/${c.Id}`, res.status, res.body);
   // 409 = removal already in progress: wait for it like for our own.
   for (let i = 0; i < 100; i++) {
-    if (!(await inspectContainer(docker, c.Id))) return 'destroyed';
+    if (!(await inspectContainer(docker, c.Id))) {
+      await removed?.(c.Image);
+      return 'destroyed';
+    }
     await sleep(100);
   }
   throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] container ${c.Id.slice(0, 12)} (${machine.identity}) still exists 10 s after removal`, { source: SOURCE });

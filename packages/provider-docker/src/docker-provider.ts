@@ -4,8 +4,11 @@
  * opens its own hijacked exec connection to the in-guest helper, which core closes, and each
  * connect() its own exec running a port bridge. Per-lease SSH keys (goldens with sshd) are held in
  * one LeaseSecrets per provider instance, under the context's state directory (docker-ssh.ts).
+ * Snapshots are committed images (docker-snapshot.ts, docker-snapshot-image.ts); restore and fork
+ * create from them through the same createContainer (docker-restore.ts).
  */
-import { LeaseSecrets, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
+import { dirname } from 'node:path';
+import { LeaseSecrets, type CreateRequest, type MachineRef, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
 import { openDockerChannel } from './docker-channel.ts';
 import { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
@@ -14,6 +17,9 @@ import { createContainer, inspectContainer } from './docker-create.ts';
 import { destroyContainer } from './docker-destroy.ts';
 import { framebufferOf, framebufferRoot, prepareFramebuffer, removeFramebuffer, x11DirOf } from './docker-framebuffer.ts';
 import { listOwned } from './docker-list.ts';
+import { forkContainer, restoreContainer } from './docker-restore.ts';
+import { dockerSnapshotSupport, snapshotContainer } from './docker-snapshot.ts';
+import { deleteSnapshotImage, listSnapshotImages, releaseSnapshotImage } from './docker-snapshot-image.ts';
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
@@ -29,6 +35,8 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
   const fbRoot = (): string | undefined => (root ??= { dir: (() => { try { return framebufferRoot(options); } catch { return undefined; } })() }).dir;
   const secrets = new LeaseSecrets(sshKeyDir(context.stateDir));
   const userOf = (template: TemplateConfig): string => dockerTemplateOptions(template).user ?? options.desktop_user;
+  const release = (image: string | undefined): Promise<void> => releaseSnapshotImage(docker(), image, context.identityPrefix);
+  const ready = (machine: MachineRef, request: Parameters<ProviderMethods['ready']>[1]): Promise<void> => waitReady(docker(), machine, request, options.desktop_user, x11DirOf(fbRoot(), machine.identity));
 
   return {
     async status() {
@@ -50,7 +58,9 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       const dir = top === undefined ? undefined : prepareFramebuffer(top, request.identity, (msg) => context.log('warn', msg));
       try {
         const ssh = await leaseSshSetup(docker(), secrets, request, userOf(request.template));
-        return await createContainer(docker(), request, { framebufferDir: dir, ...ssh });
+        const extras = { framebufferDir: dir, ...ssh };
+        if (request.from_snapshot) return await forkContainer(docker(), { ...request, from_snapshot: request.from_snapshot }, extras);
+        return await createContainer(docker(), request, extras);
       } catch (err) {
         // No container, no directory and no key; a container that exists is destroyed later, and they with it.
         if (!(await inspectContainer(docker(), request.identity).catch(() => undefined))) {
@@ -60,9 +70,9 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
         throw err;
       }
     },
-    ready: (machine, request) => waitReady(docker(), machine, request, options.desktop_user, x11DirOf(fbRoot(), machine.identity)),
+    ready,
     async destroy(machine) {
-      const outcome = await destroyContainer(docker(), machine, context.log);
+      const outcome = await destroyContainer(docker(), machine, context.log, release);
       if (outcome !== 'identity_mismatch') {
         removeFramebuffer(fbRoot(), machine.identity);
         secrets.drop(machine.identity);
@@ -77,6 +87,19 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     connect: (machine, port, o) => connectPort(docker(), machine, port, userOf(o.template), o.signal),
     sshAccess: async (machine, o) => sshAccessOf(secrets, machine, userOf(o.template)),
     pinSshHostKey: async (machine, fingerprint) => secrets.pinHostKey(machine.identity, fingerprint),
+    snapshotSupport: () => dockerSnapshotSupport(),
+    snapshot: (machine, request) => snapshotContainer(docker(), machine, request),
+    restore: (machine, snapshot, o) => restoreContainer(docker(), machine, snapshot, o, {
+      // The lease keeps its framebuffer directory (made at create) and its key pair (held by identity).
+      async extras(request: CreateRequest) {
+        const x11 = x11DirOf(fbRoot(), request.identity);
+        return { framebufferDir: x11 === undefined ? undefined : dirname(x11), ...(await leaseSshSetup(docker(), secrets, request, userOf(request.template))) };
+      },
+      destroy: (m) => destroyContainer(docker(), m, context.log, release),
+      ready: (m, template, signal) => ready(m, { template, signal, stage: () => {} }),
+    }),
+    deleteSnapshot: (snapshot) => deleteSnapshotImage(docker(), snapshot, (msg, data) => context.log('warn', msg, data)),
+    listSnapshots: () => listSnapshotImages(docker(), context.identityPrefix),
     async close() {
       client?.close();
       client = undefined;
