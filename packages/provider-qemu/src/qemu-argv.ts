@@ -31,8 +31,9 @@ export interface ArgvInput {
   forwards?: Record<number, number>;
   /**
    * `-device vmgenid,guid=auto`: a new VM generation ID per qemu process, announced to the guest
-   * (ACPI notify) when it resumes from a saved state, so its kernel reseeds its RNG. On for the
-   * saving VM and for restored ones (qemu-saved-state.ts); a plain cold boot goes without.
+   * (ACPI notify) when it resumes from a saved state, so its kernel reseeds its RNG. On for every
+   * lease's qemu (qemu-launch.ts: a cold-booted machine can be snapshot and forked, and a fork's
+   * device set is its source's) and for the saving VM (qemu-saved-state.ts).
    */
   vmgenid?: boolean;
   /** `-incoming defer`: start without running, waiting for QMP `migrate-incoming` (qemu-restore.ts). */

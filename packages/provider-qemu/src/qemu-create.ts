@@ -15,36 +15,24 @@
  * A template with provider_options.ssh (qemu-ssh.ts) always cold-boots: the lease's key pair and
  * NoCloud seed are made in its fresh directory before qemu starts, the seed attached, and the ssh
  * port forwarded; a create that fails drops the key again.
+ *
+ * A create with `from_snapshot` is a fork (qemu-fork.ts): it never falls back to a cold boot.
  */
-import { link, mkdir, rm } from 'node:fs/promises';
+import { link, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { VmhubError, type CreateRequest, type MachineRef, type TemplateConfig } from '@vmhub/core';
-import { chooseAccel } from './accel.ts';
-import { templateOptions, type QemuTemplateOptions } from './options.ts';
+import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
-import { qemuArgv } from './qemu-argv.ts';
+import { forkFromSnapshot } from './qemu-fork.ts';
+import { freshDir, launchOf, overlay, start, type Launch } from './qemu-launch.ts';
 import { resumeFromState } from './qemu-restore.ts';
-import { goldenProblem, isQcow2, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
-import { forwardsNeedTcp } from './qemu-status.ts';
+import { SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { savedStateFor, savedStateOff, type SavedState } from './qemu-saved-state.ts';
-import { guestPorts, prepareLeaseSsh } from './qemu-ssh.ts';
-import { freePorts, spawnQemu, stopQemu } from './qemu-spawn.ts';
-import { FILES, machineDir, readRecord, writeRecord } from './state-dir.ts';
+import { prepareLeaseSsh } from './qemu-ssh.ts';
+import { stopQemu } from './qemu-spawn.ts';
+import { FILES, machineDir, readRecord } from './state-dir.ts';
 
 /** How long loading a saved state may take before the lease cold-boots instead. */
 const RESTORE_TIMEOUT_MS = 60_000;
-
-interface Launch {
-  identity: string;
-  dir: string;
-  request: CreateRequest;
-  template: TemplateConfig;
-  t: QemuTemplateOptions;
-  accel: 'kvm' | 'tcg';
-  kernel: string | undefined;
-  diskGolden: string | undefined;
-}
 
 export async function create(rt: QemuRuntime, request: CreateRequest): Promise<MachineRef> {
   const { identity, template } = request;
@@ -54,20 +42,14 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   if (existing?.identity === identity && (await verifyQemu(existing.pid, existing.pid_start_time, identity)).verdict === 'ours') {
     return { identity, external_id: dir, details: { pid: existing.pid, state_dir: dir, accel: existing.accel, ...(existing.restored_from ? { restored_from: existing.restored_from } : {}) } };
   }
-  const problem = await goldenProblem(template);
-  if (problem) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] template ${template.id}: ${problem}`, { source: SOURCE });
-  const tcp = forwardsNeedTcp(template);
-  if (tcp) throw new VmhubError('CAPABILITY_UNAVAILABLE', tcp, { source: SOURCE });
-  const t = templateOptions(template.provider_options);
-  const accel = await chooseAccel(rt.wantedAccel);
-  if (rt.wantedAccel === 'kvm' && accel.reason) throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] accel "kvm" requested but ${accel.reason}`, { source: SOURCE });
+  if (request.from_snapshot) return forkFromSnapshot(rt, request, dir);
+  const launch = await launchOf(rt, identity, dir, template, request);
   request.signal.throwIfAborted();
-  const diskGolden = (await isQcow2(template.golden)) ? template.golden : undefined;
-  const launch: Launch = { identity, dir, request, template, t, accel: accel.accel, kernel: diskGolden ? t.kernel : (t.kernel ?? template.golden), diskGolden };
+  const { t, diskGolden } = launch;
 
   const off = savedStateOff(rt, template, t);
   if (!off) {
-    const saved = await savedStateFor(rt, { template, options: t, accel: accel.accel, kernel: launch.kernel, diskGolden }, request.signal);
+    const saved = await savedStateFor(rt, { template, options: t, accel: launch.accel, kernel: launch.kernel, diskGolden }, request.signal);
     if ('why' in saved) {
       fallbackOnce(rt, template.id, saved.why);
     } else {
@@ -98,12 +80,6 @@ function fallbackOnce(rt: QemuRuntime, template: string, why: string, reason = w
   rt.context.log('warn', 'cold boot instead of the saved VM state', { template, why });
 }
 
-/** A fresh lease directory; a create that fails before its record is written removes it itself. */
-async function freshDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-}
-
 async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<MachineRef> {
   const { dir, identity, request, template, t } = l;
   await freshDir(dir);
@@ -120,7 +96,7 @@ async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<M
       disk = await overlay(rt, savedDisk, dir);
     }
     request.signal.throwIfAborted();
-    record = await start(rt, l, { disk, vmgenid: true, incoming: true, restoredFrom: saved.name });
+    record = await start(rt, l, { disk, incoming: true, restoredFrom: saved.name });
     await resumeFromState(rt, dir, { ...record, identity }, stateFile, RESTORE_TIMEOUT_MS);
     rt.context.log('info', 'qemu resumed from saved state', { identity, pid: record.pid, accel: l.accel, template: template.id, saved_state: saved.name, guest_agent: t.guest_agent === true });
     return { identity, external_id: dir, details: { pid: record.pid, state_dir: dir, accel: l.accel, restored_from: saved.name } };
@@ -148,27 +124,4 @@ async function coldBoot(rt: QemuRuntime, l: Launch): Promise<MachineRef> {
   }
   rt.context.log('info', 'qemu started', { identity, pid: started.pid, accel: l.accel, template: template.id });
   return { identity, external_id: dir, details: { pid: started.pid, state_dir: dir, accel: l.accel } };
-}
-
-async function overlay(rt: QemuRuntime, backing: string, dir: string): Promise<string> {
-  const disk = join(dir, FILES.overlay);
-  await execa(rt.qemuImg, ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', backing, disk], { timeout: 30_000 }).catch((err: Error) => {
-    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] qemu-img could not create an overlay of ${backing}: ${err.message}`, { source: SOURCE, cause: err });
-  });
-  return disk;
-}
-
-/** Spawn qemu for the lease and write its identity record (the machine is then the reaper's to find). */
-async function start(rt: QemuRuntime, l: Launch, o: { disk?: string; seed?: string; vmgenid?: boolean; incoming?: boolean; restoredFrom?: string }): Promise<{ pid: number; startTime: string }> {
-  const { dir, identity, template, t } = l;
-  const forwards = await freePorts(guestPorts(t));
-  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, kernel: l.kernel, forwards, vmgenid: o.vmgenid, incoming: o.incoming });
-  const { pid, startTime } = await spawnQemu(rt, dir, argv, identity);
-  await writeRecord(dir, {
-    identity, lease_id: l.request.lease_id, template: template.id, created_at: new Date().toISOString(),
-    pid, pid_start_time: startTime, accel: l.accel, overlay: o.disk ? FILES.overlay : undefined, guest_agent: t.guest_agent === true,
-    ...(Object.keys(forwards).length ? { forwards } : {}),
-    ...(o.restoredFrom ? { restored_from: o.restoredFrom } : {}),
-  });
-  return { pid, startTime };
 }

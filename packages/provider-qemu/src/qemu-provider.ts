@@ -4,7 +4,9 @@
  * (core opens one per lease session and closes it). No daemon and no per-machine state in this
  * process: each qemu is a session leader of its own (setsid) that outlives the server, and
  * everything needed to find and verify it later sits in the lease's state directory (and a lease's
- * SSH key in `<instance state dir>/provider-qemu/keys`, qemu-ssh.ts). Each method
+ * SSH key in `<instance state dir>/provider-qemu/keys`, qemu-ssh.ts). Snapshots (memory + disk:
+ * qemu-snapshot.ts makes them, qemu-snapshot-restore.ts puts a machine back, qemu-fork.ts starts
+ * a create's `from_snapshot`) live in `<state_dir>/snapshots/` (qemu-snapshot-files.ts). Each method
  * lives in its own file; this one wires them to a runtime.
  */
 import type { ProviderContext, ProviderMethods } from '@vmhub/core';
@@ -17,6 +19,9 @@ import { destroy } from './qemu-destroy.ts';
 import { list } from './qemu-list.ts';
 import { ready } from './qemu-ready.ts';
 import { createRuntime } from './qemu-runtime.ts';
+import { snapshot, snapshotSupport } from './qemu-snapshot.ts';
+import { deleteSnapshot, listSnapshots } from './qemu-snapshot-files.ts';
+import { restoreSnapshot } from './qemu-snapshot-restore.ts';
 import { pinSshHostKey, sshAccess } from './qemu-ssh.ts';
 import { state } from './qemu-state.ts';
 import { availability, status } from './qemu-status.ts';
@@ -36,5 +41,10 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     connect: (machine, port, o) => connectPort(rt, machine, port, o.signal),
     sshAccess: (machine, o) => sshAccess(rt, machine, o.template),
     pinSshHostKey: (machine, fingerprint) => pinSshHostKey(rt, machine, fingerprint),
+    snapshotSupport: (template) => snapshotSupport(template),
+    snapshot: (machine, request) => snapshot(rt, machine, request),
+    restore: (machine, ref, o) => restoreSnapshot(rt, machine, ref, o),
+    deleteSnapshot: (ref) => deleteSnapshot(rt, ref),
+    listSnapshots: () => listSnapshots(rt),
   };
 }

@@ -3,7 +3,8 @@
  * query-status) → `guest` (serial marker and/or guest-agent ping). Every wait is bounded by the
  * template's ready_timeout_seconds and the caller's signal; a qemu that dies fails at once.
  *
- * A machine resumed from a saved state (its record names `restored_from`) printed its serial
+ * A machine resumed from a saved state (its record names `restored_from`) or from a snapshot (a
+ * fork, or a lease put back to one: its record names `snapshot`) printed its serial
  * marker before the state was saved, so it is not waited for again: `qmp` waits until
  * query-status says "running", and `guest` asks the guest agent (when the template has one) for
  * guest-ping and then sets the guest clock to the host's (`guest-set-time`: the saved clock is as
@@ -38,7 +39,9 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
   const t = templateOptions(template.provider_options);
   const deadline = Date.now() + (template.ready_timeout_seconds ?? 300) * 1000;
   const initial = await readRecord(dir);
-  const restoredFrom = initial?.identity === identity ? initial.restored_from : undefined;
+  const own = initial?.identity === identity ? initial : undefined;
+  // A machine resumed from memory (a saved state, or a snapshot it was forked from or put back to).
+  const restoredFrom = own?.snapshot ? `snapshot ${own.snapshot}` : own?.restored_from ? `saved state ${own.restored_from}` : undefined;
   const failIfDead = async (where: string): Promise<void> => {
     const record = await readRecord(dir);
     const v = record?.identity === identity ? await verifyQemu(record.pid, record.pid_start_time, record.identity) : { verdict: 'gone' as const };
@@ -80,7 +83,7 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
   stage('guest', 'running');
   const probes: string[] = [];
   if (restoredFrom) {
-    probes.push(`resumed from saved state ${restoredFrom} (its serial marker was seen before the save)`);
+    probes.push(`resumed from ${restoredFrom} (its serial marker was seen before the save)`);
   } else if (t.ready_marker) {
     const marker = Buffer.from(t.ready_marker);
     let offset = 0;

@@ -123,8 +123,12 @@ async function cpuId(accel: 'kvm' | 'tcg'): Promise<string | null> {
   return hostCpu;
 }
 
-/** The saved state's name for a launch shape, and the inputs it hashes (kept in the manifest). */
-async function savedStateName(rt: QemuRuntime, shape: LaunchShape): Promise<{ name: string; inputs: Record<string, unknown>; qemuVersion: string }> {
+/**
+ * The saved state's name for a launch shape, and the inputs it hashes (kept in the manifest).
+ * Snapshots record it too (qemu-snapshot.ts): a migration stream loads only into a qemu of the
+ * same shape, so restore and fork compare it.
+ */
+export async function savedStateName(rt: QemuRuntime, shape: LaunchShape): Promise<{ name: string; inputs: Record<string, unknown>; qemuVersion: string }> {
   const { template, options: t } = shape;
   const argv = qemuArgv({
     identity: '@identity', dir: '/@dir', template, options: t, accel: shape.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb,

@@ -5,7 +5,12 @@
  * optionally qga.sock and seed.iso (the per-lease NoCloud seed of an ssh template); a machine resumed from a saved state also holds hard links to that state's
  * files (saved-state.bin, saved-disk.qcow2 — the overlay's backing file), and its record names
  * `restored_from`. Saved states themselves live in `<state_dir>/.saved-states/` (qemu-saved-state.ts),
- * which list() never shows: it is not under the instance prefix.
+ * which list() never shows: it is not under the instance prefix; snapshots in
+ * `<state_dir>/snapshots/` (qemu-snapshot-files.ts), likewise. A machine forked from a snapshot
+ * or put back to one holds snapshot-state.bin and hard links to the snapshot's disk layers
+ * (`layer-<snapshot id>.qcow2`, saved-disk.qcow2), its record names `snapshot`; a snapshot of a
+ * machine leaves it running on a new top overlay (`top-<snapshot id>.qcow2`, named by the
+ * record's `overlay`).
  * The directory name is the identity, so list() needs nothing but readdir.
  */
 import { randomUUID } from 'node:crypto';
@@ -31,6 +36,12 @@ export interface StateRecord {
   forwards?: Record<number, number>;
   /** The saved state (its directory name under `.saved-states`) this machine resumed from; absent after a cold boot. */
   restored_from?: string;
+  /**
+   * The snapshot (its identity) this machine was forked from or last put back to
+   * (qemu-fork.ts, qemu-snapshot-restore.ts); like `restored_from`, ready() then waits for no
+   * serial marker (the snapshot's machine had printed it).
+   */
+  snapshot?: string;
 }
 
 export const FILES = {
@@ -44,6 +55,8 @@ export const FILES = {
   /** Hard links to the saved state a restored machine resumed from (qemu-saved-state.ts). */
   savedState: 'saved-state.bin',
   savedDisk: 'saved-disk.qcow2',
+  /** A hard link to the state file of the snapshot this machine was forked from or put back to. */
+  snapshotState: 'snapshot-state.bin',
   /** The lease's cloud-init NoCloud seed (templates with provider_options.ssh; nocloud-seed.ts). */
   seed: 'seed.iso',
 } as const;

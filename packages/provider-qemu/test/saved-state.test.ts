@@ -186,7 +186,8 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
     assert.equal(before.mode & 0o777, 0o444);
     const dir = join(stateDir, l.m.identity);
     const overlay = JSON.parse((await execa('qemu-img', ['info', '--output=json', '-U', '--backing-chain', join(dir, 'disk.qcow2')])).stdout);
-    assert.equal(overlay[0]['backing-filename'], join(dir, 'saved-disk.qcow2'));
+    assert.equal(overlay[0]['backing-filename'], 'saved-disk.qcow2', 'named relatively, so the chain holds in any directory linking its layers (snapshots, forks)');
+    assert.equal(overlay[0]['full-backing-filename'], join(dir, 'saved-disk.qcow2'));
     assert.equal(overlay[1]['backing-filename'], goldenDisk);
     assert.equal((await stat(join(dir, 'saved-disk.qcow2'))).ino, before.ino, 'the lease holds a hard link to the saved disk');
     // The guest writes to its disk (raw, no filesystem): the lease's overlay takes it.
@@ -216,7 +217,7 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
     // Exactly one qemu for the lease — the failed restore's is gone — and it is the cold boot's.
     const running = qemusOf(cold.m.identity);
     assert.equal(running.length, 1, running.map((argv) => argv.join(' ')).join('\n'));
-    assert.ok(!running[0]!.includes('-incoming') && !running[0]!.some((arg) => arg.includes('vmgenid')), running[0]!.join(' '));
+    assert.ok(!running[0]!.includes('-incoming'), running[0]!.join(' '));
     await a.destroy(cold.m);
 
     await rm(join(stateDir, SAVED, name), { recursive: true, force: true });
