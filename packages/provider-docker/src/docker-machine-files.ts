@@ -59,11 +59,9 @@ async function readContainerFile(docker: DockerClient, containerId: string, path
 export async function carriedMachineFiles(docker: DockerClient, containerId: string, sshHostKey: boolean): Promise<MachineFiles> {
   const fresh = freshMachineFiles(sshHostKey);
   const out: MachineFiles = new Map();
-  const id = await readContainerFile(docker, containerId, MACHINE_ID);
+  const [id, key, pub] = await Promise.all([MACHINE_ID, ...(sshHostKey ? [HOST_KEY, HOST_KEY_PUB] : [])].map((p) => readContainerFile(docker, containerId, p)));
   out.set(MACHINE_ID, id && id.data.length > 0 ? id : fresh.get(MACHINE_ID)!);
   if (sshHostKey) {
-    const key = await readContainerFile(docker, containerId, HOST_KEY);
-    const pub = await readContainerFile(docker, containerId, HOST_KEY_PUB);
     const pair = key && pub && key.data.length > 0 ? [key, pub] : [fresh.get(HOST_KEY)!, fresh.get(HOST_KEY_PUB)!];
     out.set(HOST_KEY, pair[0]!);
     out.set(HOST_KEY_PUB, pair[1]!);
