@@ -1,5 +1,8 @@
 /**
- * Resuming a lease's qemu from a saved state. The qemu was started with the saving VM's device set
+ * Migration to and from a file. migrateTo: the state of a stopped VM to a file (QMP `migrate` to
+ * `exec:cat > file`, polled until "completed"; the saved-state maker and snapshots use it).
+ *
+ * Resuming a lease's qemu from a saved state (or a snapshot). The qemu was started with the saving VM's device set
  * plus `-incoming defer` (qemu-argv.ts); this connects to its provider monitor, sends
  * `migrate-incoming` with `exec:cat <state file>`, polls `query-migrate` until "completed", and
  * makes sure the VM runs (qemu resumes by itself after an incoming migration when started without
@@ -67,5 +70,27 @@ export async function resumeFromState(rt: QemuRuntime, dir: string, proc: Spawne
     return fail((err as Error).message);
   } finally {
     client.close();
+  }
+}
+
+/**
+ * Migrate the stopped VM's state to `file`, polling until completed; aborting `signal` cancels the
+ * migration. A failed or cancelled migration is PROVISION_FAILED naming qemu's reason.
+ */
+export async function migrateTo(rt: QemuRuntime, client: QmpClient, file: string, signal: AbortSignal): Promise<void> {
+  // The default bandwidth cap is for live migration over a network; this is a local file.
+  await client.execute('migrate-set-parameters', { 'max-bandwidth': 64 * 1024 ** 3 }, rt.qmpTimeoutMs);
+  await client.execute('migrate', { uri: `exec:cat > ${shellQuote(file)}` }, rt.qmpTimeoutMs);
+  for (;;) {
+    const info = (await client.execute('query-migrate', undefined, rt.qmpTimeoutMs)) as MigrateInfo;
+    if (info.status === 'completed') return;
+    if (info.status === 'failed' || info.status === 'cancelled') {
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] saving the machine's state failed: migrate ${info.status}${info['error-desc'] ? `: ${info['error-desc']}` : ''}`, { source: SOURCE });
+    }
+    if (signal.aborted) {
+      await client.execute('migrate_cancel', undefined, rt.qmpTimeoutMs).catch(() => undefined);
+      signal.throwIfAborted();
+    }
+    await sleep(5);
   }
 }

@@ -72,8 +72,13 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
  * Either way nothing is touched until the record inside names this identity.
  */
 export function locate(rt: QemuRuntime, machine: MachineRef): string {
-  const ext = typeof machine.external_id === 'string' && isAbsolute(machine.external_id) ? resolve(machine.external_id) : '';
-  return ext && dirname(ext) === rt.stateDir ? ext : machineDir(rt.stateDir, machine.identity);
+  return locateIn(rt.stateDir, machine);
+}
+
+/** locate() for any directory of identity-named directories (`root`: the snapshots'). */
+export function locateIn(root: string, ref: { identity: string; external_id: string }): string {
+  const ext = typeof ref.external_id === 'string' && isAbsolute(ref.external_id) ? resolve(ref.external_id) : '';
+  return ext && dirname(ext) === root ? ext : machineDir(root, ref.identity);
 }
 
 /** The record for a machine, only when the directory's record names this identity. */

@@ -25,7 +25,7 @@ import { verifyQemu } from './proc.ts';
 import { QmpClient, QmpError } from './qmp-client.ts';
 import { qemuArgv } from './qemu-argv.ts';
 import { readyIn } from './qemu-ready.ts';
-import { shellQuote } from './qemu-restore.ts';
+import { migrateTo } from './qemu-restore.ts';
 import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
 import type { LaunchShape } from './qemu-saved-state.ts';
 import { freePorts, spawnQemu, stopQemu } from './qemu-spawn.ts';
@@ -68,18 +68,7 @@ export async function makeSavedState(rt: QemuRuntime, shape: LaunchShape, work: 
     const client = await QmpClient.connect(join(work, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: identity });
     try {
       await client.execute('stop', undefined, rt.qmpTimeoutMs);
-      // The default bandwidth cap is for live migration over a network; this is a local file.
-      await client.execute('migrate-set-parameters', { 'max-bandwidth': 64 * 1024 ** 3 }, rt.qmpTimeoutMs);
-      await client.execute('migrate', { uri: `exec:cat > ${shellQuote(part)}` }, rt.qmpTimeoutMs);
-      for (;;) {
-        signal.throwIfAborted();
-        const info = (await client.execute('query-migrate', undefined, rt.qmpTimeoutMs)) as { status?: string; 'error-desc'?: string };
-        if (info.status === 'completed') break;
-        if (info.status === 'failed' || info.status === 'cancelled') {
-          throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] saving the VM state failed: migrate ${info.status}${info['error-desc'] ? `: ${info['error-desc']}` : ''}`, { source: SOURCE });
-        }
-        await sleep(20);
-      }
+      await migrateTo(rt, client, part, signal);
     } finally {
       client.close();
     }

@@ -19,12 +19,11 @@
  * whose record names another identity (or none) is `identity_mismatch` and left alone.
  */
 import { existsSync } from 'node:fs';
-import { link, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { link, readdir, rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { VmhubError, type DestroyOutcome, type OwnedSnapshot, type SnapshotRef } from '@vmhub/core';
-import { SOURCE, type QemuRuntime } from './qemu-runtime.ts';
-import { machineDir } from './state-dir.ts';
+import { locateIn, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
+import { readJsonRecord, writeJsonRecord } from './state-dir.ts';
 
 export const SNAPSHOTS_DIR = 'snapshots';
 export const SNAPSHOT_FILES = { record: 'snapshot.json', state: 'state.bin' } as const;
@@ -61,24 +60,15 @@ export function snapshotsRoot(rt: QemuRuntime): string {
 
 /** The snapshot's directory: external_id when it is right under the snapshots root, else the identity's own. */
 export function locateSnapshot(rt: QemuRuntime, ref: SnapshotRef): string {
-  const root = snapshotsRoot(rt);
-  const ext = typeof ref.external_id === 'string' && isAbsolute(ref.external_id) ? resolve(ref.external_id) : '';
-  return ext && dirname(ext) === root ? ext : machineDir(root, ref.identity);
+  return locateIn(snapshotsRoot(rt), ref);
 }
 
 export async function readSnapshotRecord(dir: string): Promise<SnapshotRecord | undefined> {
-  try {
-    const rec = JSON.parse(await readFile(join(dir, SNAPSHOT_FILES.record), 'utf8')) as SnapshotRecord;
-    return typeof rec.identity === 'string' && typeof rec.shape === 'string' ? rec : undefined;
-  } catch {
-    return undefined;
-  }
+  return readJsonRecord<SnapshotRecord>(join(dir, SNAPSHOT_FILES.record), (rec) => typeof rec.identity === 'string' && typeof rec.shape === 'string');
 }
 
 export async function writeSnapshotRecord(dir: string, record: SnapshotRecord): Promise<void> {
-  const tmp = join(dir, `.${SNAPSHOT_FILES.record}.${randomUUID()}`);
-  await writeFile(tmp, JSON.stringify(record, null, 2) + '\n', { mode: 0o444 });
-  await rename(tmp, join(dir, SNAPSHOT_FILES.record));
+  await writeJsonRecord(dir, SNAPSHOT_FILES.record, record, 0o444);
 }
 
 /**

@@ -22,14 +22,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { VmhubError, type MachineRef, type SnapshotResult, type TemplateConfig } from '@vmhub/core';
 import { templateOptions } from './options.ts';
 import { procInfo } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
 import { launchOf, overlay, type Launch } from './qemu-launch.ts';
-import { shellQuote } from './qemu-restore.ts';
+import { migrateTo } from './qemu-restore.ts';
 import { requireLive, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { savedStateName } from './qemu-saved-state.ts';
 import { linkFiles, readSnapshotRecord, snapshotsRoot, SNAPSHOT_FILES, SNAPSHOT_FORMAT, writeSnapshotRecord, type SnapshotRecord } from './qemu-snapshot-files.ts';
@@ -180,23 +179,4 @@ async function diskDevice(client: QmpClient, rt: QemuRuntime): Promise<string> {
   const dev = blocks.find((b) => b.inserted && !b.inserted.ro)?.device;
   if (!dev) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] the machine has a disk overlay but qemu shows no writable drive`, { source: SOURCE });
   return dev;
-}
-
-/** Migrate the stopped machine's state to `file`, polling until completed. */
-async function migrateTo(rt: QemuRuntime, client: QmpClient, file: string, signal: AbortSignal): Promise<void> {
-  // The default bandwidth cap is for live migration over a network; this is a local file.
-  await client.execute('migrate-set-parameters', { 'max-bandwidth': 64 * 1024 ** 3 }, rt.qmpTimeoutMs);
-  await client.execute('migrate', { uri: `exec:cat > ${shellQuote(file)}` }, rt.qmpTimeoutMs);
-  for (;;) {
-    const info = (await client.execute('query-migrate', undefined, rt.qmpTimeoutMs)) as { status?: string; 'error-desc'?: string };
-    if (info.status === 'completed') return;
-    if (info.status === 'failed' || info.status === 'cancelled') {
-      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] saving the machine's state failed: migrate ${info.status}${info['error-desc'] ? `: ${info['error-desc']}` : ''}`, { source: SOURCE });
-    }
-    if (signal.aborted) {
-      await client.execute('migrate_cancel', undefined, rt.qmpTimeoutMs).catch(() => undefined);
-      signal.throwIfAborted();
-    }
-    await sleep(5);
-  }
 }

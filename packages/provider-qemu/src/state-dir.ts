@@ -71,16 +71,26 @@ export function machineDir(stateDir: string, identity: string): string {
 }
 
 export async function readRecord(dir: string): Promise<StateRecord | undefined> {
+  return readJsonRecord<StateRecord>(join(dir, FILES.record), (rec) => typeof rec.identity === 'string' && Number.isInteger(rec.pid));
+}
+
+export async function writeRecord(dir: string, record: StateRecord): Promise<void> {
+  await writeJsonRecord(dir, FILES.record, record, 0o600);
+}
+
+/** A JSON record file, when it parses and `valid` accepts it. */
+export async function readJsonRecord<T>(file: string, valid: (rec: T) => boolean): Promise<T | undefined> {
   try {
-    const rec = JSON.parse(await readFile(join(dir, FILES.record), 'utf8')) as StateRecord;
-    return typeof rec.identity === 'string' && Number.isInteger(rec.pid) ? rec : undefined;
+    const rec = JSON.parse(await readFile(file, 'utf8')) as T;
+    return rec && valid(rec) ? rec : undefined;
   } catch {
     return undefined;
   }
 }
 
-export async function writeRecord(dir: string, record: StateRecord): Promise<void> {
-  const tmp = join(dir, `.${FILES.record}.${randomUUID()}`);
-  await writeFile(tmp, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
-  await rename(tmp, join(dir, FILES.record));
+/** Write `dir/name` whole or not at all (a temp file renamed over it). */
+export async function writeJsonRecord(dir: string, name: string, record: unknown, mode: number): Promise<void> {
+  const tmp = join(dir, `.${name}.${randomUUID()}`);
+  await writeFile(tmp, JSON.stringify(record, null, 2) + '\n', { mode });
+  await rename(tmp, join(dir, name));
 }
