@@ -33,6 +33,17 @@ export const EVENT_KINDS = [
   // A detached command (vm_exec {detach: true}) started by a server process: its job id and that
   // process ({job, pid, host, run}), so a later process can tell an ended server's job from none.
   'exec.detached',
+  // Snapshots (snapshots.ts; lease_id: the lease the snapshot was taken of, data.snapshot: its id).
+  'snapshot.created',
+  'snapshot.restored',
+  // A fork: a lease created from a snapshot (data: the snapshot, the new lease).
+  'snapshot.forked',
+  // What a provider's deleteSnapshot() answered (by the agent's delete, or the reaper at expiry).
+  'snapshot.deleted',
+  'snapshot.already_gone',
+  'snapshot.identity_mismatch',
+  // A snapshot carrying this instance's snapshot identity with no live row (the reaper's sweep).
+  'snapshot.orphan_deleted',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -20,7 +20,7 @@ export { EVENT_KINDS, EventKindError, isEventKind, type EventKind, type NewEvent
 export { foldDestroys, listedRef, machineRef, type DestroyAnswer, type DestroyFold, type MachineRef } from './machine-ref.ts';
 export type { ClaimResult, TeardownRecord, TeardownEvent, FinishedLease } from './teardowns.ts';
 export type { ExpiredLease, FailedLease } from './sweeps.ts';
-export type { Database, LeaseTable, MachineTable, EventTable, LeaseControlTable } from './schema.ts';
+export type { Database, LeaseTable, MachineTable, EventTable, LeaseControlTable, SnapshotTable } from './schema.ts';
 export type { LeaseControlState, TakeoverResult } from './control.ts';
 export { MIGRATIONS, type Migration } from './migrations/index.ts';
 export { migrate } from './migrate.ts';
@@ -31,3 +31,4 @@ export type { Leadership } from './leadership.ts';
 export { defaultStatePath, stateDirOf } from './paths.ts';
 export type { LeaseCredential, NewLeaseCredential, CredentialOutcome } from './credentials.ts';
 export { SealError } from './sealed.ts';
+export { LIVE_SNAPSHOT_STATES, type SnapshotRow, type NewSnapshot, type SnapshotState, type SnapshotOutcome, type SnapshotFilter } from './snapshots.ts';

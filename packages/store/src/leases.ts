@@ -107,11 +107,15 @@ export async function countLeases(db: Kysely<Database>, filter: { status: readon
 
 /**
  * Is there anything a reaper must watch? Leases not yet final (provisioning, starting, ready,
- * releasing, expired), or machines not yet destroyed (a failed lease's machine included).
+ * releasing, expired), machines not yet destroyed (a failed lease's machine included), or
+ * snapshots not yet deleted.
  */
 export async function hasWork(db: Kysely<Database>): Promise<boolean> {
   const lease = await db.selectFrom('leases').select('id').where('status', 'in', ['provisioning', 'starting', 'ready', 'releasing', 'expired']).limit(1).executeTakeFirst();
   if (lease) return true;
   const machine = await db.selectFrom('machines').select('lease_id').where('state', 'not in', ['destroyed', 'mismatch']).limit(1).executeTakeFirst();
-  return machine !== undefined;
+  if (machine) return true;
+  // A snapshot kept past its lease is deleted by the reaper at expiry, with or without a server.
+  const snapshot = await db.selectFrom('snapshots').select('id').where('state', 'in', ['ready', 'deleting']).limit(1).executeTakeFirst();
+  return snapshot !== undefined;
 }

@@ -118,6 +118,40 @@ export interface LeaseCredentialTable {
   last_error: string | null;
 }
 
+/**
+ * A snapshot of a lease's machine (migration 8, snapshots.ts). `identity` is
+ * `vmhub-<instance>-snap-<id>`, carried by the snapshot in the provider's own metadata and read
+ * back before it is deleted. `memory` 0/1; `state` ready | deleting | deleted; a deleting row's
+ * claim (claimed_by, claim_expires_at) lapses like a teardown's, so the reaper takes over.
+ */
+export interface SnapshotTable {
+  id: string;
+  /** The principal that made it: the only one that sees it. */
+  principal: string;
+  /** The lease whose machine it was taken of (it outlives that lease). */
+  lease_id: string;
+  template: string;
+  provider: string;
+  identity: string;
+  external_id: string;
+  node: string | null;
+  /** JSON: the provider's private details (SnapshotRef.details); nothing secret. */
+  details: string;
+  memory: number;
+  size_bytes: number;
+  name: string | null;
+  created_at: number;
+  expires_at: number;
+  state: string;
+  claimed_by: string | null;
+  claim_expires_at: number | null;
+  deleted_at: number | null;
+  /** What deleteSnapshot answered: destroyed | already_gone | identity_mismatch. */
+  outcome: string | null;
+  attempts: number;
+  last_error: string | null;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
@@ -125,4 +159,5 @@ export interface Database {
   locks: LockTable;
   lease_control: LeaseControlTable;
   lease_credentials: LeaseCredentialTable;
+  snapshots: SnapshotTable;
 }

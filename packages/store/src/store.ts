@@ -10,7 +10,7 @@
  * private: what the server and the reaper do is a method here, and each method runs one function
  * of the module that owns its rows — leases.ts, machines.ts, events.ts, pools.ts (warm pools),
  * sweeps.ts, teardowns.ts (claims and teardown records), control.ts (take-over), credentials.ts
- * (secrets a lease's end must undo, sealed with sealed.ts), locks.ts — under the retry rule above.
+ * (secrets a lease's end must undo, sealed with sealed.ts), snapshots.ts, locks.ts — under the retry rule above.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import * as locks from './locks.ts';
 import { lapsingLeadership, postgresLeadership, type Leadership } from './leadership.ts';
 import * as pools from './pools.ts';
+import * as snapshots from './snapshots.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -400,6 +401,57 @@ export class Store {
    * Is there anything a reaper must watch? Leases not yet final (provisioning, starting, ready,
    * releasing, expired), or machines not yet destroyed (a failed lease's machine included).
    */
+  // ── snapshots (snapshots.ts: owned by a principal, kept past their lease, deleted under a claim) ──
+
+  /** Record a snapshot the provider made (state ready), with its `snapshot.created` event. */
+  addSnapshot(snapshot: snapshots.NewSnapshot, actor: string): Promise<snapshots.SnapshotRow> {
+    const token = randomUUID();
+    return this.#run('addSnapshot', () => snapshots.insert(this.#db, snapshot, actor, token));
+  }
+
+  getSnapshot(id: string): Promise<snapshots.SnapshotRow | undefined> {
+    return this.#run('getSnapshot', () => snapshots.get(this.#db, id));
+  }
+
+  /** Snapshots newest first (at most `limit`). */
+  listSnapshots(filter: snapshots.SnapshotFilter = {}, limit = 1000): Promise<snapshots.SnapshotRow[]> {
+    return this.#run('listSnapshots', () => snapshots.list(this.#db, filter, limit));
+  }
+
+  /** Live snapshots (ready or deleting) and the bytes they hold: a principal's, or the instance's. */
+  snapshotUsage(principal?: string): Promise<{ count: number; bytes: number }> {
+    return this.#run('snapshotUsage', () => snapshots.usage(this.#db, principal));
+  }
+
+  /**
+   * Claim a snapshot for deletion until `until` (ready → deleting; or a deletion whose claim lapsed
+   * or is `by`'s own). `dueAt`: only a ready one expired by then (the reaper). Undefined: not claimable.
+   */
+  claimSnapshot(id: string, by: string, until: number, dueAt?: number): Promise<snapshots.SnapshotRow | undefined> {
+    return this.#run('claimSnapshot', () => snapshots.claim(this.#db, id, by, until, Date.now(), dueAt));
+  }
+
+  /** The claimed deletion ended with the provider's answer: `deleted`, with its event. False: not `by`'s claim. */
+  snapshotDeleted(id: string, by: string, outcome: snapshots.SnapshotOutcome, reason: string): Promise<boolean> {
+    const token = randomUUID();
+    return this.#run('snapshotDeleted', () => snapshots.finish(this.#db, id, by, outcome, Date.now(), token, reason));
+  }
+
+  /** The claimed deletion failed: counted, and the claim lapses now (the next pass retries). */
+  snapshotDeleteFailed(id: string, by: string, message: string): Promise<void> {
+    return this.#run('snapshotDeleteFailed', () => snapshots.failed(this.#db, id, by, message, Date.now()));
+  }
+
+  /** Ready snapshots expired at `now` and deletions whose claim lapsed (a reaper pass's work). */
+  dueSnapshots(now: number, limit = 500): Promise<snapshots.SnapshotRow[]> {
+    return this.#run('dueSnapshots', () => snapshots.due(this.#db, now, limit));
+  }
+
+  /** Which of these snapshot identities belong to a live row (the orphan sweep spares them). */
+  liveSnapshotIdentities(identities: readonly string[]): Promise<Set<string>> {
+    return this.#run('liveSnapshotIdentities', () => snapshots.liveIdentities(this.#db, identities));
+  }
+
   hasWork(): Promise<boolean> {
     return this.#run('hasWork', () => leases.hasWork(this.#db));
   }

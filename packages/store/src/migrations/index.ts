@@ -290,4 +290,66 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX lease_credentials_open ON lease_credentials (lease_id, revoked_at);
     `,
   },
+  {
+    version: 8,
+    name: 'snapshots',
+    // Snapshots of lease machines (snapshots.ts): owned by the principal that made one, kept past
+    // their source lease until deleted or expires_at, deleted by identity
+    // (`vmhub-<instance>-snap-<id>`) under a claim like a machine's teardown. memory 0/1;
+    // state ready | deleting | deleted (a tombstone: the row stays, with its outcome).
+    sql: `
+      CREATE TABLE snapshots (
+        id TEXT PRIMARY KEY,
+        principal TEXT NOT NULL,
+        lease_id TEXT NOT NULL REFERENCES leases (id),
+        template TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        identity TEXT NOT NULL UNIQUE,
+        external_id TEXT NOT NULL,
+        node TEXT,
+        details TEXT NOT NULL DEFAULT '{}',
+        memory INTEGER NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        name TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        claimed_by TEXT,
+        claim_expires_at INTEGER,
+        deleted_at INTEGER,
+        outcome TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+      ) STRICT;
+      CREATE INDEX snapshots_principal ON snapshots (principal, state);
+      CREATE INDEX snapshots_state_expires ON snapshots (state, expires_at);
+    `,
+    postgres: `
+      CREATE TABLE snapshots (
+        id TEXT PRIMARY KEY,
+        principal TEXT NOT NULL,
+        lease_id TEXT NOT NULL REFERENCES leases (id),
+        template TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        identity TEXT NOT NULL UNIQUE,
+        external_id TEXT NOT NULL,
+        node TEXT,
+        details TEXT NOT NULL DEFAULT '{}',
+        memory INTEGER NOT NULL,
+        size_bytes BIGINT NOT NULL,
+        name TEXT,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        claimed_by TEXT,
+        claim_expires_at BIGINT,
+        deleted_at BIGINT,
+        outcome TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+      );
+      CREATE INDEX snapshots_principal ON snapshots (principal, state);
+      CREATE INDEX snapshots_state_expires ON snapshots (state, expires_at);
+    `,
+  },
 ];
