@@ -4,8 +4,9 @@
  *
  *   restore — the lease's container is replaced: everything is checked first (the container
  *             carries the lease's identity; the snapshot image carries the snapshot's identity and
- *             the lease's template), the container's own files are read (docker-machine-files.ts)
- *             with its hostname and lease_secrets values, then it is destroyed by identity and a
+ *             the lease's template), the container's own files are read (docker-machine-files.ts;
+ *             not for a snapshot of this same machine, whose image holds them already) with its
+ *             hostname and lease_secrets values, then it is destroyed by identity and a
  *             new one is created from the image with the same name, labels and create options,
  *             given those files back, started, and waited on until ready (the desktop session
  *             starts again: Xvfb into the same framebuffer directory and X socket directory,
@@ -22,7 +23,7 @@ import type { DockerClient } from './docker-client.ts';
 import { createContainer, inspectContainer, type CreateExtras } from './docker-create.ts';
 import { carriesIdentity, labelsOf, LABEL_LEASE } from './docker-identity.ts';
 import { carriedMachineFiles, forkHostname, freshMachineFiles, putMachineFiles } from './docker-machine-files.ts';
-import { snapshotImage } from './docker-snapshot-image.ts';
+import { LABEL_SNAPSHOT_SOURCE, snapshotImage } from './docker-snapshot-image.ts';
 import { SSH_PORT_LABEL } from './golden-manifest.ts';
 import { dockerTemplateOptions } from './options.ts';
 
@@ -57,7 +58,9 @@ export async function restoreContainer(docker: DockerClient, machine: MachineRef
     throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
   }
   const image = await snapshotImage(docker, snapshot, template, signal);
-  const files = await carriedMachineFiles(docker, old.Id, image.Config?.Labels?.[SSH_PORT_LABEL] !== undefined);
+  // A snapshot of this very machine already holds its machine files (made once, never changed): nothing to carry.
+  const own = image.Config?.Labels?.[LABEL_SNAPSHOT_SOURCE] === machine.identity;
+  const files = own ? undefined : await carriedMachineFiles(docker, old.Id, image.Config?.Labels?.[SSH_PORT_LABEL] !== undefined);
   const env = old.Config?.Env ?? [];
   const secretValues = Object.fromEntries((dockerTemplateOptions(template).lease_secrets ?? []).flatMap((k) => {
     const e = env.find((v) => v.startsWith(`${k}=`));
@@ -72,7 +75,7 @@ export async function restoreContainer(docker: DockerClient, machine: MachineRef
     hostname: old.Config?.Hostname || undefined,
     secretValues,
     details: { ...extras.details, restored_from: snapshot.identity },
-    beforeStart: (id) => putMachineFiles(docker, id, files, signal),
+    ...(files ? { beforeStart: (id: string) => putMachineFiles(docker, id, files, signal) } : {}),
   });
   await hooks.ready(fresh, template, signal);
   return fresh;
