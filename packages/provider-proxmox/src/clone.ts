@@ -50,7 +50,10 @@ export function releaseVmid(client: PveClient, vmid: number): void {
 
 export interface CloneSpec {
   node: string;
+  /** The VM cloned: the golden template, or (with `snapname`) the VM holding the snapshot. */
   templateVmid: number;
+  /** Clone this snapshot of it (a fork): always a full clone, as PVE needs for a non-template. */
+  snapname?: string;
   name: string;
   /** Carries the identity, so a clone whose answer was lost can be recognised. */
   description: string;
@@ -113,7 +116,7 @@ export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise
       try {
         upid = await client.post<string>(`/nodes/${spec.node}/qemu/${spec.templateVmid}/clone`, {
           newid: vmid, name: spec.name, description: spec.description, full: spec.full,
-          storage: spec.full ? spec.storage : undefined, pool: spec.pool,
+          storage: spec.full ? spec.storage : undefined, pool: spec.pool, snapname: spec.snapname,
         }, { retry: 'none', signal: spec.task.signal });
       } catch (err) {
         last = err;
@@ -124,10 +127,10 @@ export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise
           continue;
         }
         if (isVmidTaken(err) || isLock(err)) continue;
-        throw toVmhubError(err, `cloning template ${spec.templateVmid} on node ${spec.node}`);
+        throw toVmhubError(err, `cloning ${sourceOf(spec)} on node ${spec.node}`);
       }
       try {
-        await waitTask(client, upid, { ...spec.task, what: `clone of template ${spec.templateVmid} to VM ${vmid}` });
+        await waitTask(client, upid, { ...spec.task, what: `clone of ${sourceOf(spec)} to VM ${vmid}` });
         return vmid;
       } catch (err) {
         last = err;
@@ -141,14 +144,18 @@ export async function cloneTemplate(client: PveClient, spec: CloneSpec): Promise
             continue;
           }
         }
-        throw toVmhubError(err, `cloning template ${spec.templateVmid} to VM ${vmid}`);
+        throw toVmhubError(err, `cloning ${sourceOf(spec)} to VM ${vmid}`);
       }
     } finally {
       if (!spec.strays.some((x) => x.vmid === vmid)) releaseVmid(client, vmid);
     }
   }
-  const mapped = toVmhubError(last, `cloning template ${spec.templateVmid} on node ${spec.node}`);
+  const mapped = toVmhubError(last, `cloning ${sourceOf(spec)} on node ${spec.node}`);
   throw new VmhubError(mapped.code === 'PROVISION_FAILED' ? 'LOCK_CONTENTION' : mapped.code, `${mapped.message} (gave up after ${spec.attempts} attempts)`, { source: SOURCE, details: mapped.details });
+}
+
+function sourceOf(spec: CloneSpec): string {
+  return spec.snapname ? `snapshot ${spec.snapname} of VM ${spec.templateVmid}` : `template ${spec.templateVmid}`;
 }
 
 function isVmidTaken(err: unknown): boolean {

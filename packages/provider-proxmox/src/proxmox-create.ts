@@ -1,16 +1,23 @@
 /**
  * create(): place, clone, tag and key a VM for a lease. Idempotent per identity: a VM already
  * carrying the lease's tag is returned. A clone left untagged by a failed configure is removed at
- * once (the reaper could not find it), and stray clones of ambiguous attempts are swept.
+ * once (the reaper could not find it), and stray clones of ambiguous attempts are swept. With
+ * `from_snapshot` (a fork) the clone is a full clone of the snapshot on its VM's node
+ * (proxmox-fork.ts); `replacing` (restore onto a machine that is not the snapshot's) makes a new
+ * VM for a lease whose machine still exists: no idempotency by tag, and the lease's key pair is
+ * kept (its pinned host key forgotten: the new VM makes its own) and never dropped on failure.
  */
-import type { CreateRequest, MachineRef } from '@vmhub/core';
+import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
 import { cloneTemplate, sweepStrays, type CloneSpec } from './clone.ts';
-import { choosePlacement, listGuests, splitTags, type VmResource } from './cluster.ts';
+import { choosePlacement, listGuests, splitTags, type Placement, type VmResource } from './cluster.ts';
 import { encodeSshKeys, generateLeaseKeyPair } from './keys.ts';
 import type { Params, PveClient } from './pve-client.ts';
 import { machineRef, type Runtime } from './runtime.ts';
 import { identityTag, templateOptions, vmName } from './template-options.ts';
 import { configure, remove, type VmAt } from './vm-steps.ts';
+import { forkSource } from './proxmox-fork.ts';
+import { isPveApiError, SOURCE } from './pve-errors.ts';
+import type { LeaseKeyPair } from './keys.ts';
 
 async function findByIdentity(rt: Runtime, identity: string): Promise<{ client: PveClient; guest: VmResource } | undefined> {
   const tag = identityTag(identity);
@@ -22,22 +29,39 @@ async function findByIdentity(rt: Runtime, identity: string): Promise<{ client: 
   return undefined;
 }
 
-export async function createVm(rt: Runtime, req: CreateRequest): Promise<MachineRef> {
+/** The lease's key pair: a new one, or (replacing its machine) the one it has, without the old VM's host key. */
+function leaseKeys(rt: Runtime, req: CreateRequest, replacing: boolean): LeaseKeyPair {
+  const had = replacing ? rt.secrets.get(req.identity) : undefined;
+  if (had) {
+    const { hostKey: _old, ...keys } = had;
+    return keys;
+  }
+  return generateLeaseKeyPair(`vmhub-${req.lease_id}`);
+}
+
+export async function createVm(rt: Runtime, req: CreateRequest, o: { replacing?: boolean } = {}): Promise<MachineRef> {
   const log = rt.context.log;
   const t = templateOptions(req.template);
   const tag = identityTag(req.identity);
-  const existing = await findByIdentity(rt, req.identity).catch(() => undefined);
-  if (existing) return machineRef(existing.client, existing.guest.node, existing.guest.vmid, req.identity);
+  const replacing = o.replacing === true;
+  if (!replacing) {
+    const existing = await findByIdentity(rt, req.identity).catch(() => undefined);
+    if (existing) return machineRef(existing.client, existing.guest.node, existing.guest.vmid, req.identity);
+  }
 
   const minFree = t.min_free_memory_mb ?? req.template.resources?.memory_mb ?? 0;
-  const place = await choosePlacement(rt.clients, req.template.golden, t, minFree, req.signal);
-  const keys = generateLeaseKeyPair(`vmhub-${req.lease_id}`);
+  const fork = req.from_snapshot;
+  const place: Placement & { snapname?: string } = fork ? await forkSource(rt, fork, req.signal) : await choosePlacement(rt.clients, req.template.golden, t, minFree, req.signal);
+  const keys = leaseKeys(rt, req, replacing);
   rt.secrets.put(req.identity, keys);
+  const forget = (): void => {
+    if (!replacing) rt.secrets.drop(req.identity);
+  };
   const steps = rt.steps(req.signal);
   const spec: CloneSpec = {
-    node: place.node, templateVmid: place.templateVmid, name: vmName(req.identity), identity: req.identity, tag,
-    description: `Managed by vmhub; destroyed when the lease ends.\nidentity: ${req.identity}\nlease: ${req.lease_id}\ntemplate: ${req.template.id}\ncreated: ${new Date().toISOString()}`,
-    full: t.full_clone, storage: t.storage, pool: t.pool, attempts: rt.options.lock_retries + 1, retryBaseMs: rt.options.retry_base_ms, task: steps.task, strays: [],
+    node: place.node, templateVmid: place.templateVmid, snapname: place.snapname, name: vmName(req.identity), identity: req.identity, tag,
+    description: `Managed by vmhub; destroyed when the lease ends.\nidentity: ${req.identity}\nlease: ${req.lease_id}\ntemplate: ${req.template.id}${fork ? `\nfrom snapshot: ${fork.identity}` : ''}\ncreated: ${new Date().toISOString()}`,
+    full: fork ? true : t.full_clone, storage: t.storage, pool: t.pool, attempts: rt.options.lock_retries + 1, retryBaseMs: rt.options.retry_base_ms, task: steps.task, strays: [],
   };
   const sweep = async (): Promise<void> => {
     if (spec.strays.length === 0) return;
@@ -50,7 +74,10 @@ export async function createVm(rt: Runtime, req: CreateRequest): Promise<Machine
     vmid = await cloneTemplate(place.client, spec);
   } catch (err) {
     await sweep();
-    rt.secrets.drop(req.identity);
+    forget();
+    if (fork && ((VmhubError.is(err) && /Full clone feature is not supported/i.test(err.message)) || (isPveApiError(err) && /Full clone feature is not supported/i.test(err.text)))) {
+      throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] a fork of snapshot ${fork.identity} cannot be cloned: its storage cannot copy a snapshot (ZFS); keep the template's disks on lvmthin, Ceph RBD or qcow2 to fork`, { source: SOURCE });
+    }
     throw err;
   }
   // Strays are looked at again while this lease's clone is configured.
@@ -83,10 +110,10 @@ export async function createVm(rt: Runtime, req: CreateRequest): Promise<Machine
       }
     }
     await swept;
-    rt.secrets.drop(req.identity);
+    forget();
     throw err;
   }
   await swept;
-  log('info', 'clone created', { vmid, node: place.node, endpoint: place.client.endpoint.id, identity: req.identity });
-  return machineRef(place.client, place.node, vmid, req.identity, { template_vmid: place.templateVmid });
+  log('info', 'clone created', { vmid, node: place.node, endpoint: place.client.endpoint.id, identity: req.identity, ...(fork ? { from_snapshot: fork.identity } : {}) });
+  return machineRef(place.client, place.node, vmid, req.identity, fork ? { source_vmid: place.templateVmid, snapname: place.snapname } : { template_vmid: place.templateVmid });
 }

@@ -1,16 +1,37 @@
 /**
  * destroy(): re-read the VM (finding it by VMID across nodes if it moved), refuse one that does
  * not carry the lease's identity tag, else stop, purge and confirm it is gone. The lease's key is
- * dropped; no channel is closed here, since the provider holds none (core closes the session's).
+ * dropped (unless `keepKey`: a restore moving the lease to a new VM); no channel is closed here,
+ * since the provider holds none (core closes the session's).
+ *
+ * A VM that still holds vmhub snapshots is not deleted (that would delete them): it is stopped
+ * and kept as their holder — its lease tag replaced by `vmhub-<instance>-snapshots`, so it is
+ * no lease's machine any more (state() says gone, list() skips it) — until its last vmhub
+ * snapshot is deleted (proxmox-snapshot-delete.ts). That answers 'destroyed': the lease's machine
+ * is gone; what is left is snapshot storage.
  */
 import { VmhubError, type DestroyOutcome, type MachineRef } from '@vmhub/core';
 import { listGuests, splitTags } from './cluster.ts';
 import { isForbidden, isGone, toVmhubError } from './pve-errors.ts';
 import type { Runtime } from './runtime.ts';
 import { identityTag } from './template-options.ts';
-import { readConfig, remove, stop, type VmAt } from './vm-steps.ts';
+import { configure, readConfig, remove, stop, type VmAt } from './vm-steps.ts';
+import { holderTag, identityOf, onVmInTurn, readSnapshots, vmhubSnapshots } from './snapshot-records.ts';
 
-export async function destroyVm(rt: Runtime, machine: MachineRef): Promise<DestroyOutcome> {
+/** Stop the VM and make it its snapshots' holder, when it has vmhub snapshots; false when it has none. */
+async function keepForSnapshots(rt: Runtime, vm: VmAt): Promise<boolean> {
+  const prefix = rt.context.identityPrefix;
+  const ours = vmhubSnapshots(await readSnapshots(vm), prefix);
+  if (ours.length === 0) return false;
+  await stop(vm, rt.steps());
+  await configure(vm, {
+    tags: holderTag(prefix),
+    description: `Kept by vmhub for its snapshots (its lease has ended); destroyed with the last of them.\nsnapshots: ${ours.map((s) => identityOf(s)).join(' ')}`,
+  }, rt.steps());
+  return true;
+}
+
+export async function destroyVm(rt: Runtime, machine: MachineRef, o: { keepKey?: boolean } = {}): Promise<DestroyOutcome> {
   const log = rt.context.log;
   const tag = identityTag(machine.identity);
   let { client, node, vmid } = rt.locate(machine);
@@ -42,7 +63,9 @@ export async function destroyVm(rt: Runtime, machine: MachineRef): Promise<Destr
       break;
     }
   }
-  const forget = (): void => rt.secrets.drop(machine.identity);
+  const forget = (): void => {
+    if (!o.keepKey) rt.secrets.drop(machine.identity);
+  };
   if (!config || !client || !node) {
     forget();
     return 'already_gone';
@@ -53,8 +76,17 @@ export async function destroyVm(rt: Runtime, machine: MachineRef): Promise<Destr
   }
   const vm: VmAt = { client, node, vmid };
   try {
-    await stop(vm, rt.steps());
-    await remove(vm, rt.steps());
+    const held = await onVmInTurn(vm, async () => {
+      if (await keepForSnapshots(rt, vm)) return true;
+      await stop(vm, rt.steps());
+      await remove(vm, rt.steps());
+      return false;
+    });
+    if (held) {
+      forget();
+      log('info', 'VM stopped and kept for its snapshots', { vmid, node, identity: machine.identity });
+      return 'destroyed';
+    }
   } catch (err) {
     if (isGone(err) || (VmhubError.is(err) && err.code === 'NOT_FOUND')) {
       forget();

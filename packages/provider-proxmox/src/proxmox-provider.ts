@@ -2,7 +2,7 @@
  * The proxmox provider's methods, wired from one file per role. Any API failure that escapes a
  * step still leaves as a mapped VmhubError (POLICY_DENIED, LOCK_CONTENTION, …), never INTERNAL.
  */
-import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, TemplateConfig } from '@vmhub/core';
+import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, SnapshotRef, TemplateConfig } from '@vmhub/core';
 import { openChannel } from './proxmox-channel.ts';
 import { connectPort } from './proxmox-connect.ts';
 import { createVm } from './proxmox-create.ts';
@@ -11,6 +11,10 @@ import { listOwned } from './proxmox-list.ts';
 import { runReady } from './proxmox-ready.ts';
 import { machineState } from './proxmox-state.ts';
 import { proxmoxSshAccess } from './proxmox-ssh-access.ts';
+import { proxmoxSnapshotSupport, takeSnapshot } from './proxmox-snapshot.ts';
+import { restoreVm } from './proxmox-restore.ts';
+import { deleteProxmoxSnapshot } from './proxmox-snapshot-delete.ts';
+import { listProxmoxSnapshots } from './proxmox-snapshot-list.ts';
 import { providerStatus } from './proxmox-status.ts';
 import { toVmhubError } from './pve-errors.ts';
 import { templateAvailability } from './rights.ts';
@@ -39,6 +43,12 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     // The lease's key and pinned host key, as the SSH channel uses them (a person's way in: vmhub-server leases ssh).
     sshAccess: async (machine: MachineRef, o: { template: TemplateConfig }) => proxmoxSshAccess(rt, machine, o.template),
     pinSshHostKey: async (machine: MachineRef, fingerprint: string) => rt.secrets.pinHostKey(machine.identity, fingerprint),
+    // Snapshots: PVE snapshots with RAM; kept past their lease by keeping the VM as their holder (snapshot-records.ts).
+    snapshotSupport: (template: TemplateConfig) => proxmoxSnapshotSupport(template),
+    snapshot: guard('snapshot', (machine: MachineRef, req: { identity: string; template: TemplateConfig; signal: AbortSignal }) => takeSnapshot(rt, machine, req)),
+    restore: guard('restore', (machine: MachineRef, snapshot: SnapshotRef, o: { template: TemplateConfig; signal: AbortSignal }) => restoreVm(rt, machine, snapshot, o)),
+    deleteSnapshot: guard('deleteSnapshot', (snapshot: SnapshotRef) => deleteProxmoxSnapshot(rt, snapshot)),
+    listSnapshots: guard('listSnapshots', () => listProxmoxSnapshots(rt)),
     close: () => rt.close(),
     callCounts: () => rt.callCounts(),
   };

@@ -57,7 +57,7 @@ export function isTransient(err: PveApiError): boolean {
 
 /** A 500 that is Proxmox telling us something about the VM, not the server failing. */
 export function isSemantic500(err: PveApiError): boolean {
-  return LOCK_TEXT.test(err.text) || GONE_TEXT.test(err.text) || /already exists|already running|not running|guest agent|No QEMU|protection|Agent error|unable to|you can't|cannot|can't/i.test(err.text);
+  return LOCK_TEXT.test(err.text) || GONE_TEXT.test(err.text) || /already exists|already (running|used)|not running|guest agent|No QEMU|protection|Agent error|unable to|you can't|cannot|can't|not supported|not available/i.test(err.text);
 }
 
 export function isGone(err: unknown): boolean {
