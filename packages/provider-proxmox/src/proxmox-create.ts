@@ -51,7 +51,7 @@ export async function createVm(rt: Runtime, req: CreateRequest, o: { replacing?:
 
   const minFree = t.min_free_memory_mb ?? req.template.resources?.memory_mb ?? 0;
   const fork = req.from_snapshot;
-  const place: Placement & { snapname?: string } = fork ? await forkSource(rt, fork, req.signal) : await choosePlacement(rt.clients, req.template.golden, t, minFree, req.signal);
+  const place: Placement & { snapname?: string } = fork ? await forkSource(rt, fork, req.template, req.signal) : await choosePlacement(rt.clients, req.template.golden, t, minFree, req.signal);
   const keys = leaseKeys(rt, req, replacing);
   rt.secrets.put(req.identity, keys);
   const forget = (): void => {

@@ -5,14 +5,16 @@
  * copy of the snapshot's disks and config, never its RAM: a fork boots cold from the snapshot's
  * disk state, with new MACs, SMBIOS UUID and vmgenid (PVE's clone) and a new cloud-init instance
  * (its config changed), so it does not share the source's RNG state. ZFS cannot copy a snapshot
- * (`Full clone feature is not supported`): CAPABILITY_UNAVAILABLE.
+ * (`Full clone feature is not supported`): CAPABILITY_UNAVAILABLE. A snapshot of another template
+ * than the fork's is INVALID_REQUEST.
  */
-import type { SnapshotRef } from '@vmhub/core';
+import type { SnapshotRef, TemplateConfig } from '@vmhub/core';
 import type { Placement } from './cluster.ts';
 import type { Runtime } from './runtime.ts';
-import { requireSnapshot } from './snapshot-records.ts';
+import { assertTemplate, requireSnapshot } from './snapshot-records.ts';
 
-export async function forkSource(rt: Runtime, ref: SnapshotRef, signal?: AbortSignal): Promise<Placement & { snapname: string }> {
+export async function forkSource(rt: Runtime, ref: SnapshotRef, template: TemplateConfig, signal?: AbortSignal): Promise<Placement & { snapname: string }> {
   const { vm, snap } = await requireSnapshot(rt, ref, signal);
+  assertTemplate(snap, ref, template.id);
   return { client: vm.client, node: vm.node, templateVmid: vm.vmid, snapname: snap.name };
 }

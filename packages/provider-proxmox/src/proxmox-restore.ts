@@ -1,6 +1,7 @@
 /**
  * restore(): put the lease's machine back to a snapshot. The snapshot's identity is read back
- * first (NOT_FOUND when it is gone or carries another), then:
+ * first (NOT_FOUND when it is gone or carries another; INVALID_REQUEST when it is of another
+ * template), then:
  *
  * - the snapshot is of this very VM (the usual case: snapshot, try something, go back): the VM
  *   is checked to still carry the lease's tag, then `POST …/snapshot/{snapname}/rollback
@@ -20,11 +21,12 @@ import { runReady } from './proxmox-ready.ts';
 import { leaseVm } from './proxmox-snapshot.ts';
 import { waitTask } from './tasks.ts';
 import type { Runtime } from './runtime.ts';
-import { requireSnapshot } from './snapshot-records.ts';
+import { assertTemplate, requireSnapshot } from './snapshot-records.ts';
 import { remove, stop, withLockRetry } from './vm-steps.ts';
 
 export async function restoreVm(rt: Runtime, machine: MachineRef, ref: SnapshotRef, o: { template: TemplateConfig; signal: AbortSignal }): Promise<MachineRef | void> {
   const { vm: at, snap } = await requireSnapshot(rt, ref, o.signal);
+  assertTemplate(snap, ref, o.template.id);
   const target = rt.vm(machine);
   if (at.client === target.client && at.vmid === target.vmid) {
     const { vm } = await leaseVm(rt, machine, o.signal);

@@ -24,6 +24,7 @@ describe('proxmox: error mapping', () => {
     assert.equal(isTransient(e(596, 'Broken pipe')), true);
     assert.equal(isTransient(e(500, 'Internal Server Error')), true);
     assert.equal(isTransient(e(500, 'VM is locked (clone)')), false);
+    assert.equal(isTransient(e(500, "Full clone feature is not supported for drive 'scsi0'")), false);
     assert.equal(isTransient(e(500, "Configuration file 'nodes/x/qemu-server/1.conf' does not exist")), false);
     assert.equal(isTransient(e(400, 'Parameter verification failed.')), false);
     assert.equal(isTransient(e(403, 'Permission check failed')), false);

@@ -41,6 +41,17 @@ export function identityOf(snap: PveSnapshot | undefined): string | undefined {
   return /^identity: (\S+)$/m.exec(snap?.description ?? '')?.[1];
 }
 
+/**
+ * A snapshot's template (its description's `template:` line) must be the one a restore or fork
+ * asks for: a machine of another template does not come back from it (INVALID_REQUEST).
+ */
+export function assertTemplate(snap: PveSnapshot, ref: SnapshotRef, templateId: string): void {
+  const made = /^template: (\S+)$/m.exec(snap.description ?? '')?.[1];
+  if (made !== undefined && made !== templateId) {
+    throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] snapshot ${ref.identity} is of template "${made}", not "${templateId}"`, { source: SOURCE, details: { snapshot_template: made, template: templateId } });
+  }
+}
+
 /** Snapshots whose identity carries this instance's prefix. */
 export function vmhubSnapshots(snaps: PveSnapshot[], prefix: string): PveSnapshot[] {
   return snaps.filter((s) => identityOf(s)?.startsWith(prefix) === true);

@@ -39,7 +39,7 @@ async function rejects(p: Promise<unknown>, code: string, text: RegExp): Promise
   });
 }
 
-describe('proxmox: snapshots, restore, fork (simulator, schema-validated)', () => {
+for (const mode of ['9', '8'] as const) describe(`proxmox: snapshots, restore, fork (simulator in PVE ${mode === '9' ? '9.1' : '8.4'} mode, schema-validated)`, () => {
   let sim: PveSimulator;
   let provider: Provider;
   const a = lease('snp');
@@ -52,6 +52,7 @@ describe('proxmox: snapshots, restore, fork (simulator, schema-validated)', () =
 
   before(async () => {
     sim = await startSim({
+      mode,
       timing: { snapshotMs: 30, rollbackMs: 30, delSnapshotMs: 20 },
       storages: [
         { id: 'local-lvm', type: 'lvmthin' },
@@ -216,7 +217,7 @@ describe('proxmox: snapshots, restore, fork (simulator, schema-validated)', () =
     assert.equal(sim.state.vm(880), undefined);
   });
 
-  it('typed errors: storage without snapshots, ZFS fork, unknown snapshot, failed and locked tasks, a VM not the lease\'s', async () => {
+  it('typed errors: storage without snapshots, ZFS fork, another template, unknown snapshot, failed and locked tasks, a VM not the lease\'s', async () => {
     const api = simClient(sim);
     sim.state.addVm({ vmid: 801, name: 'lvm-vm', storage: 'plain', status: 'running', tags: 'vmhub-snp-00000000-0000-0000-0000-000000000801' });
     const lvm: MachineRef = { identity: 'vmhub-snp-00000000-0000-0000-0000-000000000801', external_id: '801', node: 'pve1' };
@@ -227,6 +228,10 @@ describe('proxmox: snapshots, restore, fork (simulator, schema-validated)', () =
     const zs = await provider.snapshot!(zfs, { identity: snapshotIdentity('snp', randomUUID()), template: tpl, signal: signal() });
     assert.equal(zs.memory, true);
     await rejects(provider.create({ ...lease('snp'), template: tpl, signal: signal(), from_snapshot: zs }), 'CAPABILITY_UNAVAILABLE', /cannot copy a snapshot \(ZFS\)/);
+
+    const other = template({ id: 'other-template' }, { channel: 'agent' });
+    await rejects(provider.restore!(zfs, zs, { template: other, signal: signal() }), 'INVALID_REQUEST', /is of template "debian", not "other-template"/);
+    await rejects(provider.create({ ...lease('snp'), template: other, signal: signal(), from_snapshot: zs }), 'INVALID_REQUEST', /is of template "debian"/);
 
     const unknown: SnapshotRef = { identity: snapshotIdentity('snp', randomUUID()), external_id: `802/vmhub_${'0'.repeat(32)}`, node: 'pve1' };
     await rejects(provider.restore!(zfs, unknown, { template: tpl, signal: signal() }), 'NOT_FOUND', /no longer exists/);
