@@ -12,7 +12,7 @@
  *   to another's snapshot, so a new VM is cloned from the snapshot for this lease (as a fork is,
  *   disk state only: it boots cold), made ready, and only then the old VM is destroyed (kept as a
  *   holder if it has snapshots of its own); the new MachineRef is returned. If the new VM does not
- *   become ready it is removed and the old one is left as it was.
+ *   become ready it is removed and the old one is left as it was, its pinned host key included.
  */
 import type { MachineRef, SnapshotRef, TemplateConfig } from '@vmhub/core';
 import { createVm } from './proxmox-create.ts';
@@ -41,10 +41,22 @@ export async function restoreVm(rt: Runtime, machine: MachineRef, ref: SnapshotR
   await leaseVm(rt, machine, o.signal);
   const prefix = rt.context.identityPrefix;
   const leaseId = machine.identity.startsWith(prefix) ? machine.identity.slice(prefix.length) : machine.identity;
-  const fresh = await createVm(rt, { lease_id: leaseId, identity: machine.identity, template: o.template, signal: o.signal, from_snapshot: ref }, { replacing: true });
+  // The old VM's pinned host key is put back if the move fails: it stays the lease's machine.
+  const keysBefore = rt.secrets.get(machine.identity);
+  const putBack = (): void => {
+    if (keysBefore) rt.secrets.put(machine.identity, keysBefore);
+  };
+  let fresh: MachineRef;
+  try {
+    fresh = await createVm(rt, { lease_id: leaseId, identity: machine.identity, template: o.template, signal: o.signal, from_snapshot: ref }, { replacing: true });
+  } catch (err) {
+    putBack();
+    throw err;
+  }
   try {
     await runReady(rt, fresh, { signal: o.signal, template: o.template, stage: () => undefined });
   } catch (err) {
+    putBack();
     const made = rt.vm(fresh);
     await stop(made, rt.steps()).then(() => remove(made, rt.steps())).catch((e: Error) => rt.context.log('error', 'could not remove the VM a failed restore made: the reaper removes it by its tag', { vmid: fresh.external_id, error: e.message }));
     throw err;

@@ -167,8 +167,22 @@ for (const mode of ['9', '8'] as const) describe(`proxmox: snapshots, restore, f
     assert.equal(sim.state.vm(Number(machineC.external_id)), undefined, 'a VM without snapshots is deleted as before');
   });
 
+  it('restore onto another lease\'s machine whose new VM cannot be made: the old one stays the lease\'s, pinned host key included', async () => {
+    const oldVm = Number(machineB.external_id);
+    await provider.pinSshHostKey!(machineB, 'SHA256-of-the-old-host-key');
+    const before = await provider.sshAccess!(machineB, { template: tpl });
+    sim.faults.failTasks({ type: 'qmclone', exitstatus: 'clone failed: No space left on device', count: 1 });
+    await rejects(provider.restore!(machineB, s1, { template: tpl, signal: signal() }), 'HOST_CAPACITY', /No space left on device/);
+    assert.deepEqual(sim.state.vm(oldVm)!.tags, [b.identity]);
+    assert.equal(sim.state.vm(oldVm)!.status, 'running');
+    assert.equal(sim.state.vms().filter((v) => v.tags.includes(b.identity)).length, 1, 'no second VM left');
+    assert.deepEqual(await provider.sshAccess!(machineB, { template: tpl }), before);
+    assert.equal(before?.hostKey, 'SHA256-of-the-old-host-key');
+  });
+
   it('restore onto another lease\'s machine: a new VM cloned from the snapshot, made ready, then the old one destroyed', async () => {
     const oldVm = Number(machineB.external_id);
+    const keyBefore = (await provider.sshAccess!(machineB, { template: tpl }))!.privateKey;
     const moved = await provider.restore!(machineB, s1, { template: tpl, signal: signal() });
     assert.ok(moved, 'a new MachineRef');
     const newVm = Number(moved.external_id);
@@ -181,6 +195,9 @@ for (const mode of ['9', '8'] as const) describe(`proxmox: snapshots, restore, f
     assert.equal(sim.state.readGuestFile(newVm, '/srv/state')!.toString(), 'one');
     assert.equal(sim.state.readGuestFile(newVm, '/srv/fork-only'), undefined);
     assert.equal(await provider.state!(moved), 'running');
+    const access = await provider.sshAccess!(moved, { template: tpl });
+    assert.equal(access?.privateKey, keyBefore, 'the lease keeps its key');
+    assert.equal(access?.hostKey, undefined, 'the old VM\'s host key is forgotten: the new VM pins its own');
     machineB = moved;
   });
 
