@@ -4,7 +4,7 @@
  * needs one started with `-incoming`; `loadvm` needs internal qcow2 snapshots), so the lease's qemu
  * is replaced: everything that can fail before is checked first (the snapshot read back by
  * identity, the same template and launch shape — else INVALID_REQUEST, and nothing is touched),
- * then the old qemu is stopped (verified like destroy), its disk layers' names dropped from the
+ * then the old qemu is killed (verified like destroy; SIGKILL, since its state is thrown away), its disk layers' names dropped from the
  * lease directory (the files stay wherever else they are linked: snapshots), the snapshot's state
  * and layers hard-linked in, a new top overlay made on the snapshot's top layer, and a new qemu
  * started in the same directory with the same identity, the same guest-port forwards (the same
@@ -51,7 +51,9 @@ export async function restoreSnapshot(rt: QemuRuntime, machine: MachineRef, ref:
     signal.throwIfAborted();
 
     const started = Date.now();
-    if (v.verdict === 'ours') await stopQemu(rt, record, dir);
+    // Its state is thrown away: a verified SIGKILL, no clean quit (its sockets are bound anew).
+    if (v.verdict === 'ours') await stopQemu(rt, record, dir, { discard: true });
+    const phases: Record<string, number> = { stopped_ms: Date.now() - started };
     let proc: Awaited<ReturnType<typeof start>> | undefined;
     try {
       const state = join(dir, FILES.snapshotState);
@@ -71,13 +73,14 @@ export async function restoreSnapshot(rt: QemuRuntime, machine: MachineRef, ref:
         rt.context.log('warn', 'a restored machine could not keep its forwarded host ports; new ones', { identity: machine.identity, error: err.message });
         return start(rt, launch, o);
       });
+      phases.started_ms = Date.now() - started;
       await resumeFromState(rt, dir, { ...proc, identity: machine.identity }, state, SNAPSHOT_LOAD_TIMEOUT_MS);
     } catch (err) {
       if (proc) await stopQemu(rt, { pid: proc.pid, pid_start_time: proc.startTime, identity: machine.identity }, dir).catch(() => undefined);
       rt.context.log('error', 'restoring a snapshot failed after the machine was stopped: the machine is gone', { identity: machine.identity, snapshot: ref.identity, error: (err as Error).message });
       throw err;
     }
-    rt.context.log('info', 'qemu machine put back to a snapshot', { identity: machine.identity, snapshot: ref.identity, pid: proc.pid, ms: Date.now() - started });
+    rt.context.log('info', 'qemu machine put back to a snapshot', { identity: machine.identity, snapshot: ref.identity, pid: proc.pid, ms: Date.now() - started, ...phases });
     return { identity: machine.identity, external_id: dir, details: { pid: proc.pid, state_dir: dir, accel: launch.accel, snapshot: ref.identity } };
   });
 }

@@ -7,9 +7,11 @@
  *     the frozen layer is never written again, and the lease's record names the new top;
  *   - migrates the machine's state to `state.bin` (QMP `migrate` to `exec:cat > file`; a stopped
  *     VM streams in one pass, no dirty pages);
- * then lets it run again (`cont`, also when something failed). The frozen layer and the layers
+ * then lets it run again (`cont`, also when something failed; a machine that was paused before
+ * stays paused). The frozen layer and the layers
  * below it are hard-linked into the snapshot directory (no copy), the record written, and the
- * directory renamed into place. size_bytes is what the snapshot holds that no base shares: the
+ * directory renamed into place (work directories older than 10 minutes, a killed maker's, are
+ * swept by the next snapshot). size_bytes is what the snapshot holds that no base shares: the
  * state file plus the frozen layer's allocated bytes.
  *
  * Refused with a typed error: templates snapshotSupport() gives a reason for (per-lease SSH: a
@@ -20,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { execa } from 'execa';
 import { VmhubError, type MachineRef, type SnapshotResult, type TemplateConfig } from '@vmhub/core';
@@ -109,6 +111,7 @@ export async function snapshot(rt: QemuRuntime, machine: MachineRef, request: { 
     request.signal.throwIfAborted();
 
     await mkdir(root, { recursive: true, mode: 0o700 });
+    await sweepWork(root);
     const work = join(root, `.w-${randomBytes(6).toString('hex')}`);
     await mkdir(work, { mode: 0o700 });
     const token = randomBytes(6).toString('hex');
@@ -118,6 +121,8 @@ export async function snapshot(rt: QemuRuntime, machine: MachineRef, request: { 
     try {
       const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: machine.identity });
       try {
+        // A machine someone paused (the console's `stop`) stays paused after its snapshot.
+        const wasRunning = ((await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { running?: boolean }).running !== false;
         await client.execute('stop', undefined, rt.qmpTimeoutMs);
         const pausedAt = Date.now();
         try {
@@ -134,9 +139,12 @@ export async function snapshot(rt: QemuRuntime, machine: MachineRef, request: { 
           }
           await migrateTo(rt, client, join(work, `${SNAPSHOT_FILES.state}.part`), request.signal);
         } finally {
-          await client.execute('cont', undefined, rt.qmpTimeoutMs).catch((err: Error) => {
-            rt.context.log('error', 'a snapshot could not let the machine run again', { identity: machine.identity, error: err.message });
-          });
+          // After a completed migration `cont` also takes the disks back (qemu inactivated them).
+          if (wasRunning) {
+            await client.execute('cont', undefined, rt.qmpTimeoutMs).catch((err: Error) => {
+              rt.context.log('error', 'a snapshot could not let the machine run again', { identity: machine.identity, error: err.message });
+            });
+          }
           pausedMs = Date.now() - pausedAt;
         }
       } finally {
@@ -179,4 +187,16 @@ async function diskDevice(client: QmpClient, rt: QemuRuntime): Promise<string> {
   const dev = blocks.find((b) => b.inserted && !b.inserted.ro)?.device;
   if (!dev) throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] the machine has a disk overlay but qemu shows no writable drive`, { source: SOURCE });
   return dev;
+}
+
+/** Work directories older than this are a dead snapshot maker's (a snapshot takes seconds). */
+const STALE_WORK_MS = 10 * 60_000;
+
+/** Remove the work directories a process killed mid-snapshot left behind. */
+async function sweepWork(root: string): Promise<void> {
+  for (const e of await readdir(root).catch(() => [] as string[])) {
+    if (!e.startsWith('.w-')) continue;
+    const s = await stat(join(root, e)).catch(() => undefined);
+    if (s && Date.now() - s.mtimeMs > STALE_WORK_MS) await rm(join(root, e), { recursive: true, force: true }).catch(() => undefined);
+  }
 }

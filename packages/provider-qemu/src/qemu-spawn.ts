@@ -8,7 +8,8 @@
  * PROVISION_FAILED with the end of its log.
  *
  * stopQemu: QMP `quit` on the provider's monitor, then SIGTERM, then SIGKILL, re-verifying the
- * process (pid + start time + `-name`) before each signal, so a reused pid is never signalled.
+ * process (pid + start time + `-name`) before each signal, so a reused pid is never signalled
+ * (`discard`: the verified SIGKILL alone, for a machine a restore replaces).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -68,16 +69,26 @@ export interface StopTarget {
   identity: string;
 }
 
-/** QMP quit, then SIGTERM, then SIGKILL, re-verifying the process before each signal. */
-export async function stopQemu(rt: QemuRuntime, target: StopTarget, dir: string): Promise<void> {
+/**
+ * QMP quit, then SIGTERM, then SIGKILL, re-verifying the process before each signal. `discard`:
+ * straight to the verified SIGKILL — for a machine whose state is thrown away (a restore replaces
+ * it), where a clean quit only costs time.
+ */
+export async function stopQemu(rt: QemuRuntime, target: StopTarget, dir: string, options: { discard?: boolean } = {}): Promise<void> {
   const gone = async (ms: number): Promise<boolean> => {
     const until = Date.now() + ms;
-    for (;;) {
+    for (let i = 0; ; i++) {
       if ((await verifyQemu(target.pid, target.pid_start_time, target.identity)).verdict === 'gone') return true;
       if (Date.now() >= until) return false;
-      await sleep(50);
+      await sleep(i < 20 ? 5 : 50);
     }
   };
+  if (options.discard) {
+    if ((await verifyQemu(target.pid, target.pid_start_time, target.identity)).verdict !== 'ours') return;
+    try { process.kill(target.pid, 'SIGKILL'); } catch { return; }
+    if (await gone(rt.stopTimeoutMs)) return;
+    throw new VmhubError('INTERNAL', `[vmhub] [${SOURCE}] qemu pid ${target.pid} (${target.identity}) survived SIGKILL`, { source: SOURCE });
+  }
   let quitSent = false;
   try {
     // Short bound: when another process (a server's ready() during a reaper pass, an operator's

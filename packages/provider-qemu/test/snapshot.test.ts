@@ -16,7 +16,8 @@
  *     external_id points at another snapshot; listSnapshots shows only this instance's;
  *   - a qcow2 disk: the snapshot freezes the machine's overlay (hard link, relative backing names,
  *     no copy), the machine runs on a new top; a block written after the snapshot is undone by
- *     restore and absent in a fork made after the parent is gone.
+ *     restore and absent in a fork made after the parent is gone; a second snapshot of the
+ *     restored machine (three layers) forks after the first snapshot was deleted.
  * Boots: one per template (the saved state each lease resumes from); every lease resumes.
  */
 import assert from 'node:assert/strict';
@@ -251,6 +252,11 @@ describe('qemu: snapshot, restore and fork a running machine', { timeout: 900_00
     await p.ready(m, { template: diskTemplate, signal: AbortSignal.timeout(60_000), stage: () => {} });
     assert.equal((await sh(m, readBlock, diskTemplate)).trim(), 'before', 'restore undid the write');
     await sh(m, block('again'), diskTemplate);
+    // A second snapshot of the restored machine: its chain is three layers deep.
+    const ds2 = await snap(m, diskTemplate);
+    const rec2 = JSON.parse(await readFile(join(ds2.external_id, 'snapshot.json'), 'utf8'));
+    assert.deepEqual(rec2.disk.files, [rec2.disk.top, rec.disk.top, 'saved-disk.qcow2']);
+    await sh(m, block('later'), diskTemplate);
     assert.equal(await p.destroy(m), 'destroyed');
     assert.ok(existsSync(join(ds.external_id, rec.disk.top)), 'the snapshot keeps its layers after its machine is gone');
     const f = await lease(diskTemplate, ds);
@@ -258,6 +264,10 @@ describe('qemu: snapshot, restore and fork a running machine', { timeout: 900_00
     assert.equal((await stat(join(stateDir, f.identity, rec.disk.top))).ino, (await stat(join(ds.external_id, rec.disk.top))).ino, 'the fork shares the layer');
     assert.equal(await p.destroy(f), 'destroyed');
     assert.equal(await p.deleteSnapshot!(ds), 'destroyed');
+    const f2 = await lease(diskTemplate, ds2);
+    assert.equal((await sh(f2, readBlock, diskTemplate)).trim(), 'again', 'the second snapshot, its first snapshot deleted meanwhile');
+    assert.equal(await p.destroy(f2), 'destroyed');
+    assert.equal(await p.deleteSnapshot!(ds2), 'destroyed');
     assert.deepEqual(readdirSync(join(stateDir, 'snapshots')).filter((e) => !e.endsWith('decoy')), []);
   });
 });
