@@ -102,5 +102,5 @@ VMHUB_REAPER_INTERVAL_SECONDS, VMHUB_ORPHAN_GRACE_SECONDS, VMHUB_PROVISION_TIMEO
 plus each provider's own variables (PVE_HOST, DOCKER_HOST, ...). VMHUB_LOG_LEVEL=debug|info|warn|error.
 
 Output: one summary line per pass on stdout, structured logs on stderr.
-  reaper pass: expired=N reaped=N failed=N released=N orphans=N destroyed=N skipped=N (reasons) errors=N duration_ms=N
+  reaper pass: expired=N reaped=N failed=N released=N orphans=N destroyed=N snapshots=N skipped=N (reasons) errors=N duration_ms=N
 `;

@@ -28,7 +28,7 @@ describe('reaper: summary', () => {
     t.skip('claimed_elsewhere');
     for (let i = 0; i < 80; i++) t.error({ message: `e${i}` });
     const s = t.finish();
-    assert.match(formatSummary(s), /^reaper pass: expired=2 reaped=0 failed=0 released=0 orphans=0 destroyed=0 skipped=3 \(orphan_grace=2, claimed_elsewhere=1\) errors=80 duration_ms=\d+$/);
+    assert.match(formatSummary(s), /^reaper pass: expired=2 reaped=0 failed=0 released=0 orphans=0 destroyed=0 snapshots=0 skipped=3 \(orphan_grace=2, claimed_elsewhere=1\) errors=80 duration_ms=\d+$/);
     assert.equal(s.error_details.length, 50);
   });
 });

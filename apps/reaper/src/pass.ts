@@ -2,7 +2,7 @@
  * One reaper pass: (1) expire, (2) fail stuck provisioning, (3) list each provider once,
  * (4) tear down under claims everything whose machine must go, (5) sweep orphans, (6) revoke
  * what was made for leases that are over (credentials.ts: a lease's GitHub token), whoever ended
- * them. Each phase catches its own failures, so a broken provider or a busy store costs an error
+ * them, (7) delete expired and orphaned snapshots by identity (snapshots.ts). Each phase catches its own failures, so a broken provider or a busy store costs an error
  * count, never the rest of the pass. Nothing is ever skipped for host conditions (disk, load):
  * teardown is what frees them.
  */
@@ -11,6 +11,7 @@ import { revokePending } from './credentials.ts';
 import { expireLeases, failStuck, stuckReleases } from './expire.ts';
 import { listMachines, type Listing } from './listing.ts';
 import { findOrphans } from './orphans.ts';
+import { reapSnapshots } from './snapshots.ts';
 import { Tally, type PassSummary } from './summary.ts';
 import { teardownAll, type Target } from './teardown.ts';
 import { messageOf } from './timeout.ts';
@@ -42,6 +43,7 @@ export async function runPass(ctx: PassContext): Promise<PassSummary> {
   await phase('orphan teardown', () => teardownAll(ctx, orphans, listing, tally), undefined);
   const revoked = await phase('credentials', () => revokePending(ctx.store, { log: ctx.log }), { revoked: 0, failed: 0 });
   if (revoked.failed > 0) tally.error({ message: `credentials: ${revoked.failed} lease credential(s) not revoked; retried next pass` });
+  await phase('snapshots', () => reapSnapshots(ctx, tally, now), undefined);
   ctx.log('debug', 'pass phases', { phase_ms: timings });
   return tally.finish();
 }

@@ -23,6 +23,8 @@ export interface PassSummary {
   orphans: number;
   /** Provider destroy calls that actually destroyed a machine. */
   destroyed: number;
+  /** Snapshots deleted (expired, or orphans: snapshots.ts). */
+  snapshots: number;
   skipped: number;
   skipped_reasons: Record<string, number>;
   errors: number;
@@ -37,9 +39,13 @@ export class Tally {
   constructor(reaperId: string) {
     this.summary = {
       reaper_id: reaperId, started_at: new Date().toISOString(),
-      expired: 0, reaped: 0, failed: 0, released: 0, orphans: 0, destroyed: 0,
+      expired: 0, reaped: 0, failed: 0, released: 0, orphans: 0, destroyed: 0, snapshots: 0,
       skipped: 0, skipped_reasons: {}, errors: 0, error_details: [], duration_ms: 0,
     };
+  }
+
+  snapshot(): void {
+    this.summary.snapshots++;
   }
 
   skip(reason: string): void {
@@ -61,7 +67,7 @@ export class Tally {
 
 export function formatSummary(s: PassSummary): string {
   const reasons = Object.entries(s.skipped_reasons).map(([k, v]) => `${k}=${v}`).join(', ');
-  return `reaper pass: expired=${s.expired} reaped=${s.reaped} failed=${s.failed} released=${s.released} orphans=${s.orphans} destroyed=${s.destroyed} skipped=${s.skipped}${reasons ? ` (${reasons})` : ''} errors=${s.errors} duration_ms=${s.duration_ms}`;
+  return `reaper pass: expired=${s.expired} reaped=${s.reaped} failed=${s.failed} released=${s.released} orphans=${s.orphans} destroyed=${s.destroyed} snapshots=${s.snapshots} skipped=${s.skipped}${reasons ? ` (${reasons})` : ''} errors=${s.errors} duration_ms=${s.duration_ms}`;
 }
 
 export function summaryJson(s: PassSummary): string {

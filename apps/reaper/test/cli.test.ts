@@ -39,7 +39,7 @@ describe('reaper: cli', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines.length, 1);
-    assert.match(lines[0], /^reaper pass: expired=0 reaped=0 failed=0 released=0 orphans=0 destroyed=0 skipped=0 errors=0 duration_ms=\d+$/);
+    assert.match(lines[0], /^reaper pass: expired=0 reaped=0 failed=0 released=0 orphans=0 destroyed=0 snapshots=0 skipped=0 errors=0 duration_ms=\d+$/);
   });
 
   it('--json prints a JSON summary and JSON logs', async () => {

@@ -5,25 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fakeProvider, fakeTemplate, readFakeLedger } from '@vmhub/conformance/fake';
-import { Store } from '@vmhub/store';
-import { runOnce, summaryOf, type World } from './helpers.ts';
+import { runOnce, summaryOf, useFakePackageWorld } from './helpers.ts';
 
 describe('reaper: on @vmhub/conformance/fake', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vmhub-reaper-cfake-'));
-  const instance = `c${randomUUID().slice(0, 8)}`;
-  const prefix = `vmhub-${instance}-`;
-  const fakeDir = join(dir, 'fake');
-  const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, reaper: { orphan_grace_seconds: 0 } }));
-  // As in helpers' makeWorld: the host's Docker engine stays off these runs.
-  const world = { env: { PATH: process.env.PATH, HOME: dir, VMHUB_CONFIG: configFile, DOCKER_HOST: `unix://${join(dir, 'no-docker.sock')}` } } as unknown as World;
-  const store = new Store({ path: join(dir, 'vmhub.db') });
-  after(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+  const { prefix, fakeDir, world, store } = useFakePackageWorld('cfake');
 
   it('expired leases and orphans are destroyed exactly once by two reapers at once; live ones are kept', async () => {
     const provider = fakeProvider.create({ dir: fakeDir }, { identityPrefix: prefix, log: () => undefined });

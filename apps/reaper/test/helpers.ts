@@ -173,3 +173,21 @@ export function summaryOf(stdout: string): Record<string, number> {
   for (const m of line.matchAll(/(\w+)=(\d+)/g)) out[m[1]] = Number(m[2]);
   return out;
 }
+
+/**
+ * A world whose provider is @vmhub/conformance/fake, loaded by the built bin by package name
+ * (`plugins: ["@vmhub/conformance/fake"]`, provider id `fake`), the way an operator would: its
+ * ledger records every create/destroy/snapshot op from every process. Removed after the file.
+ */
+export function useFakePackageWorld(tag: string): { instance: string; prefix: string; fakeDir: string; world: World; store: Store } {
+  const dir = mkdtempSync(join(tmpdir(), `vmhub-reaper-${tag}-`));
+  const instance = `${tag.slice(0, 1)}${randomUUID().slice(0, 8)}`;
+  const fakeDir = join(dir, 'fake');
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ instance, db: join(dir, 'vmhub.db'), plugins: ['@vmhub/conformance/fake'], providers: { fake: { dir: fakeDir } }, reaper: { orphan_grace_seconds: 0 } }));
+  // As in makeWorld: the host's Docker engine stays off these runs.
+  const world = { env: { PATH: process.env.PATH, HOME: dir, VMHUB_CONFIG: configFile, DOCKER_HOST: `unix://${join(dir, 'no-docker.sock')}` } } as unknown as World;
+  const store = new Store({ path: join(dir, 'vmhub.db') });
+  after(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+  return { instance, prefix: `vmhub-${instance}-`, fakeDir, world, store };
+}

@@ -5,6 +5,8 @@ import type { Store } from '@vmhub/store';
 import type { LeaseManager } from './leases/manager.ts';
 import type { Registry } from './registry.ts';
 import type { LeaseSessions } from './sessions/lease-sessions.ts';
+import type { Snapshots } from './snapshots/service.ts';
+import { snapshotSupport } from './snapshots/support.ts';
 
 /** @vmhub/server's version, from its package.json. */
 export const VERSION = readPackageVersion(import.meta.url);
@@ -14,12 +16,14 @@ export class Catalog {
   readonly #store: Store;
   readonly #leases: LeaseManager;
   readonly #sessions: LeaseSessions;
+  readonly #snapshots: Snapshots;
 
-  constructor(registry: Registry, store: Store, leases: LeaseManager, sessions: LeaseSessions) {
+  constructor(registry: Registry, store: Store, leases: LeaseManager, sessions: LeaseSessions, snapshots: Snapshots) {
     this.#registry = registry;
     this.#store = store;
     this.#leases = leases;
     this.#sessions = sessions;
+    this.#snapshots = snapshots;
   }
 
   async templateInfo(t: TemplateConfig): Promise<TemplateInfo> {
@@ -61,15 +65,19 @@ export class Catalog {
     const adapter = this.#registry.adapterFor(template);
     const missing = this.#registry.missing(template);
     const declared = new Set(adapter?.capabilities ?? []);
-    const unavailable = CAPABILITIES.filter((c) => !declared.has(c) || probe[c]).map((c) => ({
+    const unavailable: { capability: string; reason: string }[] = CAPABILITIES.filter((c) => !declared.has(c) || probe[c]).map((c) => ({
       capability: c,
       reason: tidyReason(missing ?? probe[c] ?? `adapter "${template.adapter}" does not provide it`),
     }));
+    // Snapshots are the provider's (vm_snapshot, forks): memory true|false, or why not.
+    const snapshot = snapshotSupport(this.#registry.providers.get(template.provider), template);
+    if (typeof snapshot === 'string') unavailable.push({ capability: 'snapshot', reason: tidyReason(snapshot) });
     return {
       template: template.id, adapter: template.adapter, provider: template.provider,
       capabilities: (adapter?.capabilities ?? []).filter((c) => !probe[c]),
       unavailable,
       verbs: [...(adapter?.verbs ?? [])],
+      ...(typeof snapshot === 'string' ? {} : { snapshot: { memory: snapshot.memory } }),
       ...(lease ?? {}),
     };
   }
@@ -87,7 +95,9 @@ export class Catalog {
     const plugins = this.#registry.plugins.map((p) => ({ id: p.id, kind: p.kind, package: p.package, version: p.version, ok: p.ok, ...(p.reason ? { reason: tidyReason(p.reason) } : {}), ...(p.old_contract !== undefined ? { old_contract: p.old_contract, note: `built for contract ${p.old_contract}; served through core's shim (docs/conformance.md, "Contract versions"): rebuild it against the current @vmhub/core` } : {}) }));
     // A provider nobody configured is not a problem of this server: only the ones in use count.
     const ok = storeOk && providers.every((p) => p.ok || p.not_configured) && plugins.every((p) => p.ok);
-    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, kind: this.#store.kind, path: this.#store.path, ...(storeReason === undefined ? {} : { reason: storeReason }) }, plugins, providers, sessions: this.#sessions.counts() };
+    // Disk the live snapshots use and the budget; left out when the store cannot say.
+    const snapshots = storeOk ? await this.#snapshots.usage().catch(() => undefined) : undefined;
+    return { status: ok ? 'ok' : 'degraded', version: VERSION, store: { ok: storeOk, kind: this.#store.kind, path: this.#store.path, ...(storeReason === undefined ? {} : { reason: storeReason }) }, plugins, providers, sessions: this.#sessions.counts(), ...(snapshots ? { snapshots } : {}) };
   }
 }
 

@@ -13,6 +13,7 @@ import { WarmPools } from './leases/pools.ts';
 import { reaperStarter, type ReaperStarter } from './reaper-starter.ts';
 import { Registry } from './registry.ts';
 import { LeaseSessions } from './sessions/lease-sessions.ts';
+import { Snapshots } from './snapshots/service.ts';
 
 export interface Runtime {
   store: Store;
@@ -21,6 +22,8 @@ export interface Runtime {
   /** Starts a detached reaper for this store when leases exist and none runs. */
   reaper: ReaperStarter;
   leases: LeaseManager;
+  /** vm_snapshot (snapshots/). */
+  snapshots: Snapshots;
   /** Warm pools (config `pools`): ready machines vm_lease_create hands out whole. */
   pools: WarmPools;
   catalog: Catalog;
@@ -67,7 +70,8 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
   // A pool machine is a lease like any other: a reaper must be there to reap it if we die.
   const pools = new WarmPools(store, registry, leases, config, () => void reaper.ensure('pool machine created'));
   leases.attachPools(pools);
-  const catalog = new Catalog(registry, store, leases, sessions);
+  const snapshots = new Snapshots({ store, registry, config, leases, sessions, actor: leases.actor });
+  const catalog = new Catalog(registry, store, leases, sessions, snapshots);
   // Leases left live by an earlier server (it died with its client): make sure someone reaps them.
   // A store that is unreachable now is not checked again here: the next lease created starts a reaper.
   if (background) {
@@ -77,7 +81,7 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
     pools.start();
   }
   return {
-    store, registry, sessions, leases, pools, catalog, reaper, github,
+    store, registry, sessions, leases, snapshots, pools, catalog, reaper, github,
     async close() {
       github?.tokens.stop();
       await pools.stop();

@@ -167,6 +167,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
         return { leases: found.leases.map(leaseView), truncated: found.truncated };
       },
     },
+    snapshots: { snapshot: async (input, extra) => (await rt()).snapshots.run(input, principalOf(extra)) },
     sessions: {
       bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra)),
       machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),

@@ -41,6 +41,7 @@ describe('server: doctor', () => {
     for (const l of lines(r.stdout).filter((x) => x.startsWith('✖'))) assert.match(l, /→ fix: /, `every ✖ says what to do: ${l}`);
     assert.doesNotMatch(r.stdout, /\[vmhub\]/, 'no component prefixes: each line names its component');
     assert.match(r.stdout.trim().split('\n').at(-1)!, /^ok: 4 templates usable/);
+    assert.match(line(r.stdout, /^. snapshot /) ?? '', /^✔ snapshot\s+disk: 0 live snapshots use 0\.00 GiB of the 20\.00 GiB budget \(snapshots\.max_bytes\)$/);
 
     const json = JSON.parse((await doctor(b, ['--json'])).stdout);
     assert.equal(json.ok, true);

@@ -41,6 +41,7 @@ function argsFor(name: string, leaseId: string): Record<string, unknown> {
     vm_lease_status: { lease_id },
     vm_lease_renew: { lease_id, ttl_seconds: 600 },
     vm_lease_release: { lease_id },
+    vm_snapshot: { lease_id, action: 'create' },
     vm_screenshot: { lease_id },
     vm_wait: { lease_id, for: 'settle', timeout_seconds: 1 },
     vm_find_text: { lease_id, text: 'hello' },

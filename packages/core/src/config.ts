@@ -63,6 +63,19 @@ export const VmhubConfigSchema = Type.Object({
     provision_timeout_seconds: Seconds(900),
   }, { default: {} }),
   /**
+   * Snapshots (vm_snapshot; forks through vm_lease_create {snapshot_id}): kept past their lease
+   * until deleted or keep_hours passes (then the reaper deletes them by identity). Over a quota,
+   * vm_snapshot {action: "create"} answers QUOTA_EXCEEDED naming the limit.
+   */
+  snapshots: Type.Object({
+    /** Hours a snapshot is kept after it is made. */
+    keep_hours: Type.Number({ exclusiveMinimum: 0, maximum: 8760, default: 24 }),
+    /** Live snapshots one principal may hold. */
+    max_per_principal: Type.Integer({ minimum: 0, default: 10 }),
+    /** Disk the live snapshots of this instance may use together (sum of their size_bytes). Default 20 GiB. */
+    max_bytes: Type.Integer({ minimum: 0, default: 20 * 1024 ** 3 }),
+  }, { default: {} }),
+  /**
    * The tool groups tools/list offers (toolsets.ts): lease (always), screen, input, batch, files,
    * exec, apps, admin; "default" = lease, screen, input, files, exec; "all" = every set. A tool outside
    * them is not listed and answers POLICY_DENIED naming its set. Env VMHUB_TOOLSETS (comma-separated).

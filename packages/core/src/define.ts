@@ -284,6 +284,10 @@ export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>)
 export function machineIdentity(instance: string, leaseId: string): string {
   return `${identityPrefix(instance)}${leaseId}`;
 }
+/** A snapshot's identity, `vmhub-<instance>-snap-<snapshot id>` (SnapshotRef: read back before it is deleted). */
+export function snapshotIdentity(instance: string, snapshotId: string): string {
+  return `${identityPrefix(instance)}snap-${snapshotId}`;
+}
 export function identityPrefix(instance: string): string {
   return `vmhub-${instance}-`;
 }

@@ -73,6 +73,23 @@ export const LeaseStatusSchema = Type.Object({
 });
 export type LeaseStatusInfo = LeaseInfo & { access?: { ssh: string } };
 
+/**
+ * A snapshot as its principal sees it (vm_snapshot): `memory` true when running processes come
+ * back with it, false when only the disk or filesystem does; `lease_id` is the lease it was taken
+ * of (it outlives that lease until `expires_at`, snapshots.keep_hours after it was made).
+ */
+export const SnapshotInfoSchema = Type.Object({
+  snapshot_id: Type.String(),
+  name: Type.Optional(Type.String()),
+  lease_id: Type.String(),
+  template: Type.String(),
+  memory: Type.Boolean(),
+  size_bytes: Type.Integer(),
+  created_at: Type.String(),
+  expires_at: Type.String(),
+});
+export type SnapshotInfo = Static<typeof SnapshotInfoSchema>;
+
 /** A machine as providers know it: the identity is what teardown verifies. */
 export interface MachineRef {
   /** `vmhub-<instance>-<lease uuid>`: carried by the machine itself (label, tag, state record). */

@@ -14,7 +14,7 @@
  */
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Capability } from './capabilities.ts';
-import { LEASE_STATES, LeaseInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
+import { LEASE_STATES, LeaseInfoSchema, SnapshotInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
 
 const Strict = { additionalProperties: false } as const;
 /** `{description}`: every parameter says what it is (tools/list is what agents read). */
@@ -175,6 +175,8 @@ export const TOOLS = {
       capabilities: Type.Array(Type.String()),
       unavailable: Type.Array(Type.Object({ capability: Type.String(), reason: Type.String() })),
       verbs: Type.Array(Type.Object({ verb: Type.String() })),
+      /** vm_snapshot and forks: whether memory comes back; absent when unavailable (`unavailable` says why). */
+      snapshot: Type.Optional(Type.Object({ memory: Type.Boolean() })),
       lease_id: Type.Optional(Type.String()), expires_at: Type.Optional(ExpiresAt),
     }),
     annotations: { ...RO, idempotentHint: true },
@@ -192,21 +194,28 @@ export const TOOLS = {
       providers: Type.Array(Type.Object({ id: Type.String(), ok: Type.Boolean(), not_configured: Type.Optional(Type.Boolean()), reason: Type.Optional(Type.String()) })),
       /** This process's lease sessions: open sessions and the channels/consoles they hold open. */
       sessions: Type.Object({ open: Type.Integer(), channels: Type.Integer() }),
+      /** Disk the live snapshots use (sum of their size_bytes) and the budget (snapshots.max_bytes). */
+      snapshots: Type.Optional(Type.Object({ count: Type.Integer(), bytes: Type.Integer(), max_bytes: Type.Integer() })),
     }),
     annotations: { ...RO },
   }),
   vm_lease_create: tool({
     name: 'vm_lease_create', title: 'Create lease',
     description: 'Create a VM from a template; waits wait_seconds for ready. Same request_id, same lease.',
+    // Exactly one of template and snapshot_id (router/args-together.ts says which is missing).
+    // A fork of count > 1 makes leases under request_id, request_id#2 … #count (each idempotent);
+    // the answer is the first lease, with lease_ids naming all of them in order.
     input: Type.Object({
-      template: Type.String({ maxLength: 128, description: 'Template id (vm_list_templates).' }),
+      template: Type.Optional(Type.String({ maxLength: 128, description: 'Template id (vm_list_templates).' })),
+      snapshot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Fork this snapshot (vm_snapshot) instead.' })),
+      count: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, description: 'Forks to make.' })),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: 'Idempotency key.' })),
       ttl_seconds: TtlSeconds,
       owner: Owner,
       // The same bounded wait as vm_lease_status: one-shot clients get a ready lease in one call.
       wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 25, description: 'Wait this long for ready.' })),
     }, Strict),
-    output: LeaseInfoSchema,
+    output: Type.Object({ ...LeaseInfoSchema.properties, lease_ids: Type.Optional(Type.Array(Type.String())) }),
     annotations: { ...ACT, idempotentHint: true },
   }),
   vm_lease_status: tool({
@@ -236,6 +245,25 @@ export const TOOLS = {
     input: Type.Object({ owner: Owner, status: Type.Optional(StrEnum([...LEASE_STATES, 'live'], d('Only this state.'))) }, Strict),
     output: Type.Object({ leases: Type.Array(LeaseInfoSchema), truncated: Type.Boolean() }),
     annotations: { ...RO, idempotentHint: true },
+  }),
+  /**
+   * Snapshots of a lease's machine, one tool for four actions (tools/list has a budget):
+   * create (lease_id; name) → the new one; restore (lease_id, snapshot_id: a snapshot of the same
+   * template) → the lease keeps its id, expiry and session, its machine goes back; list (lease_id:
+   * only that lease's) → the caller's live snapshots, newest first; delete (snapshot_id) → the one
+   * deleted. Every answer is `{snapshots}`. Another principal's snapshot is NOT_FOUND.
+   */
+  vm_snapshot: tool({
+    name: 'vm_snapshot', title: 'Snapshots',
+    description: 'Save a VM (create), roll it back (restore), list or delete snapshots.',
+    input: Type.Object({
+      action: StrEnum(['create', 'restore', 'list', 'delete'], d('create/restore: lease_id; restore/delete: snapshot_id.')),
+      lease_id: Type.Optional(LeaseId),
+      snapshot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Snapshot id.' })),
+      name: Type.Optional(Type.String({ maxLength: 128, description: 'create: a label.' })),
+    }, Strict),
+    output: Type.Object({ snapshots: Type.Array(SnapshotInfoSchema) }),
+    annotations: DESTRUCTIVE,
   }),
   vm_screenshot: tool({
     name: 'vm_screenshot', title: 'Screenshot', capability: 'screenshot',

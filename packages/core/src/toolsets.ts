@@ -14,7 +14,7 @@ export type Toolset = (typeof TOOLSETS)[number];
 /** The one table: every tool's set (docs/agent-tools.md and docs/configuration.md list it). */
 export const TOOLSET_OF: Record<ToolName, Toolset> = {
   vm_list_templates: 'lease', vm_capabilities: 'lease', vm_lease_create: 'lease', vm_lease_status: 'lease',
-  vm_lease_renew: 'lease', vm_lease_release: 'lease', vm_lease_list: 'lease',
+  vm_lease_renew: 'lease', vm_lease_release: 'lease', vm_lease_list: 'lease', vm_snapshot: 'lease',
   vm_screenshot: 'screen', vm_wait: 'screen', vm_find_text: 'screen',
   vm_click: 'input', vm_type: 'input', vm_key: 'input', vm_paste: 'input', vm_drag: 'input', vm_scroll: 'input',
   // 4.3 KB: per-action step schemas. Fewer round trips, nothing the input tools cannot do one by one.

@@ -1,6 +1,6 @@
 /**
  * `vmhub-server doctor [--json]`: checks everything a template needs on this host — Node.js,
- * configuration, the store, the reaper, the OCR engine, each provider's backend (Docker engine, qemu and KVM,
+ * configuration, the store, the reaper, the disk used by snapshots, the OCR engine, each provider's backend (Docker engine, qemu and KVM,
  * Proxmox reachability and token privileges), each template and each golden — one line per check
  * with what to run to fix it.
  * Exit 0 when Node, the store and every template of a configured provider are usable, 1 when one
@@ -12,6 +12,7 @@ import type { Store } from '@vmhub/store';
 import { VERSION } from '../catalog.ts';
 import { docPath } from '../docs-path.ts';
 import { Registry } from '../registry.ts';
+import { snapshotCheck } from './snapshots.ts';
 import { goldenChecks, nodeCheck, ocrCheck, pluginChecks, providerChecks, reaperCheck, standinCheck, storeCheck, templateChecks, type Check } from './checks.ts';
 
 const MARK = { ok: '✔', fail: '✖', skip: '–' } as const;
@@ -46,7 +47,7 @@ export async function runChecks(from: string): Promise<Check[]> {
   try {
     const opened = await storeCheck(config.db ?? defaultStatePath(), async (path) => openStore({ path }));
     store = opened.store;
-    checks.push(opened.check, await reaperCheck(store, config), await ocrCheck(config.ocr));
+    checks.push(opened.check, await reaperCheck(store, config), await snapshotCheck(store, config), await ocrCheck(config.ocr));
     registry = await Registry.load(config, from);
     checks.push(...pluginChecks(registry));
     const providers = await providerChecks(registry);

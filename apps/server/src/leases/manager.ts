@@ -13,11 +13,13 @@ import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type LeaseStatusInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { CallExtra } from '@vmhub/core/router';
-import { POOL_PRINCIPAL, type LeaseRow, type LeaseStatus, type Store } from '@vmhub/store';
+import { POOL_PRINCIPAL, type LeaseRow, type LeaseStatus, type SnapshotRow, type Store } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
+import { snapshotRef } from '../snapshots/own.ts';
 import { LeaseChanges } from './changes.ts';
 import { ACTIVE, type LeaseDeps } from './deps.ts';
+import { fork, type ForkHost } from './fork.ts';
 import { checkMachine, machineLostError } from './machine-lost.ts';
 import { provision } from './provision.ts';
 import { reapExpired, release } from './release.ts';
@@ -60,6 +62,11 @@ export class LeaseManager {
     };
   }
 
+  /** `server:<host>:<pid>`: the actor of this process's events and claims. */
+  get actor(): string {
+    return this.#actor;
+  }
+
   template(id: string): TemplateConfig {
     const t = this.#registry.templates.get(id);
     if (!t && this.#registry.hiddenStandins.has(id)) throw new VmhubError('NOT_FOUND', `template "${id}" is a stand-in, offered only when the server runs with VMHUB_STANDIN_TEMPLATES=1 (config standin_templates: true)`, { hint: 'Restart the server with VMHUB_STANDIN_TEMPLATES=1 to use stand-in templates, or pick one from vm_list_templates.' });
@@ -76,8 +83,23 @@ export class LeaseManager {
    * `principal` is who is authenticated (the HTTP token's principal, or the local user on
    * stdio): quotas count it. `owner` is the label the agent gave (or its client's name).
    */
-  async create(input: ToolInput<'vm_lease_create'>, principal: string, owner: string): Promise<LeaseInfo> {
-    const requestId = input.request_id ?? randomUUID();
+  async create(input: ToolInput<'vm_lease_create'>, principal: string, owner: string): Promise<LeaseInfo & { lease_ids?: string[] }> {
+    // A fork (fork.ts): leases of the snapshot's template, each made by createOne.
+    if (input.snapshot_id !== undefined) return fork(this.#forkHost(), input, principal, owner);
+    return this.createOne({ templateId: input.template!, requestId: input.request_id ?? randomUUID(), principal, owner, ttlSeconds: input.ttl_seconds });
+  }
+
+  #forkHost(): ForkHost {
+    return { store: this.#store, registry: this.#registry, config: this.#config, template: (id) => this.template(id), createOne: (r) => this.createOne(r) };
+  }
+
+  /**
+   * One lease under `requestId`: the one it already names, a warm pool's, or a new one.
+   * `from`: a fork's snapshot — never a warm pool's machine (it must start from the snapshot).
+   */
+  async createOne(request: { templateId: string; requestId: string; principal: string; owner: string; ttlSeconds?: number; from?: SnapshotRow }): Promise<LeaseInfo> {
+    const { templateId, requestId, principal, owner, from } = request;
+    const input = { template: templateId, ttl_seconds: request.ttlSeconds };
     // request_id is unique per principal: another principal's lease under it is never found.
     const existing = await this.#store.getLeaseByRequest(requestId, principal);
     if (existing) return this.#same(existing, input.template);
@@ -102,7 +124,7 @@ export class LeaseManager {
       throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner counts the authenticated principal, whatever owner label a call gives)`);
     }
     // A warm pool's ready machine, handed over whole: it already counts in max_total.
-    const warm = await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
+    const warm = from ? undefined : await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
     if (warm) return warm;
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
       const raced = await full();
@@ -110,7 +132,7 @@ export class LeaseManager {
       throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
     }
 
-    const { lease, created } = await this.#insert(template, { requestId, principal, owner, ttlMs: (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000 });
+    const { lease, created } = await this.#insert(template, { requestId, principal, owner, ttlMs: (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000 }, from);
     if (!created) return this.#same(lease, input.template);
     return leaseView(lease);
   }
@@ -126,8 +148,12 @@ export class LeaseManager {
     return lease;
   }
 
-  /** Insert a provisioning lease (with its lease.created event) and provision it in the background. */
-  async #insert(template: TemplateConfig, who: { requestId: string; principal: string; owner: string; ttlMs: number }): Promise<{ lease: LeaseRow; created: boolean }> {
+  /**
+   * Insert a provisioning lease (with its lease.created event) and provision it in the background;
+   * `from`: a fork's snapshot (its lease.created names it, and a snapshot.forked event on the
+   * snapshot's lease names the fork).
+   */
+  async #insert(template: TemplateConfig, who: { requestId: string; principal: string; owner: string; ttlMs: number }, from?: SnapshotRow): Promise<{ lease: LeaseRow; created: boolean }> {
     const limits = this.#config.leases;
     const now = Date.now();
     const id = randomUUID();
@@ -147,9 +173,10 @@ export class LeaseManager {
       max_expires_at: maxExpires,
       deadline_at: now + limits.provision_timeout_seconds * 1000,
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
-    }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId } } });
+    }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId, ...(from ? { from_snapshot: from.id } : {}) } } });
+    if (created && from) await this.#store.appendEvent({ lease_id: from.lease_id, actor: this.#actor, kind: 'snapshot.forked', data: { snapshot: from.id, lease: id } });
     // The row and its lease.created event committed together.
-    if (created) this.#track(provision(this.#deps, lease, template).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
+    if (created) this.#track(provision(this.#deps, lease, template, from && snapshotRef(from)).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
     return { lease, created };
   }
 
@@ -233,9 +260,11 @@ export class LeaseManager {
    * progress included — and returned as it is at the end of the wait. No wait asked, or a lease
    * already out of provisioning/starting: create's own answer.
    */
-  async waitCreated(lease: LeaseInfo, waitSeconds: number | undefined, extra: CallExtra, principal: string): Promise<LeaseInfo> {
+  async waitCreated(lease: LeaseInfo & { lease_ids?: string[] }, waitSeconds: number | undefined, extra: CallExtra, principal: string): Promise<LeaseInfo & { lease_ids?: string[] }> {
     if (!waitSeconds || !ACTIVE.includes(lease.status as LeaseStatus)) return lease;
-    return leaseView(await this.#wait(await this.get(lease.lease_id, principal), waitSeconds, extra, principal));
+    // A fork of several: the wait is on the first (each is ready about as fast); lease_ids names all.
+    const waited = leaseView(await this.#wait(await this.get(lease.lease_id, principal), waitSeconds, extra, principal));
+    return lease.lease_ids ? { ...waited, lease_ids: lease.lease_ids } : waited;
   }
 
   /** wait.ts's bounded wait, re-reading the lease as this principal (expired on the way when due). */

@@ -5,9 +5,10 @@
  * per lease (`state(key)`: the live view's frame generation and pointer, the recording's write
  * queue). `dispose()` runs exactly once: detached commands are killed, then the adapter session
  * ends (it may still need the channel to clean up), then the channel and the console, then each
- * kept state's `end`. After it, nothing opens again.
+ * kept state's `end`. After it, nothing opens again. A restore to a snapshot (`restored()`) resets
+ * the screen mapping and the connections, and the adapter session hears of it before the next call.
  */
-import { GuestPorts, VmhubError, type Adapter, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
+import { GuestPorts, VmhubError, type Adapter, type AdapterContext, type ConsoleHandle, type GuestChannel, type LeaseContext, type MachineRef, type OpenSession, type Provider, type TemplateConfig } from '@vmhub/core';
 import { DetachedJobs, type JobLedger, type ScreenState } from '@vmhub/core/router';
 import { log } from '../log.ts';
 
@@ -35,6 +36,8 @@ export class LeaseSession {
   #session: Promise<OpenSession> | undefined;
   readonly #ports: GuestPorts;
   #opened = 0;
+  /** Restored to a snapshot since the adapter session last heard (AdapterSession.restored). */
+  #restoredPending = false;
   #disposing: Promise<void> | undefined;
   readonly #kept = new Map<LeaseStateKey<unknown>, unknown>();
 
@@ -82,6 +85,29 @@ export class LeaseSession {
     return this.#session;
   }
 
+  /**
+   * The machine went back to a snapshot (vm_snapshot restore): the screen mapping is reset, the
+   * channel and console — stale now — are closed (the next use opens new ones), and the adapter
+   * session hears of it before the next call uses it (settleRestore).
+   */
+  async restored(): Promise<void> {
+    this.#alive();
+    for (const key of Object.keys(this.screen) as (keyof ScreenState)[]) delete this.screen[key];
+    this.#restoredPending = true;
+    const stale = [this.#channel, this.#console];
+    this.#channel = undefined;
+    this.#console = undefined;
+    await Promise.all(stale.map((p) => this.#close(p)));
+  }
+
+  /** Tell the adapter session of a restore since the last call (once); never throws. */
+  async settleRestore(ctx: AdapterContext): Promise<void> {
+    if (!this.#restoredPending) return;
+    this.#restoredPending = false;
+    const session = await this.#session?.catch(() => undefined);
+    try { await session?.restored?.(ctx); } catch (err) { log('warn', 'the adapter session failed to take a restore; it keeps going', { lease: this.lease_id, error: (err as Error).message }); }
+  }
+
   /** The state `key` keeps for this lease, made on first use; LEASE_EXPIRED once the session ended. */
   state<T>(key: LeaseStateKey<T>): T {
     this.#alive();
@@ -123,19 +149,21 @@ export class LeaseSession {
     return counted;
   }
 
+  /** Close an opened channel or console (counted open); never throws. */
+  async #close(opening: Promise<{ close(): Promise<void> }> | undefined): Promise<void> {
+    const c = await opening?.catch(() => undefined);
+    if (!c) return;
+    try { await c.close(); } catch (err) { log('warn', 'closing a lease connection failed', { lease: this.lease_id, error: (err as Error).message }); }
+    this.#opened--;
+  }
+
   /** End the session: adapter state, then channel and console. Idempotent; never throws. */
   dispose(reason: string): Promise<void> {
     this.#disposing ??= (async () => {
       this.jobs.dispose();
       const session = await this.#session?.catch(() => undefined);
       await session?.dispose();
-      const closing = [this.#channel, this.#console].map(async (p) => {
-        const c = await p?.catch(() => undefined);
-        if (!c) return;
-        try { await c.close(); } catch (err) { log('warn', 'closing a lease connection failed', { lease: this.lease_id, error: (err as Error).message }); }
-        this.#opened--;
-      });
-      await Promise.all(closing);
+      await Promise.all([this.#channel, this.#console].map((p) => this.#close(p)));
       await this.#ports.close();
       for (const [key, value] of this.#kept) {
         try { await key.end?.(value); } catch (err) { log('warn', 'ending a lease state failed', { lease: this.lease_id, state: key.name, error: (err as Error).message }); }

@@ -9,7 +9,7 @@
  */
 import { VmhubError } from '@vmhub/core';
 import type { LeaseBinding } from '@vmhub/core/router';
-import type { Store } from '@vmhub/store';
+import type { LeaseRow, Store } from '@vmhub/store';
 import type { LeaseManager } from '../leases/manager.ts';
 import { machineLostError } from '../leases/machine-lost.ts';
 import { machineRef } from '../leases/teardown.ts';
@@ -17,6 +17,20 @@ import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
 import { jobLedger } from './job-ledger.ts';
 import { LeaseSession } from './lease-session.ts';
+
+/** Why a call cannot use a lease that is not ready: LEASE_NOT_READY, MACHINE_LOST, PROVISION_FAILED or LEASE_EXPIRED. */
+export function notReadyError(lease: LeaseRow): VmhubError {
+  switch (lease.status) {
+    case 'provisioning':
+    case 'starting':
+      return new VmhubError('LEASE_NOT_READY', `lease ${lease.id} is ${lease.status}; wait with vm_lease_status {wait_seconds: 20}`);
+    case 'failed':
+      if (lease.error_code === 'MACHINE_LOST') return machineLostError(lease);
+      return new VmhubError('PROVISION_FAILED', `lease ${lease.id} failed: ${lease.error_message ?? lease.error_code ?? 'unknown'}`, { hint: 'Create a new lease (vm_lease_create).' });
+    default:
+      return new VmhubError('LEASE_EXPIRED', `lease ${lease.id} is ${lease.status}`);
+  }
+}
 
 /** How often open sessions are checked against the store. */
 const SWEEP_MS = 5_000;
@@ -59,18 +73,11 @@ export class LeaseSessions {
     const lease = await this.#leases.get(leaseId, principal);
     if (lease.status !== 'ready') {
       await this.end(leaseId, lease.status);
-      switch (lease.status) {
-        case 'provisioning':
-        case 'starting':
-          throw new VmhubError('LEASE_NOT_READY', `lease ${leaseId} is ${lease.status}; wait with vm_lease_status {wait_seconds: 20}`);
-        case 'failed':
-          if (lease.error_code === 'MACHINE_LOST') throw machineLostError(lease);
-          throw new VmhubError('PROVISION_FAILED', `lease ${leaseId} failed: ${lease.error_message ?? lease.error_code ?? 'unknown'}`, { hint: 'Create a new lease (vm_lease_create).' });
-        default:
-          throw new VmhubError('LEASE_EXPIRED', `lease ${leaseId} is ${lease.status}`);
-      }
+      throw notReadyError(lease);
     }
     const session = this.#open.get(leaseId) ?? await this.#openSession(leaseId, lease.template);
+    const context = { ...session.lease, signal };
+    await session.settleRestore(context);
     const adapter = this.#registry.adapterFor(session.template);
     const missing = adapter ? undefined : this.#registry.missing(session.template);
     return {
@@ -82,8 +89,13 @@ export class LeaseSessions {
       session: await session.adapterSession(),
       screen: session.screen,
       jobs: session.jobs,
-      context: { ...session.lease, signal },
+      context,
     };
+  }
+
+  /** The lease's machine went back to a snapshot: its open session (if any) resets (LeaseSession.restored). */
+  async restored(leaseId: string): Promise<void> {
+    await this.#open.get(leaseId)?.restored();
   }
 
   async #openSession(leaseId: string, templateId: string): Promise<LeaseSession> {

@@ -42,8 +42,17 @@ function openSession(options: FakeAdapterOptions): AdapterSession {
     };
   }
   m.probe = async () => Object.fromEntries(missing);
+  // Told of a restore (or nothing to drop: the fake keeps no connection): it leaves a mark in the
+  // guest, through a channel opened after the restore, so a test sees it ran before the next call.
+  let restores = 0;
+  m.restored = async (ctx) => {
+    await (await ctx.channel()).putFile(RESTORED_MARK, Buffer.from(`${++restores}\n`));
+  };
   return m;
 }
+
+/** Where the fake adapter's session marks each restore it was told of (its count in this session). */
+export const RESTORED_MARK = '/tmp/.vmhub-restored';
 
 function desktopMethods(): AdapterSession {
   return {

@@ -22,6 +22,10 @@ export const FakeTemplateOptionsSchema = Type.Object({
   fail_at: Type.Optional(Type.Union([Type.Literal('create'), Type.Literal('ready')])),
   /** availability() answers unavailable with this reason. */
   unavailable_reason: Type.Optional(Type.String({ minLength: 1 })),
+  /** false: snapshotSupport() answers that this template has none. Default true. */
+  snapshots: Type.Optional(Type.Boolean()),
+  /** Snapshots claim memory (`memory: true`): the fake's whole machine state is its files. Default false. */
+  snapshot_memory: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 /** Capabilities the fake adapter can be told it lacks (every declared one but dispatch, whose verbs core serves). */

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { defineProvider, readPackageVersion, VmhubError, type MachineRef, type OwnedMachine, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
 import { FakeChannel } from './fake-channel.ts';
 import { FakeProviderOptionsSchema, FakeTemplateOptionsSchema, type FakeProviderOptions } from './fake-options.ts';
+import { FakeSnapshots } from './fake-snapshots.ts';
 import { defaultFakeDir, FakeStore, SOURCE } from './fake-store.ts';
 import { fakeTemplate, stubTemplate } from './fake-templates.ts';
 
@@ -17,8 +18,15 @@ function providerOption<T>(template: TemplateConfig, key: string): T | undefined
   return template.provider_options?.[key] as T | undefined;
 }
 
+/** Snapshots of a fake machine copy its files: memory only where the template says so (snapshot_memory). */
+function snapshotSupport(template: TemplateConfig): { memory: boolean } | string {
+  if (providerOption<boolean>(template, 'snapshots') === false) return `template ${template.id} sets provider_options.snapshots = false`;
+  return { memory: providerOption<boolean>(template, 'snapshot_memory') === true };
+}
+
 function createMethods(options: FakeProviderOptions, context: ProviderContext): ProviderMethods {
   const store = new FakeStore(options.dir ?? defaultFakeDir());
+  const snapshots = new FakeSnapshots(store);
 
   async function live(machine: MachineRef) {
     const record = await store.read(machine.external_id);
@@ -47,6 +55,7 @@ function createMethods(options: FakeProviderOptions, context: ProviderContext): 
       }
       request.signal.throwIfAborted();
       const { record, created } = await store.create(request.identity, request.lease_id, request.template.id);
+      if (created && request.from_snapshot) await snapshots.fork(record.external_id, request.from_snapshot);
       context.log('info', created ? 'fake machine created' : 'fake machine already existed', { identity: record.identity, external_id: record.external_id });
       return { identity: record.identity, external_id: record.external_id, details: { dir: store.machineDir(record.external_id) } };
     },
@@ -85,6 +94,32 @@ function createMethods(options: FakeProviderOptions, context: ProviderContext): 
       const record = await store.read(machine.external_id);
       if (!record || record.identity !== machine.identity) return 'gone';
       return record.state === 'stopped' ? 'stopped' : 'running';
+    },
+
+    snapshotSupport,
+
+    async snapshot(machine, request) {
+      request.signal.throwIfAborted();
+      const record = await live(machine);
+      const support = snapshotSupport(request.template);
+      if (typeof support === 'string') throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] ${support}`, { source: SOURCE });
+      return snapshots.take(record.external_id, request.identity, request.template.id, support.memory);
+    },
+
+    async restore(machine, snapshot, options) {
+      options.signal.throwIfAborted();
+      await live(machine);
+      await snapshots.restore(machine.external_id, machine.identity, snapshot);
+    },
+
+    async deleteSnapshot(snapshot) {
+      const outcome = await snapshots.delete(snapshot);
+      if (outcome === 'identity_mismatch') context.log('warn', 'fake snapshot carries another identity: left alone', { identity: snapshot.identity, external_id: snapshot.external_id });
+      return outcome;
+    },
+
+    async listSnapshots() {
+      return snapshots.list(context.identityPrefix);
     },
 
     async channel(machine) {

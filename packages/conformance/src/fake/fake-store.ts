@@ -4,7 +4,8 @@
  *   <dir>/identities/<identity>        external id of the live machine (created O_EXCL: one wins)
  *   <dir>/machines/<external id>/machine.json   the record: identity, lease, template, state
  *   <dir>/machines/<external id>/root/          the guest's sandboxed filesystem
- *   <dir>/ledger.log                    one JSON line per create/destroy (O_APPEND)
+ *   <dir>/snapshots/…                   snapshots (fake-snapshots.ts)
+ *   <dir>/ledger.log                    one JSON line per create/destroy/snapshot op (O_APPEND)
  */
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -35,11 +36,14 @@ export interface MachineRecord {
 }
 
 export interface LedgerEntry {
-  op: 'create' | 'destroy';
+  /** snapshot, restore, delete_snapshot: fake-snapshots.ts (a snapshot's own identity and id; a restore's machine). */
+  op: 'create' | 'destroy' | 'snapshot' | 'restore' | 'delete_snapshot';
   identity: string;
   external_id: string;
   pid: number;
   at: number;
+  /** restore: the snapshot's identity. */
+  snapshot?: string;
 }
 
 export function defaultFakeDir(): string {

@@ -3,7 +3,8 @@ import type { TemplateConfig } from '@vmhub/core';
 
 /**
  * The fake desktop template: fake provider + fake adapter. Provider options understood:
- * `ready_delay_ms` (default 100), `fail_at: 'create' | 'ready'`, `unavailable_reason`.
+ * `ready_delay_ms` (default 100), `fail_at: 'create' | 'ready'`, `unavailable_reason`,
+ * `snapshots` (false: none), `snapshot_memory` (snapshots claim memory).
  */
 export function fakeTemplate(overrides: Partial<TemplateConfig> = {}): TemplateConfig {
   return {

@@ -10,7 +10,7 @@ import { fakeProvider } from './fake-provider.ts';
 import { stubAdapter } from './stub-adapter.ts';
 
 export { fakeProvider, createFakeProvider } from './fake-provider.ts';
-export { fakeAdapter, createFakeAdapter, fakeSessions } from './fake-adapter.ts';
+export { fakeAdapter, createFakeAdapter, fakeSessions, RESTORED_MARK } from './fake-adapter.ts';
 export { stubAdapter, createStubAdapter } from './stub-adapter.ts';
 export { fakeTemplate, stubTemplate } from './fake-templates.ts';
 export { fakeTarget, type FakeTargetOptions } from './fake-target.ts';

@@ -19,6 +19,7 @@ import { assertWithinBudget, DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import { deadlineSignal } from './deadline.ts';
 import { assertAgentMayAct, humanGate } from './human-gate.ts';
 import { assertDeliverable } from './deliverable.ts';
+import { assertArgsTogether } from './args-together.ts';
 import { toHandler, toPublished } from './forms.ts';
 import { errorResult, okResult } from './results.ts';
 import type { CallExtra, LeaseBinding, RouterHost, ToolHost } from './types.ts';
@@ -102,6 +103,7 @@ export function createRouter(host: RouterHost): Router {
     const checked = assertValid<Record<string, unknown>>((def as ToolDefinition).check ?? def.input, toPublished(name, (args ?? {}) as Record<string, unknown>), `${name} arguments`);
     const input = toHandler(name, checked);
     assertDeliverable(name, input);
+    assertArgsTogether(name, input);
     if (host.settings.denyTools.includes(name)) throw new VmhubError('POLICY_DENIED', `${name} is disabled by this server's policy (policy.deny_tools)`);
     switch (name) {
       case 'vm_list_templates': return okResult(await served(host.catalog, name).listTemplates());
@@ -112,6 +114,7 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_lease_renew': return okResult(await served(host.leases, name).renew(input as never, extra));
       case 'vm_lease_release': return okResult(await served(host.leases, name).release(input as never, extra));
       case 'vm_lease_list': return okResult(await served(host.leases, name).list(input as never, extra));
+      case 'vm_snapshot': return okResult(await served(host.snapshots, name).snapshot(input as never, extra));
     }
     // A batch's deadline comes from its steps (their waits plus an allowance each), not one timeout.
     const seconds = name === 'vm_batch' ? batchSeconds(input, host.settings) : Math.max(host.settings.callTimeoutSeconds, ((input.timeout_seconds as number | undefined) ?? 0) + 5);
@@ -286,13 +289,20 @@ function describeJson(value: unknown): string {
 /**
  * Output schemas go on the wire without `required`: clients (the SDK's Client among them)
  * validate the structuredContent of error results against the output schema too, and an error's
- * `{code, message, retryable, hint}` must pass. The shapes stay fully described.
+ * `{code, message, retryable, hint}` must pass. They are also shorter than tools.ts's: no
+ * descriptions, and the items of an array of objects only as `{type: "object"}`. Models never
+ * read output schemas (no provider's tool format carries them; clients validate with them), yet
+ * they count in tools/list's byte budget; the full shapes stay in tools.ts, which the router and
+ * the tests check results against, and in docs/agent-tools.md.
  */
 function wireOutput(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(wireOutput);
   if (typeof schema !== 'object' || schema === null) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) if (k !== 'required' && k !== 'enum') out[k] = wireOutput(v);
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'required' || k === 'enum' || (k === 'description' && typeof v === 'string')) continue;
+    out[k] = k === 'items' && (v as { type?: unknown })?.type === 'object' ? { type: 'object' } : wireOutput(v);
+  }
   return out;
 }
 

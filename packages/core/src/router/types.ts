@@ -123,6 +123,8 @@ export interface RouterHost {
   catalog?: HostCatalog;
   /** The lease tools (vm_lease_*), each for the calling principal. */
   leases?: HostLeases;
+  /** vm_snapshot, for the calling principal. */
+  snapshots?: HostSnapshots;
   /** A VM-bound call's lease: its session, and whether its machine is still there. */
   sessions: HostSessions;
   /** A person's hold on a lease (the live view's take-over). */
@@ -147,13 +149,23 @@ export interface HostCatalog {
 
 /** The lease tools' answers, for the calling principal (another's lease: NOT_FOUND). */
 export interface HostLeases {
-  create(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo>;
+  /** With snapshot_id: a fork of `count` leases; the first answers, `lease_ids` names them all. */
+  create(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo & { lease_ids?: string[] }>;
   /** Waits at most 25 s (well under clients' 60 s) and sends progress on every stage change. */
   status(input: ToolInput<'vm_lease_status'>, extra: CallExtra): Promise<LeaseInfo>;
   renew(input: ToolInput<'vm_lease_renew'>, extra: CallExtra): Promise<LeaseInfo>;
   release(input: ToolInput<'vm_lease_release'>, extra: CallExtra): Promise<LeaseInfo>;
   /** The calling principal's leases (never another's), newest first, capped. */
   list(input: ToolInput<'vm_lease_list'>, extra: CallExtra): Promise<ToolOutput<'vm_lease_list'>>;
+}
+
+/**
+ * vm_snapshot's answers, for the calling principal: another principal's snapshot or lease is
+ * NOT_FOUND, as an id that never existed. Restore runs on the caller's ready lease (the adapter
+ * session hears of it before the next call: AdapterSession.restored).
+ */
+export interface HostSnapshots {
+  snapshot(input: ToolInput<'vm_snapshot'>, extra: CallExtra): Promise<ToolOutput<'vm_snapshot'>>;
 }
 
 /** Where a VM-bound call finds its lease. */
