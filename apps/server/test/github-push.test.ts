@@ -217,10 +217,11 @@ describe('github: a lease renewed past its token\'s hour gets a fresh one before
   let s: Session;
   let lease = '';
   // Tokens live 80 s here and are replaced 77 s before they lapse (3 s after the mint): a 60 s lease ends first.
+  // They are GitHub's announced stateless kind (~520 characters): the guest pushes with one.
   let short: GithubStandin;
 
   before(async () => {
-    short = await startGithubStandin({ app: { id: APP_ID, publicKeyPem: keys.publicKeyPem }, installations: [{ id: 78, account: 'acme', repositories: ['acme/app'] }], host: await bridgeGateway(), tokenTtlMs: 80_000 });
+    short = await startGithubStandin({ app: { id: APP_ID, publicKeyPem: keys.publicKeyPem }, installations: [{ id: 78, account: 'acme', repositories: ['acme/app'] }], host: await bridgeGateway(), tokenTtlMs: 80_000, longTokens: true });
     await short.createRepo('acme/app');
     configure(box, {}, short, { refresh_before_seconds: 77 });
     s = await connect(box);
@@ -237,6 +238,7 @@ describe('github: a lease renewed past its token\'s hour gets a fresh one before
     assert.equal(renewed.isError, undefined, JSON.stringify(renewed.structuredContent));
     await until(() => short.tokens[1] && short.tokens[0]!.revokedAt, 'a second token minted and the first revoked', 20_000);
     assert.deepEqual(short.tokens[1]!.repositories, ['acme/app']);
+    assert.ok(short.tokens[1]!.token.length > 400, `a long token: ${short.tokens[1]!.token.length} characters`);
     const pushed = await exec(s, lease, 'cd app && git -c user.name=a -c user.email=a@v commit -q --allow-empty -m after-refresh && git push -q origin HEAD:main 2>&1; echo "exit=$?"');
     assert.match(pushed.stdout, /exit=0/, `the guest pushes with the fresh token: ${pushed.stdout}`);
     assert.equal(short.pushes.length, 1);
