@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { VmhubError } from './errors.ts';
 import { assertOnScreen, imageToScreen } from './screen-mapping.ts';
-import { shapeScreenshot } from './screenshot.ts';
+import { passThrough, shapeScreenshot } from './screenshot.ts';
 
 async function frame(width: number, height: number) {
   // left half red, right half blue, with noise so PNG does not compress to nothing
@@ -46,5 +46,26 @@ describe('core: screenshot contract', () => {
   });
   it('rejects a region outside the screen', async () => {
     await assert.rejects(shapeScreenshot(await frame(100, 100), { region: { x: 50, y: 50, width: 60, height: 10 } }), /outside the 100x100 screen/);
+  });
+  it('hands an encoded capture through as is when it already fits format, box and budget; else shapes it', async () => {
+    const f = await frame(400, 300);
+    const png = { data: await sharp(f.data, { raw: { width: 400, height: 300, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer(), format: 'png' as const, width: 400, height: 300 };
+    const fits = { maxWidth: 400, maxHeight: 300 };
+    const same = await shapeScreenshot(png, fits);
+    assert.equal(same.data, png.data, 'the very bytes, no re-encode');
+    assert.deepEqual([same.width, same.height, same.scale, same.origin, same.screen, same.mime], [400, 300, 1, { x: 0, y: 0 }, { width: 400, height: 300 }, 'image/png']);
+    assert.equal(passThrough(png, { ...fits, region: { x: 0, y: 0, width: 400, height: 300 } })?.data, png.data, 'a region that is the whole screen');
+    const shaped = [
+      passThrough(png, { maxWidth: 399, maxHeight: 300 }), // the box is smaller
+      passThrough(png, { ...fits, scale: 2 }), // a zoom
+      passThrough(png, { ...fits, format: 'jpeg' }), // another format
+      passThrough(png, { ...fits, maxBytes: png.data.length - 1 }), // over the budget
+      passThrough(png, { ...fits, region: { x: 0, y: 0, width: 200, height: 300 } }), // a region
+      passThrough(png, { ...fits, overlay: () => Buffer.from('<svg/>') }), // marks
+      passThrough(f, fits), // raw pixels need an encode
+    ];
+    assert.deepEqual(shaped, shaped.map(() => undefined));
+    const smaller = await shapeScreenshot(png, { maxWidth: 200, maxHeight: 300 });
+    assert.deepEqual([smaller.width, smaller.height, smaller.scale], [200, 150, 0.5]);
   });
 });

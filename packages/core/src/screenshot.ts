@@ -77,7 +77,23 @@ const MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg'
 const DOWNSCALE_KERNEL: Record<ImageFormat, 'lanczos2' | 'lanczos3'> = { png: 'lanczos2', jpeg: 'lanczos3', webp: 'lanczos3' };
 
 export async function shapeScreenshot(raw: RawScreen, options: ShapeOptions = {}): Promise<ShapedScreenshot> {
-  return shapePixels(await decodeRegion(raw, options.region), options);
+  return passThrough(raw, options) ?? shapePixels(await decodeRegion(raw, options.region), options);
+}
+
+/**
+ * The capture itself when shaping would not change it: already encoded in the asked format, the
+ * whole screen (no region, no overlay), fitting the box at scale 1 and within the byte budget.
+ * No decode, no re-encode (an Android `screencap -p` PNG goes to the client as the device made
+ * it). Undefined when any of that does not hold: then decode and shape.
+ */
+export function passThrough(raw: RawScreen, options: ShapeOptions = {}): ShapedScreenshot | undefined {
+  const format = options.format ?? 'png';
+  if (raw.format !== format || options.overlay) return undefined;
+  const whole: Region = { x: 0, y: 0, width: raw.width, height: raw.height };
+  const r = options.region;
+  if (r && !(r.x === 0 && r.y === 0 && r.width === raw.width && r.height === raw.height)) return undefined;
+  if (initialScale(whole, options) !== 1 || raw.data.length > (options.maxBytes ?? 800_000)) return undefined;
+  return { data: raw.data, format, mime: MIME[format], width: raw.width, height: raw.height, scale: 1, origin: { x: 0, y: 0 }, screen: { width: raw.width, height: raw.height } };
 }
 
 /** Shape pixels already decoded by decodeRegion (one decode serves digest, OCR and the image). */

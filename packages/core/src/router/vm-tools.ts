@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { VmhubError } from '../errors.ts';
 import { resolveGuestPath } from '../paths.ts';
-import { decodeRegion, shapePixels, type Region, type RegionPixels } from '../screenshot.ts';
+import { decodeRegion, passThrough, shapePixels, type Region, type RegionPixels, type ShapedScreenshot } from '../screenshot.ts';
 import type { ToolInput, ToolName } from '../tools.ts';
 import { checkRegion, toScreen } from './coordinates.ts';
 import type { DetachedJobs } from './jobs.ts';
@@ -121,10 +121,32 @@ export const PRECHECKS: Partial<Record<ToolName, Precheck>> = {
   },
 };
 
+/** vm_screenshot's result; the lease keeps the image's mapping, marks and the frame's digest. */
+async function screenshotReply(b: BoundLease, host: ToolHost, shot: ShapedScreenshot, digest: Promise<string>, region: Region = { x: 0, y: 0, ...shot.screen }, marks?: Awaited<ReturnType<typeof detectMarks>>): Promise<VmToolOutput> {
+  digest.catch(() => undefined); // read (and its error seen) only by a later vm_wait
+  b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
+  b.screen.frame = { digest, region };
+  if (marks) b.screen.marks = marks;
+  const file = await host.screenshots?.save?.(b.lease_id, shot);
+  const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };
+  if (file) structured.file = file;
+  if (marks) structured.marks = marksInImage(marks, b.screen.latest);
+  return { structured, content: [{ type: 'image', data: shot.data.toString('base64'), mimeType: shot.mime }] };
+}
+
 export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
   async vm_screenshot(b, input, { host }) {
     if (input.changed_only && (input.region || input.marks)) throw new VmhubError('INVALID_REQUEST', 'vm_screenshot: changed_only picks its own region (what changed since your last full-screen screenshot of this lease); leave out region and marks');
     const raw = await b.session.screenshot!(b.context);
+    const s = host.settings.screenshot;
+    const shape = {
+      format: input.format ?? s.format, maxWidth: input.max_width ?? s.maxWidth, maxHeight: input.max_height ?? s.maxHeight, maxBytes: s.maxBytes,
+      ...(input.scale !== undefined ? { scale: input.scale } : {}),
+    };
+    // The capture already is the asked image (whole screen, format, box, budget; no marks, no
+    // changes baseline to keep): hand it through, decoding it for vm_wait's digest off the reply's path.
+    const through = input.changed_only || input.region || input.marks || b.screen.baseline ? undefined : passThrough(raw, shape);
+    if (through) return screenshotReply(b, host, through, new Promise((resolve, reject) => setImmediate(() => decodeRegion(raw).then((px) => resolve(frameDigest(px)), reject))));
     let px: RegionPixels;
     let changed: Region | undefined;
     if (input.changed_only) {
@@ -145,20 +167,8 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
       if (b.screen.baseline && !input.region) b.screen.baseline = baselineOf(px, b.screen.baseline);
     }
     const marks = input.marks ? await detectMarks(b, host, px) : undefined;
-    const s = host.settings.screenshot;
-    const shot = await shapePixels(px, {
-      format: input.format ?? s.format, maxWidth: input.max_width ?? s.maxWidth, maxHeight: input.max_height ?? s.maxHeight, maxBytes: s.maxBytes,
-      ...(input.scale !== undefined ? { scale: input.scale } : {}),
-      ...(marks ? { overlay: (m) => marksOverlay(marks, m) } : {}),
-    });
-    b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
-    b.screen.frame = { digest: new Promise((resolve) => setImmediate(() => resolve(frameDigest(px)))), region: px.region };
-    if (marks) b.screen.marks = marks;
-    const file = await host.screenshots?.save?.(b.lease_id, shot);
-    const structured: Record<string, unknown> = { width: shot.width, height: shot.height, scale: Number(shot.scale.toFixed(6)), origin: shot.origin, screen: shot.screen, format: shot.format, bytes: shot.data.length };
-    if (file) structured.file = file;
-    if (marks) structured.marks = marksInImage(marks, b.screen.latest);
-    return { structured, content: [{ type: 'image', data: shot.data.toString('base64'), mimeType: shot.mime }] };
+    const shot = await shapePixels(px, { ...shape, ...(marks ? { overlay: (m) => marksOverlay(marks, m) } : {}) });
+    return screenshotReply(b, host, shot, new Promise((resolve) => setImmediate(() => resolve(frameDigest(px)))), px.region, marks);
   },
   async vm_wait(b, input, { host }) {
     return { structured: { ...await waitFor(b, input, host) } };
