@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
 import { until } from '@vmhub/test-kit';
 import { BIN, connect, errorCode, leaseReady, machineBox, type Session } from './harness.ts';
 import { assertStandinListedOnlyWithEnv } from './standin-checks.ts';
@@ -36,6 +37,18 @@ async function appState(): Promise<any> {
   return JSON.parse(r.structuredContent.stdout);
 }
 
+/** RGBA pixels of a PNG. */
+const rgba = async (png: Buffer) => (await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true }));
+const imageOf = (r: any) => Buffer.from(r.content.find((c: any) => c.type === 'image').data, 'base64');
+/** The rows where two same-size RGBA images differ: [first, last], or undefined when they are equal. */
+function differingRows(a: Buffer, b: Buffer, width: number): [number, number] | undefined {
+  let first = -1, last = -1;
+  for (let y = 0; y * width * 4 < a.length; y++) if (a.compare(b, y * width * 4, (y + 1) * width * 4, y * width * 4, (y + 1) * width * 4) !== 0) { if (first < 0) first = y; last = y; }
+  return first < 0 ? undefined : [first, last];
+}
+/** Compression level in a PNG's zlib stream header (FLEVEL of the first IDAT): 0 fastest … 3 best. */
+const zlibLevel = (png: Buffer) => png[png.indexOf('IDAT', 8, 'latin1') + 5]! >> 6;
+
 const imageHash = (r: any) => createHash('sha256').update(r.content.find((c: any) => c.type === 'image').data).digest('hex');
 
 before(async () => {
@@ -58,6 +71,30 @@ describe('android: an agent drives the Android stand-in over real adb', { timeou
     assert.equal(shot.isError, undefined, JSON.stringify(shot.structuredContent));
     assert.deepEqual(shot.structuredContent.screen, { width: 1080, height: 2400 });
     assert.equal((await appState()).taps, 0);
+  });
+
+  it('a whole-screen screenshot shows the device\'s own capture: passed through as is when it fits, decoded and re-encoded for a region', async () => {
+    const name = `vmhub-${instance}-${lease}`;
+    const full = { lease_id: lease, max_width: 1080, max_height: 2400 };
+    const through = await s.call('vm_screenshot', full);
+    const shaped = await s.call('vm_screenshot', { ...full, region: { x: 0, y: 0, width: 1080, height: 2400 } });
+    const device = (await run('docker', ['exec', name, 'screencap', '-p'], { encoding: 'buffer', maxBuffer: 64 << 20 })).stdout;
+    for (const r of [through, shaped]) {
+      assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+      assert.deepEqual([r.structuredContent.width, r.structuredContent.height, r.structuredContent.scale, r.structuredContent.format, r.structuredContent.origin], [1080, 2400, 1, 'png', { x: 0, y: 0 }]);
+      assert.equal(r.structuredContent.bytes, imageOf(r).length);
+    }
+    // The stand-in's screencap deflates at level 1 (FLEVEL 0), core's encoder at 6 (FLEVEL 2).
+    assert.equal(zlibLevel(imageOf(through)), zlibLevel(device), 'passed through: the device\'s own encoding');
+    assert.notEqual(zlibLevel(imageOf(shaped)), zlibLevel(device), 'a region is decoded and re-encoded by core');
+    const want = await rgba(device);
+    assert.deepEqual([want.info.width, want.info.height], [1080, 2400]);
+    for (const [label, r] of [['passed through', through], ['re-encoded', shaped]] as const) {
+      const got = await rgba(imageOf(r));
+      // Only the text field's blinking cursor may differ between the captures.
+      const rows = differingRows(got.data, want.data, 1080);
+      assert.ok(!rows || (rows[0] >= FIELD.y - 120 && rows[1] <= FIELD.y + 120), `${label}: pixels differ from the device's capture in rows ${rows}`);
+    }
   });
 
   it('a tap on the button changes the next screenshot and the app counts it', async () => {
