@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { prepareForOcr } from './prepare.ts';
+import { prepareForOcr, prepareRows } from './prepare.ts';
 import { createTesseractEngine } from './tesseract.ts';
 import type { OcrImage } from './types.ts';
 
@@ -48,6 +48,22 @@ describe('core: ocr prepare', () => {
     assert.equal((await prepareForOcr(await screen(true), { bitmap: false })).scaleY, 2);
     assert.equal((await prepareForOcr(await screen(false), { bitmap: true })).scaleY, 2.5);
     assert.equal((await prepareForOcr(await screen(true), { scale: 1 })).scaleY, 1.25);
+  });
+
+  it('prepares bands of rows exactly as the whole screen, stacked with white between them', async () => {
+    for (const bitmap of [false, true]) {
+      const image = await screen(bitmap);
+      const whole = await prepareForOcr(image, { scale: 1, bitmap: false });
+      const rows = await prepareRows(image, [[20, 45], [75, 105]], { scale: 1, bitmap: false });
+      assert.deepEqual(rows.tiles, [{ top: 20, bottom: 45, at: 0 }, { top: 75, bottom: 105, at: 41 }]);
+      assert.equal(rows.height, 25 + 16 + 30);
+      for (const t of rows.tiles) {
+        assert.ok(rows.pixels.subarray(t.at * WIDTH, (t.at + t.bottom - t.top) * WIDTH).equals(whole.pixels.subarray(t.top * WIDTH, t.bottom * WIDTH)), `rows ${t.top}–${t.bottom}`);
+      }
+      assert.ok(rows.pixels.subarray(25 * WIDTH, 41 * WIDTH).every((v) => v === 255), 'white between bands');
+      // the bitmap decision is the whole screen's, not the bands'
+      assert.equal((await prepareRows(image, [[0, 30]])).scaleY, bitmap ? 2.5 : 2);
+    }
   });
 
   it('reads bitmap text with boxes back in the input image pixels (both scales undone)', async () => {

@@ -55,21 +55,71 @@ async function sharp(input: Buffer, options: SharpOptions): Promise<Sharp> {
 
 export async function prepareForOcr(image: OcrImage, options: PrepareOptions = {}): Promise<PreparedImage> {
   const { width, height } = image;
-  const scale = options.scale ?? 2;
   const grey = await greyOf(image);
-  const bitmap = options.bitmap === undefined || options.bitmap === 'auto' ? looksBitmap(grey) : options.bitmap;
+  const bitmap = isBitmap(grey, options);
   const polarity = options.polarity ?? 'local';
   if (polarity === 'local') distanceFromBackground(grey, width, height, options.gain ?? 2);
-  else if (polarity === 'global' && mean(grey) < 128) for (let i = 0; i < grey.length; i++) grey[i] = 255 - grey[i]!;
-  let pixels = grey;
-  let outW = width, outH = height;
-  const scaleY = bitmap ? scale * BITMAP_STRETCH : scale;
-  if (scale !== 1 || scaleY !== 1) {
-    outW = Math.round(width * scale); outH = Math.round(height * scaleY);
-    let img = (await sharp(grey, { raw: { width, height, channels: 1 } })).resize(outW, outH, { kernel: 'cubic', fit: 'fill' });
-    if (bitmap) img = img.blur(BITMAP_BLUR);
-    pixels = await img.extractChannel(0).raw().toBuffer();
+  else if (polarity === 'global' && mean(grey) < 128) invert(grey);
+  return magnify(grey, width, height, options.scale ?? 2, bitmap);
+}
+
+/** Where a band of rows sits in the stacked image prepareRows reads: source rows [top, bottom) at row `at`. */
+export interface Tile { top: number; bottom: number; at: number }
+
+/** The bands of prepareRows, stacked with white between them, and where each one came from. */
+export interface PreparedRows extends PreparedImage { tiles: Tile[] }
+
+/** White rows between stacked bands (source pixels): tesseract sees each band as text of its own. */
+const TILE_GAP = 16;
+/**
+ * Rows read around a band so its pixels come out as in a whole-screen preparation: a pixel's
+ * background comes from cells up to ~16 px away, whose sums reach 8 px further. Cell-aligned.
+ */
+const BAND_MARGIN = 32;
+
+/**
+ * Only the bands of rows [top, bottom) of `image`, prepared exactly as prepareForOcr prepares the
+ * whole (bitmap detection and global polarity on the whole image, each pixel's background from
+ * the same cells), stacked top to bottom with white rows between them, then magnified alike.
+ */
+export async function prepareRows(image: OcrImage, bands: ReadonlyArray<readonly [number, number]>, options: PrepareOptions = {}): Promise<PreparedRows> {
+  const { width, height } = image;
+  const grey = await greyOf(image);
+  const bitmap = isBitmap(grey, options);
+  const polarity = options.polarity ?? 'local';
+  const tiles: Tile[] = [];
+  let at = 0;
+  for (const [top, bottom] of bands) {
+    tiles.push({ top, bottom, at });
+    at += bottom - top + TILE_GAP;
   }
+  const stacked = Buffer.alloc(Math.max(1, at - TILE_GAP) * width, 255);
+  const dark = polarity === 'global' && mean(grey) < 128;
+  for (const t of tiles) {
+    const from = Math.max(0, Math.floor((t.top - BAND_MARGIN) / CELL) * CELL), to = Math.min(height, t.bottom + BAND_MARGIN);
+    const rows = Buffer.from(grey.subarray(from * width, to * width));
+    if (polarity === 'local') distanceFromBackground(rows, width, to - from, options.gain ?? 2);
+    else if (dark) invert(rows);
+    rows.copy(stacked, t.at * width, (t.top - from) * width, (t.bottom - from) * width);
+  }
+  return { ...await magnify(stacked, width, stacked.length / width, options.scale ?? 2, bitmap), tiles };
+}
+
+function isBitmap(grey: Buffer, options: PrepareOptions): boolean {
+  return options.bitmap === undefined || options.bitmap === 'auto' ? looksBitmap(grey) : options.bitmap;
+}
+
+function invert(grey: Buffer): void {
+  for (let i = 0; i < grey.length; i++) grey[i] = 255 - grey[i]!;
+}
+
+async function magnify(grey: Buffer, width: number, height: number, scale: number, bitmap: boolean): Promise<PreparedImage> {
+  const scaleY = bitmap ? scale * BITMAP_STRETCH : scale;
+  if (scale === 1 && scaleY === 1) return { pixels: grey, width, height, scale: 1, scaleY: 1 };
+  const outW = Math.round(width * scale), outH = Math.round(height * scaleY);
+  let img = (await sharp(grey, { raw: { width, height, channels: 1 } })).resize(outW, outH, { kernel: 'cubic', fit: 'fill' });
+  if (bitmap) img = img.blur(BITMAP_BLUR);
+  const pixels = await img.extractChannel(0).raw().toBuffer();
   return { pixels, width: outW, height: outH, scale: outW / width, scaleY: outH / height };
 }
 

@@ -2,9 +2,9 @@ import { execFile, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { VmhubError } from '../errors.ts';
 import { abortError, throwIfAborted } from './abort.ts';
-import { prepareForOcr, toPgm, type PreparedImage, type PrepareOptions } from './prepare.ts';
+import { prepareForOcr, prepareRows, toPgm, type PreparedImage, type PrepareOptions, type Tile } from './prepare.ts';
 import { parseTsv } from './tsv.ts';
-import type { OcrEngine, OcrImage, OcrWord } from './types.ts';
+import type { OcrEngine, OcrImage, OcrWord, RecognizeOptions } from './types.ts';
 
 export interface TesseractOptions {
   /** The tesseract executable, a path or a name on PATH. Default `VMHUB_TESSERACT`, else "tesseract". */
@@ -47,9 +47,12 @@ function tesseractEngine(options: TesseractOptions, id: string): OcrEngine {
   const parallel = Math.max(1, options.parallel ?? Math.min(2, availableParallelism()));
   return {
     id,
-    async recognize(image: OcrImage, opts: { signal?: AbortSignal } = {}): Promise<OcrWord[]> {
+    async recognize(image: OcrImage, opts: RecognizeOptions = {}): Promise<OcrWord[]> {
       throwIfAborted(opts.signal);
-      const prepared = await prepareForOcr(image, options.prepare);
+      // only some rows: those bands, stacked, are the image tesseract reads
+      const rows = opts.rows ? await prepareRows(image, opts.rows, options.prepare) : undefined;
+      const prepared = rows ?? await prepareForOcr(image, options.prepare);
+      const source: OcrImage = rows ? { ...image, height: Math.round(rows.height / rows.scaleY) } : image;
       throwIfAborted(opts.signal);
       // one failing band stops the others; the caller's signal stops them all
       const bands = new AbortController();
@@ -67,10 +70,10 @@ function tesseractEngine(options: TesseractOptions, id: string): OcrEngine {
         const words: OcrWord[] = [];
         let lines = 0;
         for (const band of read) {
-          for (const w of band) words.push(toImagePixels({ ...w, line: w.line + lines }, prepared, image));
+          for (const w of band) words.push(toImagePixels({ ...w, line: w.line + lines }, prepared, source));
           lines += band.reduce((n, w) => Math.max(n, w.line + 1), 0);
         }
-        return words;
+        return rows ? fromTiles(words, rows.tiles) : words;
       } finally {
         opts.signal?.removeEventListener('abort', stopBands);
       }
@@ -96,6 +99,17 @@ function isBlank(image: PreparedImage, row: number): boolean {
   const from = row * image.width;
   for (let i = from; i < from + image.width; i++) if (image.pixels[i]! < 200) return false;
   return true;
+}
+
+/** Words of the stacked bands moved back to their rows of the image; words in the gaps between bands dropped. */
+function fromTiles(words: OcrWord[], tiles: readonly Tile[]): OcrWord[] {
+  const out: OcrWord[] = [];
+  for (const w of words) {
+    const cy = w.y + w.height / 2;
+    const t = tiles.find((t) => cy >= t.at && cy < t.at + t.bottom - t.top);
+    if (t) out.push({ ...w, y: w.y + t.top - t.at });
+  }
+  return out;
 }
 
 function toImagePixels(w: OcrWord, { scale, scaleY }: PreparedImage, image: OcrImage): OcrWord {

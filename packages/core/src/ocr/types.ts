@@ -32,11 +32,25 @@ export interface OcrWord extends TextBox {
   line: number;
 }
 
+/** Rows [top, bottom) of an OcrImage. */
+export type RowBand = readonly [top: number, bottom: number];
+
+export interface RecognizeOptions {
+  signal?: AbortSignal;
+  /**
+   * Read only these bands of rows, across the image's whole width, prepared as a whole read
+   * prepares them (so the words come out as a whole read would give them); the words whose centre
+   * lies in a band, boxes in the image's pixels. An engine may read more; callers keep what is in
+   * the bands.
+   */
+  rows?: readonly RowBand[];
+}
+
 export interface OcrEngine {
   /** e.g. "tesseract 5.3.0". */
   readonly id: string;
   /** Recognise the words on the image; rejects with a VmhubError, aborts on the signal. */
-  recognize(image: OcrImage, options?: { signal?: AbortSignal }): Promise<OcrWord[]>;
+  recognize(image: OcrImage, options?: RecognizeOptions): Promise<OcrWord[]>;
 }
 
 /**
