@@ -1,12 +1,14 @@
 /**
  * runProviderConformance(): one describe block that takes a provider through a machine's whole
- * life — shape, status, availability, create, ready, list, channel, identity-checked destroy —
+ * life — shape, status, availability, create, ready, list, channel, snapshots where the provider
+ * has them, identity-checked destroy —
  * and says, for every failure, what the provider must change.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { CONTRACT_VERSION, OLDEST_CONTRACT, currentPlugin, identityPrefix, inContractWindow, machineIdentity, VmhubError, type GuestChannel, type MachineRef, type Provider, type ProviderContext, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
 import { check } from './expect.ts';
+import { snapshotCheck } from './provider-snapshots.ts';
 
 export interface ProviderConformanceOptions<O = unknown> {
   /** The value your package's default export holds (defineProvider(...)). */
@@ -194,6 +196,11 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
       check(now === 'running', `state() of the ready machine answered '${now}'`, 'return "running" for a machine that is up, "stopped" for one that exists but is stopped, "gone" when nothing carries its identity');
       const forged = await provider!.state({ ...machine!, identity: machineIdentity(instance, randomUUID()) });
       check(forged === 'gone', `state() with a forged identity answered '${forged}'`, 'state() must re-read the machine and compare the identity it carries, like destroy()');
+    });
+
+    it('snapshots, where snapshotSupport() says so: identity carried, listed, deleted by identity only', async (t) => {
+      if (!need(t, 'machine')) return;
+      await snapshotCheck(t, provider!, machine!, template, context.identityPrefix, timeoutMs);
     });
 
     it('destroy() with a forged identity answers "identity_mismatch" and leaves the machine', async (t) => {
