@@ -1,6 +1,10 @@
 /**
  * Screenshot: `screencap -p` — a PNG on stdout, byte-exact over shell protocol v2 (no pty, so no
- * CR LF mangling). Its size comes from the PNG header; core decodes, scales and encodes.
+ * CR LF mangling). Its size comes from the PNG header. Core hands it to the client as is when it
+ * already is the asked image (PNG, whole screen, fits the box, within the byte budget: core's
+ * passThrough); otherwise core decodes, crops, scales and encodes. Raw `screencap` (RGBA without
+ * the device's PNG encode) is not used: it moves 10 MB a frame at 1080×2400, twice the time of
+ * the PNG on the stand-in's adb transport (bench/RESULTS.md, android).
  */
 import type { AdapterContext, RawScreen } from '@vmhub/core';
 import { pngSize } from './png.ts';

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { VmhubError, type AdapterContext, type GuestChannel, type OpenSession } from '@vmhub/core';
 import type { AdapterTarget } from '@vmhub/conformance';
 import { createAndroidAdapter } from '../src/index.ts';
+import { decodeRegion, shapePixels, shapeScreenshot } from '@vmhub/core/screenshot';
 import { decodePng, pixel } from './png-decode.ts';
 import { until } from '@vmhub/test-kit';
 import { APP, appState, standinTarget } from './standin.ts';
@@ -41,6 +42,23 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     assert.equal(shot.format, 'png');
     assert.deepEqual([shot.width, shot.height], [1080, 2400]);
     assert.deepEqual(await session.screenSize!(ctx()), { width: 1080, height: 2400 });
+  });
+
+  it('screenshot: the device\'s own capture; core hands it through as is when it fits the box, shapes it otherwise', async () => {
+    const shot = await session.screenshot!(ctx());
+    const device = (await t.channel.exec(['screencap', '-p'], { maxOutputBytes: 64 << 20 })).stdout;
+    const [mine, theirs] = [decodePng(shot.data), decodePng(device)];
+    // Rows away from the text field (its cursor blinks between the two captures) are identical.
+    const rows = (img: typeof mine, from: number, to: number) => img.data.subarray(from * img.width * img.channels, to * img.width * img.channels);
+    for (const [from, to] of [[0, 300], [700, 2400]]) assert.ok(rows(mine, from, to).equals(rows(theirs, from, to)), `rows ${from}–${to} differ from screencap -p`);
+    const through = await shapeScreenshot(shot, { maxWidth: 1080, maxHeight: 2400 });
+    assert.equal(through.data, shot.data, 'fits the box: the very bytes the device sent');
+    assert.deepEqual([through.width, through.height, through.scale], [1080, 2400, 1]);
+    const reencoded = await shapePixels(await decodeRegion(shot), { maxWidth: 1080, maxHeight: 2400 });
+    assert.notEqual(reencoded.data, shot.data);
+    assert.ok(decodePng(reencoded.data).data.equals(mine.data), 'decoded and re-encoded: the same pixels');
+    const fitted = await shapeScreenshot(shot); // the default 1280×800 box
+    assert.deepEqual([fitted.width, fitted.height, fitted.scale], [360, 800, 1 / 3]);
   });
 
   it('a tap on the button changes the next screencap and the app', async () => {
