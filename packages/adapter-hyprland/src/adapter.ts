@@ -45,12 +45,13 @@ export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptio
   // defineAdapter validated the options and filled defaults.
   complete: (options) => options as HyprlandOptions,
   runtime: (options) => createRuntime(options),
-  // Input runs one action at a time (the kit's queue). Each is its own virtual device that the
-  // compositor drops when the command ends, killed or not. No shellArgv: core's /bin/sh -c.
+  // Input runs one action at a time (the kit's queue): a pointer action is its own virtual
+  // device that the compositor drops when the command ends, killed or not; keys go to the
+  // session's kept virtual keyboard (vkeyboard.ts). No shellArgv: core's /bin/sh -c.
   methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
   async dispose(rt, lease) {
-    // The pointer holder is the one thing that runs between calls: stop it (best effort and
-    // bounded — the machine may be gone; it also ends by itself when idle).
+    // The pointer holder and the keyboard helper are what runs between calls: stop them (best
+    // effort and bounded — the machine may be gone; they also end by themselves when idle).
     if (rt.holderStarted && rt.facts.peek('desktop')) {
       const ctx = { ...lease, signal: AbortSignal.timeout(DISPOSE_TIMEOUT_MS) };
       try {

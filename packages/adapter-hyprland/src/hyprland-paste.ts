@@ -19,6 +19,7 @@ import type { AdapterContext, ExecResult } from '@vmhub/core';
 import { cancelled, hyprError, isCancellation, throwIfCancelled } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
 import { readWindows } from './hyprland-list-windows.ts';
+import { reclaimKeyboard } from './vkeyboard.ts';
 
 // $1 timeout ms, $2 "1" for the terminal chord, $3 work id, $4 settle ms.
 export const PASTE_SCRIPT = String.raw`
@@ -82,6 +83,7 @@ export async function paste(rt: HyprRuntime, ctx: AdapterContext, input: { text:
     await guest.sh(RESTORE_SCRIPT, [work], { cleanup: true, timeoutMs: 6000 }).catch(() => undefined);
     throw cancelled('vm_paste');
   }
+  await reclaimKeyboard(rt, ctx);
   if (res.exit_code === 73) {
     throw hyprError('INTERNAL', 'wl-copy did not take the clipboard within 3 s (the compositor offers no wlr-data-control, or is stalled); the previous clipboard was restored', {
       hint: 'Retry once; type the text with vm_type instead if it keeps failing.',

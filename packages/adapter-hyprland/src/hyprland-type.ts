@@ -1,13 +1,16 @@
 /**
- * Type: `wtype -s SETTLE -d DELAY -- TEXT`, the text one argv element (never a shell word), in
- * a UTF-8 locale. wtype uploads a keymap holding exactly the text's characters, so any Unicode
- * character types without remapping races; "\n" is Return and "\t" Tab. Each run is a new
- * virtual keyboard whose first key would be lost before clients bind it, hence the settle (-s).
- * Long text goes out as one run per type_chunk_chars characters, in order; a cancelled call kills
- * the running piece (ctx.signal) and starts no further one.
+ * Type: the text goes to the session's kept virtual keyboard (vkeyboard.ts) as one `-t TEXT`
+ * op, never through a shell. The helper's keymap holds exactly the keysyms typed (wtype's
+ * rule), so any Unicode character types without remapping races; "\n" is Return and "\t" Tab;
+ * other control characters have no key and are refused (INVALID_REQUEST). type_delay_ms passes
+ * between keystrokes and the call returns once the compositor has delivered the last one.
+ * Long text goes out as one guest command per type_chunk_chars characters, in order; a
+ * cancelled call stops its running piece (the helper sees its client go between keystrokes)
+ * and starts no further one.
  */
 import type { AdapterContext } from '@vmhub/core';
 import type { HyprRuntime } from './runtime.ts';
+import { playKeys } from './vkeyboard.ts';
 
 export function chunks(text: string, size: number): string[] {
   const points = [...text.replace(/\r\n?/g, '\n')];
@@ -17,10 +20,8 @@ export function chunks(text: string, size: number): string[] {
 }
 
 export async function type(rt: HyprRuntime, ctx: AdapterContext, input: { text: string }): Promise<void> {
-  const guest = await rt.guest(ctx);
-  const { input_settle_ms: settle, type_delay_ms: delay, type_chunk_chars: size } = rt.options;
+  const { type_delay_ms: delay, type_chunk_chars: size } = rt.options;
   for (const piece of chunks(input.text, size)) {
-    const ms = [...piece].length * (delay + 10) + settle;
-    await guest.run(['wtype', '-s', String(settle), '-d', String(delay), '--', piece], { label: 'vm_type', timeoutMs: Math.max(rt.options.command_timeout_ms, ms * 2 + 5000) });
+    await playKeys(rt, ctx, ['-d', String(delay), '-t', piece], 'vm_type', [...piece].length);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * @vmhub/adapter-hyprland — drives a Wayland desktop, Hyprland or sway, through the lease's
- * GuestChannel only: grim for pixels, wtype for keys, a small virtual-pointer client for the
+ * GuestChannel only: grim for pixels, a kept virtual keyboard for keys, a small virtual-pointer client for the
  * pointer, wl-clipboard for paste, the compositor's IPC (Hyprland's socket, swaymsg) for windows.
  *
  *   import hyprland from '@vmhub/adapter-hyprland';        // the plugin (defineAdapter, contract 2)

@@ -1,9 +1,10 @@
 /**
- * vm_key names → wtype arguments. wtype resolves key names with xkbcommon (keysym names, case-
- * insensitive: Return, Escape, F5, Page_Up, a, U2713 …) and refuses an unknown one before it
- * sends anything, so the adapter maps only the friendly aliases and leaves validation to it
- * (an "Unknown key" from wtype becomes INVALID_REQUEST naming the key). Modifiers go through
- * wtype's -M/-m (ctrl, shift, alt, logo, altgr); a chord of modifiers alone taps the key itself.
+ * vm_key names → keyboard ops in wtype's argument language (the kept virtual keyboard,
+ * vkeyboard.ts, speaks it). Key names are X keysym names, case-insensitive (Return, Escape, F5,
+ * Page_Up, a, U2713 …), resolved and validated here with the X11 adapter's keysym table (the
+ * names xkbcommon knows): an unknown one is INVALID_REQUEST naming the key, before anything is
+ * sent. Modifiers go through -M/-m (ctrl, shift, alt, logo, altgr); a chord of modifiers alone
+ * taps the key itself.
  *
  * The documented map (docs/adapters/hyprland.md): ctrl|control|ctl → ctrl; shift; alt|option|opt
  * → alt; super|win|windows|cmd|command|meta|logo → logo; altgr → altgr; enter|return → Return;
@@ -12,6 +13,7 @@
  * print|printscreen → Print; menu; punctuation characters by their keysym names (+ → plus …);
  * U+XXXX → the Unicode keysym.
  */
+import { resolveKey as keysymName } from '@vmhub/adapter-x11';
 import { KEY_NAME_ALIASES, PUNCTUATION_KEYSYMS, splitChords } from '@vmhub/core/adapter-kit';
 import { errors, hyprError } from './errors.ts';
 
@@ -30,17 +32,14 @@ const MODIFIER_KEYS: Readonly<Record<string, string>> = { ctrl: 'Control_L', shi
 export const KEY_ALIASES: Readonly<Record<string, string>> = KEY_NAME_ALIASES;
 
 export function resolveKey(key: string): string {
-  if ([...key].length === 1) {
-    if (PUNCTUATION_KEYSYMS[key]) return PUNCTUATION_KEYSYMS[key]!;
-    if (/^[A-Za-z0-9]$/.test(key)) return key;
-    return `U${key.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  }
+  if ([...key].length === 1 && PUNCTUATION_KEYSYMS[key]) return PUNCTUATION_KEYSYMS[key]!;
   const alias = KEY_ALIASES[key.toLowerCase()];
   if (alias) return alias;
   const unicode = /^U\+?([0-9A-Fa-f]{4,6})$/.exec(key);
   if (unicode) return `U${unicode[1]!.toUpperCase()}`;
-  if (!/^[A-Za-z0-9_]+$/.test(key)) throw badKey(key, key);
-  return key;
+  const name = keysymName(key);
+  if (!name) throw badKey(key, key);
+  return name;
 }
 
 function badKey(part: string, chord: string) {
@@ -80,11 +79,4 @@ export function keyArgs(keys: string): string[] {
     for (const m of [...mods].reverse()) args.push('-m', m);
   }
   return args;
-}
-
-/** wtype's "Unknown key 'x'" / "Invalid modifier name" as the typed error the agent can fix. */
-export function wtypeRefusal(stderr: string, keys: string): Error | undefined {
-  const m = /Unknown key '([^']*)'|Invalid modifier name '([^']*)'/.exec(stderr);
-  if (!m) return undefined;
-  return badKey(m[1] ?? m[2] ?? '', keys);
 }

@@ -22,12 +22,13 @@ export const HyprlandOptionsSchema = Type.Object({
   /** Limit the screen to one output (screenshots and input); default the whole layout. */
   output: Type.Optional(Type.String({ pattern: NAME, description: 'one output by name (e.g. HEADLESS-1); default the whole layout' })),
   user: desktopUserOption,
-  /** Milliseconds between keystrokes (wtype -d). Default 2. */
-  type_delay_ms: Type.Integer({ default: 2, minimum: 0, maximum: 1000, description: 'wtype -d, default 2' }),
+  /** Milliseconds between keystrokes of vm_type (the kept virtual keyboard, vkeyboard.ts). Default 2. */
+  type_delay_ms: Type.Integer({ default: 2, minimum: 0, maximum: 1000, description: 'milliseconds between keystrokes, default 2' }),
   /**
-   * Milliseconds a new virtual keyboard / pointer waits before its first event (wtype -s). Each
-   * invocation is a new input device; clients bind it only after the seat announces it, and
-   * the first event before that is lost. Default 150.
+   * Milliseconds a new virtual input device waits before its first event: clients bind it only
+   * after the seat announces it, and an event before that is lost. Paid by a pointer action
+   * without the session's holder, by modifiers held for a click or paste (wtype -s), and once
+   * by the session's keyboard helper when it is born on a seat with no keyboard. Default 150.
    */
   input_settle_ms: Type.Integer({ default: 150, minimum: 0, maximum: 5000, description: 'settle time of a new virtual input device, default 150' }),
   /**
@@ -35,8 +36,13 @@ export const HyprlandOptionsSchema = Type.Object({
    * no settle) lives without use; 0 = no holder, every pointer action settles. Default 300.
    */
   pointer_hold_seconds: Type.Integer({ default: 300, minimum: 0, maximum: 86400, description: 'idle life of the kept virtual pointer, 0 = none; default 300' }),
-  /** Characters per wtype call; longer text is typed by several calls, in order. Default 400. */
-  type_chunk_chars: Type.Integer({ default: 400, minimum: 1, maximum: 10000, description: 'characters per wtype call, default 400' }),
+  /**
+   * Seconds the session's keyboard helper (the kept virtual keyboard, vkeyboard.ts) lives
+   * without a vm_type / vm_key; the next call starts a new one. Default 300.
+   */
+  keyboard_hold_seconds: Type.Integer({ default: 300, minimum: 1, maximum: 86400, description: 'idle life of the kept virtual keyboard, default 300' }),
+  /** Characters per guest command of vm_type; longer text is typed by several, in order. Default 400. */
+  type_chunk_chars: Type.Integer({ default: 400, minimum: 1, maximum: 10000, description: 'characters per guest command of vm_type, default 400' }),
   ...pointerOptions({ drag_step_delay_ms: 10 }),
   /** app_id / class values of terminals that paste with ctrl+shift+v. */
   terminal_classes: Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s]+$' }), {

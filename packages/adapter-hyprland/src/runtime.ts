@@ -23,10 +23,12 @@ export interface HyprFacts {
 export interface HyprRuntime {
   readonly options: HyprlandOptions;
   readonly facts: Facts<HyprFacts>;
-  /** Names this session's pointer holder in the guest (vpointer.ts). */
+  /** Names this session's pointer holder and keyboard helper in the guest (vpointer.ts, vkeyboard.ts). */
   readonly holderId: string;
-  /** Whether a pointer action ran, so dispose stops the holder it may have started. */
+  /** Whether an input action ran, so dispose stops the holder or helper it may have started. */
   holderStarted: boolean;
+  /** Whether the session's keyboard helper was started (vkeyboard.ts reclaimKeyboard). */
+  keyboardStarted: boolean;
   desktop(ctx: AdapterContext): Promise<Desktop>;
   /** A Guest for one call: the lease's channel, that call's signal, the session's env. */
   guest(ctx: AdapterContext): Promise<Guest>;
@@ -51,6 +53,7 @@ export function createRuntime(options: HyprlandOptions): HyprRuntime {
     options, facts, desktop, guest, compositor,
     holderId: randomBytes(6).toString('hex'),
     holderStarted: false,
+    keyboardStarted: false,
     layout: (ctx) => facts.remember('layout', () => readLayout(ctx)),
     async refreshLayout(ctx) {
       const layout = await readLayout(ctx);

@@ -21,6 +21,7 @@ import type { AdapterContext, Modifier, MouseButton, Point } from '@vmhub/core';
 import type { Layout } from './layout.ts';
 import { toLogical } from './layout.ts';
 import type { HyprRuntime } from './runtime.ts';
+import { reclaimKeyboard } from './vkeyboard.ts';
 
 export const VPOINTER_PY = String.raw`
 import os, socket, struct, sys, time
@@ -124,8 +125,11 @@ python3 -c "$py" sleep "$settle" "$@"; rc=$?
 exit $rc
 `;
 
-/** End of the session: stop its holder (best effort; it also ends by itself when idle). */
-export const HOLDER_STOP_SCRIPT = 'b="$XDG_RUNTIME_DIR/vmhub-vpointer-$1"; [ -f "$b.pid" ] && kill "$(cat "$b.pid")" 2>/dev/null; rm -f "$b.pid" "$b.alive"; exit 0';
+/**
+ * End of the session: stop its pointer holder and its keyboard helper (vkeyboard.ts), best
+ * effort; both also end by themselves when idle.
+ */
+export const HOLDER_STOP_SCRIPT = 'for k in vpointer vkbd; do b="$XDG_RUNTIME_DIR/vmhub-$k-$1"; [ -f "$b.pid" ] && kill "$(cat "$b.pid")" 2>/dev/null; rm -f "$b.pid" "$b.alive" "$b.sock"; done; exit 0';
 
 /** Linux input button codes (BTN_LEFT, BTN_MIDDLE, BTN_RIGHT). */
 export const BUTTON_CODES: Readonly<Record<MouseButton, number>> = { left: 272, middle: 274, right: 273 };
@@ -171,4 +175,5 @@ export async function playPointer(rt: HyprRuntime, ctx: AdapterContext, ops: str
     timeoutMs: Math.max(o.command_timeout_ms, modHold + 10_000),
   });
   if (holder) rt.holderStarted = true;
+  if (mods.length) await reclaimKeyboard(rt, ctx);
 }

@@ -65,6 +65,27 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     assert.equal(after, `${before}kB1+✓\n`, 'the refused chord typed nothing, the valid ones exactly their keys');
   });
 
+  it('types every printable ASCII character byte-exact, and more distinct characters than one keymap holds', async () => {
+    let ascii = '';
+    for (let c = 0x20; c <= 0x7e; c++) ascii += String.fromCharCode(c);
+    let before = a.text();
+    await d.session.type!(d.ctx, { text: `${ascii}\n` });
+    assert.equal((await textWith(a.text, `${before}${ascii}\n`)).slice(before.length), `${ascii}\n`);
+    // 300 distinct ideographs: past the kept keyboard's 240 keycodes, so its keymap restarts mid-call.
+    const many = Array.from({ length: 300 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('');
+    before = a.text();
+    await d.session.type!(d.ctx, { text: `${many}\n` });
+    assert.equal((await textWith(a.text, `${before}${many}\n`)).slice(before.length), `${many}\n`);
+  });
+
+  it('chords reach the application as the terminal encodes them: ctrl+a is 0x01, alt+x is ESC x', async () => {
+    const before = a.text();
+    await d.session.key!(d.ctx, { keys: 'ctrl+a alt+x ctrl+shift+b Return' });
+    const after = (await textWith(a.text, `${before}\x01\x1bx`)).slice(before.length);
+    assert.ok(after.startsWith('\x01\x1bx'), JSON.stringify(after));
+    await textWith(a.text, '\n', 5000);
+  });
+
   it('pastes Unicode into foot with ctrl+shift+v and restores the clipboard', async () => {
     await d.session.dispatch!(d.ctx, { verb: 'set_clipboard', args: { text: 'previous ✓' } });
     const before = a.text();
@@ -190,6 +211,25 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     await other.dispose();
     assert.ok(!existsSync(join(d.sway.runtimeDir, mine[0]!)), 'dispose removed its pid file');
     await until(() => { try { process.kill(pid, 0); return undefined; } catch { return true; } }, 'holder gone', 30_000);
+  });
+
+  it('keeps one virtual keyboard per session between calls and stops it at dispose', async () => {
+    const other = await d.open({ compositor: 'sway' });
+    const helpers = () => readdirSync(d.sway.runtimeDir).filter((f) => f.startsWith('vmhub-vkbd-') && f.endsWith('.pid'));
+    const before = new Set(helpers());
+    const start = a.text().length;
+    await other.type!(d.ctx, { text: 'kb1' });
+    const mine = helpers().filter((f) => !before.has(f));
+    assert.equal(mine.length, 1, 'the session started one keyboard helper');
+    const pid = Number(readFileSync(join(d.sway.runtimeDir, mine[0]!), 'utf8'));
+    await other.key!(d.ctx, { keys: 'k b 2' });
+    await other.type!(d.ctx, { text: 'ü' });
+    assert.deepEqual(helpers().filter((f) => !before.has(f)), mine, 'later calls reuse it');
+    assert.equal(Number(readFileSync(join(d.sway.runtimeDir, mine[0]!), 'utf8')), pid);
+    assert.equal((await textWith(a.text, 'kb1kb2ü')).slice(start), 'kb1kb2ü');
+    await other.dispose();
+    assert.ok(!existsSync(join(d.sway.runtimeDir, mine[0]!)), 'dispose removed its pid file');
+    await until(() => { try { process.kill(pid, 0); return undefined; } catch { return true; } }, 'keyboard helper gone', 30_000);
   });
 
   it('launch of a missing program is NOT_FOUND', async () => {

@@ -11,7 +11,7 @@ import { parseDiscovery } from '../src/desktop.ts';
 import { chunks } from '../src/hyprland-type.ts';
 import { clickOps } from '../src/hyprland-click.ts';
 
-describe('hyprland: key names → wtype', () => {
+describe('hyprland: key names → keyboard ops', () => {
   it('maps chords, aliases, punctuation and Unicode', () => {
     assert.deepEqual(keyArgs('ctrl+shift+t'), ['-M', 'ctrl', '-M', 'shift', '-k', 't', '-m', 'shift', '-m', 'ctrl']);
     assert.deepEqual(keyArgs('Return esc super+l'), ['-k', 'Return', '-k', 'Escape', '-M', 'logo', '-k', 'l', '-m', 'logo']);
@@ -21,8 +21,12 @@ describe('hyprland: key names → wtype', () => {
     assert.deepEqual(keyArgs('ctrl+alt+Delete'), ['-M', 'ctrl', '-M', 'alt', '-k', 'Delete', '-m', 'alt', '-m', 'ctrl']);
     assert.deepEqual(keyArgs('a+b'), ['-P', 'a', '-P', 'b', '-p', 'b', '-p', 'a']);
   });
+  it('resolves keysym names case-insensitively to their X names', () => {
+    assert.deepEqual(keyArgs('ctrl+page_up f5 RETURN'), ['-M', 'ctrl', '-k', 'Prior', '-m', 'ctrl', '-k', 'F5', '-k', 'Return']);
+  });
   it('refuses names that cannot be keysyms before anything runs', () => {
     assert.throws(() => keyArgs('ctrl+no-such'), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /no-such/.test(e.message));
+    assert.throws(() => keyArgs('ctrl+NoSuchKeyVmhub'), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /NoSuchKeyVmhub/.test(e.message), 'a well-formed name that is no keysym');
     assert.throws(() => keyArgs('  '), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
   });
 });
