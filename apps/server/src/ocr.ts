@@ -1,7 +1,10 @@
 /**
  * The server's OCR engine for the text tools (vm_find_text, vm_wait {for: "text"},
  * vm_click {text}, vm_screenshot {marks}): tesseract's binary, found once on first use and kept,
- * behind a cache so polling an unchanged screen never runs it twice. `ocr.engine: "none"` (or a
+ * behind a cache so polling an unchanged screen never runs it twice and a changed screen is read
+ * in proportion to what changed (core's cachedOcr: the rows around the change, the other words
+ * kept from the closest of the last 4 screens read; each read logged at debug as "ocr read").
+ * `ocr.engine: "none"` (or a
  * machine without tesseract) makes those tools answer CAPABILITY_UNAVAILABLE with the install
  * hint; a missing binary is looked for again after a minute, so installing it needs no restart.
  * Recognitions run at most one per two cores at once (each runs two tesseract processes): many
@@ -10,6 +13,7 @@
 import { availableParallelism } from 'node:os';
 import { VmhubError, type OcrEngine, type OcrImage } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
+import { log } from './log.ts';
 
 const RETRY_MISSING_MS = 60_000;
 
@@ -26,7 +30,7 @@ export function ocrHost(config: VmhubConfig['ocr']): () => Promise<OcrEngine> {
     found = (async () => {
       const { detectTesseract, cachedOcr } = await import('@vmhub/core/ocr');
       const r = await detectTesseract({ ...(config.tesseract_path ? { binary: config.tesseract_path } : {}), languages: config.languages });
-      if ('engine' in r) return cachedOcr(limited(r.engine, Math.max(1, Math.floor(availableParallelism() / 2))), { entries: 8 });
+      if ('engine' in r) return cachedOcr(limited(r.engine, Math.max(1, Math.floor(availableParallelism() / 2))), { entries: 8, bases: 4, onRead: (read) => log('debug', 'ocr read', { ...read }) });
       missingAt = Date.now();
       throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] no OCR engine: ${r.problem}`, { source: 'ocr', hint: r.hint });
     })();

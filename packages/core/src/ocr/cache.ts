@@ -12,7 +12,12 @@ export interface CachedOcrOptions {
    * is read whole. Default 4 (4 MB each at 1280×800 RGBA).
    */
   bases?: number;
+  /** Told of every read the engine ran for a new screen: whole, or which share of the rows (logs, benches). */
+  onRead?: (read: OcrRead) => void;
 }
+
+/** One read of a new screen: `rows` of the image's `height` went to the engine, in `ms`. */
+export interface OcrRead { kind: 'whole' | 'rows'; rows: number; height: number; ms: number }
 
 interface Entry {
   words: OcrWord[];
@@ -65,11 +70,15 @@ export function cachedOcr(engine: OcrEngine, options: CachedOcrOptions = {}): Oc
 
   /** Read `image` whole, or only what changed from the closest remembered screen. */
   async function read(image: OcrImage, opts: RecognizeOptions): Promise<OcrWord[]> {
+    const started = performance.now();
     const base = closest(image);
     const plan = base?.image ? planRead(base.image, base.words, image) : 'whole';
     if (plan === 'same') return base!.words;
-    if (plan === 'whole') return engine.recognize(image, opts);
-    return mergeWords(base!.words, plan, await engine.recognize(image, { ...opts, rows: rowsToRead(plan, image.height) }));
+    const rows = plan === 'whole' ? undefined : rowsToRead(plan, image.height);
+    const read = await engine.recognize(image, rows ? { ...opts, rows } : opts);
+    const words = plan === 'whole' ? read : mergeWords(base!.words, plan, read);
+    options.onRead?.({ kind: rows ? 'rows' : 'whole', rows: rows ? rows.reduce((n, [t, b]) => n + b - t, 0) : image.height, height: image.height, ms: Math.round(performance.now() - started) });
+    return words;
   }
 
   return {
