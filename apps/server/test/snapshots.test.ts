@@ -72,7 +72,7 @@ describe('snapshots: create, restore, list, delete and fork over HTTP, two princ
     assert.deepEqual((await ok(alice, 'vm_capabilities', { lease_id: hers })).snapshot, { memory: false });
   });
 
-  it('create, then restore: files go back, the lease keeps its id and expiry, the adapter hears of it first', async () => {
+  it('create, then restore: files go back, the lease keeps its id and expiry, its screen mapping is reset, the adapter hears of it first', async () => {
     await put(alice, hers, '/home/user/a.txt', 'one');
     const made = (await ok(alice, 'vm_snapshot', { action: 'create', lease_id: hers, name: 'first' })).snapshots;
     assert.equal(made.length, 1);
@@ -86,11 +86,16 @@ describe('snapshots: create, restore, list, delete and fork over HTTP, two princ
 
     await put(alice, hers, '/home/user/a.txt', 'two');
     await put(alice, hers, '/home/user/b.txt', 'made after the snapshot');
-    await ok(alice, 'vm_screenshot', { lease_id: hers });
+    // A changed_only baseline: the same screen again is "nothing changed" (bytes 0).
+    await ok(alice, 'vm_screenshot', { lease_id: hers, changed_only: true });
+    assert.equal((await ok(alice, 'vm_screenshot', { lease_id: hers, changed_only: true })).bytes, 0);
     const before = await ok(alice, 'vm_lease_status', { lease_id: hers });
     const restored = (await ok(alice, 'vm_snapshot', { action: 'restore', lease_id: hers, snapshot_id: snap })).snapshots;
     assert.equal(restored[0].snapshot_id, snap);
     assert.equal(await read(alice, hers, RESTORED_MARK), '1\n', 'the adapter session was told before the next call');
+    // The screen mapping was reset: the next changed_only screenshot is the whole screen again.
+    const whole = await ok(alice, 'vm_screenshot', { lease_id: hers, changed_only: true });
+    assert.ok(whole.bytes > 0 && whole.width === whole.screen.width && whole.origin.x === 0 && whole.origin.y === 0, JSON.stringify(whole));
     assert.equal(await read(alice, hers, '/home/user/a.txt'), 'one');
     await refused(alice, 'vm_get_file', { lease_id: hers, path: '/home/user/b.txt' }, 'NOT_FOUND');
     const after = await ok(alice, 'vm_lease_status', { lease_id: hers });
