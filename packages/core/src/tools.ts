@@ -14,7 +14,7 @@
  */
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Capability } from './capabilities.ts';
-import { LEASE_STATES, LeaseInfoSchema, SnapshotInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
+import { LEASE_STATES, LeaseInfoSchema, LeaseStatusSchema, SnapshotInfoSchema, StageSchema, TemplateInfoSchema, WindowSchema } from './shapes.ts';
 
 const Strict = { additionalProperties: false } as const;
 /** `{description}`: every parameter says what it is (tools/list is what agents read). */
@@ -222,7 +222,7 @@ export const TOOLS = {
     name: 'vm_lease_status', title: 'Lease status',
     description: 'Lease state and stages; waits wait_seconds for ready.',
     input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25, description: 'Wait this long for ready.' })) }, Strict),
-    output: LeaseInfoSchema,
+    output: LeaseStatusSchema,
     annotations: { ...RO },
   }),
   vm_lease_renew: tool({
@@ -464,13 +464,13 @@ export const TOOLS = {
   }),
   vm_clone_repo: tool({
     name: 'vm_clone_repo', title: 'Clone repository', capability: 'clone_repo',
-    description: 'Clone a git repo into the VM; credentials stay on the host (push: a token for this repo only, in the VM).',
+    description: 'Clone a git repo into the VM; credentials stay on the host.',
     input: Type.Object({
       lease_id: LeaseId, url: Type.String({ minLength: 1, maxLength: 2048, description: 'https, ssh or git URL.' }),
       dest: Type.Optional(GuestPath('Folder; default: repo name.')),
       ref: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\s~^:?*\\[\\\\]+$', description: 'Branch, tag or commit.' })),
       depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Shallow clone depth.' })),
-      push: Type.Optional(Type.Boolean({ description: 'GitHub: a token for this repo only, so git push works in the VM; revoked at release.' })),
+      push: Type.Optional(Type.Boolean({ description: 'GitHub: a token for this repo only, in the VM.' })),
     }, Strict),
     output: bound({ dest: Type.String(), commit: Type.String(), ref: Type.Optional(Type.String()), files: Type.Integer() }),
     annotations: { ...DESTRUCTIVE, openWorldHint: true },
