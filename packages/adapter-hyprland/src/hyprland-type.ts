@@ -9,6 +9,7 @@
  * and starts no further one.
  */
 import type { AdapterContext } from '@vmhub/core';
+import { hyprError } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
 import { playKeys } from './vkeyboard.ts';
 
@@ -19,7 +20,15 @@ export function chunks(text: string, size: number): string[] {
   return out;
 }
 
+/** Control characters with no key (all but backspace, tab, newline, return, escape and delete). */
+const NO_KEY = /[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x80-\x9f]/u;
+
 export async function type(rt: HyprRuntime, ctx: AdapterContext, input: { text: string }): Promise<void> {
+  const bad = NO_KEY.exec(input.text);
+  if (bad) {
+    const cp = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw hyprError('INVALID_REQUEST', `vm_type: character ${cp} at index ${bad.index} has no key; send keys with vm_key, or leave the character out`, { details: { character: cp, index: bad.index } });
+  }
   const { type_delay_ms: delay, type_chunk_chars: size } = rt.options;
   for (const piece of chunks(input.text, size)) {
     await playKeys(rt, ctx, ['-d', String(delay), '-t', piece], 'vm_type', [...piece].length);

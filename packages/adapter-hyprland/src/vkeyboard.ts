@@ -6,9 +6,10 @@
  * Contract:
  * - The helper (`serve`) listens on `$XDG_RUNTIME_DIR/vmhub-vkbd-<session>.sock` (the runtime
  *   dir is the desktop user's, mode 0700: only that user can connect). Each call runs one guest
- *   command, the same program as a client (`send`): it connects, sends the ops length-framed and
- *   waits for the helper's answer. No socket, or a dead one: the client starts the helper first
- *   (forked, its own session, stdio on /dev/null) and connects once it listens.
+ *   command, a client: it connects, sends the ops length-framed and waits for the helper's
+ *   answer. The client is perl while the helper listens (a few ms to start, python3 several
+ *   times that); with no socket, or a dead one, the python3 program is the client and starts
+ *   the helper first (forked, its own session, stdio on /dev/null), connecting once it listens.
  * - Ops are wtype's argument language (keys.ts builds them): `-M/-m MOD` press/release a
  *   modifier, `-k NAME` tap a key, `-P/-p NAME` press/release one, `-d MS` the delay between
  *   keystrokes, `-t TEXT` (or a bare argument) types TEXT. Names are X keysym names the host
@@ -44,13 +45,14 @@ MAX = 240
 MODS = {"shift": 1, "capslock": 2, "ctrl": 4, "alt": 8, "logo": 64, "altgr": 128}
 SPECIAL = {"\n": "Return", "\t": "Tab", "\b": "BackSpace", "\x1b": "Escape", "\x7f": "Delete"}
 FLAGS = ("-M", "-m", "-k", "-P", "-p", "-d", "-t")
+class Refused(Exception): pass
 def fail(code, msg):
     sys.stderr.write(msg + "\n"); sys.stderr.flush(); os._exit(code)
 def ms(): return int(time.monotonic() * 1000) & 0xffffffff
 def sym(ch):
     if ch in SPECIAL: return SPECIAL[ch]
     cp = ord(ch)
-    if cp < 0x20 or 0x7f <= cp < 0xa0: fail(65, "character U+%04X has no key" % cp)
+    if cp < 0x20 or 0x7f <= cp < 0xa0: raise Refused("character U+%04X has no key" % cp)
     return "U%04X" % cp
 def wstr(t):
     b = t.encode() + b"\0"
@@ -149,7 +151,7 @@ class Keyboard:
             a = args[i]
             if a in ("-k", "-P", "-p"): names.append(args[i + 1]); i += 2
             elif a in ("-M", "-m"):
-                if args[i + 1] not in MODS: fail(65, "Invalid modifier name '%s'" % args[i + 1])
+                if args[i + 1] not in MODS: raise Refused("no modifier named '%s'" % args[i + 1])
                 i += 2
             elif a in ("-d", "-t"):
                 if a == "-t": names.extend(sym(c) for c in args[i + 1])
@@ -204,6 +206,8 @@ def serve(base, settle_ms, idle, ready):
                 return bool(r) and not conn.recv(1)
             try:
                 kb.play(args, gone); conn.sendall(b"ok\n")
+            except Refused as e:
+                conn.sendall(b"refused " + str(e).encode())
             except EOFError:
                 kb.release(); kb.w.roundtrip()
         except OSError:
@@ -259,10 +263,37 @@ def send(base, settle_ms, idle, args):
             if not c: break
             reply += c
         if reply.startswith(b"ok"): sys.exit(0)
+        if reply.startswith(b"refused "): fail(65, reply[8:].decode("utf-8", "replace"))
         fail(70, "the keyboard helper ended without an answer")
 
 base = os.path.join(os.environ["XDG_RUNTIME_DIR"], "vmhub-vkbd-" + sys.argv[1])
 send(base, int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
+`;
+
+// The client of a call while the helper listens: perl (perl-base is in every golden) starts in
+// a fraction of python3's time. Exit 99: no helper to talk to, so the python3 client starts one.
+const VKEYBOARD_PL = String.raw`
+use Socket;
+my ($id, undef, undef, @ops) = @ARGV;
+socket(my $s, PF_UNIX, SOCK_STREAM, 0) or exit 99;
+connect($s, pack_sockaddr_un("$ENV{XDG_RUNTIME_DIR}/vmhub-vkbd-$id.sock")) or exit 99;
+my $p = join("\0", @ops);
+binmode $s;
+my $m = pack("V", length($p)) . $p;
+while (length $m) { my $n = syswrite($s, $m) // exit 70; substr($m, 0, $n) = ''; }
+my ($r, $b) = ('', '');
+while (sysread($s, $b, 4096)) { $r .= $b }
+exit 0 if $r =~ /^ok/;
+if ($r =~ /^refused (.*)/s) { print STDERR "$1
+"; exit 65 }
+print STDERR "the keyboard helper ended without an answer
+"; exit 70;
+`;
+
+const CLIENT_SCRIPT = String.raw`
+pl=$1; py=$2; shift 2
+if command -v perl >/dev/null 2>&1; then perl -e "$pl" "$@"; rc=$?; [ "$rc" = 99 ] || exit "$rc"; fi
+exec python3 -S -c "$py" "$@"
 `;
 
 /** Exit codes of the client: 65 a request the helper refuses, 71 no virtual keyboard protocol. */
@@ -277,7 +308,8 @@ export async function playKeys(rt: HyprRuntime, ctx: AdapterContext, ops: string
   const o = rt.options;
   rt.holderStarted = rt.keyboardStarted = true;
   const ms = chars * (o.type_delay_ms + 5) + o.input_settle_ms;
-  const res = await guest.run(['python3', '-S', '-c', VKEYBOARD_PY, rt.holderId, String(o.input_settle_ms), String(o.keyboard_hold_seconds), ...ops], {
+  const res = await guest.sh(CLIENT_SCRIPT, [VKEYBOARD_PL, VKEYBOARD_PY, rt.holderId, String(o.input_settle_ms), String(o.keyboard_hold_seconds), ...ops], {
+    needs: ['python3'],
     okCodes: [0, REFUSED, NO_PROTOCOL],
     label,
     timeoutMs: Math.max(o.command_timeout_ms, ms * 2 + 5000),

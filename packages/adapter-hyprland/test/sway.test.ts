@@ -69,6 +69,7 @@ describe('hyprland adapter on headless sway (live)', { timeout: 240_000 }, () =>
     let ascii = '';
     for (let c = 0x20; c <= 0x7e; c++) ascii += String.fromCharCode(c);
     let before = a.text();
+    await rejectsWith(d.session.type!(d.ctx, { text: 'no\x01key' }), 'INVALID_REQUEST', /U\+0001/);
     await d.session.type!(d.ctx, { text: `${ascii}\n` });
     assert.equal((await textWith(a.text, `${before}${ascii}\n`)).slice(before.length), `${ascii}\n`);
     // 300 distinct ideographs: past the kept keyboard's 240 keycodes, so its keymap restarts mid-call.
