@@ -63,6 +63,7 @@ describe('core: screenshot contract', () => {
       passThrough(png, { ...fits, region: { x: 0, y: 0, width: 200, height: 300 } }), // a region
       passThrough(png, { ...fits, overlay: () => Buffer.from('<svg/>') }), // marks
       passThrough(f, fits), // raw pixels need an encode
+      passThrough({ ...png, width: 401 }, { maxWidth: 401, maxHeight: 300 }), // not the size the adapter declared
     ];
     assert.deepEqual(shaped, shaped.map(() => undefined));
     const smaller = await shapeScreenshot(png, { maxWidth: 200, maxHeight: 300 });

@@ -81,14 +81,14 @@ export async function shapeScreenshot(raw: RawScreen, options: ShapeOptions = {}
 }
 
 /**
- * The capture itself when shaping would not change it: already encoded in the asked format, the
- * whole screen (no region, no overlay), fitting the box at scale 1 and within the byte budget.
- * No decode, no re-encode (an Android `screencap -p` PNG goes to the client as the device made
- * it). Undefined when any of that does not hold: then decode and shape.
+ * The capture itself when shaping would not change it: a PNG when PNG is asked, of the size the
+ * adapter declared (its IHDR), the whole screen (no region, no overlay), fitting the box at scale
+ * 1 and within the byte budget. No decode, no re-encode (an Android `screencap -p` PNG goes to the
+ * client as the device made it). Undefined when any of that does not hold: then decode and shape.
  */
 export function passThrough(raw: RawScreen, options: ShapeOptions = {}): ShapedScreenshot | undefined {
   const format = options.format ?? 'png';
-  if (raw.format !== format || options.overlay) return undefined;
+  if (format !== 'png' || raw.format !== 'png' || options.overlay || !pngOfSize(raw)) return undefined;
   const whole: Region = { x: 0, y: 0, width: raw.width, height: raw.height };
   const r = options.region;
   if (r && !(r.x === 0 && r.y === 0 && r.width === raw.width && r.height === raw.height)) return undefined;
@@ -117,6 +117,12 @@ export async function shapePixels(px: RegionPixels, options: Omit<ShapeOptions, 
     else scale = scale > 1 ? Math.max(1, Math.ceil(scale) - 1) : scale * 0.8;
   }
   throw new VmhubError('INVALID_REQUEST', `screenshot does not fit in ${maxBytes} bytes; ask for a smaller max_width or a region`);
+}
+
+/** A PNG whose header (signature, then IHDR's width and height) says the declared size. */
+function pngOfSize(raw: RawScreen): boolean {
+  const d = raw.data;
+  return d.length >= 24 && d.readUInt32BE(0) === 0x89504e47 && d.toString('latin1', 12, 16) === 'IHDR' && d.readUInt32BE(16) === raw.width && d.readUInt32BE(20) === raw.height;
 }
 
 function initialScale(region: Region, options: ShapeOptions): number {
