@@ -27,6 +27,7 @@ import { HyprlandOptionsSchema, type HyprlandOptions, type HyprlandOptionsInput 
 import { probe } from './probe.ts';
 import { createRuntime, type HyprRuntime } from './runtime.ts';
 import { HOLDER_STOP_SCRIPT } from './vpointer.ts';
+import { restored } from './restored.ts';
 
 export type { HyprlandSession } from './runtime.ts';
 
@@ -49,6 +50,8 @@ export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptio
   // device that the compositor drops when the command ends, killed or not; keys go to the
   // session's kept virtual keyboard (vkeyboard.ts). No shellArgv: core's /bin/sh -c.
   methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
+  // Restored to a snapshot or forked: forget the old machine's environment (restored.ts).
+  restored,
   async dispose(rt, lease) {
     // The pointer holder and the keyboard helper are what runs between calls: stop them (best
     // effort and bounded — the machine may be gone; they also end by themselves when idle).

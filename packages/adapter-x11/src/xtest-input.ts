@@ -47,6 +47,19 @@ export class XTestInput {
   }
 
   /**
+   * The machine was restored (x11-restored.ts): close the connection without giving anything
+   * back — the X server it reached is gone or is the snapshot's, whose keymap never had our
+   * bindings — and forget the bindings. The next call opens a new connection.
+   */
+  async drop(): Promise<void> {
+    const pending = this.#connection;
+    this.#connection = undefined;
+    this.bound.clear();
+    const c = await pending?.catch(() => undefined);
+    c?.close();
+  }
+
+  /**
    * End of the session: give back the keycodes it bound (bounded by `timeoutMs`; the machine may
    * be gone), then close the connection.
    */

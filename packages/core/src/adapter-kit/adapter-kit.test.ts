@@ -163,6 +163,21 @@ describe('core: adapter kit: defineAdapter', () => {
     assert.deepEqual(log, ['around', 'type c start', 'dispose ended=true', 'type c end true']);
     await assert.rejects(session.screenshot!(ctx), /has ended/);
   });
+  it('hands restored() to the adapter with its runtime and a bound signal; a session without the hook has none', async () => {
+    const seen: string[] = [];
+    const plugin = defineAdapter<Record<string, never>, Record<string, never>, { n: number }>({
+      id: 'kit', version: '1.0.0', contractVersion: 2, runtime: () => ({ n: 0 }),
+      methods: { screenshot: async (rt) => ({ data: Buffer.alloc(3), format: 'rgb', width: 1, height: rt.n + 1 }) },
+      restored: (rt, ctx) => { rt.n++; seen.push(`restored ${rt.n} aborted=${ctx.signal.aborted}`); },
+    });
+    const session = await plugin.create().open(leaseWith());
+    const ctx = ctxOf(leaseWith());
+    await session.restored!(ctx);
+    assert.deepEqual(seen, ['restored 1 aborted=false']);
+    assert.equal((await session.screenshot!(ctx)).height, 2, 'the capability functions see what restored() changed');
+    const without = await make([]).create({}).open(leaseWith());
+    assert.equal(without.restored, undefined);
+  });
   it('declares what the functions serve when no capabilities are given, in core\'s order', () => {
     const plugin = defineAdapter({ id: 'kit', version: '1.0.0', contractVersion: 2, runtime: () => ({}), methods: { exec: async () => ({ exit_code: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), timed_out: false, truncated: false }), screenshot: async () => ({ data: Buffer.alloc(3), format: 'rgb', width: 1, height: 1 }) }, verbs: { v: { description: 'v', args: Type.Object({}), run: async () => 1 } } });
     assert.deepEqual(plugin.capabilities, ['screenshot', 'dispatch', 'exec']);

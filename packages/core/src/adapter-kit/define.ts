@@ -7,7 +7,8 @@
  *   order, optionally inside the adapter's `aroundInput` (adapter-x11 releases held keys there);
  * - cancellation: each call's `ctx.signal` also aborts when the session ends, so a command still
  *   running at the lease's end is killed in the guest;
- * - `session.runtime`, what verbs run with, and dispose() calling the adapter's own once.
+ * - `session.runtime`, what verbs run with, and dispose() calling the adapter's own once;
+ * - restored() (AdapterSession.restored) calling the adapter's `restored(rt, ctx)`, when it has one.
  * It then hands the session to core's defineAdapter, which checks declared = implemented, wraps
  * errors and gates disposed sessions, exactly as for a hand-written session.
  */
@@ -73,6 +74,14 @@ export interface KitAdapterSpec<O, I, R> {
    * killed). Default: run it.
    */
   aroundInput?(rt: R, ctx: AdapterContext, run: () => Promise<void>): Promise<void>;
+  /**
+   * The lease's machine went back to a snapshot, or this lease is a fork started from one
+   * (AdapterSession.restored): core calls it once before the next call. Drop whatever the runtime
+   * keeps of the old machine (connections, mappings, memoised facts, helper state) so the next
+   * call connects and learns again; nothing of the old machine need be given back, it is gone.
+   * Runs outside the input queue. Default: none (the session keeps what it has).
+   */
+  restored?(rt: R, ctx: AdapterContext): Promise<void> | void;
   /** End of the lease, once, after the session's signal aborted: stop what the runtime started. Must not throw. */
   dispose?(rt: R, lease: LeaseContext): Promise<void> | void;
 }
@@ -135,6 +144,10 @@ export function openSession<O, I, R>(spec: KitAdapterSpec<O, I, R>, options: I, 
     } else {
       session[name] = (ctx: AdapterContext, input: unknown) => fn(rt, bound(ctx), input);
     }
+  }
+  if (spec.restored) {
+    const restored = spec.restored;
+    session.restored = async (ctx: AdapterContext) => { await restored(rt, bound(ctx)); };
   }
   session.dispose = async () => {
     ending.abort();
