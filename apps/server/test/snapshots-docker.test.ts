@@ -1,0 +1,128 @@
+// Snapshots on a REAL Docker engine, end to end through the built server over MCP: a debian-x11
+// lease (provider-docker, memory: false — the container's filesystem as a committed image) with
+// the x11 adapter. Restore: the snapshot's file is back, a later one is gone, and the desktop
+// answers again through the adapter (a screenshot; a string typed into an xterm arrives in a
+// file), so the adapter session reconnected to the new container's X server. Fork ×3: each sees
+// the snapshot's file, diverges, has its own machine-id; released, its container is gone from the
+// engine. Deleted, the snapshot's image goes once no container uses it. Needs the debian-x11
+// golden (`vmhub-server golden build debian-x11`). Containers: the lease, its restore, 3 forks.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { until } from '@vmhub/test-kit';
+import { connect, errorCode, guestText, leaseReady, machineBox, waitReady, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
+
+const box = machineBox('snapdx', 'sdx');
+const { instance } = box;
+let s: Session;
+let lease = '';
+let snap = '';
+let forks: string[] = [];
+
+async function ok(name: string, args: Record<string, unknown>): Promise<any> {
+  const r = await s.call(name, args);
+  assert.equal(r.isError, undefined, `${name} ${JSON.stringify(args)}: ${JSON.stringify(r.structuredContent)}`);
+  return r.structuredContent;
+}
+const put = (id: string, path: string, content: string) => ok('vm_put_file', { lease_id: id, path, content });
+const read = async (id: string, path: string) => (await ok('vm_get_file', { lease_id: id, path })).content as string;
+const containers = (id: string) => docker('ps', '-aq', '--filter', `name=vmhub-${instance}-${id}`);
+
+/** An xterm whose shell writes the line typed into it to `file`; then the line is typed. */
+async function typeIntoXterm(id: string, file: string, text: string): Promise<string> {
+  const r = await ok('vm_launch', { lease_id: id, app: 'xterm', args: ['-e', 'sh', '-c', `IFS= read -r line; printf '%s' "$line" > ${file}.tmp && mv ${file}.tmp ${file}; sleep 30`], wait_seconds: 20 });
+  assert.ok(r.window, 'vm_launch reports the new window');
+  await ok('vm_focus', { lease_id: id, window: r.window.id });
+  await ok('vm_type', { lease_id: id, text: `${text}\n` });
+  return guestText(s, id, file, (t) => t.length > 0, 20_000);
+}
+
+before(async () => {
+  box.write();
+  s = await connect(box);
+});
+after(async () => {
+  await box.end(s, [lease, ...forks]);
+  // Snapshot images this instance left (a failed run): by their tag, which carries the instance.
+  await run('sh', ['-c', `docker rmi -f $(docker images -q --filter reference='vmhub/snapshot:vmhub-${instance}-*') 2>/dev/null || true`]);
+});
+
+describe('snapshots on Docker (debian-x11 + x11): restore and fork through the built server', { timeout: 600_000 }, () => {
+  it('create (memory: false), then restore: files go back and the desktop answers again through the adapter', async () => {
+    await leaseReady(s, { template: 'debian-x11', ttl_seconds: 1200 }, 180, (id) => { lease = id; });
+    assert.deepEqual((await ok('vm_capabilities', { lease_id: lease })).snapshot, { memory: false });
+    // The adapter session is open and connected before the snapshot: a typed line arrives.
+    assert.equal(await typeIntoXterm(lease, '/tmp/before.txt', 'before snapshot'), 'before snapshot');
+    const before = (await containers(lease)).split('\n');
+    await put(lease, '/home/user/first.txt', 'in the snapshot');
+    const made = (await ok('vm_snapshot', { action: 'create', lease_id: lease, name: 'docker-first' })).snapshots[0];
+    snap = made.snapshot_id;
+    assert.equal(made.memory, false);
+    assert.ok(made.size_bytes > 0, `size_bytes ${made.size_bytes}`);
+    assert.ok(await docker('images', '-q', `vmhub/snapshot:vmhub-${instance}-snap-${snap}`), 'the engine has the snapshot image');
+
+    await put(lease, '/home/user/second.txt', 'after the snapshot');
+    await put(lease, '/home/user/first.txt', 'changed after the snapshot');
+    await ok('vm_snapshot', { action: 'restore', lease_id: lease, snapshot_id: snap });
+    assert.equal((await ok('vm_lease_status', { lease_id: lease })).status, 'ready');
+    const now = (await containers(lease)).split('\n');
+    assert.equal(now.length, 1);
+    assert.notDeepEqual(now, before, 'the container was replaced');
+
+    assert.equal(await read(lease, '/home/user/first.txt'), 'in the snapshot');
+    assert.equal(errorCode(await s.call('vm_get_file', { lease_id: lease, path: '/home/user/second.txt' })), 'NOT_FOUND');
+    const shot = await ok('vm_screenshot', { lease_id: lease });
+    assert.deepEqual(shot.screen, { width: 1280, height: 800 });
+    assert.equal(await typeIntoXterm(lease, '/tmp/after.txt', 'typed after restore ✓'), 'typed after restore ✓');
+  });
+
+  it('fork ×3: each sees the snapshot\'s file, diverges and has its own machine-id; released, its container is gone', async () => {
+    const forked = await ok('vm_lease_create', { snapshot_id: snap, count: 3, ttl_seconds: 900 });
+    forks = forked.lease_ids;
+    assert.equal(forks.length, 3);
+    for (const id of forks) assert.equal((await waitReady(s, id, 240)).status, 'ready', id);
+    const ids: string[] = [];
+    const hosts: string[] = [];
+    for (const id of forks) {
+      assert.equal(await read(id, '/home/user/first.txt'), 'in the snapshot', id);
+      ids.push((await read(id, '/etc/machine-id')).trim());
+      hosts.push((await ok('vm_exec', { lease_id: id, command: ['hostname'] })).stdout.trim());
+    }
+    assert.equal(new Set(ids).size, 3, `machine-ids differ: ${ids.join(' ')}`);
+    assert.equal(new Set(hosts).size, 3, `hostnames differ: ${hosts.join(' ')}`);
+    // A machine made from the golden has no machine-id (docker-machine-files.ts); if the parent
+    // has one, no fork carries it.
+    const parent = await s.call('vm_get_file', { lease_id: lease, path: '/etc/machine-id' });
+    if (!parent.isError) assert.ok(!ids.includes(String(parent.structuredContent.content).trim()), 'no fork has the parent\'s machine-id');
+    else assert.equal(errorCode(parent), 'NOT_FOUND');
+
+    await put(forks[0]!, '/home/user/mine.txt', 'fork 0 only');
+    for (const other of [forks[1]!, forks[2]!, lease]) {
+      assert.equal(errorCode(await s.call('vm_get_file', { lease_id: other, path: '/home/user/mine.txt' })), 'NOT_FOUND', other);
+    }
+    for (const id of forks) {
+      assert.ok(await containers(id), `fork ${id} has a container`);
+      assert.equal((await ok('vm_lease_release', { lease_id: id })).status, 'released');
+      await until(async () => ((await containers(id)) === '' ? true : undefined), `fork ${id}'s container gone`, 60_000, 250);
+    }
+    forks = [];
+  });
+
+  it('delete: the snapshot is gone from the list and from the engine once no container uses its image', async () => {
+    const tag = `vmhub/snapshot:vmhub-${instance}-snap-${snap}`;
+    const image = await docker('images', '-q', '--no-trunc', tag);
+    assert.ok(image, 'the snapshot image before delete');
+    await ok('vm_snapshot', { action: 'delete', snapshot_id: snap });
+    assert.deepEqual((await ok('vm_snapshot', { action: 'list' })).snapshots, []);
+    assert.equal(await docker('images', '-q', tag), '', 'the tag is gone');
+    // The restored lease's container still runs on the image; released, the image goes with it.
+    assert.equal((await ok('vm_lease_release', { lease_id: lease })).status, 'released');
+    await until(async () => ((await containers(lease)) === '' ? true : undefined), 'the lease\'s container gone', 60_000, 250);
+    await until(async () => (await run('docker', ['image', 'inspect', image]).then(() => undefined, () => true)), `image ${image} gone`, 60_000, 250);
+    lease = '';
+  });
+});
