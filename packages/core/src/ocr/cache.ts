@@ -74,7 +74,7 @@ export function cachedOcr(engine: OcrEngine, options: CachedOcrOptions = {}): Oc
     const base = closest(image);
     const plan = base?.image ? planRead(base.image, base.words, image) : 'whole';
     if (plan === 'same') return base!.words;
-    const rows = plan === 'whole' ? undefined : rowsToRead(plan, image.height);
+    const rows = plan === 'whole' ? undefined : rowsToRead(plan, image.height, base!.words);
     const read = await engine.recognize(image, rows ? { ...opts, rows } : opts);
     const words = plan === 'whole' ? read : mergeWords(base!.words, plan, read);
     options.onRead?.({ kind: rows ? 'rows' : 'whole', rows: rows ? rows.reduce((n, [t, b]) => n + b - t, 0) : image.height, height: image.height, ms: Math.round(performance.now() - started) });

@@ -47,6 +47,14 @@ describe('core: ocr in proportion to what changed', () => {
     assert.deepEqual(grow([[20, 23], [23, 45]], words), [[10, 52]]);
   });
 
+  it('reads a few rows beyond a band, never into another line\'s words', () => {
+    const words = [word('above', 0, 10), word('below', 1, 40)];
+    // 22 is 3 rows past "above"'s bottom; 40 is "below"'s top, 1 row away
+    assert.deepEqual(rowsToRead([[25, 39]], 100, words), [[22, 40]]);
+    assert.deepEqual(rowsToRead([[23, 39]], 100, words), [[22, 40]]);
+    assert.deepEqual(rowsToRead([[1, 5], [95, 99]], 100), [[0, 8], [92, 100]]);
+  });
+
   it('merges: words outside the bands kept as they were, words in them replaced, lines renumbered top to bottom', () => {
     const before = [word('top', 0, 10), word('old', 1, 40), word('bottom', 2, 70)];
     const read = [word('new', 0, 41, 10), word('gap', 1, 200)];
@@ -112,7 +120,7 @@ describe('core: ocr in proportion to what changed', () => {
     for (const w of words.filter((w) => w.line === line.line)) {
       assert.ok(plan.some(([t, bottom]) => w.y >= t && w.y + w.height <= bottom), `${w.text} wholly in ${JSON.stringify(plan)}`);
     }
-    const read = await createTesseractEngine().recognize(b, { rows: rowsToRead(plan, HEIGHT) });
+    const read = await createTesseractEngine().recognize(b, { rows: rowsToRead(plan, HEIGHT, words) });
     for (const t of ['Download', 'Terminal', 'Window']) assert.ok(texts(read).includes(t), JSON.stringify(texts(read)));
     assert.ok(!texts(read).includes('config'), 'nothing from outside the rows');
   });

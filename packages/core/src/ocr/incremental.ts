@@ -24,6 +24,7 @@ const PAD = 2;
 /**
  * Rows read beyond a grown band: word boxes are the ink tesseract kept after binarising, and a
  * band cut right at them loses faint anti-aliased rows (a "d" whose ascender is cut reads "a").
+ * Never into another line's words: a neighbour's descenders at a band's edge join its words.
  */
 const READ_PAD = 3;
 /** A read of more than this share of the rows is a whole read. */
@@ -49,11 +50,18 @@ export function changedBands(before: OcrImage, now: OcrImage, gap = MERGE_GAP): 
 }
 
 /**
- * The rows to give the engine for grown bands: each READ_PAD rows taller. Words whose centre
- * falls in the extra rows belong to lines that were not read whole; mergeWords leaves them out.
+ * The rows to give the engine for grown bands: each up to READ_PAD rows taller, but not into the
+ * box of a word outside it (`words`: the base's; after grow() every word is inside or outside).
  */
-export function rowsToRead(bands: readonly RowBand[], height: number): RowBand[] {
-  return join(bands.map(([t, b]) => [Math.max(0, t - READ_PAD), Math.min(height, b + READ_PAD)]));
+export function rowsToRead(bands: readonly RowBand[], height: number, words: readonly OcrWord[] = []): RowBand[] {
+  return join(bands.map(([t, b]) => {
+    let top = Math.max(0, t - READ_PAD), bottom = Math.min(height, b + READ_PAD);
+    for (const w of words) {
+      if (w.y + w.height <= t) top = Math.max(top, w.y + w.height);
+      else if (w.y >= b) bottom = Math.min(bottom, w.y);
+    }
+    return [top, bottom];
+  }));
 }
 
 /** How many rows differ, stopping once past `limit` (to compare candidate bases cheaply). */
