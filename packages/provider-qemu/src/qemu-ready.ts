@@ -6,9 +6,15 @@
  * A machine resumed from a saved state (its record names `restored_from`) or from a snapshot (a
  * fork, or a lease put back to one: its record names `snapshot`) printed its serial
  * marker before the state was saved, so it is not waited for again: `qmp` waits until
- * query-status says "running", and `guest` asks the guest agent (when the template has one) for
- * guest-ping and then sets the guest clock to the host's (`guest-set-time`: the saved clock is as
- * old as the saved state). A clock that cannot be set is said in the stage detail and logged once;
+ * query-status says "running", and `guest` connects to the guest agent (when the template has
+ * one; begun before the `process` stage, so the guest's first round trip overlaps the host-side
+ * checks), whose answer to connect()'s guest-sync (a random id) proves it responsive, then sends
+ * `guest-set-time` with the host's time (the saved clock is as old as the saved state) without
+ * waiting for its answer: qemu-ga sets the clock as soon as it reads the request, then spends
+ * ≈ 0.2–0.4 s under TCG spawning `/sbin/hwclock -w`. The connection stays
+ * open until that answer (clockSetInBackground), and the agent's socket serves one client at a
+ * time, in order, so the first agent command after ready() (a channel's guest-sync, from this
+ * process or another) runs only once the clock is set. A clock that cannot be set is logged once;
  * it does not fail the lease. The stage detail says the machine resumed from saved state.
  *
  * A template with provider_options.ssh has one more stage, `ssh`: the forwarded ssh port answers
@@ -56,113 +62,133 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
   };
   const pause = (ms: number) => sleep(ms, undefined, { signal });
 
-  stage('process', 'running');
-  await failIfDead('process');
-  stage('process', 'done');
+  // A resumed machine's first agent round trip is its slowest (TCG translates the guest's code
+  // paths anew after the load): begun now, it overlaps the process and monitor checks; a failed
+  // one is retried in the guest stage, an unclaimed one closed.
+  let early = restoredFrom && t.guest_agent ? QmpClient.connect(join(dir, FILES.qga), { protocol: 'qga', timeoutMs: 3_000, label: identity }).catch(() => undefined) : undefined;
+  try {
+    stage('process', 'running');
+    await failIfDead('process');
+    stage('process', 'done');
 
-  stage('qmp', 'running');
-  for (;;) {
-    signal.throwIfAborted();
-    await failIfDead('qmp');
-    try {
-      // Connected for this check only: the monitor serves one client, and destroy (maybe from
-      // the reaper, another process) needs it for a clean quit.
-      const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: identity });
-      let st: { status?: string };
-      try { st = (await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { status?: string }; } finally { client.close(); }
-      // A restored machine is ready only once it runs (create resumed it after the incoming migration).
-      if (restoredFrom && st.status !== 'running') throw new Error(`vm ${st.status ?? 'unknown'}`);
-      stage('qmp', 'done', `vm ${st.status ?? 'unknown'}`);
-      break;
-    } catch {
-      if (Date.now() > deadline) await timedOut('qmp');
-      await pause(restoredFrom ? 20 : 100);
-    }
-  }
-
-  stage('guest', 'running');
-  const probes: string[] = [];
-  if (restoredFrom) {
-    probes.push(`resumed from ${restoredFrom} (its serial marker was seen before the save)`);
-  } else if (t.ready_marker) {
-    const marker = Buffer.from(t.ready_marker);
-    let offset = 0;
+    stage('qmp', 'running');
     for (;;) {
       signal.throwIfAborted();
-      // Read only what is new (plus an overlap for a marker split across reads): a chatty guest's
-      // serial log can grow large while booting.
-      const fresh = await readFrom(join(dir, FILES.serial), Math.max(0, offset - marker.length));
-      if (fresh.data.includes(marker)) break;
-      offset = fresh.end;
-      await failIfDead('guest');
-      if (Date.now() > deadline) await timedOut('guest');
-      await pause(250);
-    }
-    probes.push(`serial marker ${t.ready_marker}`);
-  }
-  if (t.guest_agent) {
-    let last = '';
-    for (;;) {
-      signal.throwIfAborted();
+      await failIfDead('qmp');
       try {
-        const qga = await QmpClient.connect(join(dir, FILES.qga), { protocol: 'qga', timeoutMs: 3_000, label: identity });
-        try {
-          await qga.execute('guest-ping', undefined, 3_000);
-          if (restoredFrom) probes.push(`guest agent answered guest-ping; ${await setClock(rt, qga, identity)}`);
-        } finally { qga.close(); }
+        // Connected for this check only: the monitor serves one client, and destroy (maybe from
+        // the reaper, another process) needs it for a clean quit.
+        const client = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: identity });
+        let st: { status?: string };
+        try { st = (await client.execute('query-status', undefined, rt.qmpTimeoutMs)) as { status?: string }; } finally { client.close(); }
+        // A restored machine is ready only once it runs (create resumed it after the incoming migration).
+        if (restoredFrom && st.status !== 'running') throw new Error(`vm ${st.status ?? 'unknown'}`);
+        stage('qmp', 'done', `vm ${st.status ?? 'unknown'}`);
         break;
-      } catch (err) {
-        last = (err as Error).message;
-        await failIfDead('guest');
-        if (Date.now() > deadline) {
-          stage('guest', 'failed', 'guest agent silent');
-          throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${identity}: the guest agent never answered guest-ping (${last}); is qemu-guest-agent installed and started in the golden?`, { source: SOURCE });
-        }
-        await pause(restoredFrom ? 50 : 500);
+      } catch {
+        if (Date.now() > deadline) await timedOut('qmp');
+        await pause(restoredFrom ? 20 : 100);
       }
     }
-    if (!restoredFrom) probes.push('guest agent answered guest-ping');
-  }
-  stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
 
-  const ssh = sshOf(t);
-  if (!ssh) return;
-  stage('ssh', 'running');
-  const host = (await readRecord(dir))?.forwards?.[ssh.port];
-  if (!host) {
-    stage('ssh', 'failed', `guest port ${ssh.port} not forwarded`);
-    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${identity}: the ssh port ${ssh.port} is not in the machine's forwards`, { source: SOURCE });
-  }
-  for (;;) {
-    signal.throwIfAborted();
-    const banner = await bannerAt(host);
-    if (banner?.startsWith('SSH-')) {
-      stage('ssh', 'done', `sshd answered on guest port ${ssh.port} (${banner})`);
-      return;
+    stage('guest', 'running');
+    const probes: string[] = [];
+    if (restoredFrom) {
+      probes.push(`resumed from ${restoredFrom} (its serial marker was seen before the save)`);
+    } else if (t.ready_marker) {
+      const marker = Buffer.from(t.ready_marker);
+      let offset = 0;
+      for (;;) {
+        signal.throwIfAborted();
+        // Read only what is new (plus an overlap for a marker split across reads): a chatty guest's
+        // serial log can grow large while booting.
+        const fresh = await readFrom(join(dir, FILES.serial), Math.max(0, offset - marker.length));
+        if (fresh.data.includes(marker)) break;
+        offset = fresh.end;
+        await failIfDead('guest');
+        if (Date.now() > deadline) await timedOut('guest');
+        await pause(250);
+      }
+      probes.push(`serial marker ${t.ready_marker}`);
     }
-    await failIfDead('ssh');
-    if (Date.now() > deadline) await timedOut('ssh');
-    await pause(250);
+    if (t.guest_agent) {
+      let last = '';
+      for (;;) {
+        signal.throwIfAborted();
+        try {
+          const claimed = early;
+          early = undefined;
+          const qga = (claimed && await claimed) ?? await QmpClient.connect(join(dir, FILES.qga), { protocol: 'qga', timeoutMs: 3_000, label: identity });
+          let handedOver = false;
+          try {
+            // connect() had the agent answer guest-sync (a fresh random id): on a resumed machine,
+            // whose first round trips are slow under TCG (code not yet translated), that answer
+            // is the proof; a booted one is pinged as well.
+            if (restoredFrom) {
+              probes.push(`guest agent answered guest-sync; ${clockSetInBackground(rt, qga, identity)}`);
+              handedOver = true;
+            } else {
+              await qga.execute('guest-ping', undefined, 3_000);
+            }
+          } finally { if (!handedOver) qga.close(); }
+          break;
+        } catch (err) {
+          last = (err as Error).message;
+          await failIfDead('guest');
+          if (Date.now() > deadline) {
+            stage('guest', 'failed', 'guest agent silent');
+            throw new VmhubError('BOOT_TIMEOUT', `[vmhub] [${SOURCE}] ${identity}: the guest agent never answered guest-ping (${last}); is qemu-guest-agent installed and started in the golden?`, { source: SOURCE });
+          }
+          await pause(restoredFrom ? 50 : 500);
+        }
+      }
+      if (!restoredFrom) probes.push('guest agent answered guest-ping');
+    }
+    stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
+
+    const ssh = sshOf(t);
+    if (!ssh) return;
+    stage('ssh', 'running');
+    const host = (await readRecord(dir))?.forwards?.[ssh.port];
+    if (!host) {
+      stage('ssh', 'failed', `guest port ${ssh.port} not forwarded`);
+      throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] ${identity}: the ssh port ${ssh.port} is not in the machine's forwards`, { source: SOURCE });
+    }
+    for (;;) {
+      signal.throwIfAborted();
+      const banner = await bannerAt(host);
+      if (banner?.startsWith('SSH-')) {
+        stage('ssh', 'done', `sshd answered on guest port ${ssh.port} (${banner})`);
+        return;
+      }
+      await failIfDead('ssh');
+      if (Date.now() > deadline) await timedOut('ssh');
+      await pause(250);
+    }
+  } finally {
+    if (early) void early.then((c) => c?.close());
   }
 }
 
 /**
- * The guest's clock to the host's: a restored guest's clock is where it was when the state was
- * saved. A failure (an agent without guest-set-time, a guest without /sbin/hwclock, which qemu-ga
- * requires) is reported, never thrown.
+ * The guest's clock to the host's, not waited for: a restored guest's clock is where it was when
+ * the state was saved. Sends `guest-set-time` on `qga` (which it owns from here and closes once
+ * the answer is in) and returns the stage detail. qemu-ga calls settimeofday() as soon as it reads
+ * the request and only then runs `/sbin/hwclock -w`, a process spawn that costs ≈ 0.2–0.4 s under
+ * TCG; holding the connection until the answer keeps every later agent client (the agent's socket
+ * serves one at a time) behind the clock set. A failure (an agent without guest-set-time, a guest
+ * without /sbin/hwclock, which qemu-ga requires, a qemu gone meanwhile) is logged once, never thrown.
  */
-async function setClock(rt: QemuRuntime, qga: QmpClient, identity: string): Promise<string> {
-  try {
-    await qga.execute('guest-set-time', { time: Date.now() * 1_000_000 }, 5_000);
-    return 'guest clock set to the host\'s';
-  } catch (err) {
-    const why = (err as Error).message;
-    if (!clockWarned.has(rt)) {
+function clockSetInBackground(rt: QemuRuntime, qga: QmpClient, identity: string): string {
+  qga.execute('guest-set-time', { time: Date.now() * 1_000_000 }, 5_000).then(
+    () => undefined,
+    (err: unknown) => {
+      if (clockWarned.has(rt)) return;
       clockWarned.add(rt);
-      rt.context.log('warn', 'the guest clock of a restored machine could not be set: it runs from the time its saved state was made', { identity, error: why });
-    }
-    return `guest clock NOT set (${why})`;
-  }
+      rt.context.log('warn', 'the guest clock of a restored machine could not be set: it runs from the time its saved state was made', { identity, error: (err as Error).message });
+    },
+  ).finally(() => qga.close());
+  return 'guest clock being set to the host\'s (guest-set-time sent; the agent\'s next command waits for it)';
 }
 
 async function readFrom(path: string, from: number): Promise<{ data: Buffer; end: number }> {
