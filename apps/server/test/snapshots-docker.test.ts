@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
+import { absentOn, ok as check, releaseUntilGone } from './snapshot-checks.ts';
 import { connect, errorCode, guestText, leaseReady, machineBox, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -23,11 +24,7 @@ let lease = '';
 let snap = '';
 let forks: string[] = [];
 
-async function ok(name: string, args: Record<string, unknown>): Promise<any> {
-  const r = await s.call(name, args);
-  assert.equal(r.isError, undefined, `${name} ${JSON.stringify(args)}: ${JSON.stringify(r.structuredContent)}`);
-  return r.structuredContent;
-}
+const ok = (name: string, args: Record<string, unknown>) => check(s, name, args);
 const put = (id: string, path: string, content: string) => ok('vm_put_file', { lease_id: id, path, content });
 const read = async (id: string, path: string) => (await ok('vm_get_file', { lease_id: id, path })).content as string;
 const containers = (id: string) => docker('ps', '-aq', '--filter', `name=vmhub-${instance}-${id}`);
@@ -101,14 +98,8 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     else assert.equal(errorCode(parent), 'NOT_FOUND');
 
     await put(forks[0]!, '/home/user/mine.txt', 'fork 0 only');
-    for (const other of [forks[1]!, forks[2]!, lease]) {
-      assert.equal(errorCode(await s.call('vm_get_file', { lease_id: other, path: '/home/user/mine.txt' })), 'NOT_FOUND', other);
-    }
-    for (const id of forks) {
-      assert.ok(await containers(id), `fork ${id} has a container`);
-      assert.equal((await ok('vm_lease_release', { lease_id: id })).status, 'released');
-      await until(async () => ((await containers(id)) === '' ? true : undefined), `fork ${id}'s container gone`, 60_000, 250);
-    }
+    await absentOn(s, [forks[1]!, forks[2]!, lease], '/home/user/mine.txt');
+    await releaseUntilGone(s, forks, containers);
     forks = [];
   });
 
@@ -120,8 +111,7 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     assert.deepEqual((await ok('vm_snapshot', { action: 'list' })).snapshots, []);
     assert.equal(await docker('images', '-q', tag), '', 'the tag is gone');
     // The restored lease's container still runs on the image; released, the image goes with it.
-    assert.equal((await ok('vm_lease_release', { lease_id: lease })).status, 'released');
-    await until(async () => ((await containers(lease)) === '' ? true : undefined), 'the lease\'s container gone', 60_000, 250);
+    await releaseUntilGone(s, [lease], containers);
     await until(async () => (await run('docker', ['image', 'inspect', image]).then(() => undefined, () => true)), `image ${image} gone`, 60_000, 250);
     lease = '';
   });

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
 import { until } from '@vmhub/test-kit';
+import { absentOn, ok as check, releaseUntilGone } from './snapshot-checks.ts';
 import { connect, errorCode, leaseReady, machineBox, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -24,11 +25,7 @@ let lease = '';
 let snap = '';
 let forks: string[] = [];
 
-async function ok(name: string, args: Record<string, unknown>): Promise<any> {
-  const r = await s.call(name, args);
-  assert.equal(r.isError, undefined, `${name} ${JSON.stringify(args)}: ${JSON.stringify(r.structuredContent)}`);
-  return r.structuredContent;
-}
+const ok = (name: string, args: Record<string, unknown>) => check(s, name, args);
 const sh = async (id: string, shell: string) => (await ok('vm_exec', { lease_id: id, shell, timeout_seconds: 60 })).stdout as string;
 /** The guest counter's latest value (0 while the file is not there yet). */
 const count = async (id: string) => Number((await sh(id, 'cat /tmp/count 2>/dev/null || echo 0')).trim()) || 0;
@@ -88,18 +85,11 @@ describe('snapshots on QEMU (TCG, tiny-console-agent): memory restored, forks di
     }
     assert.equal(new Set(rng).size, 3, `RNG output differs: ${rng.join(' ')}`);
     await ok('vm_put_file', { lease_id: forks[0]!, path: '/tmp/mine.txt', content: 'fork 0 only' });
-    for (const other of [forks[1]!, forks[2]!, lease]) {
-      assert.equal(errorCode(await s.call('vm_get_file', { lease_id: other, path: '/tmp/mine.txt' })), 'NOT_FOUND', other);
-    }
-    for (const id of forks) {
-      assert.ok(await qemuPids(id), `fork ${id} has a qemu process`);
-      assert.equal((await ok('vm_lease_release', { lease_id: id })).status, 'released');
-      await until(async () => ((await qemuPids(id)) === '' ? true : undefined), `fork ${id}'s qemu gone`, 60_000, 250);
-    }
+    await absentOn(s, [forks[1]!, forks[2]!, lease], '/tmp/mine.txt');
+    await releaseUntilGone(s, forks, qemuPids);
     forks = [];
     await ok('vm_snapshot', { action: 'delete', snapshot_id: snap });
-    assert.equal((await ok('vm_lease_release', { lease_id: lease })).status, 'released');
-    await until(async () => ((await qemuPids(lease)) === '' ? true : undefined), 'the lease\'s qemu gone', 60_000, 250);
+    await releaseUntilGone(s, [lease], qemuPids);
     lease = '';
   });
 });
