@@ -2,10 +2,11 @@
 // lease (provider-docker, memory: false — the container's filesystem as a committed image) with
 // the x11 adapter. Restore: the snapshot's file is back, a later one is gone, and the desktop
 // answers again through the adapter (a screenshot; a string typed into an xterm arrives in a
-// file), so the adapter session reconnected to the new container's X server. Fork ×3: each sees
-// the snapshot's file, diverges, has its own machine-id; released, its container is gone from the
-// engine. Deleted, the snapshot's image goes once no container uses it. Needs the debian-x11
-// golden (`vmhub-server golden build debian-x11`). Containers: the lease, its restore, 3 forks.
+// file), so the adapter session reconnected to the new container's X server; a process running
+// at the snapshot is not back (memory: false). Fork ×3: each sees the snapshot's file, diverges,
+// has its own machine-id; released, its container is gone from the engine. Deleted, the
+// snapshot's image goes once no container uses it. Needs the debian-x11 golden
+// (`vmhub-server golden build debian-x11`). Containers: the lease, its restore, 3 forks.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -27,6 +28,8 @@ let forks: string[] = [];
 const ok = (name: string, args: Record<string, unknown>) => check(s, name, args);
 const put = (id: string, path: string, content: string) => ok('vm_put_file', { lease_id: id, path, content });
 const read = async (id: string, path: string) => (await ok('vm_get_file', { lease_id: id, path })).content as string;
+/** How many processes in the guest run `sleep 31337`. */
+const sleepers = async (id: string) => Number((await ok('vm_exec', { lease_id: id, shell: 'grep -la "sleep.3133[7]" /proc/[0-9]*/cmdline 2>/dev/null | wc -l' })).stdout.trim());
 const containers = (id: string) => docker('ps', '-aq', '--filter', `name=vmhub-${instance}-${id}`);
 
 /** An xterm whose shell writes the line typed into it to `file`; then the line is typed. */
@@ -55,6 +58,9 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     // The adapter session is open and connected before the snapshot: a typed line arrives.
     assert.equal(await typeIntoXterm(lease, '/tmp/before.txt', 'before snapshot'), 'before snapshot');
     const before = (await containers(lease)).split('\n');
+    // A process running at the snapshot: memory: false says it does not come back.
+    await ok('vm_exec', { lease_id: lease, shell: 'nohup sleep 31337 >/dev/null 2>&1 &' });
+    assert.equal(await sleepers(lease), 1, 'the process runs before the snapshot');
     await put(lease, '/home/user/first.txt', 'in the snapshot');
     const made = (await ok('vm_snapshot', { action: 'create', lease_id: lease, name: 'docker-first' })).snapshots[0];
     snap = made.snapshot_id;
@@ -71,6 +77,7 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     assert.notDeepEqual(now, before, 'the container was replaced');
 
     assert.equal(await read(lease, '/home/user/first.txt'), 'in the snapshot');
+    assert.equal(await sleepers(lease), 0, 'memory: false — the running process did not come back');
     assert.equal(errorCode(await s.call('vm_get_file', { lease_id: lease, path: '/home/user/second.txt' })), 'NOT_FOUND');
     const shot = await ok('vm_screenshot', { lease_id: lease });
     assert.deepEqual(shot.screen, { width: 1280, height: 800 });
