@@ -122,7 +122,7 @@ describe('qemu: leases resumed from a saved VM state', { timeout: 600_000 }, () 
     assert.equal(((await stat(join(stateDir, SAVED, name, 'state.bin'))).mode & 0o777), 0o444, 'read-only');
     for (const l of [first, second]) {
       assert.deepEqual(l.stages.map((s) => s.split(' ')[0]), ['process:running', 'process:done', 'qmp:running', 'qmp:done', 'guest:running', 'guest:done']);
-      assert.match(l.stages.at(-1)!, /resumed from saved state tiny-console-agent-.*guest agent answered guest-sync; guest clock being set to the host's \(guest-set-time sent);
+      assert.match(l.stages.at(-1)!, /resumed from saved state tiny-console-agent-.*guest agent answered guest-sync; guest clock being set to the host's \(guest-set-time sent/);
       assert.match(l.stages[3]!, /vm running/);
       const rec = await recordOf(l.m);
       assert.equal(rec.restored_from, name);

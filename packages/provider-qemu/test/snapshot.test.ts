@@ -4,7 +4,8 @@
  *   - a guest process counts in memory and writes the count to the serial log; snapshot; it runs
  *     on; restore → the first count after the restore follows the snapshot's count (not the count
  *     reached since) and continues from it; a file written after the snapshot is gone, one written
- *     before is there; the lease keeps its identity, record and forwarded host port;
+ *     before is there; the lease keeps its identity, record and forwarded host port; the first
+ *     agent command after ready() reads the host's clock (ready() left guest-set-time answering);
  *   - a restore onto a machine of another launch shape, or a fork of one, is INVALID_REQUEST and
  *     changes nothing;
  *   - fork ×3: each sees the snapshot's file; a file written in one is absent in the others and in
@@ -93,7 +94,7 @@ describe('qemu: snapshot, restore and fork a running machine', { timeout: 900_00
     assert.match(String(reason), /per-lease SSH/);
   });
 
-  test('restore: a counting process goes back to the snapshot\'s count and continues from it; a file written after the snapshot is gone', async (t) => {
+  test('restore: a counting process goes back to the snapshot\'s count and continues from it; a file written after the snapshot is gone; the first agent command sees the host\'s clock', async (t) => {
     parent = await lease(template);
     await sh(parent, `echo before > /root/snapfile; setsid sh -c '${COUNTER}' </dev/null >/dev/null 2>&1 &`);
     await until(async () => (await counts(parent)).length >= 3 || undefined, 'the guest counter', 30_000);
@@ -124,6 +125,9 @@ describe('qemu: snapshot, restore and fork a running machine', { timeout: 900_00
     const back = (await p.restore!(parent, s, { template, signal: AbortSignal.timeout(60_000) })) ?? parent;
     await p.ready(back, { template, signal: AbortSignal.timeout(60_000), stage: () => {} });
     t.diagnostic(`restore → ready ${Math.round(performance.now() - t1)} ms`);
+    // ready() leaves guest-set-time answering in the background; the agent's next command waits for it.
+    const guestClock = Number((await sh(back, 'date +%s')).trim());
+    assert.ok(Math.abs(guestClock - Date.now() / 1000) < 3, `guest clock ${guestClock} vs host ${Math.floor(Date.now() / 1000)} right after ready (the snapshot is ≥ 5 s old)`);
     const after = await recordOf(parent);
     assert.equal(back.identity, parent.identity);
     assert.notEqual(after.pid, before.pid, 'a new qemu');
