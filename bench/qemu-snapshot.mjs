@@ -3,9 +3,13 @@
 // only) and tiny-console-agent (ready() adds guest-ping + guest-set-time), 256 MB guests:
 //   - snapshot (pause, migrate to a file, resume) — N times;
 //   - restore → ready: restore() + ready() of a lease onto a snapshot — N times; beside the naive
-//     way (no snapshot: a new agent lease cold-booted, saved states off) and the floor;
+//     way (no snapshot: a new agent lease cold-booted, saved states off) and the floor; with the
+//     agent also restore → clock set: ready() leaves qemu-ga's guest-set-time answering in the
+//     background, so a new agent connection's guest-get-time (queued behind it) is timed from the
+//     same start, with the guest clock's offset from the host's;
 //   - fork ×4 → all ready: 4 creates from one snapshot at once + ready() — N_FORK rounds; beside
 //     the naive way (4 full copies of the snapshot's state file, the copying alone) and the floor;
+//     with the agent also → all four clocks set, the same way;
 //   - floor: the migration-file load alone — a qemu of the same command line already started with
 //     `-incoming defer`, timed from `migrate-incoming exec:cat state.bin` to "completed" (×1, and
 //     ×4 at once for the fork floor); qemu's start to its monitor is given beside it;
@@ -18,7 +22,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { round, spread, writeResultsSection } from './lib.mjs';
 import qemu, { buildGolden, QmpClient, tinyConsoleAgentTemplate, tinyConsoleTemplate } from '../packages/provider-qemu/dist/index.js';
@@ -106,6 +110,15 @@ export async function run() {
     const ch = await p.channel(m, template);
     try { const r = await ch.exec(['/bin/sh', '-c', script], { timeoutMs: 60_000 }); if (r.exit_code !== 0) throw new Error(`${script}: ${r.stderr}`); return r.stdout.toString(); } finally { await ch.close(); }
   };
+  /**
+   * The clock set ready() left running: a new agent connection (the socket serves one client, so
+   * it is accepted once ready()'s closes, after guest-set-time answered), then guest-get-time.
+   * Returns the guest clock's offset from the host's, ms.
+   */
+  const clockSet = async (m) => {
+    const c = await QmpClient.connect(join(stateDir, m.identity, 'qga.sock'), { protocol: 'qga', timeoutMs: 10_000 });
+    try { return Date.now() - Number(await c.execute('guest-get-time', undefined, 10_000)) / 1e6; } finally { c.close(); }
+  };
   /** snapshot ×N, restore → ready ×N, fork ×4 → all ready ×N_FORK and the floor, for one template. */
   const measure = async (template, agent) => {
     const parent = await lease(p, template); // makes the saved state (one boot), off the clock
@@ -123,6 +136,8 @@ export async function run() {
 
     const restoreMs = [];
     const restoreOnlyMs = [];
+    const restoreClockMs = [];
+    const restoreClockOffset = [];
     for (let i = 0; i < N; i++) {
       if (agent) await sh(parent, template, 'echo diverged > /root/state');
       const t = performance.now();
@@ -130,15 +145,25 @@ export async function run() {
       restoreOnlyMs.push(ms(t));
       await p.ready(parent, { template, signal: AbortSignal.timeout(60_000), stage });
       restoreMs.push(ms(t));
+      if (agent) {
+        restoreClockOffset.push(Math.abs(await clockSet(parent)));
+        restoreClockMs.push(ms(t));
+      }
       if (agent && (await sh(parent, template, 'cat /root/state')).trim() !== 'prepared') throw new Error('restore did not bring the snapshot back');
       await sleep(300);
     }
 
     const forkMs = [];
+    const forkClockMs = [];
+    const forkClockOffset = [];
     for (let r = 0; r < N_FORK; r++) {
       const t = performance.now();
       const forks = await Promise.all([0, 1, 2, 3].map(() => lease(p, template, s)));
       forkMs.push(ms(t));
+      if (agent) {
+        forkClockOffset.push(...(await Promise.all(forks.map(clockSet))).map(Math.abs));
+        forkClockMs.push(ms(t));
+      }
       for (const f of forks) await destroy(p, f);
       await sleep(500);
     }
@@ -163,12 +188,15 @@ export async function run() {
       figures: {
         snapshot: { ...spread(snapMs), state_file_mb: round(s.size_bytes / 2 ** 20, 1) },
         restore_to_ready: { ...spread(restoreMs), restore_call_alone: spread(restoreOnlyMs) },
+        ...(agent ? { restore_to_clock_set: { ...spread(restoreClockMs), guest_clock_offset_ms: spread(restoreClockOffset) } } : {}),
         fork_x4_to_all_ready: spread(forkMs),
+        ...(agent ? { fork_x4_to_all_clocks_set: { ...spread(forkClockMs), guest_clock_offset_ms: spread(forkClockOffset) } } : {}),
         floor_migration_file_load: { one: spread(floor1), four_at_once_slowest: spread(floor4), qemu_start_to_monitor: spread(toMonitor) },
       },
     };
   };
   try {
+    const loadStart = loadavg()[0];
     await buildGolden('tiny-console', { dir: join(root, 'golden') });
     await buildGolden('tiny-console-agent', { dir: join(root, 'golden') });
     const plain = await measure(tinyConsoleTemplate(join(root, 'golden')), false);
@@ -221,6 +249,7 @@ export async function run() {
     const mb = (b) => round(b / 2 ** 20, 2);
     return {
       accel: 'tcg (no /dev/kvm here); guests 256 MB, 1 vCPU',
+      load_average_1min: { start: round(loadStart, 1), end: round(loadavg()[0], 1) },
       targets_ms: { snapshot: 2000, restore_to_ready: 300, fork_x4_to_all_ready: 1500 },
       'tiny-console': plain.figures,
       'tiny-console-agent': withAgent.figures,
