@@ -19,8 +19,6 @@ import type { OcrImage, OcrWord, RowBand } from './types.ts';
 
 /** Changed rows closer than this make one band (a glyph's own blank rows, line spacing). */
 const MERGE_GAP = 8;
-/** Rows added above and below a band before it grows over words (anti-aliasing, underlines). */
-const PAD = 2;
 /**
  * Rows read beyond a grown band: word boxes are the ink tesseract kept after binarising, and a
  * band cut right at them loses faint anti-aliased rows (a "d" whose ascender is cut reads "a").
@@ -80,7 +78,9 @@ export function planRead(before: OcrImage, words: readonly OcrWord[], now: OcrIm
   if (!sameShape(before, now)) return 'whole';
   const changed = changedBands(before, now);
   if (!changed.length) return 'same';
-  const bands = grow(changed.map(([t, b]) => [Math.max(0, t - PAD), Math.min(now.height, b + PAD)]), words);
+  // exactly the changed rows: a pad would take in the line above's descenders (a cursor block
+  // spans its whole cell) and read that line again for nothing
+  const bands = grow(changed, words);
   const rows = bands.reduce((n, [t, b]) => n + b - t, 0);
   return rows > now.height * FULL_SHARE ? 'whole' : bands;
 }
