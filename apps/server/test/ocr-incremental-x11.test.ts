@@ -59,13 +59,7 @@ describe('server: OCR re-reads only what changed (docker + debian-x11)', { timeo
     const from = reads().length;
     await ok('vm_type', { text: 'echo lighthouse ' });
     const waited = await ok('vm_wait', { for: 'text', text: 'lighthouse', timeout_seconds: 30 });
-    if (!waited.satisfied) {
-      const shot = await s.call('vm_screenshot', { lease_id: lease, format: 'png' });
-      const img = (shot.content as any[]).find((c) => c.type === 'image');
-      if (img) (await import('node:fs')).writeFileSync('/tmp/ocrb/x11-fail.png', Buffer.from(img.data, 'base64'));
-      console.error(JSON.stringify(await ok('vm_find_text', { text: 'lighthouse' })), JSON.stringify(reads(from)));
-    }
-    assert.equal(waited.satisfied, true, JSON.stringify(waited));
+    assert.equal(waited.satisfied, true, `${JSON.stringify(waited)}; reads: ${JSON.stringify(reads(from))}`);
     await ok('vm_type', { text: 'quartz ' });
     await sleep(300);
     const started = Date.now();
