@@ -38,15 +38,15 @@ export const BUDGETS = {
   '@vmhub/adapter-x11': 236 * KB, // 196 kB on 2026-12-04: framebuffer reads and XTEST input (issue 19)
   '@vmhub/channel-adb': 67 * KB, // 56.1 kB on 2026-12-06: its private adb server on a unix socket (issue 27)
   '@vmhub/conformance': 266 * KB, // 222.2 kB on 2026-12-06: the package-shape check and its command (issue 29.7)
-  '@vmhub/core': 510 * KB, // 425.3 kB on 2026-12-06: parameter descriptions and exclusive-choice schemas, toolsets, the adapter kit, the contract window (issues 28, 29)
+  '@vmhub/core': 605 * KB, // 504.5 kB on 2026-12-06 (evening): per-lease SSH keys, installGitCredential, the snapshot contract and tool, the screenshot pass-through, incremental OCR (issues 30, 31, 35)
   '@vmhub/provider-adb-pool': 53 * KB,
-  '@vmhub/provider-docker': 253 * KB, // 210.5 kB on 2026-12-06: the stand-in goldens moved to standins/goldens (issue 29)
+  '@vmhub/provider-docker': 308 * KB, // 256.3 kB on 2026-12-06 (evening): per-lease SSH keys, snapshots, restore and fork (issues 30, 31)
   '@vmhub/provider-proxmox': 211 * KB,
-  '@vmhub/provider-qemu': 200 * KB, // 166 kB on 2026-12-04: saved VM states (issue 19)
+  '@vmhub/provider-qemu': 305 * KB, // 254.1 kB on 2026-12-06: the NoCloud seed and sshd golden, snapshots, restore and fork (issues 30, 31)
   '@vmhub/rfb': 80 * KB, // 66.5 kB on 2026-12-06: the ARD stand-in moved to standins/ard (issue 29)
-  '@vmhub/store': 177 * KB, // 147.7 kB on 2026-12-06: take-over control (migration 6), the hub split into leases/machines/events (issues 28, 29)
+  '@vmhub/store': 220 * KB, // 183.6 kB on 2026-12-06 (evening): sealed lease credentials (migration 7), snapshots (migration 8) (issues 30, 31)
   '@vmhub/x11-client': 26 * KB, // 21.2 kB on 2026-12-04 (issue 19)
-  '@vmhub/reaper': 67 * KB,
+  '@vmhub/reaper': 88 * KB, // 72.9 kB on 2026-12-06: revoking lease credentials, deleting expired snapshots (issues 30, 31)
   '@vmhub/server': 3990 * KB, // 3326.7 kB on 2026-12-06: principals, sign-in ids, redaction, OAuth metadata, drain (issues 27, 28)
 };
 
