@@ -13,7 +13,7 @@
  * print|printscreen → Print; menu; punctuation characters by their keysym names (+ → plus …);
  * U+XXXX → the Unicode keysym.
  */
-import { resolveKey as keysymName } from '@vmhub/adapter-x11';
+import { resolveKeysym as keysymName } from '@vmhub/core/adapter-kit';
 import { KEY_NAME_ALIASES, PUNCTUATION_KEYSYMS, splitChords } from '@vmhub/core/adapter-kit';
 import { errors, hyprError } from './errors.ts';
 

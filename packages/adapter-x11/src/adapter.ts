@@ -30,7 +30,7 @@ import { screenSize } from './x11-screen-size.ts';
 import { screenshot } from './x11-screenshot.ts';
 import { scroll } from './x11-scroll.ts';
 import { type, unbindTyped } from './x11-type.ts';
-import { restored } from './x11-restored.ts';
+import { restored } from './restored.ts';
 
 /** This package's version, from its package.json. */
 export const ADAPTER_VERSION = readPackageVersion(import.meta.url);
@@ -52,7 +52,7 @@ export const x11Adapter = defineAdapter<X11OptionsInput, X11Options, X11Runtime>
   // An input action whose command was killed (cancelled, timed out) releases the keys and
   // buttons it left down.
   aroundInput: releasingInput,
-  // Restored to a snapshot or forked: drop connections, mappings and facts (x11-restored.ts).
+  // Restored to a snapshot or forked: drop connections, mappings and facts (restored.ts).
   restored,
   async dispose(rt, lease) {
     // Held keys need no release here: an input action whose command was killed released them

@@ -47,7 +47,7 @@ export class XTestInput {
   }
 
   /**
-   * The machine was restored (x11-restored.ts): close the connection without giving anything
+   * The machine was restored (restored.ts): close the connection without giving anything
    * back — the X server it reached is gone or is the snapshot's, whose keymap never had our
    * bindings — and forget the bindings. The next call opens a new connection.
    */

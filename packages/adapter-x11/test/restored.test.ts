@@ -19,7 +19,7 @@ import { createX11Adapter } from '../src/index.ts';
 import { fileText } from './desktop.ts';
 import { displayInUse } from './x-session.ts';
 
-const home = mkdtempSync(join(tmpdir(), 'vmhub-x11-restored-'));
+const home = mkdtempSync(join(tmpdir(), 'vmhub-restored-'));
 let display = '';
 let env: Record<string, string> = {};
 let fb: FramebufferSource | undefined;

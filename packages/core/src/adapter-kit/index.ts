@@ -14,6 +14,7 @@ export { openGuest, missingToolName, type Guest, type GuestSpec, type RunOptions
 export { adapterErrors, isCancellation, killed, wasKilled, clip, CANCELLED_HINT, type AdapterErrors } from './errors.ts';
 export { mergeOptions, resolveOptions } from './options.ts';
 export { KEY_NAME_ALIASES, PUNCTUATION_KEYSYMS, splitChords, type Chord } from './keys.ts';
+export { KEYSYM_ALIASES, keysymValue, resolveKeysym, unicodeKeysym } from './keysyms.ts';
 export { pickWindow } from './windows.ts';
 export { probeWith, lackingTools, cloneRepoUnavailable, type Unavailable } from './probe.ts';
 export { execAsAgent, type ExecInput } from './exec.ts';

@@ -1,4 +1,4 @@
-// Regenerates src/keysym-names.ts from the X.org headers installed by Debian's x11proto-dev:
+// Regenerates src/adapter-kit/keysym-names.ts from the X.org headers installed by Debian's x11proto-dev:
 //   node scripts/gen-keysyms.mjs [/usr/include/X11]
 // Each name is kept with its value: vm_key validates names against the table, and the XTEST path
 // (xtest-keyboard.ts) presses the keysym's value itself, with no xdotool to resolve names.
@@ -44,5 +44,5 @@ export const KEYSYM_TABLE: string = [
 ${lines.map((l) => `  '${l}',`).join('\n')}
 ].join(' ');
 `;
-writeFileSync(new URL('../src/keysym-names.ts', import.meta.url), out);
+writeFileSync(new URL('../src/adapter-kit/keysym-names.ts', import.meta.url), out);
 console.log(`wrote ${sorted.length} names`);
