@@ -6,6 +6,8 @@
  * (proxmox-fork.ts); `replacing` (restore onto a machine that is not the snapshot's) makes a new
  * VM for a lease whose machine still exists: no idempotency by tag, and the lease's key pair is
  * kept (its pinned host key forgotten: the new VM makes its own) and never dropped on failure.
+ * A fork's MachineRef carries `details.forked_from` (the snapshot's identity): readiness then
+ * replaces the source lease's key on its disk with this lease's (proxmox-fork-keys.ts).
  */
 import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
 import { cloneTemplate, sweepStrays, type CloneSpec } from './clone.ts';
@@ -46,7 +48,8 @@ export async function createVm(rt: Runtime, req: CreateRequest, o: { replacing?:
   const replacing = o.replacing === true;
   if (!replacing) {
     const existing = await findByIdentity(rt, req.identity).catch(() => undefined);
-    if (existing) return machineRef(existing.client, existing.guest.node, existing.guest.vmid, req.identity);
+    // A fork found again is marked again: readiness must still replace its keys.
+    if (existing) return machineRef(existing.client, existing.guest.node, existing.guest.vmid, req.identity, req.from_snapshot ? { forked_from: req.from_snapshot.identity } : {});
   }
 
   const minFree = t.min_free_memory_mb ?? req.template.resources?.memory_mb ?? 0;
@@ -115,5 +118,5 @@ export async function createVm(rt: Runtime, req: CreateRequest, o: { replacing?:
   }
   await swept;
   log('info', 'clone created', { vmid, node: place.node, endpoint: place.client.endpoint.id, identity: req.identity, ...(fork ? { from_snapshot: fork.identity } : {}) });
-  return machineRef(place.client, place.node, vmid, req.identity, fork ? { source_vmid: place.templateVmid, snapname: place.snapname } : { template_vmid: place.templateVmid });
+  return machineRef(place.client, place.node, vmid, req.identity, fork ? { source_vmid: place.templateVmid, snapname: place.snapname, forked_from: fork.identity } : { template_vmid: place.templateVmid });
 }

@@ -1,13 +1,15 @@
 /**
  * Readiness, stage by stage (shown in vm_lease_status): clone (verified: the VM carries the
- * identity tag) → start (task polled) → agent (guest-agent ping answers) → address (first usable
- * IPv4, or the template's override) → channel (SSH connects and runs `true`, or the agent runs
+ * identity tag) → start (task polled) → agent (guest-agent ping answers) → keys (a fork only:
+ * its authorized_keys replaced with the lease's own key, proxmox-fork-keys.ts, so the source
+ * lease's key never opens it) → address (first usable IPv4, or the template's override) → channel (SSH connects and runs `true`, or the agent runs
  * it). Every wait is bounded by the template's ready_timeout_seconds. The channel it probes with
  * is closed again: the lease session opens its own.
  */
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
 import { AgentChannel } from './agent-channel.ts';
 import { splitTags } from './cluster.ts';
+import { forkedFrom, replaceForkKeys } from './proxmox-fork-keys.ts';
 import { openChannel } from './proxmox-channel.ts';
 import { agentAddress, resolveAddress } from './vm-address.ts';
 import { sleep } from './pve-client.ts';
@@ -57,15 +59,15 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
     }
   };
 
-  await stage('clone', async () => {
-    await until(async () => {
+  const config = await stage('clone', async () => {
+    const c = await until(async () => {
       const config = await readConfig(vm, signal);
       if (!splitTags(config.tags as string | undefined).includes(identityTag(machine.identity))) {
         throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] VM ${vm.vmid} does not carry the identity tag ${identityTag(machine.identity)}`, { source: SOURCE });
       }
-      return true;
+      return config;
     }, (err) => !notYet(err));
-    return { value: undefined, detail: `VM ${vm.vmid} on ${vm.node}` };
+    return { value: c, detail: `VM ${vm.vmid} on ${vm.node}` };
   });
 
   await stage('start', async () => {
@@ -84,6 +86,12 @@ export async function runReady(rt: Runtime, machine: MachineRef, req: ReadyReque
     }, (err) => !notYet(err));
     return { value: undefined, detail: 'guest agent answers' };
   });
+
+  // A fork's disk still authorizes the source lease's key: replaced before anything dials SSH.
+  const source = forkedFrom(machine, config);
+  if (source !== undefined && t.channel !== 'adb') {
+    await stage('keys', async () => ({ value: undefined, detail: await replaceForkKeys(rt, machine, req.template, source) }));
+  }
 
   const address = await stage('address', async () => {
     if (t.address_override) {

@@ -175,6 +175,7 @@ export class Cluster {
         files: new Map(),
         owners: new Map(),
         dirs: new Set(BASE_DIRS),
+        modes: new Map(),
         execs: new Map(),
         nextPid: 1000 + randomInt(1000),
       },

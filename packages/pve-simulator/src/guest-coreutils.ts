@@ -3,7 +3,9 @@
  * with the running user's rights (guest-fs.ts) and fails the way GNU coreutils do — a missing
  * file, a denied one, a directory where a file was meant, a name over 255 bytes.
  * `runuser -u USER -- argv` runs argv as that user (root only, like the real one); `mv` moves
- * one file (a channel's atomic put renames its temporary file over the target).
+ * one file (a channel's atomic put renames its temporary file over the target). Permission bits
+ * are only recorded: `chmod` (octal or `--reference=`) and `mkdir -m` set them, `mv` carries
+ * them, `stat -c %a` shows them; access is still decided by owners alone (guest-fs.ts).
  */
 import { posix } from 'node:path';
 import { runScript, ExitSignal, type Io, type ShellEnv } from './guest-shell.ts';
@@ -18,6 +20,9 @@ function fsFail(io: Io, prog: string, verb: string, f: string, err: FsErr): numb
 }
 const stripDashes = (a: string[]): string[] => a.filter((x, i) => !(x === '--' && a.indexOf('--') === i));
 const operands = (a: string[]): string[] => stripDashes(a).filter((x, i, arr) => !x.startsWith('-') || arr.indexOf('--') >= 0 && i > arr.indexOf('--'));
+
+/** An octal mode (`600`, `0700`); symbolic modes are not recorded. */
+const octal = (m: string | undefined): number | undefined => (m !== undefined && /^[0-7]{1,4}$/.test(m) ? parseInt(m, 8) & 0o7777 : undefined);
 
 export function missing(io: Io, prog: string, verb: string, f: string): number {
   io.err.push(`${prog}: ${verb}'${f}': No such file or directory\n`);
@@ -42,9 +47,13 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
     case 'mkdir': {
       const fs = fsOf(io);
       // -m MODE takes a value: not a directory to make.
+      const m = args.indexOf('-m') >= 0 ? octal(args[args.indexOf('-m') + 1]) : undefined;
       for (const f of operands(args.filter((a, i) => args[i - 1] !== '-m'))) {
-        const e = mkdirP(fs, io.user, abs(io, f));
+        const p = abs(io, f);
+        const made = !isDir(fs, p);
+        const e = mkdirP(fs, io.user, p);
         if (e) return fsFail(io, 'mkdir', 'cannot create directory ', e.at, e.err);
+        if (made && m !== undefined) io.modes.set(p, m);
       }
       return 0;
     }
@@ -52,7 +61,9 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
     case 'chown':
     case 'touch': {
       const ops = operands(args);
-      const targets = prog === 'touch' ? ops : ops.slice(1);
+      const ref = prog === 'chmod' ? args.find((a) => a.startsWith('--reference='))?.slice(12) : undefined;
+      const targets = prog === 'touch' || ref !== undefined ? ops : ops.slice(1);
+      const mode = ref !== undefined ? io.modes.get(abs(io, ref)) : prog === 'chmod' ? octal(ops[0]) : undefined;
       const fs = fsOf(io);
       for (const f of targets) {
         const p = abs(io, f);
@@ -67,6 +78,7 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
         if (e) return fsFail(io, prog, 'cannot access ', f, e);
         if (io.user !== 'root' && (prog === 'chown' || (io.owners.get(p) ?? 'root') !== io.user)) return fsFail(io, prog, prog === 'chmod' ? 'changing permissions of ' : 'changing ownership of ', f, 'EPERM');
         if (prog === 'chown') io.owners.set(p, (ops[0] ?? 'root').split(':')[0]!);
+        if (mode !== undefined) io.modes.set(p, mode);
       }
       return 0;
     }
@@ -75,10 +87,10 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
         const p = abs(io, f);
         if (checkWrite(fsOf(io), io.user, p) === 'EACCES') return fsFail(io, 'rm', 'cannot remove ', f, 'EACCES');
         const gone = io.files.delete(p);
-        if (gone) io.owners.delete(p);
+        if (gone) { io.owners.delete(p); io.modes.delete(p); }
         if (args.some((a) => /^-\w*r/.test(a))) {
-          for (const k of [...io.files.keys()]) if (k.startsWith(`${p}/`)) { io.files.delete(k); io.owners.delete(k); }
-          for (const d of [...io.dirs]) if (d === p || d.startsWith(`${p}/`)) { io.dirs.delete(d); io.owners.delete(d); }
+          for (const k of [...io.files.keys()]) if (k.startsWith(`${p}/`)) { io.files.delete(k); io.owners.delete(k); io.modes.delete(k); }
+          for (const d of [...io.dirs]) if (d === p || d.startsWith(`${p}/`)) { io.dirs.delete(d); io.owners.delete(d); io.modes.delete(d); }
           continue;
         }
         if (!gone && !args.some((a) => /^-\w*f/.test(a))) return missing(io, 'rm', 'cannot remove ', f);
@@ -98,8 +110,12 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
       if (w) return fsFail(io, 'mv', `cannot move '${src}' to `, dst, w);
       io.files.set(to, io.files.get(from)!);
       io.owners.set(to, io.owners.get(from) ?? io.user);
+      const bits = io.modes.get(from);
+      if (bits === undefined) io.modes.delete(to);
+      else io.modes.set(to, bits);
       io.files.delete(from);
       io.owners.delete(from);
+      io.modes.delete(from);
       return 0;
     }
     case 'cat': {
@@ -124,7 +140,7 @@ export function runCommand(argv: string[], io: Io, env: ShellEnv): number {
       const dir = isDir(fsOf(io), p);
       const b = io.files.get(p) ?? Buffer.alloc(0);
       const type = dir ? 'directory' : b.length === 0 ? 'regular empty file' : 'regular file';
-      io.out.push(Buffer.from(`${fmt.replace('%s', String(dir ? 4096 : b.length)).replace('%n', f).replace('%F', type).replace('%U', io.owners.get(p) ?? 'root')}\n`));
+      io.out.push(Buffer.from(`${fmt.replace('%s', String(dir ? 4096 : b.length)).replace('%n', f).replace('%F', type).replace('%U', io.owners.get(p) ?? 'root').replace('%a', (io.modes.get(p) ?? (dir ? 0o755 : 0o644)).toString(8))}\n`));
       return 0;
     }
     case 'base64': {

@@ -36,4 +36,21 @@ describe('pve-simulator: default guest exec', () => {
     assert.equal(run(['sh', '-c', 'exit 3']).code, 3);
     assert.equal(run(['sh', '-c', 'false || echo fallback']).out, 'fallback\n');
   });
+
+  it('records permission bits: chmod (octal, --reference), mkdir -m, carried by mv, shown by stat %a', () => {
+    const files = new Map<string, Buffer>();
+    const modes = new Map<string, number>();
+    const owners = new Map<string, string>();
+    const sh = (script: string, ...args: string[]) => guestShellExec({ vmid: 100, argv: ['sh', '-c', script, 'sh', ...args], input: 'k', files, owners, modes });
+    assert.equal(sh('mkdir -p -m 700 -- "$1" && cat > "$1/t" && chmod 600 "$1/t" && mv -f -- "$1/t" "$1/f"', '/d').exitcode, 0);
+    assert.equal(modes.get('/d'), 0o700);
+    assert.equal(modes.get('/d/f'), 0o600);
+    assert.equal(modes.has('/d/t'), false);
+    assert.equal(Buffer.from(sh('stat -c "%a %U" -- "$1"', '/d/f').stdout ?? '').toString(), '600 root\n');
+    assert.equal(sh('cat > /d/g && chmod --reference=/d/f -- /d/g').exitcode, 0);
+    assert.equal(modes.get('/d/g'), 0o600);
+    assert.equal(sh('chmod u+x /d/g && rm -f /d/g').exitcode, 0);
+    assert.equal(modes.has('/d/g'), false);
+    assert.equal(Buffer.from(sh('stat -c %a /d/h || stat -c %a /d').stdout ?? '').toString(), '700\n');
+  });
 });

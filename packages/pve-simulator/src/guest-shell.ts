@@ -18,6 +18,8 @@ export interface Io {
   owners: Map<string, string>;
   dirs: Set<string>;
   rootOnly: string[];
+  /** Permission bits `chmod` / `mkdir -m` set (absent = 644 for a file, 755 for a directory). */
+  modes: Map<string, number>;
   /** Whose rights the command runs with (`runuser -u` changes it); the agent itself is root. */
   user: string;
   cwd: string;
@@ -41,7 +43,7 @@ export class ExitSignal {
 }
 
 export function guestShellExec(req: ExecRequest): ExecResult {
-  const io: Io = { files: req.files, owners: req.owners ?? new Map(), dirs: req.dirs ?? new Set(BASE_DIRS), rootOnly: req.rootOnly ?? DEFAULT_ROOT_ONLY, user: 'root', cwd: '/root', stdin: Buffer.from(req.input ?? ''), out: [], err: [], durationMs: 0 };
+  const io: Io = { files: req.files, owners: req.owners ?? new Map(), dirs: req.dirs ?? new Set(BASE_DIRS), rootOnly: req.rootOnly ?? DEFAULT_ROOT_ONLY, modes: req.modes ?? new Map(), user: 'root', cwd: '/root', stdin: Buffer.from(req.input ?? ''), out: [], err: [], durationMs: 0 };
   let code: number;
   try {
     code = runCommand(req.argv, io, { vars: {}, args: [] });

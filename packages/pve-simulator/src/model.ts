@@ -69,6 +69,8 @@ export interface ExecRequest {
   owners?: Map<string, string>;
   dirs?: Set<string>;
   rootOnly?: string[];
+  /** Permission bits `chmod` set (absent = 644 for a file, 755 for a directory). */
+  modes?: Map<string, number>;
 }
 
 export interface ExecResult {
@@ -124,6 +126,8 @@ export interface GuestState {
   owners: Map<string, string>;
   /** Directories made in the guest (parents of files count too). */
   dirs: Set<string>;
+  /** Permission bits `chmod` (or `mkdir -m`) set (absent = 644 for a file, 755 for a directory). */
+  modes: Map<string, number>;
   execs: Map<number, ExecState>;
   nextPid: number;
 }
@@ -174,7 +178,7 @@ export interface SimSnapshot {
   /** RAM saved (`vmstate: 1` on a running VM): a rollback resumes the VM where it was. */
   vmstate: boolean;
   config: Record<string, ConfigValue>;
-  disk: { files: Map<string, Buffer>; owners: Map<string, string>; dirs: Set<string> };
+  disk: { files: Map<string, Buffer>; owners: Map<string, string>; dirs: Set<string>; modes: Map<string, number> };
   /** With RAM: the cloud-init values the running guest had seen (they come back with it). */
   cloudInitAtStart: Record<string, ConfigValue> | undefined;
 }

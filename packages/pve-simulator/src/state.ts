@@ -189,6 +189,11 @@ export class SimState {
     return exists ? (g.owners.get(path) ?? 'root') : undefined;
   }
 
+  /** The permission bits `chmod` / `mkdir -m` gave a guest file or directory (undefined: never set, 644/755). */
+  guestFileMode(vmid: number, path: string): number | undefined {
+    return this.mustVm(vmid).guest.modes.get(path);
+  }
+
   /** Make a directory in the guest, owned by `owner` (default root). */
   addGuestDir(vmid: number, dir: string, owner = 'root'): void {
     const g = this.mustVm(vmid).guest;

@@ -88,7 +88,7 @@ export function agentExec({ cluster, params }: HandlerContext): unknown {
   vm.guest.execs.set(pid, state);
   const handler = vm.guest.exec ?? cluster.guestDefaults.exec ?? defaultExec;
   Promise.resolve()
-    .then(() => handler({ vmid: vm.vmid, argv, input: params['input-data'], files: vm.guest.files, owners: vm.guest.owners, dirs: vm.guest.dirs, rootOnly: cluster.guestDefaults.rootOnly ?? DEFAULT_ROOT_ONLY }))
+    .then(() => handler({ vmid: vm.vmid, argv, input: params['input-data'], files: vm.guest.files, owners: vm.guest.owners, dirs: vm.guest.dirs, rootOnly: cluster.guestDefaults.rootOnly ?? DEFAULT_ROOT_ONLY, modes: vm.guest.modes }))
     .then(
       (r) => {
         if (state.killed) return;

@@ -6,7 +6,7 @@
  * storage without snapshots, snapshot missing, VM locked) is the task's exit status. While the
  * task runs the VM carries lock `snapshot` / `rollback` / `snapshot-delete`.
  *
- * What a snapshot keeps: the config (minus `lock`), the guest's disk (its files, owners and
+ * What a snapshot keeps: the config (minus `lock`), the guest's disk (its files, owners, modes and
  * directories) and, with `vmstate` on a running VM, its RAM: a `vmstate` config key naming the
  * state volume `<storage>:vm-<vmid>-state-<snapname>`. Rolling back to a RAM snapshot resumes the
  * VM running where it was (no boot: the agent answers at once, `onBoot` is not called, the
@@ -46,11 +46,12 @@ export function canCopyFromSnapshot(cluster: Cluster, volid: string): boolean {
   return storageType(cluster, volid) !== 'zfspool';
 }
 
-function copyDisk(from: { files: Map<string, Buffer>; owners: Map<string, string>; dirs: Set<string> }): SimSnapshot['disk'] {
+function copyDisk(from: { files: Map<string, Buffer>; owners: Map<string, string>; dirs: Set<string>; modes: Map<string, number> }): SimSnapshot['disk'] {
   return {
     files: new Map([...from.files].map(([k, v]) => [k, Buffer.from(v)])),
     owners: new Map(from.owners),
     dirs: new Set(from.dirs),
+    modes: new Map(from.modes),
   };
 }
 
@@ -60,6 +61,7 @@ export function loadDisk(vm: SimVm, snap: SimSnapshot): void {
   vm.guest.files = d.files;
   vm.guest.owners = d.owners;
   vm.guest.dirs = d.dirs;
+  vm.guest.modes = d.modes;
 }
 
 function snapshotOf(vm: SimVm, name: string): SimSnapshot {
