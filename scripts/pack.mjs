@@ -41,7 +41,7 @@ export const BUDGETS = {
   '@vmhub/core': 605 * KB, // 504.5 kB on 2026-12-06 (evening): per-lease SSH keys, installGitCredential, the snapshot contract and tool, the screenshot pass-through, incremental OCR (issues 30, 31, 35)
   '@vmhub/provider-adb-pool': 53 * KB,
   '@vmhub/provider-docker': 308 * KB, // 256.3 kB on 2026-12-06 (evening): per-lease SSH keys, snapshots, restore and fork (issues 30, 31)
-  '@vmhub/provider-proxmox': 211 * KB,
+  '@vmhub/provider-proxmox': 264 * KB, // 220.1 kB on 2026-12-06: per-lease SSH access, snapshots, restore and fork, a fork's own keys (issues 30, 31)
   '@vmhub/provider-qemu': 305 * KB, // 254.1 kB on 2026-12-06: the NoCloud seed and sshd golden, snapshots, restore and fork (issues 30, 31)
   '@vmhub/rfb': 80 * KB, // 66.5 kB on 2026-12-06: the ARD stand-in moved to standins/ard (issue 29)
   '@vmhub/store': 220 * KB, // 183.6 kB on 2026-12-06 (evening): sealed lease credentials (migration 7), snapshots (migration 8) (issues 30, 31)
