@@ -32,3 +32,4 @@ export { Type, type TSchema, type Static } from '@sinclair/typebox';
 export type { OcrEngine, OcrImage, OcrWord, TextBox, TextMatch, TextElement } from './ocr/types.ts';
 export { generateLeaseKeyPair, type LeaseKeyPair } from './lease-keys.ts';
 export { LeaseSecrets } from './lease-secrets.ts';
+export { quoteArg, quoteArgv } from './shell-quote.ts';

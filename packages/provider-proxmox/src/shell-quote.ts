@@ -1,17 +1,11 @@
 /**
- * SSH runs a command line through the remote user's shell, so this is the one place a command line
- * is built: from an argv, each element POSIX single-quoted (a `'` becomes `'\''`). Nothing the
+ * SSH runs a command line through the remote user's shell, so this is the one place the provider
+ * builds one: from an argv, each element POSIX-quoted by core's quoteArg/quoteArgv. Nothing the
  * agent sent is ever interpreted by the shell.
  */
-export function quoteArg(arg: string): string {
-  if (arg.includes('\0')) throw new TypeError('argument contains a NUL byte');
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
+import { quoteArg, quoteArgv } from '@vmhub/core';
 
-export function quoteArgv(argv: readonly string[]): string {
-  return argv.map(quoteArg).join(' ');
-}
+export { quoteArg, quoteArgv };
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -6,9 +6,8 @@
  * provider has no sshAccess or says none (a golden without sshd, a key this host does not hold),
  * or the lease has no machine or no template any more.
  */
-import { type MachineRef, type Provider, type SshAccess, type TemplateConfig } from '@vmhub/core';
+import { quoteArg, type MachineRef, type Provider, type SshAccess, type TemplateConfig } from '@vmhub/core';
 import { machineRef, type LeaseRow, type Store } from '@vmhub/store';
-import { quoteArg } from '@vmhub/provider-proxmox';
 import { localPrincipal } from '../http/principal.ts';
 import type { Registry } from '../registry.ts';
 

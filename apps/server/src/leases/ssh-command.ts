@@ -14,9 +14,8 @@
  * The store is only read here: nothing is transitioned or torn down by this command.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VmhubError, type LeaseState } from '@vmhub/core';
+import { quoteArgv, VmhubError, type LeaseState } from '@vmhub/core';
 import type { LeaseRow, Store } from '@vmhub/store';
-import { quoteArgv } from '@vmhub/provider-proxmox';
 import { localPrincipal } from '../http/principal.ts';
 import type { Runtime } from '../runtime.ts';
 import { openSsh, runSession, type Terminal } from './ssh.ts';

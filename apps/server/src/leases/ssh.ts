@@ -15,11 +15,10 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:os';
 import type { Duplex } from 'node:stream';
-import ssh2, { type ClientChannel } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { VmhubError } from '@vmhub/core';
 
-const { Client } = ssh2;
-export type SshClient = InstanceType<typeof Client>;
+export type SshClient = Client;
 
 /** SHA-256 of a host key blob, base64 (the form pinSshHostKey keeps). */
 export function hostKeyFingerprint(key: Buffer): string {
@@ -42,8 +41,11 @@ export interface SshLogin {
 }
 
 /** Handshake and login; resolves the client and the host key it presented. */
-export function openSsh(login: SshLogin): Promise<{ client: SshClient; hostKey: string }> {
-  const client = new Client();
+export async function openSsh(login: SshLogin): Promise<{ client: SshClient; hostKey: string }> {
+  // Loaded here, not at module load: the server's bundle keeps ssh2 external, and only this
+  // command needs it (a server start must not depend on it).
+  const { default: ssh2 } = await import('ssh2');
+  const client = new ssh2.Client();
   let seen: string | undefined;
   return new Promise((resolve, reject) => {
     const onError = (err: Error): void => {
