@@ -26,9 +26,11 @@ async function lease(store: Store, status: LeaseStatus): Promise<string> {
 forDialects('store: lease credentials', (d) => {
   let store: Store;
   let keyFile: string;
+  let db: string;
   before(async () => {
     keyFile = join(dir, `${d.kind}.key`);
-    store = await d.open('credentials', { secretsKeyFile: keyFile });
+    db = await d.fresh('credentials');
+    store = d.connect(db, { secretsKeyFile: keyFile });
   });
 
   it('a credential is sealed in the database, opens through the store, and stays open until revoked', async () => {
@@ -46,11 +48,10 @@ forDialects('store: lease credentials', (d) => {
       assert.ok(!bytes.includes(TOKEN) && !bytes.includes('A1b2A1b2'), 'no token bytes in the SQLite file or its WAL');
       assert.ok(bytes.includes('github.com/o/r'), 'the plain scope is there (the check reads the right file)');
     }
-    const other = d.connect(store.kind === 'sqlite' ? store.path : await d.fresh('unused'), { secretsKeyFile: join(dir, 'other.key') });
-    if (store.kind === 'sqlite') {
-      writeFileSync(join(dir, 'other.key'), Buffer.alloc(32, 1), { mode: 0o600 });
-      await assert.rejects(other.leaseCredentials(id), /does not open/);
-    }
+    // The same database opened with another key file: the row is there, its secret does not open.
+    writeFileSync(join(dir, `${d.kind}-other.key`), Buffer.alloc(32, 1), { mode: 0o600 });
+    const other = d.connect(db, { secretsKeyFile: join(dir, `${d.kind}-other.key`) });
+    await assert.rejects(other.leaseCredentials(id), /does not open/);
     await store.credentialRevokeFailed(cid, 'HTTP 500 from GitHub');
     await store.credentialRevokeFailed(cid, 'HTTP 502 from GitHub');
     const [failed] = await store.leaseCredentials(id);

@@ -19,18 +19,21 @@ export class SealError extends Error {
 
 export class Sealer {
   readonly keyFile: string | undefined;
-  readonly #key: () => Buffer;
-  #cached: Buffer | undefined;
+  #key: Buffer | undefined;
 
   /** `keyFile`: where the key lives (made 0600 on first seal); undefined: a key in memory only (`:memory:` stores). */
   constructor(keyFile: string | undefined) {
     this.keyFile = keyFile;
-    this.#key = () => (this.#cached ??= keyFile === undefined ? randomBytes(KEY_BYTES) : loadKey(keyFile, true));
+  }
+
+  /** The key, read once; sealing may make the file, opening never does (a missing key is an error). */
+  #load(create: boolean): Buffer {
+    return (this.#key ??= this.keyFile === undefined ? randomBytes(KEY_BYTES) : loadKey(this.keyFile, create));
   }
 
   seal(plain: string, recordId: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#key(), iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#load(true), iv);
     cipher.setAAD(Buffer.from(recordId));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
@@ -39,7 +42,7 @@ export class Sealer {
   open(sealed: string, recordId: string): string {
     const [version, iv, tag, body] = sealed.split('.');
     if (version !== 'v1' || iv === undefined || tag === undefined || body === undefined) throw new SealError('[vmhub] [store] a sealed secret is not in the v1 format');
-    const key = this.keyFile === undefined ? this.#key() : (this.#cached ??= loadKey(this.keyFile, false));
+    const key = this.#load(false);
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAAD(Buffer.from(recordId));
