@@ -399,8 +399,13 @@ export class Store {
 
   /**
    * Is there anything a reaper must watch? Leases not yet final (provisioning, starting, ready,
-   * releasing, expired), or machines not yet destroyed (a failed lease's machine included).
+   * releasing, expired), machines not yet destroyed (a failed lease's machine included), or
+   * snapshots not yet deleted.
    */
+  hasWork(): Promise<boolean> {
+    return this.#run('hasWork', () => leases.hasWork(this.#db));
+  }
+
   // ── snapshots (snapshots.ts: owned by a principal, kept past their lease, deleted under a claim) ──
 
   /** Record a snapshot the provider made (state ready), with its `snapshot.created` event. */
@@ -450,10 +455,6 @@ export class Store {
   /** Which of these snapshot identities belong to a live row (the orphan sweep spares them). */
   liveSnapshotIdentities(identities: readonly string[]): Promise<Set<string>> {
     return this.#run('liveSnapshotIdentities', () => snapshots.liveIdentities(this.#db, identities));
-  }
-
-  hasWork(): Promise<boolean> {
-    return this.#run('hasWork', () => leases.hasWork(this.#db));
   }
 
   async close(): Promise<void> {
