@@ -15,17 +15,12 @@
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { VmhubError } from '@vmhub/core';
+import { quoteArg, VmhubError } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
 import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
 import type { Spawned } from './qemu-spawn.ts';
 import { FILES } from './state-dir.ts';
-
-/** A path as one sh word (the `exec:` migration URIs run through /bin/sh -c). */
-export function shellQuote(path: string): string {
-  return `'${path.replaceAll("'", `'\\''`)}'`;
-}
 
 interface MigrateInfo {
   status?: string;
@@ -49,7 +44,7 @@ export async function resumeFromState(rt: QemuRuntime, dir: string, proc: Spawne
     }
   }
   try {
-    await client.execute('migrate-incoming', { uri: `exec:cat ${shellQuote(stateFile)}` }, rt.qmpTimeoutMs);
+    await client.execute('migrate-incoming', { uri: `exec:cat ${quoteArg(stateFile)}` }, rt.qmpTimeoutMs);
     for (;;) {
       let info: MigrateInfo;
       try {
@@ -80,7 +75,7 @@ export async function resumeFromState(rt: QemuRuntime, dir: string, proc: Spawne
 export async function migrateTo(rt: QemuRuntime, client: QmpClient, file: string, signal: AbortSignal): Promise<void> {
   // The default bandwidth cap is for live migration over a network; this is a local file.
   await client.execute('migrate-set-parameters', { 'max-bandwidth': 64 * 1024 ** 3 }, rt.qmpTimeoutMs);
-  await client.execute('migrate', { uri: `exec:cat > ${shellQuote(file)}` }, rt.qmpTimeoutMs);
+  await client.execute('migrate', { uri: `exec:cat > ${quoteArg(file)}` }, rt.qmpTimeoutMs);
   for (;;) {
     const info = (await client.execute('query-migrate', undefined, rt.qmpTimeoutMs)) as MigrateInfo;
     if (info.status === 'completed') return;
