@@ -41,10 +41,11 @@ export interface ScreenState {
   marks?: ScreenMark[];
   /**
    * Digest of the decoded pixels of the latest screenshot's region, and that region (screen px).
-   * A promise: vm_screenshot hashes after its answer is on its way (11 MB at 2560×1440 is ~7 ms
-   * the agent need not wait for); vm_wait awaits it.
+   * Asked for, not computed up front: vm_screenshot hashes decoded pixels after its answer is on
+   * its way (11 MB at 2560×1440 is ~7 ms the agent need not wait for), and decodes a passed-through
+   * capture only when vm_wait {for: "change"} asks.
    */
-  frame?: { digest: Promise<string>; region: { x: number; y: number; width: number; height: number } };
+  frame?: { digest: () => Promise<string>; region: { x: number; y: number; width: number; height: number } };
   /** The latest full-screen frame, kept once the agent asked for changed_only (its next call's baseline). */
   baseline?: Baseline;
 }

@@ -121,9 +121,14 @@ export const PRECHECKS: Partial<Record<ToolName, Precheck>> = {
   },
 };
 
+/** `f`'s promise, made on the first call and kept. */
+function once<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= f());
+}
+
 /** vm_screenshot's result; the lease keeps the image's mapping, marks and the frame's digest. */
-async function screenshotReply(b: BoundLease, host: ToolHost, shot: ShapedScreenshot, digest: Promise<string>, region: Region = { x: 0, y: 0, ...shot.screen }, marks?: Awaited<ReturnType<typeof detectMarks>>): Promise<VmToolOutput> {
-  digest.catch(() => undefined); // read (and its error seen) only by a later vm_wait
+async function screenshotReply(b: BoundLease, host: ToolHost, shot: ShapedScreenshot, digest: () => Promise<string>, region: Region = { x: 0, y: 0, ...shot.screen }, marks?: Awaited<ReturnType<typeof detectMarks>>): Promise<VmToolOutput> {
   b.screen.latest = { scale: shot.scale, origin: shot.origin, width: shot.width, height: shot.height, screen: shot.screen };
   b.screen.frame = { digest, region };
   if (marks) b.screen.marks = marks;
@@ -144,9 +149,13 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
       ...(input.scale !== undefined ? { scale: input.scale } : {}),
     };
     // The capture already is the asked image (whole screen, format, box, budget; no marks, no
-    // changes baseline to keep): hand it through, decoding it for vm_wait's digest off the reply's path.
+    // changes baseline to keep): hand it through. Its digest needs a decode, which only a later
+    // vm_wait {for: "change"} asks for: decoded then, from a copy (the adapter may reuse its buffer).
     const through = input.changed_only || input.region || input.marks || b.screen.baseline ? undefined : passThrough(raw, shape);
-    if (through) return screenshotReply(b, host, through, new Promise((resolve, reject) => setImmediate(() => decodeRegion(raw).then((px) => resolve(frameDigest(px)), reject))));
+    if (through) {
+      const kept = { ...raw, data: Buffer.from(raw.data) };
+      return screenshotReply(b, host, through, once(async () => frameDigest(await decodeRegion(kept))));
+    }
     let px: RegionPixels;
     let changed: Region | undefined;
     if (input.changed_only) {
@@ -168,7 +177,8 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     }
     const marks = input.marks ? await detectMarks(b, host, px) : undefined;
     const shot = await shapePixels(px, { ...shape, ...(marks ? { overlay: (m) => marksOverlay(marks, m) } : {}) });
-    return screenshotReply(b, host, shot, new Promise((resolve) => setImmediate(() => resolve(frameDigest(px)))), px.region, marks);
+    const digest = new Promise<string>((resolve) => setImmediate(() => resolve(frameDigest(px))));
+    return screenshotReply(b, host, shot, () => digest, px.region, marks);
   },
   async vm_wait(b, input, { host }) {
     return { structured: { ...await waitFor(b, input, host) } };

@@ -52,7 +52,7 @@ export async function waitFor(b: BoundLease, input: WaitInput, host: ToolHost): 
     let baseline: string | undefined;
     condition = async (frame) => {
       // What the agent last saw, when it saw this same region; else this wait's first frame.
-      baseline ??= b.screen.frame && sameRegion(b.screen.frame.region, frame.region) ? await b.screen.frame.digest : frame.digest;
+      baseline ??= b.screen.frame && sameRegion(b.screen.frame.region, frame.region) ? await b.screen.frame.digest() : frame.digest;
       return frame.digest !== baseline;
     };
   } else {
