@@ -51,4 +51,24 @@ describe('proxmox: lease secrets', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('forProvider keeps keys under <stateDir>/<provider>/keys; sshAccess answers from the held key and its pin', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-secrets-'));
+    try {
+      const s = LeaseSecrets.forProvider('provider-x', dir);
+      const k = generateLeaseKeyPair('c');
+      assert.equal(s.sshAccess('vmhub-a-4', { user: 'u', port: 22 }), undefined, 'no key held: no access');
+      s.put('vmhub-a-4', k);
+      assert.equal(readdirSync(join(dir, 'provider-x', 'keys')).length, 1);
+      assert.deepEqual(s.sshAccess('vmhub-a-4', { user: 'u', port: 2222 }), { user: 'u', privateKey: k.privateKey, port: 2222 });
+      s.pinHostKey('vmhub-a-4', 'fp');
+      assert.deepEqual(LeaseSecrets.forProvider('provider-x', dir).sshAccess('vmhub-a-4', { user: 'u', port: 22 }), { user: 'u', privateKey: k.privateKey, port: 22, hostKey: 'fp' });
+      const mem = LeaseSecrets.forProvider('provider-x', undefined);
+      mem.put('vmhub-a-5', k);
+      assert.equal(existsSync(join(dir, 'provider-x', 'keys', 'vmhub-a-5.json')), false, 'no state dir: memory only');
+      assert.equal(mem.sshAccess('vmhub-a-5', { user: 'u', port: 22 })?.privateKey, k.privateKey);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LeaseKeyPair } from './lease-keys.ts';
+import type { SshAccess } from './provider.ts';
 
 export class LeaseSecrets {
   readonly #memory = new Map<string, LeaseKeyPair>();
@@ -16,6 +17,25 @@ export class LeaseSecrets {
   /** `dir`: where the 0600 files go (created 0700); none keeps the keys in memory only. */
   constructor(dir?: string) {
     this.#dir = dir;
+  }
+
+  /**
+   * A provider's keys under a state directory, `<stateDir>/<provider>/keys` (ProviderContext.stateDir:
+   * the server, the reaper and `vmhub-server leases` give the same one); in memory only without one.
+   */
+  static forProvider(provider: string, stateDir: string | undefined): LeaseSecrets {
+    return new LeaseSecrets(stateDir === undefined ? undefined : join(stateDir, provider, 'keys'));
+  }
+
+  /**
+   * Provider.sshAccess from the key held for the lease: `user` and `port` are the guest's (the
+   * provider knows them from the template or machine); the pinned host key when there is one.
+   * Undefined when this host holds no key for the lease.
+   */
+  sshAccess(identity: string, guest: { user: string; port: number }): SshAccess | undefined {
+    const keys = this.get(identity);
+    if (!keys) return undefined;
+    return { user: guest.user, privateKey: keys.privateKey, port: guest.port, ...(keys.hostKey ? { hostKey: keys.hostKey } : {}) };
   }
 
   #file(identity: string): string | undefined {

@@ -23,7 +23,7 @@ import { deleteSnapshotImage, listSnapshotImages, releaseSnapshotImage } from '.
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
-import { leaseSshSetup, sshAccessOf, sshKeyDir } from './docker-ssh.ts';
+import { leaseSshSetup, sshAccessOf } from './docker-ssh.ts';
 import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
 
 export function dockerProviderMethods(options: DockerProviderOptions, context: ProviderContext): ProviderMethods {
@@ -33,7 +33,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
   // Worked out on first use, like the client (a stat of /dev/shm); a bad DOCKER_HOST turns it off here and surfaces on the client.
   let root: { dir: string | undefined } | undefined;
   const fbRoot = (): string | undefined => (root ??= { dir: (() => { try { return framebufferRoot(options); } catch { return undefined; } })() }).dir;
-  const secrets = new LeaseSecrets(sshKeyDir(context.stateDir));
+  const secrets = LeaseSecrets.forProvider('provider-docker', context.stateDir);
   const userOf = (template: TemplateConfig): string => dockerTemplateOptions(template).user ?? options.desktop_user;
   const release = (image: string | undefined): Promise<void> => releaseSnapshotImage(docker(), image, context.identityPrefix);
   const ready = (machine: MachineRef, request: Parameters<ProviderMethods['ready']>[1]): Promise<void> => waitReady(docker(), machine, request, options.desktop_user, x11DirOf(fbRoot(), machine.identity));

@@ -14,15 +14,9 @@
  *   destroy — the provider drops it with the container (also when the reaper destroys).
  * Without the label (any other golden) nothing is made and sshAccess is undefined.
  */
-import { join } from 'node:path';
 import { generateLeaseKeyPair, LeaseSecrets, type CreateRequest, type MachineRef, type SshAccess } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { SSH_PORT_LABEL } from './golden-manifest.ts';
-
-/** Where the key files go under the instance's state directory. */
-export function sshKeyDir(stateDir: string | undefined): string | undefined {
-  return stateDir === undefined ? undefined : join(stateDir, 'provider-docker', 'keys');
-}
 
 /** The guest port the image's sshd listens on (label `vmhub.ssh.port`), or undefined (no sshd, no such image). */
 export async function imageSshPort(docker: DockerClient, image: string, signal?: AbortSignal): Promise<number | undefined> {
@@ -61,8 +55,5 @@ export async function leaseSshSetup(docker: DockerClient, secrets: LeaseSecrets,
 /** Provider.sshAccess: undefined for a machine without sshd (no ssh_port) or whose key this host does not hold. */
 export function sshAccessOf(secrets: LeaseSecrets, machine: MachineRef, user: string): SshAccess | undefined {
   const port = machine.details?.ssh_port;
-  if (typeof port !== 'number') return undefined;
-  const keys = secrets.get(machine.identity);
-  if (!keys) return undefined;
-  return { user, privateKey: keys.privateKey, port, ...(keys.hostKey ? { hostKey: keys.hostKey } : {}) };
+  return typeof port === 'number' ? secrets.sshAccess(machine.identity, { user, port }) : undefined;
 }

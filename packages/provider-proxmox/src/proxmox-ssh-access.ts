@@ -15,8 +15,6 @@ import { templateOptions } from './template-options.ts';
 export function proxmoxSshAccess(rt: Runtime, machine: MachineRef, template: TemplateConfig): SshAccess | undefined {
   const t = templateOptions(template);
   if (t.channel === 'adb') return undefined;
-  const keys = rt.secrets.get(machine.identity);
-  if (!keys) return undefined;
   const port = t.address_override ? parseHostPort(t.address_override, t.ssh_port).port : t.ssh_port;
-  return { user: t.ciuser ?? rt.options.ciuser, privateKey: keys.privateKey, port, ...(keys.hostKey ? { hostKey: keys.hostKey } : {}) };
+  return rt.secrets.sshAccess(machine.identity, { user: t.ciuser ?? rt.options.ciuser, port });
 }

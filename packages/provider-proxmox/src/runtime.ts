@@ -10,7 +10,6 @@ import { resolveProxmoxConfig, type Env, type ResolvedProxmoxConfig } from './co
 import type { ProxmoxOptions } from './options.ts';
 import { PveClient } from './pve-client.ts';
 import { SOURCE } from './pve-errors.ts';
-import { join } from 'node:path';
 import { LeaseSecrets } from '@vmhub/core';
 import type { StepSettings, VmAt } from './vm-steps.ts';
 
@@ -48,7 +47,7 @@ export class Runtime {
   get secrets(): LeaseSecrets {
     // The option (or VMHUB_STATE_DIR) first, else the instance's state directory the server and reaper give.
     const dir = this.config.stateDir ?? this.context.stateDir;
-    this.#secrets ??= new LeaseSecrets(dir ? join(dir, 'provider-proxmox', 'keys') : undefined);
+    this.#secrets ??= LeaseSecrets.forProvider('provider-proxmox', dir || undefined);
     return this.#secrets;
   }
 

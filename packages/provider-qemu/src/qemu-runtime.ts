@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { execa } from 'execa';
 import { LeaseSecrets, VmhubError, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
 import { type QemuProviderOptions, templateOptions } from './options.ts';
@@ -57,7 +57,7 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
     // The instance's state directory when the host gives one (as for every provider), else the
     // provider's own: QEMU machines live on disk, so their keys must too. Either way not under
     // the instance prefix, so list() never takes it for a machine.
-    secrets: new LeaseSecrets(join(context.stateDir ?? stateDir, 'provider-qemu', 'keys')),
+    secrets: LeaseSecrets.forProvider('provider-qemu', context.stateDir ?? stateDir),
     qemuVersion() {
       version ??= execa(binary, ['--version'], { timeout: 10_000 }).then((r) => r.stdout.split('\n')[0] ?? '');
       version.catch(() => { version = undefined; });

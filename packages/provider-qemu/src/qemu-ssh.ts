@@ -61,9 +61,7 @@ export async function sshAccess(rt: QemuRuntime, machine: MachineRef, template: 
   // The machine's record first: another process (the reaper) may have destroyed it and dropped the
   // key file while this process still holds the key in memory.
   if (!ssh || !(await recordFor(rt, machine)).record) return undefined;
-  const keys = rt.secrets.get(machine.identity);
-  if (!keys) return undefined;
-  return { user: ssh.user, privateKey: keys.privateKey, port: ssh.port, ...(keys.hostKey ? { hostKey: keys.hostKey } : {}) };
+  return rt.secrets.sshAccess(machine.identity, ssh);
 }
 
 export async function pinSshHostKey(rt: QemuRuntime, machine: MachineRef, fingerprint: string): Promise<void> {
