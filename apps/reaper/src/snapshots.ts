@@ -8,7 +8,7 @@
  * grace. A failure costs an error count and is retried on the next pass.
  */
 import type { OwnedSnapshot, Provider } from '@vmhub/core';
-import type { SnapshotRow } from '@vmhub/store';
+import { snapshotRef, type SnapshotRow } from '@vmhub/store';
 import type { PassContext } from './context.ts';
 import type { Tally } from './summary.ts';
 import { messageOf, withTimeout } from './timeout.ts';
@@ -30,8 +30,7 @@ async function deleteDue(ctx: PassContext, tally: Tally, row: SnapshotRow, now: 
   if (typeof provider === 'string') return tally.error({ provider: row.provider, message: `snapshot ${row.id}: ${provider}` });
   if (!(await store.claimSnapshot(row.id, settings.reaperId, Date.now() + settings.claimMs, now))) return tally.skip('claimed_elsewhere');
   try {
-    const ref = { identity: row.identity, external_id: row.external_id, ...(row.node ? { node: row.node } : {}), details: row.details };
-    const outcome = await withTimeout(provider.deleteSnapshot!(ref), settings.callTimeoutMs, `deleteSnapshot(${row.identity})`);
+    const outcome = await withTimeout(provider.deleteSnapshot!(snapshotRef(row)), settings.callTimeoutMs, `deleteSnapshot(${row.identity})`);
     await store.snapshotDeleted(row.id, settings.reaperId, outcome, row.state === 'deleting' ? 'a lapsed deletion taken over' : 'expired');
     if (outcome === 'identity_mismatch') ctx.log('warn', 'snapshot carries another identity: left alone', { snapshot: row.id, identity: row.identity });
     else tally.snapshot();

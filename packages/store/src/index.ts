@@ -31,4 +31,4 @@ export type { Leadership } from './leadership.ts';
 export { defaultStatePath, stateDirOf } from './paths.ts';
 export type { LeaseCredential, NewLeaseCredential, CredentialOutcome } from './credentials.ts';
 export { SealError } from './sealed.ts';
-export { LIVE_SNAPSHOT_STATES, type SnapshotRow, type NewSnapshot, type SnapshotState, type SnapshotOutcome, type SnapshotFilter } from './snapshots.ts';
+export { LIVE_SNAPSHOT_STATES, snapshotRef, type SnapshotRow, type NewSnapshot, type SnapshotState, type SnapshotOutcome, type SnapshotFilter } from './snapshots.ts';

@@ -54,6 +54,16 @@ export function fromRow(r: Selectable<SnapshotTable>): SnapshotRow {
   };
 }
 
+/**
+ * What a provider needs to find the snapshot again: its identity (read back before a delete) and
+ * handle. Structurally @vmhub/core's SnapshotRef (the store depends on nothing of ours), so it goes
+ * straight to `provider.restore()`, `deleteSnapshot()` or a fork's create — for the server and the
+ * reaper alike.
+ */
+export function snapshotRef(row: Pick<SnapshotRow, 'identity' | 'external_id' | 'node' | 'details'>): { identity: string; external_id: string; node?: string; details: Record<string, unknown> } {
+  return { identity: row.identity, external_id: row.external_id, ...(row.node ? { node: row.node } : {}), details: row.details };
+}
+
 /** Insert a ready snapshot with its `snapshot.created` event (one transaction; a retry finds its own row by id). */
 export async function insert(db: Kysely<Database>, s: NewSnapshot, actor: string, token: string): Promise<SnapshotRow> {
   await db.transaction().execute(async (tx) => {

@@ -5,10 +5,10 @@
  * and its claim lapses at once: the next call, or the reaper, retries.
  */
 import { VmhubError, type SnapshotInfo } from '@vmhub/core';
-import type { SnapshotOutcome, SnapshotRow } from '@vmhub/store';
+import { snapshotRef, type SnapshotOutcome, type SnapshotRow } from '@vmhub/store';
 import { log } from '../log.ts';
 import { DELETE_CLAIM_MS, type SnapshotDeps } from './deps.ts';
-import { ownSnapshot, snapshotRef, snapshotView } from './own.ts';
+import { ownSnapshot, snapshotView } from './own.ts';
 
 export async function deleteSnapshot(deps: SnapshotDeps, snapshotId: string, principal: string): Promise<SnapshotInfo> {
   const row = await ownSnapshot(deps.store, snapshotId, principal);

@@ -3,7 +3,7 @@
  * another principal's, a deleted or expired one, an id that never existed — is the same NOT_FOUND,
  * so an answer never tells one principal that another's snapshot exists.
  */
-import { VmhubError, type SnapshotInfo, type SnapshotRef } from '@vmhub/core';
+import { VmhubError, type SnapshotInfo } from '@vmhub/core';
 import type { SnapshotRow, Store } from '@vmhub/store';
 
 export async function ownSnapshot(store: Store, id: string, principal: string): Promise<SnapshotRow> {
@@ -12,11 +12,6 @@ export async function ownSnapshot(store: Store, id: string, principal: string): 
     throw new VmhubError('NOT_FOUND', `no snapshot "${id}"`, { hint: 'vm_snapshot {action: "list"} lists your snapshots.' });
   }
   return row;
-}
-
-/** What the provider needs to find the snapshot again (it re-reads the identity before deleting). */
-export function snapshotRef(row: SnapshotRow): SnapshotRef {
-  return { identity: row.identity, external_id: row.external_id, ...(row.node ? { node: row.node } : {}), details: row.details };
 }
 
 /** vm_snapshot's view of a row. */

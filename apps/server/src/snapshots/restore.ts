@@ -8,10 +8,10 @@
  */
 import { VmhubError, type SnapshotInfo } from '@vmhub/core';
 import { deadlineSignal } from '@vmhub/core/router';
-import { machineRef } from '@vmhub/store';
+import { machineRef, snapshotRef } from '@vmhub/store';
 import { notReadyError } from '../sessions/lease-sessions.ts';
 import { SNAPSHOT_CALL_MS, type SnapshotDeps } from './deps.ts';
-import { ownSnapshot, snapshotRef, snapshotView } from './own.ts';
+import { ownSnapshot, snapshotView } from './own.ts';
 import { assertSnapshots } from './support.ts';
 
 export async function restoreSnapshot(deps: SnapshotDeps, leaseId: string, snapshotId: string, principal: string): Promise<SnapshotInfo> {
