@@ -54,6 +54,18 @@ export interface RegionPixels {
   screen: { width: number; height: number };
 }
 
+/** Pixels row after row: what the changed-rows comparisons read (RegionPixels, OcrImage, a Baseline). */
+export interface PixelRows { data: Buffer; width: number; height: number; channels: number }
+
+/** Same width, height and channels: rows that compare byte for byte. */
+export const sameShape = (a: PixelRows, b: PixelRows): boolean => a.width === b.width && a.height === b.height && a.channels === b.channels;
+
+/** Whether row `y` differs between two images of the same shape (memcmp). */
+export function rowDiffers(a: PixelRows, b: PixelRows, y: number): boolean {
+  const stride = b.width * b.channels, start = y * stride;
+  return a.data.compare(b.data, start, start + stride, start, start + stride) !== 0;
+}
+
 /** Largest side of a zoomed image (the schema's max_width). */
 export const MAX_SIDE = 4096;
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { abortError, throwIfAborted } from './abort.ts';
-import { changedRowCount, mergeWords, planRead, rowsToRead, sameShape } from './incremental.ts';
+import { sameShape } from '../screenshot.ts';
+import { changedRowCount, mergeWords, planRead, rowsToRead } from './incremental.ts';
 import type { OcrEngine, OcrImage, OcrWord, RecognizeOptions } from './types.ts';
 
 export interface CachedOcrOptions {

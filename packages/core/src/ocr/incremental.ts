@@ -3,8 +3,8 @@
  * one of the same shape, which rows need reading again, and the new screen's words from the old
  * ones plus those rows' read.
  *
- * - Changed rows are found by comparing rows (memcmp); runs of them closer than MERGE_GAP rows
- *   make one band.
+ * - Changed rows are found by comparing rows (memcmp: rowDiffers, as vm_screenshot {changed_only}
+ *   finds them); runs of them closer than MERGE_GAP rows make one band.
  * - A band spans the whole width and grows up and down until no remembered word straddles its
  *   edges: every word it touches, and every word of those words' lines, is read again whole (a
  *   word typed onto the end of another, a line whose spacing changed).
@@ -15,6 +15,7 @@
  *   pixels under them are identical, so their coordinates stay right), takes the read words whose
  *   centre lies in a band, and numbers the lines again top to bottom.
  */
+import { rowDiffers, sameShape } from '../screenshot.ts';
 import type { OcrImage, OcrWord, RowBand } from './types.ts';
 
 /** Changed rows closer than this make one band (a glyph's own blank rows, line spacing). */
@@ -38,15 +39,11 @@ export const FULL_SHARE = 0.5;
 /** 'same': identical pixels; 'whole': read everything; else the bands of rows to read. */
 export type Plan = 'same' | 'whole' | RowBand[];
 
-export const sameShape = (a: OcrImage, b: OcrImage): boolean => a.width === b.width && a.height === b.height && a.channels === b.channels;
-
 /** Runs of rows that differ between two images of the same shape, [top, bottom). */
 export function changedBands(before: OcrImage, now: OcrImage, gap = MERGE_GAP): RowBand[] {
-  const stride = now.width * now.channels;
   const bands: Array<[number, number]> = [];
   for (let y = 0; y < now.height; y++) {
-    const start = y * stride;
-    if (before.data.compare(now.data, start, start + stride, start, start + stride) === 0) continue;
+    if (!rowDiffers(before, now, y)) continue;
     const last = bands[bands.length - 1];
     if (last && y - last[1] < gap) last[1] = y + 1;
     else bands.push([y, y + 1]);
@@ -71,12 +68,8 @@ export function rowsToRead(bands: readonly RowBand[], height: number, words: rea
 
 /** How many rows differ, stopping once past `limit` (to compare candidate bases cheaply). */
 export function changedRowCount(before: OcrImage, now: OcrImage, limit = Infinity): number {
-  const stride = now.width * now.channels;
   let n = 0;
-  for (let y = 0; y < now.height && n <= limit; y++) {
-    const start = y * stride;
-    if (before.data.compare(now.data, start, start + stride, start, start + stride) !== 0) n++;
-  }
+  for (let y = 0; y < now.height && n <= limit; y++) if (rowDiffers(before, now, y)) n++;
   return n;
 }
 

@@ -4,7 +4,7 @@
  * memcmp (Buffer.compare) to find the first and last changed row, then only the changed rows are
  * scanned from both ends for the first and last changed column.
  */
-import type { Region, RegionPixels } from '../screenshot.ts';
+import { rowDiffers, sameShape, type Region, type RegionPixels } from '../screenshot.ts';
 
 /** A full-screen frame kept as the next call's baseline (a copy: adapters may reuse their buffers). */
 export interface Baseline {
@@ -33,15 +33,14 @@ export function baselineOf(px: RegionPixels, previous?: Baseline): Baseline {
 export function changedBox(before: Baseline | undefined, now: RegionPixels): Region | undefined {
   const { width, height, channels } = now;
   const whole = { x: 0, y: 0, width, height };
-  if (!before || before.width !== width || before.height !== height || before.channels !== channels) return whole;
+  if (!before || !sameShape(before, now)) return whole;
   const stride = width * channels;
   const a = before.data, b = now.data;
-  const rowDiffers = (y: number) => a.compare(b, y * stride, (y + 1) * stride, y * stride, (y + 1) * stride) !== 0;
   let top = 0;
-  while (top < height && !rowDiffers(top)) top++;
+  while (top < height && !rowDiffers(before, now, top)) top++;
   if (top === height) return undefined;
   let bottom = height - 1;
-  while (bottom > top && !rowDiffers(bottom)) bottom--;
+  while (bottom > top && !rowDiffers(before, now, bottom)) bottom--;
   let left = width, right = -1;
   for (let y = top; y <= bottom; y++) {
     const row = y * stride;
