@@ -29,38 +29,52 @@ export type RevokeOutcome = 'revoked' | 'already_invalid' | 'expired' | 'failed'
 
 const GITHUB_HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28', 'User-Agent': 'vmhub' };
 
-/** Revoke one credential (its row updated either way). */
-export async function revokeCredential(store: Store, c: LeaseCredential, options: RevokeOptions = {}): Promise<RevokeOutcome> {
-  const log = options.log ?? (() => undefined);
-  if (c.expires_at <= Date.now()) {
-    await store.credentialRevoked(c.id, 'expired');
-    return 'expired';
-  }
+/** What revokeToken found; `failed` carries why in `error`. */
+export interface TokenRevocation {
+  outcome: RevokeOutcome;
+  error?: string;
+}
+
+/**
+ * Revoke one token with its own authority, nothing recorded: `DELETE revoke_url` with it as
+ * Bearer, retried on anything but 204/401. For a token nobody recorded (the server failed to
+ * store it), and the step revokeCredential records.
+ */
+export async function revokeToken(secret: Record<string, string>, expiresAt: number, options: RevokeOptions = {}): Promise<TokenRevocation> {
+  if (expiresAt <= Date.now()) return { outcome: 'expired' };
   const attempts = options.attempts ?? 3;
-  let last = '';
+  let error = '';
   for (let i = 0; i < attempts; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 250 * 2 ** (i - 1)));
     try {
-      const res = await fetch(c.secret.revoke_url!, {
+      const res = await fetch(secret.revoke_url!, {
         method: 'DELETE',
-        headers: { ...GITHUB_HEADERS, Authorization: `Bearer ${c.secret.token}` },
+        headers: { ...GITHUB_HEADERS, Authorization: `Bearer ${secret.token}` },
         signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
         redirect: 'error',
       });
       await res.arrayBuffer().catch(() => undefined);
-      if (res.status === 204 || res.status === 401) {
-        const outcome = res.status === 204 ? 'revoked' : 'already_invalid';
-        await store.credentialRevoked(c.id, outcome);
-        log('info', `lease credential ${outcome}`, { lease_id: c.lease_id, credential: c.id, scope: c.scope });
-        return outcome;
-      }
-      last = `HTTP ${res.status} from ${new URL(c.secret.revoke_url!).host}`;
+      if (res.status === 204) return { outcome: 'revoked' };
+      if (res.status === 401) return { outcome: 'already_invalid' };
+      error = `HTTP ${res.status} from ${new URL(secret.revoke_url!).host}`;
     } catch (err) {
-      last = (err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message;
+      error = (err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message;
     }
   }
-  await store.credentialRevokeFailed(c.id, last).catch(() => undefined);
-  log('warn', 'lease credential not revoked; the next reaper pass retries', { lease_id: c.lease_id, credential: c.id, scope: c.scope, error: last, attempts: c.attempts + 1 });
+  return { outcome: 'failed', error };
+}
+
+/** Revoke one recorded credential (its row updated either way). */
+export async function revokeCredential(store: Store, c: LeaseCredential, options: RevokeOptions = {}): Promise<RevokeOutcome> {
+  const log = options.log ?? (() => undefined);
+  const { outcome, error } = await revokeToken(c.secret, c.expires_at, options);
+  if (outcome !== 'failed') {
+    await store.credentialRevoked(c.id, outcome);
+    if (outcome !== 'expired') log('info', `lease credential ${outcome}`, { lease_id: c.lease_id, credential: c.id, scope: c.scope });
+    return outcome;
+  }
+  await store.credentialRevokeFailed(c.id, error!).catch(() => undefined);
+  log('warn', 'lease credential not revoked; the next reaper pass retries', { lease_id: c.lease_id, credential: c.id, scope: c.scope, error, attempts: c.attempts + 1 });
   return 'failed';
 }
 

@@ -11,4 +11,4 @@ export { LIVE, FINAL } from './context.ts';
 export { formatSummary, summaryJson, type PassSummary, type PassError } from './summary.ts';
 export { createLogger, type Logger, type LogLevel } from './log.ts';
 export { ORPHAN_REQUEST_PREFIX } from './orphans.ts';
-export { revokeLeaseCredentials, revokePending, revokeCredential, type RevokeOptions, type RevokeOutcome } from './credentials.ts';
+export { revokeLeaseCredentials, revokePending, revokeCredential, revokeToken, type RevokeOptions, type RevokeOutcome, type TokenRevocation } from './credentials.ts';

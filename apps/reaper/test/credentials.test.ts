@@ -21,7 +21,7 @@ async function leaseWith(status: 'ready' | 'released', expiresIn = 3_600_000): P
   const lease = `l${++n}`;
   const now = Date.now();
   await store.createLease({ id: lease, principal: 'p', request_id: `r${n}`, template: 't', provider: 'fake', adapter: 'fake', owner: 'o', status, identity: `vmhub-t-${lease}`, created_at: now, expires_at: now + 60_000, max_expires_at: now + 86_400_000, deadline_at: null });
-  const id = await store.addLeaseCredential(lease, { kind: 'github_app_token', scope: 'github.com/o/r', secret: { token: TOKEN, revoke_url: `${base}/api/v3/installation/token` }, expires_at: now + expiresIn });
+  const { id } = await store.addLeaseCredential(lease, { kind: 'github_app_token', scope: 'github.com/o/r', secret: { token: TOKEN, revoke_url: `${base}/api/v3/installation/token` }, expires_at: now + expiresIn });
   return { lease, id };
 }
 

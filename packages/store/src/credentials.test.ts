@@ -35,7 +35,7 @@ forDialects('store: lease credentials', (d) => {
 
   it('a credential is sealed in the database, opens through the store, and stays open until revoked', async () => {
     const id = await lease(store, 'ready');
-    const cid = await store.addLeaseCredential(id, { kind: 'github_app_token', scope: 'github.com/o/r', secret: { token: TOKEN, revoke_url: 'https://api.github.com/installation/token' }, details: { installation_id: 7 }, expires_at: Date.now() + 3_600_000 });
+    const { id: cid } = await store.addLeaseCredential(id, { kind: 'github_app_token', scope: 'github.com/o/r', secret: { token: TOKEN, revoke_url: 'https://api.github.com/installation/token' }, details: { installation_id: 7 }, expires_at: Date.now() + 3_600_000 });
     assert.equal(statSync(keyFile).mode & 0o777, 0o600, 'the key file is 0600');
     const [c] = await store.leaseCredentials(id);
     assert.equal(c!.id, cid);
@@ -68,7 +68,7 @@ forDialects('store: lease credentials', (d) => {
     const live = await lease(store, 'ready');
     const over = await lease(store, 'released');
     await store.addLeaseCredential(live, { kind: 'k', scope: 's-live', secret: { token: 'a' }, expires_at: Date.now() + 1000 });
-    const pendingId = await store.addLeaseCredential(over, { kind: 'k', scope: 's-over', secret: { token: 'b' }, expires_at: Date.now() + 1000 });
+    const { id: pendingId } = await store.addLeaseCredential(over, { kind: 'k', scope: 's-over', secret: { token: 'b' }, expires_at: Date.now() + 1000 });
     const pending = await store.pendingRevocations(LIVE);
     assert.ok(pending.some((c) => c.id === pendingId && c.secret.token === 'b'));
     assert.ok(!pending.some((c) => c.scope === 's-live'));

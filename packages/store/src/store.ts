@@ -339,15 +339,18 @@ export class Store {
 
   // ── secrets a lease's end must undo (credentials.ts; sealed with sealed.ts) ────────────
 
-  /** Keep a credential made for the lease; its secret is sealed before it reaches the database. */
-  addLeaseCredential(leaseId: string, credential: credentials.NewLeaseCredential): Promise<string> {
+  /** Keep a credential made for the lease (its secret sealed before it reaches the database); the credential as stored. */
+  addLeaseCredential(leaseId: string, credential: credentials.NewLeaseCredential): Promise<credentials.LeaseCredential> {
     const id = randomUUID();
     const row = {
       id, lease_id: leaseId, kind: credential.kind, scope: credential.scope,
       sealed: this.#sealer.seal(JSON.stringify(credential.secret), id), details: JSON.stringify(credential.details ?? {}),
       expires_at: credential.expires_at, created_at: Date.now(), revoked_at: null, outcome: null, attempts: 0, last_error: null,
     };
-    return this.#run('addLeaseCredential', async () => { await credentials.insert(this.#db, row); return id; });
+    return this.#run('addLeaseCredential', async () => {
+      await credentials.insert(this.#db, row);
+      return credentials.fromRow(row, () => JSON.stringify(credential.secret));
+    });
   }
 
   /** The lease's credentials not yet revoked, unsealed (`all`: revoked ones too). */

@@ -7,10 +7,10 @@
  * token (pull_requests); nothing else does.
  */
 import { VmhubError, type TemplateConfig } from '@vmhub/core';
-import { revokeCredential, type Logger } from '@vmhub/reaper';
-import type { Store } from '@vmhub/store';
+import { revokeCredential, revokeToken, type Logger } from '@vmhub/reaper';
+import type { LeaseCredential, Store } from '@vmhub/store';
 import type { GithubApp } from './app.ts';
-import { githubRepo } from './repo-url.ts';
+import { githubRepo, type GithubRepo } from './repo-url.ts';
 
 export const TOKEN_KIND = 'github_app_token';
 export const USERNAME = 'x-access-token';
@@ -31,30 +31,44 @@ export interface GrantContext {
   log?: Logger;
 }
 
-export async function grantPush(ctx: GrantContext, leaseId: string, url: string, template: TemplateConfig, dest?: string): Promise<PushGrant> {
-  const repo = githubRepo(url, ctx.app.apiUrl, ctx.webHost);
-  ctx.app.identity(); // a config error (key, id) before any request
-  const installation = await ctx.app.installationFor(repo);
-  const minted = await ctx.app.mint(repo, installation, template.github_permissions ?? []);
-  const secret = { token: minted.token, revoke_url: `${ctx.app.apiUrl}/installation/token` };
-  let id: string;
+/** What a token's row says beyond its secret: enough to mint its successor and install it again. */
+export interface TokenDetails {
+  installation_id: number;
+  /** `owner/repo` */
+  repository: string;
+  permissions: Record<string, string>;
+  /** The URL the guest's credential answers. */
+  url: string;
+  /** Where the clone is in the guest (absent: the token is not refreshed). */
+  dest?: string;
+}
+
+/**
+ * Mint a token for the repository and record it (sealed) before anyone uses it. If it cannot be
+ * recorded, nobody else would ever revoke it: it is revoked here and the call fails.
+ */
+export async function mintRecorded(app: GithubApp, store: Store, leaseId: string, repo: GithubRepo, details: Omit<TokenDetails, 'permissions'>, extra: readonly 'pull_requests'[]): Promise<LeaseCredential> {
+  const minted = await app.mint(repo, details.installation_id, extra);
+  const secret = { token: minted.token, revoke_url: `${app.apiUrl}/installation/token` };
   try {
-    id = await ctx.store.addLeaseCredential(leaseId, {
-      kind: TOKEN_KIND, scope: repo.scope, secret, expires_at: minted.expiresAt,
-      details: { installation_id: installation, repository: `${repo.owner}/${repo.repo}`, permissions: minted.permissions, url: repo.url, ...(dest ? { dest } : {}) },
-    });
+    return await store.addLeaseCredential(leaseId, { kind: TOKEN_KIND, scope: repo.scope, secret, expires_at: minted.expiresAt, details: { ...details, permissions: minted.permissions } });
   } catch (err) {
-    // Not recorded, so nobody else would revoke it: revoke it here before failing.
-    await revokeCredential(ctx.store, { id: '', lease_id: leaseId, kind: TOKEN_KIND, scope: repo.scope, details: {}, expires_at: minted.expiresAt, created_at: Date.now(), revoked_at: undefined, outcome: undefined, attempts: 0, last_error: undefined, secret }, { attempts: 2 }).catch(() => undefined);
+    await revokeToken(secret, minted.expiresAt, { attempts: 2 });
     throw new VmhubError('STORE_UNAVAILABLE', `the token minted for ${repo.owner}/${repo.repo} could not be recorded, so it was revoked: ${(err as Error).message}`, { retryable: true, cause: err });
   }
-  ctx.log?.('info', 'github token minted for a lease', { lease_id: leaseId, credential: id, scope: repo.scope, expires_at: new Date(minted.expiresAt).toISOString() });
+}
+
+export async function grantPush(ctx: GrantContext, leaseId: string, url: string, template: TemplateConfig, dest?: string): Promise<PushGrant> {
+  const repo = githubRepo(url, ctx.app.apiUrl, ctx.webHost);
+  const installation = await ctx.app.installationFor(repo);
+  const c = await mintRecorded(ctx.app, ctx.store, leaseId, repo, { installation_id: installation, repository: `${repo.owner}/${repo.repo}`, url: repo.url, ...(dest ? { dest } : {}) }, template.github_permissions ?? []);
+  const token = c.secret.token!;
+  ctx.log?.('info', 'github token minted for a lease', { lease_id: leaseId, credential: c.id, scope: repo.scope, expires_at: new Date(c.expires_at).toISOString() });
   return {
-    token: { username: USERNAME, secret: minted.token },
-    guest: { url: repo.url, username: USERNAME, secret: minted.token },
+    token: { username: USERNAME, secret: token },
+    guest: { url: repo.url, username: USERNAME, secret: token },
     async abandon() {
-      const open = (await ctx.store.leaseCredentials(leaseId).catch(() => [])).find((c) => c.id === id);
-      if (open) await revokeCredential(ctx.store, open, { ...(ctx.log ? { log: ctx.log } : {}) });
+      await revokeCredential(ctx.store, c, { ...(ctx.log ? { log: ctx.log } : {}) });
     },
   };
 }

@@ -12,7 +12,7 @@
 import { revokeCredential, type Logger } from '@vmhub/reaper';
 import type { LeaseCredential, Store } from '@vmhub/store';
 import type { GithubApp } from './app.ts';
-import { TOKEN_KIND, USERNAME } from './push-grant.ts';
+import { mintRecorded, TOKEN_KIND, USERNAME, type TokenDetails } from './push-grant.ts';
 
 export interface RefreshDeps {
   app: GithubApp;
@@ -71,24 +71,20 @@ export class TokenRefresh {
       const still = (await store.leaseCredentials(old.lease_id)).some((c) => c.id === old.id);
       // Over, or ending before the token would: nothing to do (release or the reaper revokes).
       if (!lease || lease.status !== 'ready' || !still || lease.expires_at <= old.expires_at) return;
-      const d = old.details as { installation_id: number; repository: string; permissions: Record<string, string>; url: string; dest?: string };
+      const d = old.details as unknown as TokenDetails;
       if (!d.dest) return; // recorded before refreshes existed: left to lapse
       const [owner, repo] = d.repository.split('/') as [string, string];
       const extra = Object.keys(d.permissions).filter((p): p is 'pull_requests' => p === 'pull_requests');
-      const minted = await app.mint({ owner, repo, url: d.url, scope: old.scope }, d.installation_id, extra);
-      const secret = { token: minted.token, revoke_url: old.secret.revoke_url! };
-      const id = await store.addLeaseCredential(old.lease_id, { kind: TOKEN_KIND, scope: old.scope, secret, expires_at: minted.expiresAt, details: d });
+      const fresh = await mintRecorded(app, store, old.lease_id, { owner, repo, url: d.url, scope: old.scope }, d, extra);
       try {
-        await this.#deps.install(old.lease_id, { repo: d.dest, url: d.url, username: USERNAME, secret: minted.token });
+        await this.#deps.install(old.lease_id, { repo: d.dest, url: d.url, username: USERNAME, secret: fresh.secret.token! });
       } catch (err) {
-        const unused = (await store.leaseCredentials(old.lease_id)).find((c) => c.id === id);
-        if (unused) await revokeCredential(store, unused, { log });
+        await revokeCredential(store, fresh, { log });
         throw err;
       }
-      log('info', 'github token refreshed for a lease', { lease_id: old.lease_id, credential: id, replaced: old.id, scope: old.scope, expires_at: new Date(minted.expiresAt).toISOString() });
+      log('info', 'github token refreshed for a lease', { lease_id: old.lease_id, credential: fresh.id, replaced: old.id, scope: old.scope, expires_at: new Date(fresh.expires_at).toISOString() });
       await revokeCredential(store, old, { log });
-      const fresh = (await store.leaseCredentials(old.lease_id)).find((c) => c.id === id);
-      if (fresh) this.#arm(fresh, fresh.expires_at - (this.#deps.marginMs ?? 600_000) - Date.now());
+      this.#arm(fresh, fresh.expires_at - (this.#deps.marginMs ?? 600_000) - Date.now());
     } catch (err) {
       log('warn', 'github token refresh failed; retrying', { lease_id: old.lease_id, credential: old.id, scope: old.scope, error: (err as Error).message });
       if (old.expires_at > Date.now() + 5_000) this.#arm(old, this.#deps.retryMs ?? 60_000);
