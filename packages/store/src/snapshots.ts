@@ -15,29 +15,13 @@ export type SnapshotState = 'ready' | 'deleting' | 'deleted';
 export const LIVE_SNAPSHOT_STATES: readonly SnapshotState[] = ['ready', 'deleting'];
 export type SnapshotOutcome = 'destroyed' | 'already_gone' | 'identity_mismatch';
 
-export interface SnapshotRow {
-  id: string;
-  principal: string;
-  lease_id: string;
-  template: string;
-  provider: string;
-  identity: string;
-  external_id: string;
-  node: string | undefined;
-  details: Record<string, unknown>;
-  memory: boolean;
-  size_bytes: number;
-  name: string | undefined;
-  created_at: number;
-  expires_at: number;
-  state: SnapshotState;
-  claimed_by: string | undefined;
-  claim_expires_at: number | undefined;
-  deleted_at: number | undefined;
-  outcome: SnapshotOutcome | undefined;
-  attempts: number;
-  last_error: string | undefined;
-}
+/** Columns the table holds as null and a row as undefined. */
+type AbsentAsUndefined = 'node' | 'name' | 'claimed_by' | 'claim_expires_at' | 'deleted_at' | 'last_error';
+
+/** A snapshots row as the store answers it: the table's columns (schema.ts), decoded. */
+export type SnapshotRow = Omit<SnapshotTable, AbsentAsUndefined | 'details' | 'memory' | 'state' | 'outcome'>
+  & { [K in AbsentAsUndefined]: NonNullable<SnapshotTable[K]> | undefined }
+  & { details: Record<string, unknown>; memory: boolean; state: SnapshotState; outcome: SnapshotOutcome | undefined };
 
 export type NewSnapshot = Pick<SnapshotRow, 'id' | 'principal' | 'lease_id' | 'template' | 'provider' | 'identity' | 'external_id' | 'details' | 'memory' | 'size_bytes' | 'created_at' | 'expires_at'> & { node?: string; name?: string };
 
