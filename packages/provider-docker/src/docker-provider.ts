@@ -23,7 +23,7 @@ import { deleteSnapshotImage, listSnapshotImages, releaseSnapshotImage } from '.
 import { waitReady } from './docker-ready.ts';
 import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
-import { leaseSshSetup, sshAccessOf } from './docker-ssh.ts';
+import { ImageSshPorts, leaseSshSetup, sshAccessOf } from './docker-ssh.ts';
 import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
 
 export function dockerProviderMethods(options: DockerProviderOptions, context: ProviderContext): ProviderMethods {
@@ -34,6 +34,8 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
   let root: { dir: string | undefined } | undefined;
   const fbRoot = (): string | undefined => (root ??= { dir: (() => { try { return framebufferRoot(options); } catch { return undefined; } })() }).dir;
   const secrets = LeaseSecrets.forProvider('provider-docker', context.stateDir);
+  // The golden's sshd label, as availability() (asked before every create) last read it.
+  const sshPorts = new ImageSshPorts();
   const userOf = (template: TemplateConfig): string => dockerTemplateOptions(template).user ?? options.desktop_user;
   const release = (image: string | undefined): Promise<void> => releaseSnapshotImage(docker(), image, context.identityPrefix);
   const ready = (machine: MachineRef, request: Parameters<ProviderMethods['ready']>[1]): Promise<void> => waitReady(docker(), machine, request, options.desktop_user, x11DirOf(fbRoot(), machine.identity));
@@ -48,7 +50,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     },
     async availability(template) {
       try {
-        return await dockerAvailability(docker(), template);
+        return await dockerAvailability(docker(), template, (image) => sshPorts.seen(template.golden, image));
       } catch (err) {
         return { availability: 'unavailable', reason: (err as Error).message };
       }
@@ -57,7 +59,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       const top = fbRoot();
       const dir = top === undefined ? undefined : prepareFramebuffer(top, request.identity, (msg) => context.log('warn', msg));
       try {
-        const ssh = await leaseSshSetup(docker(), secrets, request, userOf(request.template));
+        const ssh = await leaseSshSetup(docker(), sshPorts, secrets, request, userOf(request.template));
         const extras = { framebufferDir: dir, ...ssh };
         if (request.from_snapshot) return await forkContainer(docker(), { ...request, from_snapshot: request.from_snapshot }, extras);
         return await createContainer(docker(), request, extras);
@@ -93,7 +95,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       // The lease keeps its framebuffer directory (made at create) and its key pair (held by identity).
       async extras(request: CreateRequest) {
         const x11 = x11DirOf(fbRoot(), request.identity);
-        return { framebufferDir: x11 === undefined ? undefined : dirname(x11), ...(await leaseSshSetup(docker(), secrets, request, userOf(request.template))) };
+        return { framebufferDir: x11 === undefined ? undefined : dirname(x11), ...(await leaseSshSetup(docker(), sshPorts, secrets, request, userOf(request.template))) };
       },
       destroy: (m) => destroyContainer(docker(), m, context.log, release),
       ready: (m, template, signal) => ready(m, { template, signal, stage: () => {} }),

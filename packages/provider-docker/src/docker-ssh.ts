@@ -18,15 +18,49 @@ import { generateLeaseKeyPair, LeaseSecrets, type CreateRequest, type MachineRef
 import type { DockerClient } from './docker-client.ts';
 import { SSH_PORT_LABEL } from './golden-manifest.ts';
 
-/** The guest port the image's sshd listens on (label `vmhub.ssh.port`), or undefined (no sshd, no such image). */
+/** The guest port sshd listens on, from an image's inspect body (label `vmhub.ssh.port`), or undefined (no sshd). */
+export function sshPortOfImage(body: Buffer): number | undefined {
+  const label = (JSON.parse(body.toString('utf8')) as { Config?: { Labels?: Record<string, string> | null } }).Config?.Labels?.[SSH_PORT_LABEL];
+  const port = Number(label);
+  return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : undefined;
+}
+
+/** The guest port the image's sshd listens on (sshPortOfImage), or undefined (no sshd, no such image). */
 export async function imageSshPort(docker: DockerClient, image: string, signal?: AbortSignal): Promise<number | undefined> {
   const res = await docker.raw('GET', `/images/${encodeURIComponent(image)}/json`, { signal });
   // A missing image is create's to report (with how to build it); here it just has no sshd.
   if (res.status === 404) return undefined;
   if (res.status >= 400) throw docker.httpError('GET', `/images/${image}/json`, res.status, res.body);
-  const label = (JSON.parse(res.body.toString('utf8')) as { Config?: { Labels?: Record<string, string> | null } }).Config?.Labels?.[SSH_PORT_LABEL];
-  const port = Number(label);
-  return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : undefined;
+  return sshPortOfImage(res.body);
+}
+
+/**
+ * imageSshPort without a second round trip per lease: core asks availability() right before every
+ * create, and availability has just read the golden's inspect body (`seen`). What it saw is used
+ * for `ttlMs` (a tag's labels change only when the image is rebuilt under it); after that, or for
+ * an image availability was not asked about, the image is inspected again.
+ */
+export class ImageSshPorts {
+  readonly #seen = new Map<string, { port: number | undefined; at: number }>();
+  readonly #ttlMs: number;
+
+  constructor(ttlMs = 60_000) {
+    this.#ttlMs = ttlMs;
+  }
+
+  seen(image: string, body: Buffer): void {
+    try {
+      this.#seen.set(image, { port: sshPortOfImage(body), at: Date.now() });
+    } catch {
+      this.#seen.delete(image); // not JSON: create asks again
+    }
+  }
+
+  async get(docker: DockerClient, image: string, signal?: AbortSignal): Promise<number | undefined> {
+    const hit = this.#seen.get(image);
+    if (hit && Date.now() - hit.at < this.#ttlMs) return hit.port;
+    return imageSshPort(docker, image, signal);
+  }
 }
 
 /** What create adds to the container for a lease whose image runs sshd. */
@@ -41,8 +75,8 @@ export interface LeaseSshSetup {
  * The key pair of a lease whose image runs sshd, held in `secrets` (made now, or reused for a
  * retried create); undefined when the image has no sshd.
  */
-export async function leaseSshSetup(docker: DockerClient, secrets: LeaseSecrets, request: CreateRequest, user: string): Promise<LeaseSshSetup | undefined> {
-  const port = await imageSshPort(docker, request.template.golden, request.signal);
+export async function leaseSshSetup(docker: DockerClient, ports: ImageSshPorts, secrets: LeaseSecrets, request: CreateRequest, user: string): Promise<LeaseSshSetup | undefined> {
+  const port = await ports.get(docker, request.template.golden, request.signal);
   if (port === undefined) return undefined;
   let keys = secrets.get(request.identity);
   if (!keys) {

@@ -38,15 +38,19 @@ export async function dockerStatus(docker: DockerClient): Promise<ProviderStatus
 /**
  * One round trip when all is well: the image answering proves the daemon is reachable and speaks
  * the pinned API version (an older daemon refuses it with 400). Only a failure asks dockerStatus
- * why: its /version costs 5–10 ms on dockerd, and every lease create asks this first.
+ * why: its /version costs 5–10 ms on dockerd, and every lease create asks this first. `onImage`
+ * gets the image's inspect body (create reads the sshd label from it: docker-ssh.ts ImageSshPorts).
  */
-export async function dockerAvailability(docker: DockerClient, template: TemplateConfig): Promise<{ availability: 'available' | 'unavailable'; reason?: string }> {
+export async function dockerAvailability(docker: DockerClient, template: TemplateConfig, onImage?: (body: Buffer) => void): Promise<{ availability: 'available' | 'unavailable'; reason?: string }> {
   const path = `/images/${template.golden}/json`;
   let res: RawResponse | undefined;
   let failure: Error | undefined;
   try {
     res = await docker.raw('GET', path, { timeoutMs: 5000 });
-    if (res.status === 200) return { availability: 'available' };
+    if (res.status === 200) {
+      onImage?.(res.body);
+      return { availability: 'available' };
+    }
   } catch (err) {
     failure = err as Error;
   }

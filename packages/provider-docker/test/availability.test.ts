@@ -13,11 +13,16 @@ import { makeProvider, template } from './fixture.ts';
 /** The tag `golden build debian-x11` makes now, and the tags this stand-in engine does not have. */
 const CURRENT = goldenImageTag('debian-x11');
 const MISSING = new Set(['vmhub/debian-x11:000000000000', 'vmhub/missing:000000000000', 'myorg/desktop:2']);
+/** An image whose golden runs sshd (label vmhub.ssh.port). */
+const SSHD = 'vmhub-test/sshd:1';
 
 describe('docker: availability', () => {
   const sock = `/tmp/vmhub-engine-${randomUUID()}.sock`;
   const asked: string[] = [];
   let apiVersion = '1.41';
+  /** The body of the last POST /containers/create (the stand-in refuses it with 500). */
+  let created: { Env?: string[] } | undefined;
+  const createdEnv = (): string[] => created?.Env ?? [];
   let server: Server;
 
   before(async () => {
@@ -31,6 +36,12 @@ describe('docker: availability', () => {
       }
       if (req.url?.endsWith('/version')) return void res.end(JSON.stringify({ Version: '20.10.0', ApiVersion: apiVersion }));
       if ([...MISSING].some((tag) => req.url?.includes(`/images/${tag}/json`))) { res.writeHead(404); return void res.end('{"message":"No such image"}'); }
+      if ([SSHD, encodeURIComponent(SSHD)].some((name) => req.url?.includes(`/images/${name}/json`))) return void res.end(JSON.stringify({ Id: 'sha256:1', Config: { Labels: { 'vmhub.ssh.port': '22' } } }));
+      if (req.url?.includes('/containers/create')) {
+        let body = '';
+        req.on('data', (d: Buffer) => { body += d; }).on('end', () => { created = JSON.parse(body); res.writeHead(500); res.end('{"message":"stand-in"}'); });
+        return;
+      }
       if (req.url?.includes('/images/')) return void res.end('{"Id":"sha256:0"}');
       res.writeHead(500);
       res.end('{}');
@@ -45,6 +56,27 @@ describe('docker: availability', () => {
     assert.deepEqual(await provider.availability(template), { availability: 'available' });
     assert.deepEqual(asked, [`GET /v1.41/images/${template.golden}/json`]);
     await provider.close?.();
+  });
+
+  it('create reads the sshd label from what availability just read: no second look at the image', async () => {
+    const tpl = { ...template, golden: SSHD };
+    const request = (id: string) => ({ lease_id: id, identity: `vmhub-t-${id}`, template: tpl, signal: AbortSignal.timeout(10_000) });
+    const { provider } = makeProvider({ docker_host: `unix://${sock}` });
+    assert.deepEqual(await provider.availability(tpl), { availability: 'available' });
+    asked.length = 0;
+    created = undefined;
+    await assert.rejects(provider.create(request('a')), /stand-in/);
+    assert.equal(asked.filter((r) => r.includes('/images/')).length, 0, `create asked: ${asked.join(', ')}`);
+    assert.ok(createdEnv().some((e) => /^VMHUB_SSH_AUTHORIZED_KEY=ssh-ed25519 /.test(e)), 'the lease key went into the container');
+    await provider.close?.();
+    // Without availability first, create looks at the image itself (and still finds sshd).
+    const fresh = makeProvider({ docker_host: `unix://${sock}` }).provider;
+    asked.length = 0;
+    created = undefined;
+    await assert.rejects(fresh.create(request('b')), /stand-in/);
+    assert.deepEqual(asked.filter((r) => r.includes('/images/')), [`GET /v1.41/images/${encodeURIComponent(SSHD)}/json`]);
+    assert.ok(createdEnv().some((e) => /^VMHUB_SSH_AUTHORIZED_KEY=ssh-ed25519 /.test(e)));
+    await fresh.close?.();
   });
 
   it('a missing golden asks the daemon, then names the build command', async () => {
