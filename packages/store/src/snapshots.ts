@@ -6,7 +6,7 @@
  * the reaper never both delete one, and a holder that died is taken over once its claim lapses.
  * Rows are tombstoned, never removed. The Store runs each function with retries.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { insertEvents, type EventKind } from './events.ts';
 import type { Database, SnapshotTable } from './schema.ts';
 
@@ -96,6 +96,19 @@ export async function usage(db: Kysely<Database>, principal?: string): Promise<{
 }
 
 /**
+ * What a deletion may start or take over: a `ready` snapshot (only once expired at `due`, when
+ * given), or a `deleting` one whose claim lapsed at `now`. The reaper's due list and its claims
+ * use the same rule, so what it lists it can claim.
+ */
+function deletable(eb: ExpressionBuilder<Database, 'snapshots'>, now: number, due: number | undefined): Expression<SqlBool> {
+  const ready = eb('state', '=', 'ready');
+  return eb.or([
+    due === undefined ? ready : eb.and([ready, eb('expires_at', '<=', due)]),
+    eb.and([eb('state', '=', 'deleting'), eb('claim_expires_at', '<', now)]),
+  ]);
+}
+
+/**
  * Claim a snapshot for deletion: `ready` (any time when `due` is undefined, else only once expired
  * at `due`), or `deleting` whose claim lapsed or is already `by`'s. Undefined: someone else holds it,
  * or it is gone.
@@ -104,10 +117,7 @@ export async function claim(db: Kysely<Database>, id: string, by: string, until:
   const row = await db.updateTable('snapshots')
     .set({ state: 'deleting', claimed_by: by, claim_expires_at: until })
     .where('id', '=', id)
-    .where((eb) => eb.or([
-      due === undefined ? eb('state', '=', 'ready') : eb.and([eb('state', '=', 'ready'), eb('expires_at', '<=', due)]),
-      eb.and([eb('state', '=', 'deleting'), eb.or([eb('claim_expires_at', '<', now), eb('claimed_by', '=', by)])]),
-    ]))
+    .where((eb) => eb.or([deletable(eb, now, due), eb.and([eb('state', '=', 'deleting'), eb('claimed_by', '=', by)])]))
     .returningAll().executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
@@ -134,10 +144,7 @@ export async function failed(db: Kysely<Database>, id: string, by: string, messa
 /** What a reaper pass must delete: ready ones expired at `now`, and deletions whose claim lapsed. */
 export async function due(db: Kysely<Database>, now: number, limit: number): Promise<SnapshotRow[]> {
   return (await db.selectFrom('snapshots').selectAll()
-    .where((eb) => eb.or([
-      eb.and([eb('state', '=', 'ready'), eb('expires_at', '<=', now)]),
-      eb.and([eb('state', '=', 'deleting'), eb('claim_expires_at', '<', now)]),
-    ]))
+    .where((eb) => deletable(eb, now, now))
     .orderBy('expires_at').limit(limit).execute()).map(fromRow);
 }
 
