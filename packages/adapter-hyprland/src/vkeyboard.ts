@@ -1,6 +1,7 @@
 /**
  * The keyboard: one zwp_virtual_keyboard_v1 per session, kept open by a long-lived helper in the
- * guest (python3 stdlib, sent with the command, like the pointer's: vpointer.ts), so vm_type and
+ * guest (python3 stdlib, sent with the command, on the Wayland client it shares with the pointer:
+ * wayland-py.ts, vpointer.ts), so vm_type and
  * vm_key start no wtype and wait no settle.
  *
  * Contract:
@@ -38,69 +39,19 @@
 import type { AdapterContext } from '@vmhub/core';
 import { hyprError } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
+import { WAYLAND_PY } from './wayland-py.ts';
 
-export const VKEYBOARD_PY = String.raw`
-import os, select, socket, struct, sys, time
+export const VKEYBOARD_PY = WAYLAND_PY + String.raw`
 MAX = 240
 MODS = {"shift": 1, "capslock": 2, "ctrl": 4, "alt": 8, "logo": 64, "altgr": 128}
 SPECIAL = {"\n": "Return", "\t": "Tab", "\b": "BackSpace", "\x1b": "Escape", "\x7f": "Delete"}
 FLAGS = ("-M", "-m", "-k", "-P", "-p", "-d", "-t")
 class Refused(Exception): pass
-def fail(code, msg):
-    sys.stderr.write(msg + "\n"); sys.stderr.flush(); os._exit(code)
-def ms(): return int(time.monotonic() * 1000) & 0xffffffff
 def sym(ch):
     if ch in SPECIAL: return SPECIAL[ch]
     cp = ord(ch)
     if cp < 0x20 or 0x7f <= cp < 0xa0: raise Refused("character U+%04X has no key" % cp)
     return "U%04X" % cp
-def wstr(t):
-    b = t.encode() + b"\0"
-    return struct.pack("<I", len(b)) + b + b"\0" * (-len(b) % 4)
-
-class Wayland:
-    def __init__(self):
-        path = os.path.join(os.environ["XDG_RUNTIME_DIR"], os.environ.get("WAYLAND_DISPLAY", "wayland-0"))
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try: self.s.connect(path)
-        except OSError as e: fail(70, "failed to connect to wayland display %s: %s" % (path, e))
-        self.buf, self.last, self.globals, self.caps, self.seat, self.done = b"", 2, {}, 0, 0, set()
-        self.send(1, 1, struct.pack("<I", 2))
-    def id(self):
-        self.last += 1; return self.last
-    def send(self, obj, op, payload=b"", fd=None):
-        data = struct.pack("<II", obj, ((8 + len(payload)) << 16) | op) + payload
-        if fd is None: self.s.sendall(data)
-        else: self.s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("<i", fd))])
-    def bind(self, iface, version):
-        if iface not in self.globals: fail(71, "the compositor offers no %s" % iface)
-        oid = self.id()
-        self.send(2, 0, struct.pack("<I", self.globals[iface]) + wstr(iface) + struct.pack("<II", version, oid))
-        return oid
-    def pump(self):
-        chunk = self.s.recv(65536)
-        if not chunk: fail(70, "the compositor closed the connection")
-        self.buf += chunk
-        while len(self.buf) >= 8:
-            obj, szop = struct.unpack_from("<II", self.buf)
-            size, op = szop >> 16, szop & 0xffff
-            if len(self.buf) < size: break
-            body, self.buf = self.buf[8:size], self.buf[size:]
-            if obj == 1 and op == 0:
-                oid, code, n = struct.unpack_from("<III", body)
-                fail(70, "wayland error %d on object %d: %s" % (code, oid, body[12:12 + n - 1].decode()))
-            elif obj == 2 and op == 0:
-                name, n = struct.unpack_from("<II", body)
-                self.globals.setdefault(body[8:8 + n - 1].decode(), name)
-            elif obj == self.seat and op == 0:
-                self.caps = struct.unpack_from("<I", body)[0]
-            elif op == 0:
-                self.done.add(obj)
-    def roundtrip(self):
-        cb = self.id()
-        self.send(1, 0, struct.pack("<I", cb))
-        while cb not in self.done: self.pump()
-        self.done.discard(cb)
 
 class Keyboard:
     def __init__(self, settle_ms):

@@ -1,5 +1,6 @@
 /**
- * The pointer: a minimal Wayland client (python3 stdlib, sent with the command) that creates a
+ * The pointer: a minimal Wayland client (python3 stdlib, sent with the command; its Wayland
+ * part is wayland-py.ts, shared with the kept keyboard) that creates a
  * zwlr_virtual_pointer_v1 device and plays a list of ops on it — absolute motion, buttons, wheel.
  * Both sway and Hyprland implement that protocol and map absolute motion over the logical
  * bounding box of all outputs (wlroots' wlr_cursor; Hyprland's CPointerManager::warpAbsolute), so
@@ -22,58 +23,21 @@ import type { Layout } from './layout.ts';
 import { toLogical } from './layout.ts';
 import type { HyprRuntime } from './runtime.ts';
 import { reclaimKeyboard } from './vkeyboard.ts';
+import { WAYLAND_PY } from './wayland-py.ts';
 
-export const VPOINTER_PY = String.raw`
-import os, socket, struct, sys, time
-path = os.path.join(os.environ["XDG_RUNTIME_DIR"], os.environ.get("WAYLAND_DISPLAY", "wayland-0"))
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(path)
-buf = b""
-def send(obj, op, payload=b""):
-    s.sendall(struct.pack("<II", obj, ((8 + len(payload)) << 16) | op) + payload)
-def wstr(t):
-    b = t.encode() + b"\0"
-    return struct.pack("<I", len(b)) + b + b"\0" * (-len(b) % 4)
-def events():
-    global buf
-    while True:
-        while len(buf) >= 8:
-            obj, szop = struct.unpack_from("<II", buf)
-            size = szop >> 16
-            if len(buf) < size: break
-            body, buf = buf[8:size], buf[size:]
-            yield obj, szop & 0xffff, body
-        chunk = s.recv(65536)
-        if not chunk: sys.stderr.write("the compositor closed the connection\n"); sys.exit(70)
-        buf += chunk
-seen = {}
-def roundtrip(cb):
-    send(1, 0, struct.pack("<I", cb))
-    for obj, op, body in events():
-        if obj == 1 and op == 0:
-            oid, code, n = struct.unpack_from("<III", body)
-            sys.stderr.write("wayland error %d on object %d: %s\n" % (code, oid, body[12:12 + n - 1].decode())); sys.exit(70)
-        if obj == 2 and op == 0:
-            name, n = struct.unpack_from("<II", body)
-            seen[body[8:8 + n - 1].decode()] = name
-        if obj == cb and op == 0:
-            return
-send(1, 1, struct.pack("<I", 2))
-roundtrip(3)
-if "zwlr_virtual_pointer_manager_v1" not in seen:
-    sys.stderr.write("the compositor offers no zwlr_virtual_pointer_manager_v1\n"); sys.exit(71)
-send(2, 0, struct.pack("<I", seen["zwlr_virtual_pointer_manager_v1"]) + wstr("zwlr_virtual_pointer_manager_v1") + struct.pack("<II", 1, 4))
-send(4, 0, struct.pack("<II", 0, 5))
-nxt = 6
-def ms(): return int(time.monotonic() * 1000) & 0xffffffff
+export const VPOINTER_PY = WAYLAND_PY + String.raw`
+w = Wayland()
+w.roundtrip()
+mgr = w.bind("zwlr_virtual_pointer_manager_v1", 1)
+ptr = w.id()
+w.send(mgr, 0, struct.pack("<II", 0, ptr))
 a = sys.argv[1:]
 if a[:1] == ["hold"]:
-    import select
-    roundtrip(nxt)
+    w.roundtrip()
     alive, idle = a[1] + ".alive", int(a[2])
     while True:
-        r, _, _ = select.select([s], [], [], 1.0)
-        if r and not s.recv(65536): break
+        r, _, _ = select.select([w.s], [], [], 1.0)
+        if r and not w.s.recv(65536): break
         try:
             if time.time() - os.path.getmtime(alive) > idle: break
         except OSError: break
@@ -82,22 +46,22 @@ i = 0
 while i < len(a):
     op = a[i]
     if op == "move":
-        x, y, w, h = (int(v) for v in a[i + 1:i + 5]); i += 5
-        send(5, 1, struct.pack("<IIIII", ms(), x, y, w, h)); send(5, 4)
+        x, y, wd, ht = (int(v) for v in a[i + 1:i + 5]); i += 5
+        w.send(ptr, 1, struct.pack("<IIIII", ms(), x, y, wd, ht)); w.send(ptr, 4)
     elif op in ("down", "up"):
-        send(5, 2, struct.pack("<III", ms(), int(a[i + 1]), 1 if op == "down" else 0)); send(5, 4); i += 2
+        w.send(ptr, 2, struct.pack("<III", ms(), int(a[i + 1]), 1 if op == "down" else 0)); w.send(ptr, 4); i += 2
     elif op == "wheel":
         axis, n = int(a[i + 1]), int(a[i + 2]); i += 3
-        send(5, 5, struct.pack("<I", 0))
-        send(5, 7, struct.pack("<IIiI", ms(), axis, int(15 * n * 256), n & 0xffffffff)); send(5, 4)
+        w.send(ptr, 5, struct.pack("<I", 0))
+        w.send(ptr, 7, struct.pack("<IIiI", ms(), axis, int(15 * n * 256), n & 0xffffffff)); w.send(ptr, 4)
     elif op == "sleep":
-        roundtrip(nxt); nxt += 1
+        w.roundtrip()
         time.sleep(int(a[i + 1]) / 1000); i += 2
     else:
-        sys.stderr.write("bad op %s\n" % op); sys.exit(64)
-roundtrip(nxt)
-send(5, 8)
-roundtrip(nxt + 1)
+        fail(64, "bad op %s" % op)
+w.roundtrip()
+w.send(ptr, 8)
+w.roundtrip()
 `;
 
 // $1 the client, $2/$3 wtype press/release flags ("" for none), $4 how long to hold them (ms),
