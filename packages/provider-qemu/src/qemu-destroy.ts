@@ -6,26 +6,24 @@
  * (qemu-ssh.ts) is dropped with the machine, or when the machine is already gone; its NoCloud seed
  * is in the state directory removed here.
  */
-import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { DestroyOutcome, MachineRef } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
-import { locate, type QemuRuntime } from './qemu-runtime.ts';
+import { findByIdentity, type QemuRuntime } from './qemu-runtime.ts';
 import { stopQemu } from './qemu-spawn.ts';
 import { readRecord } from './state-dir.ts';
 
 export async function destroy(rt: QemuRuntime, machine: MachineRef): Promise<DestroyOutcome> {
-  const dir = locate(rt, machine);
-  if (!existsSync(dir)) {
+  const found = await findByIdentity(rt.stateDir, machine, readRecord);
+  if (found.verdict === 'gone') {
     rt.secrets.drop(machine.identity);
     return 'already_gone';
   }
-  const record = await readRecord(dir);
-  if (!record || record.identity !== machine.identity || basename(dir) !== machine.identity) {
-    rt.context.log('warn', 'state record does not carry this identity; left alone', { identity: machine.identity, dir, found: record?.identity });
+  if (found.verdict === 'mismatch') {
+    rt.context.log('warn', 'state record does not carry this identity; left alone', { identity: machine.identity, dir: found.dir, found: found.record?.identity });
     return 'identity_mismatch';
   }
+  const { dir, record } = found;
   const v = await verifyQemu(record.pid, record.pid_start_time, record.identity);
   if (v.verdict === 'mismatch') {
     rt.context.log('warn', 'process named by the state record is not this machine; left alone', { identity: machine.identity, pid: record.pid, why: v.why });

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { execa } from 'execa';
 import { LeaseSecrets, VmhubError, type MachineRef, type ProviderContext, type TemplateConfig } from '@vmhub/core';
 import { type QemuProviderOptions, templateOptions } from './options.ts';
@@ -67,18 +67,35 @@ export function createRuntime(options: QemuProviderOptions, context: ProviderCon
 }
 
 /**
- * The state dir to examine: the external_id when it is a directory right under stateDir (so a
- * forged identity on a real machine is caught by comparing records), else the identity's own.
- * Either way nothing is touched until the record inside names this identity.
+ * The directory to examine under `root` (the state dir, or the snapshots'): the external_id when
+ * it is a directory right under `root` (so a forged identity on a real machine is caught by
+ * comparing records), else the identity's own. Either way nothing is touched until the record
+ * inside names this identity (findByIdentity).
  */
-export function locate(rt: QemuRuntime, machine: MachineRef): string {
-  return locateIn(rt.stateDir, machine);
-}
-
-/** locate() for any directory of identity-named directories (`root`: the snapshots'). */
-export function locateIn(root: string, ref: { identity: string; external_id: string }): string {
+function locateIn(root: string, ref: { identity: string; external_id: string }): string {
   const ext = typeof ref.external_id === 'string' && isAbsolute(ref.external_id) ? resolve(ref.external_id) : '';
   return ext && dirname(ext) === root ? ext : machineDir(root, ref.identity);
+}
+
+/**
+ * The identity-named directory under `root` that `ref` points at (locateIn), read back by identity:
+ * `gone` when the identity cannot be a directory name or nothing is there; `mismatch` when the
+ * record (`read`) is missing or it or the directory names another identity (`record` is what was
+ * found); `ours` otherwise. state(), destroy() and the snapshots' lookups all go through here.
+ */
+export async function findByIdentity<R extends { identity: string }>(
+  root: string, ref: { identity: string; external_id: string }, read: (dir: string) => Promise<R | undefined>,
+): Promise<{ verdict: 'ours'; dir: string; record: R } | { verdict: 'mismatch'; dir: string; record?: R } | { verdict: 'gone'; dir?: string }> {
+  let dir: string;
+  try {
+    dir = locateIn(root, ref);
+  } catch {
+    return { verdict: 'gone' }; // an identity that cannot be a directory name names nothing here
+  }
+  if (!existsSync(dir)) return { verdict: 'gone', dir };
+  const record = await read(dir);
+  if (!record || record.identity !== ref.identity || basename(dir) !== ref.identity) return { verdict: 'mismatch', dir, ...(record ? { record } : {}) };
+  return { verdict: 'ours', dir, record };
 }
 
 /** The record for a machine, only when the directory's record names this identity. */

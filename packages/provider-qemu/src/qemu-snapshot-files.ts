@@ -20,9 +20,9 @@
  */
 import { existsSync } from 'node:fs';
 import { link, readdir, rm, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { VmhubError, type DestroyOutcome, type OwnedSnapshot, type SnapshotRef } from '@vmhub/core';
-import { locateIn, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
+import { findByIdentity, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { readJsonRecord, writeJsonRecord } from './state-dir.ts';
 
 export const SNAPSHOTS_DIR = 'snapshots';
@@ -58,11 +58,6 @@ export function snapshotsRoot(rt: QemuRuntime): string {
   return join(rt.stateDir, SNAPSHOTS_DIR);
 }
 
-/** The snapshot's directory: external_id when it is right under the snapshots root, else the identity's own. */
-export function locateSnapshot(rt: QemuRuntime, ref: SnapshotRef): string {
-  return locateIn(snapshotsRoot(rt), ref);
-}
-
 export async function readSnapshotRecord(dir: string): Promise<SnapshotRecord | undefined> {
   return readJsonRecord<SnapshotRecord>(join(dir, SNAPSHOT_FILES.record), (rec) => typeof rec.identity === 'string' && typeof rec.shape === 'string');
 }
@@ -76,15 +71,14 @@ export async function writeSnapshotRecord(dir: string, record: SnapshotRecord): 
  * INVALID_REQUEST when its directory's record names another identity.
  */
 export async function requireSnapshot(rt: QemuRuntime, ref: SnapshotRef): Promise<{ dir: string; record: SnapshotRecord }> {
-  const dir = locateSnapshot(rt, ref);
-  const record = await readSnapshotRecord(dir);
-  if (!record || !existsSync(join(dir, SNAPSHOT_FILES.state))) {
+  const found = await findByIdentity(snapshotsRoot(rt), ref, readSnapshotRecord);
+  if (found.verdict === 'mismatch' && found.record) {
+    throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${found.dir} holds snapshot ${found.record.identity}, not ${ref.identity}`, { source: SOURCE });
+  }
+  if (found.verdict !== 'ours' || !existsSync(join(found.dir, SNAPSHOT_FILES.state))) {
     throw new VmhubError('NOT_FOUND', `[vmhub] [${SOURCE}] snapshot ${ref.identity} is not in ${snapshotsRoot(rt)}`, { source: SOURCE });
   }
-  if (record.identity !== ref.identity || basename(dir) !== ref.identity) {
-    throw new VmhubError('INVALID_REQUEST', `[vmhub] [${SOURCE}] ${dir} holds snapshot ${record.identity}, not ${ref.identity}`, { source: SOURCE });
-  }
-  return { dir, record };
+  return { dir: found.dir, record: found.record };
 }
 
 /**
@@ -104,19 +98,13 @@ export async function linkFiles(from: string, to: string, files: readonly string
 }
 
 export async function deleteSnapshot(rt: QemuRuntime, ref: SnapshotRef): Promise<DestroyOutcome> {
-  let dir: string;
-  try {
-    dir = locateSnapshot(rt, ref);
-  } catch {
-    return 'already_gone'; // an identity that cannot be a directory name names no snapshot
-  }
-  if (!existsSync(dir)) return 'already_gone';
-  const record = await readSnapshotRecord(dir);
-  if (!record || record.identity !== ref.identity || basename(dir) !== ref.identity) {
-    rt.context.log('warn', 'snapshot record does not carry this identity; left alone', { identity: ref.identity, dir, found: record?.identity });
+  const found = await findByIdentity(snapshotsRoot(rt), ref, readSnapshotRecord);
+  if (found.verdict === 'gone') return 'already_gone';
+  if (found.verdict === 'mismatch') {
+    rt.context.log('warn', 'snapshot record does not carry this identity; left alone', { identity: ref.identity, dir: found.dir, found: found.record?.identity });
     return 'identity_mismatch';
   }
-  await rm(dir, { recursive: true, force: true });
+  await rm(found.dir, { recursive: true, force: true });
   rt.context.log('info', 'qemu snapshot deleted', { identity: ref.identity });
   return 'destroyed';
 }

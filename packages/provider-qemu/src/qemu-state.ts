@@ -6,24 +6,17 @@
  * guest does not run (paused, shut down, crashed); when the lifecycle monitor is busy (another
  * client holds it) the live, verified process counts as 'running'. Never throws for a missing one.
  */
-import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { MachineRef, MachineState } from '@vmhub/core';
 import { procInfo, verifyQemu } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
-import { locate, type QemuRuntime } from './qemu-runtime.ts';
+import { findByIdentity, type QemuRuntime } from './qemu-runtime.ts';
 import { FILES, readRecord } from './state-dir.ts';
 
 export async function state(rt: QemuRuntime, machine: MachineRef): Promise<MachineState> {
-  let dir: string;
-  try {
-    dir = locate(rt, machine);
-  } catch {
-    return 'gone'; // an identity that cannot be a state directory names no machine
-  }
-  if (!existsSync(dir)) return 'gone';
-  const record = await readRecord(dir);
-  if (!record || record.identity !== machine.identity || basename(dir) !== machine.identity) return 'gone';
+  const found = await findByIdentity(rt.stateDir, machine, readRecord);
+  if (found.verdict !== 'ours') return 'gone';
+  const { dir, record } = found;
   if ((await verifyQemu(record.pid, record.pid_start_time, record.identity)).verdict !== 'ours') return 'gone';
   const proc = await procInfo(record.pid);
   if (proc?.state === 'T' || proc?.state === 't') return 'stopped';
