@@ -23,7 +23,7 @@ import { checkMachine, machineLostError } from './machine-lost.ts';
 import { provision } from './provision.ts';
 import { reapExpired, release } from './release.ts';
 import { leaseSsh, sshCommandLine } from './ssh-access.ts';
-import { leaseView } from './view.ts';
+import { leaseView, pastDue } from './view.ts';
 import { templateUnavailable } from './unavailable.ts';
 import { waitWhileMade } from './wait.ts';
 
@@ -227,8 +227,7 @@ export class LeaseManager {
 
   /** A live lease past its expiry is marked expired here; the reaper destroys its machine. */
   async #expireIfDue(row: LeaseRow): Promise<LeaseRow> {
-    const now = Date.now();
-    if (LIVE_LEASE_STATES.includes(row.status as never) && row.status !== 'releasing' && (row.expires_at < now || row.max_expires_at < now)) {
+    if (LIVE_LEASE_STATES.includes(row.status as never) && row.status !== 'releasing' && pastDue(row)) {
       const expired = await this.#store.transition(row.id, [row.status as LeaseStatus], 'expired');
       if (expired) {
         this.#deps.provisioning.get(row.id)?.abort();

@@ -20,6 +20,7 @@ import { localPrincipal } from '../http/principal.ts';
 import type { Runtime } from '../runtime.ts';
 import { openSsh, runSession, type Terminal } from './ssh.ts';
 import { leaseSsh, type LeaseSsh } from './ssh-access.ts';
+import { pastDue } from './view.ts';
 
 /** How often the lease's state is read while a session is open. */
 const WATCH_MS = 1000;
@@ -32,9 +33,9 @@ export interface SshOptions {
   command?: string[];
 }
 
-/** The lease's state as this command sees it: a ready lease past its expiry is expired. */
-function stateOf(row: LeaseRow, now = Date.now()): LeaseState {
-  if (row.status === 'ready' && (row.expires_at < now || row.max_expires_at < now)) return 'expired';
+/** The lease's state as this command sees it: a ready lease past its expiry is expired (as LeaseManager.get has it). */
+function stateOf(row: LeaseRow): LeaseState {
+  if (row.status === 'ready' && pastDue(row)) return 'expired';
   return row.status as LeaseState;
 }
 

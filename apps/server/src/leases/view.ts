@@ -2,6 +2,11 @@
 import type { LeaseInfo, LeaseState, Stage } from '@vmhub/core';
 import type { LeaseRow } from '@vmhub/store';
 
+/** Past its TTL or its max lifetime: a live lease in this state is expired (LeaseManager marks it so). */
+export function pastDue(row: Pick<LeaseRow, 'expires_at' | 'max_expires_at'>, now = Date.now()): boolean {
+  return row.expires_at < now || row.max_expires_at < now;
+}
+
 export function leaseView(row: LeaseRow): LeaseInfo {
   const info: LeaseInfo = {
     lease_id: row.id,
