@@ -13,8 +13,7 @@
  * print|printscreen → Print; menu; punctuation characters by their keysym names (+ → plus …);
  * U+XXXX → the Unicode keysym.
  */
-import { resolveKeysym as keysymName } from '@vmhub/core/adapter-kit';
-import { KEY_NAME_ALIASES, PUNCTUATION_KEYSYMS, splitChords } from '@vmhub/core/adapter-kit';
+import { KEY_NAME_ALIASES, resolveKeysym, splitChords } from '@vmhub/core/adapter-kit';
 import { errors, hyprError } from './errors.ts';
 
 export const MODIFIERS: Readonly<Record<string, string>> = {
@@ -31,13 +30,9 @@ const MODIFIER_KEYS: Readonly<Record<string, string>> = { ctrl: 'Control_L', shi
 /** Friendly key names (the kit's: enter, esc, pgup, …) → keysym names. */
 export const KEY_ALIASES: Readonly<Record<string, string>> = KEY_NAME_ALIASES;
 
+/** One key name → its X keysym name (the kit's resolveKeysym: names, aliases, punctuation, U+XXXX); INVALID_REQUEST when it is none. */
 export function resolveKey(key: string): string {
-  if ([...key].length === 1 && PUNCTUATION_KEYSYMS[key]) return PUNCTUATION_KEYSYMS[key]!;
-  const alias = KEY_ALIASES[key.toLowerCase()];
-  if (alias) return alias;
-  const unicode = /^U\+?([0-9A-Fa-f]{4,6})$/.exec(key);
-  if (unicode) return `U${unicode[1]!.toUpperCase()}`;
-  const name = keysymName(key);
+  const name = resolveKeysym(key);
   if (!name) throw badKey(key, key);
   return name;
 }

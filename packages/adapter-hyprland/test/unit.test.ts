@@ -28,6 +28,7 @@ describe('hyprland: key names → keyboard ops', () => {
     assert.throws(() => keyArgs('ctrl+no-such'), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /no-such/.test(e.message));
     assert.throws(() => keyArgs('ctrl+NoSuchKeyVmhub'), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /NoSuchKeyVmhub/.test(e.message), 'a well-formed name that is no keysym');
     assert.throws(() => keyArgs('  '), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST');
+    assert.throws(() => keyArgs('U+110000'), (e: unknown) => VmhubError.is(e) && e.code === 'INVALID_REQUEST' && /U\+?110000/.test(e.message), 'past Unicode: no keysym');
   });
 });
 
