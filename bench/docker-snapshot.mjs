@@ -8,7 +8,7 @@
 // and the disk: bytes a snapshot adds (its image layer) against the full export's bytes.
 // memory: false on this engine (no CRIU checkpoint: docs/providers/docker.md), so no checkpoint figures.
 // Run from the repo root after `pnpm --filter @vmhub/provider-docker build`:  node bench/docker-snapshot.mjs
-// (writes its section of bench/RESULTS.md; N=5 by default).
+// (writes its section of bench/RESULTS.md; N=5 by default; BENCH_LOG=1 prints each restore's phases to stderr).
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ async function fullExport(client, id) {
 
 async function run() {
   const instance = `bs${randomUUID().slice(0, 6)}`;
-  const context = { identityPrefix: `vmhub-${instance}-`, log: () => {} };
+  const context = { identityPrefix: `vmhub-${instance}-`, log: (level, msg, data) => { if (process.env.BENCH_LOG && /put back/.test(msg)) console.error(JSON.stringify(data)); } };
   const provider = createDockerProvider({}, context);
   const client = new DockerClient();
   const signal = () => AbortSignal.timeout(120_000);

@@ -11,8 +11,10 @@
 //     the naive way (4 full copies of the snapshot's state file, the copying alone) and the floor;
 //     with the agent also → all four clocks set, the same way;
 //   - floor: the migration-file load alone — a qemu of the same command line already started with
-//     `-incoming defer`, timed from `migrate-incoming exec:cat state.bin` to "completed" (×1, and
-//     ×4 at once for the fork floor); qemu's start to its monitor is given beside it;
+//     `-incoming defer` holding state.bin as fd 3 (as the provider starts it), timed from
+//     `migrate-incoming fd:3` to "completed" (×1, and ×4 at once for the fork floor); qemu's start
+//     to its monitor is given beside it, and the load through `exec:cat state.bin` (the provider's
+//     way before: a shell, cat and a pipe) beside that;
 //   - disk: a lease of the same golden with a qcow2 disk (64 MB, 48 MB of it written in the golden)
 //     that wrote 8 MB after its start: bytes a snapshot adds (state file + the frozen overlay, hard
 //     linked, no copy) and a fork's directory, against a full copy of the disk (qemu-img convert
@@ -21,7 +23,7 @@
 // section of bench/RESULTS.md; prints the figures).
 import { spawn, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { round, spread, writeResultsSection } from './lib.mjs';
@@ -54,7 +56,7 @@ async function monitor(sock) {
  * and `-incoming defer`, then all loaded from `stateFile` at once; each timed from migrate-incoming
  * to "completed". Returns the load times and the start → monitor times.
  */
-async function floorLoad(argv, leaseDir, identity, stateFile, count, root) {
+async function floorLoad(argv, leaseDir, identity, stateFile, count, root, how = 'fd') {
   const procs = [];
   try {
     const started = [];
@@ -62,8 +64,10 @@ async function floorLoad(argv, leaseDir, identity, stateFile, count, root) {
       const dir = join(root, `f${i}-${randomUUID().slice(0, 6)}`);
       mkdirSync(dir);
       const args = argv.slice(1).map((a) => a.replaceAll(leaseDir, dir).replace(identity, `floor-${i}`));
+      const fd = openSync(stateFile, 'r');
       const t = performance.now();
-      const p = spawn(argv[0], args, { stdio: 'ignore' });
+      const p = spawn(argv[0], args, { stdio: ['ignore', 'ignore', 'ignore', fd] });
+      closeSync(fd);
       procs.push(p);
       started.push({ dir, t });
     }
@@ -72,7 +76,7 @@ async function floorLoad(argv, leaseDir, identity, stateFile, count, root) {
     for (const s of started) { clients.push(await monitor(join(s.dir, 'qmp.sock'))); toMonitor.push(ms(s.t)); }
     const loads = await Promise.all(clients.map(async (c) => {
       const t = performance.now();
-      await c.execute('migrate-incoming', { uri: `exec:cat '${stateFile}'` });
+      await c.execute('migrate-incoming', { uri: how === 'fd' ? 'fd:3' : `exec:cat '${stateFile}'` });
       for (;;) {
         const info = await c.execute('query-migrate');
         if (info.status === 'completed') break;
@@ -84,7 +88,7 @@ async function floorLoad(argv, leaseDir, identity, stateFile, count, root) {
     for (const c of clients) c.close();
     return { loads, toMonitor };
   } finally {
-    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => { const gone = new Promise((ok) => p.once('exit', ok)); p.kill('SIGKILL'); return gone; }));
   }
 }
 
@@ -175,11 +179,13 @@ export async function run() {
     const floorRoot = join(root, `floor-${template.id}`);
     mkdirSync(floorRoot);
     const floor1 = [];
+    const catLoad = [];
     const toMonitor = [];
     for (let i = 0; i < N; i++) {
       const f = await floorLoad(argv, join(stateDir, parent.identity), parent.identity, stateFile, 1, floorRoot);
       floor1.push(...f.loads);
       toMonitor.push(...f.toMonitor);
+      catLoad.push(...(await floorLoad(argv, join(stateDir, parent.identity), parent.identity, stateFile, 1, floorRoot, 'exec:cat')).loads);
     }
     const floor4 = [];
     for (let r = 0; r < N_FORK; r++) floor4.push(Math.max(...(await floorLoad(argv, join(stateDir, parent.identity), parent.identity, stateFile, 4, floorRoot)).loads));
@@ -191,7 +197,7 @@ export async function run() {
         ...(agent ? { restore_to_clock_set: { ...spread(restoreClockMs), guest_clock_offset_ms: spread(restoreClockOffset) } } : {}),
         fork_x4_to_all_ready: spread(forkMs),
         ...(agent ? { fork_x4_to_all_clocks_set: { ...spread(forkClockMs), guest_clock_offset_ms: spread(forkClockOffset) } } : {}),
-        floor_migration_file_load: { one: spread(floor1), four_at_once_slowest: spread(floor4), qemu_start_to_monitor: spread(toMonitor) },
+        floor_migration_file_load: { one: spread(floor1), four_at_once_slowest: spread(floor4), qemu_start_to_monitor: spread(toMonitor), one_through_exec_cat: spread(catLoad) },
       },
     };
   };

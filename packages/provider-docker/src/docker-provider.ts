@@ -99,6 +99,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       },
       destroy: (m) => destroyContainer(docker(), m, context.log, release),
       ready: (m, template, signal) => ready(m, { template, signal, stage: () => {} }),
+      log: (message, data) => context.log('info', message, data),
     }),
     deleteSnapshot: (snapshot) => deleteSnapshotImage(docker(), snapshot, (msg, data) => context.log('warn', msg, data)),
     listSnapshots: () => listSnapshotImages(docker(), context.identityPrefix),

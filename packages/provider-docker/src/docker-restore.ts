@@ -37,6 +37,8 @@ export interface LeaseMachineHooks {
   destroy(machine: MachineRef): Promise<unknown>;
   /** Wait until the new container is ready (docker-ready.ts). */
   ready(machine: MachineRef, template: TemplateConfig, signal: AbortSignal): Promise<void>;
+  /** Where a finished restore reports its phases (ms from the start of each). */
+  log?(message: string, data: Record<string, unknown>): void;
 }
 
 export async function forkContainer(docker: DockerClient, request: CreateRequest & { from_snapshot: SnapshotRef }, extras: CreateExtras): Promise<MachineRef> {
@@ -53,6 +55,9 @@ export async function forkContainer(docker: DockerClient, request: CreateRequest
 
 export async function restoreContainer(docker: DockerClient, machine: MachineRef, snapshot: SnapshotRef, options: { template: TemplateConfig; signal: AbortSignal }, hooks: LeaseMachineHooks): Promise<MachineRef> {
   const { template, signal } = options;
+  const began = performance.now();
+  const phases: Record<string, number> = {};
+  const mark = (name: string): void => { phases[`${name}_ms`] = Math.round(performance.now() - began); };
   const old = await inspectContainer(docker, machine.external_id || machine.identity, signal);
   if (!old || !carriesIdentity(old, machine.identity)) {
     throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
@@ -68,7 +73,9 @@ export async function restoreContainer(docker: DockerClient, machine: MachineRef
   }));
   const request: CreateRequest = { lease_id: labelsOf(old)[LABEL_LEASE] ?? '', identity: machine.identity, template, signal };
   const extras = await hooks.extras(request);
+  mark('checked');
   await hooks.destroy({ ...machine, external_id: old.Id });
+  mark('old_removed');
   const fresh = await createContainer(docker, request, {
     ...extras,
     image: image.Id,
@@ -77,6 +84,9 @@ export async function restoreContainer(docker: DockerClient, machine: MachineRef
     details: { ...extras.details, restored_from: snapshot.identity },
     ...(files ? { beforeStart: (id: string) => putMachineFiles(docker, id, files, signal) } : {}),
   });
+  mark('started');
   await hooks.ready(fresh, template, signal);
+  mark('ready');
+  hooks.log?.('docker machine put back to a snapshot', { identity: machine.identity, snapshot: snapshot.identity, ...phases });
   return fresh;
 }

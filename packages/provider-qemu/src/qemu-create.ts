@@ -96,7 +96,7 @@ async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<M
       disk = await overlay(rt, savedDisk, dir);
     }
     request.signal.throwIfAborted();
-    record = await start(rt, l, { disk, incoming: true, restoredFrom: saved.name });
+    record = await start(rt, l, { disk, incoming: stateFile, restoredFrom: saved.name });
     await resumeFromState(rt, dir, { ...record, identity }, stateFile, RESTORE_TIMEOUT_MS);
     rt.context.log('info', 'qemu resumed from saved state', { identity, pid: record.pid, accel: l.accel, template: template.id, saved_state: saved.name, guest_agent: t.guest_agent === true });
     return { identity, external_id: dir, details: { pid: record.pid, state_dir: dir, accel: l.accel, restored_from: saved.name } };

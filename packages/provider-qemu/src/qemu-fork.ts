@@ -51,7 +51,7 @@ export async function forkFromSnapshot(rt: QemuRuntime, request: CreateRequest, 
       top = await overlay(rt, join(dir, disk.top), dir, { size: disk.virtual_size });
     }
     request.signal.throwIfAborted();
-    proc = await start(rt, launch, { disk: top, incoming: true, snapshot: ref.identity });
+    proc = await start(rt, launch, { disk: top, incoming: state, snapshot: ref.identity });
     await resumeFromState(rt, dir, { ...proc, identity }, state, SNAPSHOT_LOAD_TIMEOUT_MS);
   } catch (err) {
     if (proc) await stopQemu(rt, { pid: proc.pid, pid_start_time: proc.startTime, identity }, dir).catch(() => undefined);

@@ -72,7 +72,8 @@ export async function overlay(rt: QemuRuntime, backing: string, dir: string, o: 
 export interface StartOptions {
   disk?: string;
   seed?: string;
-  incoming?: boolean;
+  /** A migration stream to load: qemu starts with `-incoming defer` holding it (qemu-spawn.ts INCOMING_FD); resumeFromState loads it. */
+  incoming?: string;
   restoredFrom?: string;
   /** The snapshot (its identity) this machine was forked from or put back to. */
   snapshot?: string;
@@ -90,8 +91,8 @@ export interface StartOptions {
 export async function start(rt: QemuRuntime, l: Launch, o: StartOptions): Promise<{ pid: number; startTime: string; forwards: Record<number, number> }> {
   const { dir, identity, template, t } = l;
   const forwards = o.forwards ?? (await freePorts(guestPorts(t)));
-  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, kernel: l.kernel, forwards, vmgenid: true, incoming: o.incoming });
-  const { pid, startTime } = await spawnQemu(rt, dir, argv, identity);
+  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, kernel: l.kernel, forwards, vmgenid: true, incoming: o.incoming !== undefined });
+  const { pid, startTime } = await spawnQemu(rt, dir, argv, identity, { incomingFile: o.incoming });
   await writeRecord(dir, {
     identity, lease_id: l.request.lease_id, template: template.id, created_at: o.keep?.created_at ?? new Date().toISOString(),
     pid, pid_start_time: startTime, accel: l.accel, overlay: o.disk ? basename(o.disk) : undefined, guest_agent: t.guest_agent === true,

@@ -3,8 +3,8 @@
  * `exec:cat > file`, polled until "completed"; the saved-state maker and snapshots use it).
  *
  * Resuming a lease's qemu from a saved state (or a snapshot). The qemu was started with the saving VM's device set
- * plus `-incoming defer` (qemu-argv.ts); this connects to its provider monitor, sends
- * `migrate-incoming` with `exec:cat <state file>`, polls `query-migrate` until "completed", and
+ * plus `-incoming defer` (qemu-argv.ts), holding the state file open as fd 3 (qemu-spawn.ts
+ * INCOMING_FD); this connects to its provider monitor, sends `migrate-incoming fd:3`, polls `query-migrate` until "completed", and
  * makes sure the VM runs (qemu resumes by itself after an incoming migration when started without
  * -S; `cont` otherwise). The monitor is closed again before returning: it serves one client and
  * ready()/destroy need it.
@@ -19,7 +19,7 @@ import { quoteArg, VmhubError } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
 import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
-import type { Spawned } from './qemu-spawn.ts';
+import { INCOMING_FD, type Spawned } from './qemu-spawn.ts';
 import { FILES } from './state-dir.ts';
 
 interface MigrateInfo {
@@ -44,7 +44,7 @@ export async function resumeFromState(rt: QemuRuntime, dir: string, proc: Spawne
     }
   }
   try {
-    await client.execute('migrate-incoming', { uri: `exec:cat ${quoteArg(stateFile)}` }, rt.qmpTimeoutMs);
+    await client.execute('migrate-incoming', { uri: `fd:${INCOMING_FD}` }, rt.qmpTimeoutMs);
     for (;;) {
       let info: MigrateInfo;
       try {

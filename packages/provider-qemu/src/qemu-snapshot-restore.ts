@@ -66,7 +66,7 @@ export async function restoreSnapshot(rt: QemuRuntime, machine: MachineRef, ref:
         await linkFiles(snap.dir, dir, disk.files);
         top = await overlay(rt, join(dir, disk.top), dir, { size: disk.virtual_size });
       }
-      const o = { disk: top, incoming: true, snapshot: ref.identity, keep: { created_at: record.created_at } };
+      const o = { disk: top, incoming: state, snapshot: ref.identity, keep: { created_at: record.created_at } };
       proc = await start(rt, launch, { ...o, forwards: record.forwards ?? {} }).catch((err: unknown) => {
         // A host port of the lease's forwards was taken while its qemu was down: fresh ones.
         if (!record.forwards || !VmhubError.is(err) || err.code !== 'PROVISION_FAILED') throw err;
