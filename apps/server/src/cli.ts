@@ -5,6 +5,7 @@
  *   vmhub-server golden build <name>   build a golden image (debian-x11, tiny-console)
  *   vmhub-server golden status [name]  show golden images and whether they are built
  *   vmhub-server leases list|show|release|renew|ssh   find, end and enter leases (leases-cli.ts)
+ *   vmhub-server workspaces list|show|rm          see and delete workspaces (workspaces-cli.ts)
  *   vmhub-server doctor                check what each template needs (doctor/)
  *   vmhub-server --version | --help
  */
@@ -43,6 +44,10 @@ Usage:
   vmhub-server leases ssh <id> [--principal p] [-- command…]
                                       a shell (or the command) on the lease's machine as its
                                       user, through this host; the lease's principal only
+  vmhub-server workspaces list [--principal p] [--json]
+  vmhub-server workspaces show|rm <name|id> [--principal p] [--json]
+                                      every principal's workspaces; rm deletes one (the only
+                                      way besides the dashboard: no agent tool deletes one)
   vmhub-server doctor [--json]        check Node, store, reaper, providers, templates and goldens;
                                       each problem with its fix (exit 1 when a template is unusable)
   vmhub-server --version | --help
@@ -89,13 +94,14 @@ async function main(argv: string[]): Promise<number> {
   // Every command but the servers prints and ends: a reader that stops early (| head) ends it quietly.
   // What follows `--` (leases ssh <id> -- cmd --help) is another program's, never our options.
   const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
-  if (['golden', 'leases', 'doctor'].includes(argv[0]!) || own.some((a) => ['--help', '-h', '--version'].includes(a))) exitQuietlyOnEpipe();
+  if (['golden', 'leases', 'workspaces', 'doctor'].includes(argv[0]!) || own.some((a) => ['--help', '-h', '--version'].includes(a))) exitQuietlyOnEpipe();
   if (own.includes('--help') || own.includes('-h')) { process.stdout.write(help() + '\n'); return 0; }
   if (own.includes('--version')) { process.stdout.write(VERSION + '\n'); return 0; }
   // A golden image is for every user inside its machines (the desktop user reads its files):
   // built under the usual umask, not the server's private 077 (bin.ts).
   if (argv[0] === 'golden') { process.umask(0o022); return goldenCommand(argv.slice(1)); }
   if (argv[0] === 'leases') return (await import('./leases-cli.ts')).leasesCommand(argv.slice(1));
+  if (argv[0] === 'workspaces') return (await import('./workspaces-cli.ts')).workspacesCommand(argv.slice(1));
   if (argv[0] === 'doctor') return (await import('./doctor/index.ts')).doctorCommand(argv.slice(1));
   const command = parseCommand(argv);
   if (command.http) return serveHttpCommand(command);

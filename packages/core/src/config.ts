@@ -76,6 +76,17 @@ export const VmhubConfigSchema = Type.Object({
     max_bytes: Type.Integer({ minimum: 0, default: 20 * 1024 ** 3 }),
   }, { default: {} }),
   /**
+   * Workspaces (vm_lease_create {workspace}): named volumes at the guest home that outlive leases,
+   * deleted only by a person (`vmhub-server workspaces rm`, the dashboard). A new one past a limit
+   * answers QUOTA_EXCEEDED naming it; an existing one can always be attached.
+   */
+  workspaces: Type.Object({
+    /** Workspaces one principal may hold. */
+    max_per_principal: Type.Integer({ minimum: 0, default: 10 }),
+    /** Bytes one principal's workspaces may hold together (as last measured). Default 50 GiB. */
+    max_bytes_per_principal: Type.Integer({ minimum: 0, default: 50 * 1024 ** 3 }),
+  }, { default: {} }),
+  /**
    * The tool groups tools/list offers (toolsets.ts): lease (always), screen, input, batch, files,
    * exec, apps, admin; "default" = lease, screen, input, files, exec; "all" = every set. A tool outside
    * them is not listed and answers POLICY_DENIED naming its set. Env VMHUB_TOOLSETS (comma-separated).

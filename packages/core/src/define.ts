@@ -231,9 +231,9 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
 }
 
 const REQUIRED_PROVIDER_METHODS = ['status', 'availability', 'create', 'ready', 'destroy', 'list'] as const;
-const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'snapshot', 'restore', 'deleteSnapshot', 'listSnapshots', 'close'] as const;
+const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'snapshot', 'restore', 'deleteSnapshot', 'listSnapshots', 'deleteWorkspace', 'workspaceBytes', 'close'] as const;
 /** Synchronous optional methods, passed through unwrapped. */
-const SYNC_PROVIDER_METHODS = ['snapshotSupport'] as const;
+const SYNC_PROVIDER_METHODS = ['snapshotSupport', 'workspaceSupport'] as const;
 
 export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>): ProviderPlugin<O> {
   checkHeader('provider', spec);
@@ -287,6 +287,10 @@ export function machineIdentity(instance: string, leaseId: string): string {
 /** A snapshot's identity, `vmhub-<instance>-snap-<snapshot id>` (SnapshotRef: read back before it is deleted). */
 export function snapshotIdentity(instance: string, snapshotId: string): string {
   return `${identityPrefix(instance)}snap-${snapshotId}`;
+}
+/** A workspace's identity, `vmhub-<instance>-ws-<workspace id>` (WorkspaceRef: read back before it is deleted). */
+export function workspaceIdentity(instance: string, workspaceId: string): string {
+  return `${identityPrefix(instance)}ws-${workspaceId}`;
 }
 export function identityPrefix(instance: string): string {
   return `vmhub-${instance}-`;

@@ -49,6 +49,27 @@ export interface CreateRequest {
    * provider whose snapshotSupport() for the template is not a string.
    */
   from_snapshot?: SnapshotRef;
+  /**
+   * Attach this workspace (made on first use, kept after the machine) at `workspace.path`. Only
+   * asked of a provider whose workspaceSupport() for the template is not a string.
+   */
+  workspace?: WorkspaceRef;
+}
+
+/**
+ * A workspace: a named volume that outlives every lease it is attached to, one at a time. It
+ * carries its identity, `vmhub-<instance>-ws-<workspace id>`, in the provider's own metadata (a
+ * Docker volume's name and labels, a QEMU disk's record, a Proxmox disk's name), so sweeps
+ * recognise it and leave it; only deleteWorkspace (a person's act) removes it.
+ */
+export interface WorkspaceRef {
+  identity: string;
+  /** The principal's name for it. */
+  name: string;
+  /** The principal that owns it (recorded with it, for an operator reading the engine). */
+  principal: string;
+  /** Absolute guest path it is mounted at. */
+  path: string;
 }
 
 /**
@@ -185,6 +206,16 @@ export interface ProviderMethods {
   deleteSnapshot?(snapshot: SnapshotRef): Promise<DestroyOutcome>;
   /** Snapshots carrying this instance's identity prefix (the reaper's orphan sweep). */
   listSnapshots?(): Promise<OwnedSnapshot[]>;
+  /**
+   * Whether leases of this template can take a workspace, and the guest path it is mounted at
+   * by default (the guest user's home); a string is the reason they cannot. Synchronous, no I/O.
+   * Absent: no workspaces.
+   */
+  workspaceSupport?(template: TemplateConfig): { path: string } | string;
+  /** Delete a workspace (no lease holds it) after reading its identity back; a mismatch is left alone. */
+  deleteWorkspace?(workspace: WorkspaceRef): Promise<DestroyOutcome>;
+  /** Bytes the workspace holds on the host now; undefined when it does not exist (yet). */
+  workspaceBytes?(workspace: WorkspaceRef): Promise<number | undefined>;
   /** Open the hypervisor-level console, where the provider has one (once per session, like channel). */
   console?(machine: MachineRef): Promise<ConsoleHandle>;
   /** Release connections and timers. */

@@ -48,6 +48,11 @@ export const TemplateConfigSchema = Type.Object({
    * Default false (docs/security.md, "Guest port forwards").
    */
   forward_tcp: Type.Optional(Type.Boolean()),
+  /**
+   * Where a workspace (vm_lease_create {workspace}) is mounted in the guest; default the
+   * provider's guest user's home.
+   */
+  workspace_path: Type.Optional(Type.String({ pattern: '^/[^\\0]*$', maxLength: 256 })),
   /** Provider-specific settings (network, display size, node constraints, ...). */
   provider_options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   /** Adapter-specific settings. */

@@ -209,6 +209,8 @@ export const TOOLS = {
       template: Type.Optional(Type.String({ maxLength: 128, description: 'Template id (vm_list_templates).' })),
       snapshot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Fork this snapshot (vm_snapshot) instead.' })),
       count: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, description: 'Forks to make.' })),
+      // A named volume at the guest home, kept across leases (one lease at a time); not with snapshot_id.
+      workspace: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description: 'Persistent home volume to attach.' })),
       request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: 'Idempotency key.' })),
       ttl_seconds: TtlSeconds,
       owner: Owner,

@@ -11,6 +11,7 @@ import { goldenBuildCommand, goldenImageTag } from './golden-build.ts';
 import { goldenNames } from './golden-manifest.ts';
 import { FB_MOUNT, X11_DIR, X11_MOUNT } from './docker-framebuffer.ts';
 import { dockerTemplateOptions } from './options.ts';
+import { workspaceMount } from './docker-workspace.ts';
 
 const SOURCE = 'provider-docker';
 
@@ -38,7 +39,11 @@ export function missingImageReason(image: string): string {
   return `image ${image} is not on the Docker host and is not a vmhub golden (\`vmhub-server golden build\` cannot make it): docker pull ${image} (or build and tag it) on the Docker host`;
 }
 
-function hostConfig(template: TemplateConfig, network: string | undefined, framebufferDir: string | undefined): Record<string, unknown> {
+function hostConfig(template: TemplateConfig, network: string | undefined, framebufferDir: string | undefined, workspace: Record<string, unknown> | undefined): Record<string, unknown> {
+  const mounts = [
+    ...(framebufferDir ? [{ Type: 'bind', Source: framebufferDir, Target: FB_MOUNT }, { Type: 'bind', Source: join(framebufferDir, X11_DIR), Target: X11_MOUNT }] : []),
+    ...(workspace ? [workspace] : []),
+  ];
   const hc: Record<string, unknown> = {
     // Off unless the template opts in (provider_options.network: "bridge" or a network name).
     NetworkMode: network ?? 'none',
@@ -47,7 +52,7 @@ function hostConfig(template: TemplateConfig, network: string | undefined, frame
     ShmSize: 256 * 1024 * 1024,
     PidsLimit: 4096,
     RestartPolicy: { Name: 'no' },
-    ...(framebufferDir ? { Mounts: [{ Type: 'bind', Source: framebufferDir, Target: FB_MOUNT }, { Type: 'bind', Source: join(framebufferDir, X11_DIR), Target: X11_MOUNT }] } : {}),
+    ...(mounts.length > 0 ? { Mounts: mounts } : {}),
   };
   const cpus = template.resources?.cpus;
   if (cpus) hc.NanoCpus = Math.round(cpus * 1e9);
@@ -115,6 +120,8 @@ export async function createContainer(docker: DockerClient, request: CreateReque
   const { identity, template, signal } = request;
   const image = extras.image ?? template.golden;
   const opts = dockerTemplateOptions(template);
+  // The workspace volume (docker-workspace.ts), made by the provider before this call.
+  const ws = request.workspace ? workspaceMount(request.workspace) : undefined;
   const body = {
     Image: image,
     Hostname: extras.hostname ?? 'vmhub',
@@ -131,10 +138,11 @@ export async function createContainer(docker: DockerClient, request: CreateReque
       [LABEL_LEASE]: request.lease_id,
       [LABEL_TEMPLATE]: template.id,
       [LABEL_CREATED]: String(Date.now()),
+      ...ws?.labels,
     },
     Tty: false,
     OpenStdin: false,
-    HostConfig: hostConfig(template, opts.network, framebufferDir),
+    HostConfig: hostConfig(template, opts.network, framebufferDir, ws?.mount),
   };
   const res = await docker.raw('POST', '/containers/create', { query: { name: identity }, body, signal });
   if (res.status === 409) {

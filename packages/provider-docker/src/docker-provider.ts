@@ -5,7 +5,8 @@
  * connect() its own exec running a port bridge. Per-lease SSH keys (goldens with sshd) are held in
  * one LeaseSecrets per provider instance, under the context's state directory (docker-ssh.ts).
  * Snapshots are committed images (docker-snapshot.ts, docker-snapshot-image.ts); restore and fork
- * create from them through the same createContainer (docker-restore.ts).
+ * create from them through the same createContainer (docker-restore.ts). Workspaces are named
+ * volumes mounted at the user's home (docker-workspace.ts).
  */
 import { dirname } from 'node:path';
 import { LeaseSecrets, type CreateRequest, type MachineRef, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
@@ -25,6 +26,7 @@ import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
 import { ImageSshPorts, leaseSshSetup, sshAccessOf } from './docker-ssh.ts';
 import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
+import { deleteWorkspaceVolume, dockerWorkspaceSupport, ensureWorkspaceVolume, workspaceVolumeBytes } from './docker-workspace.ts';
 
 export function dockerProviderMethods(options: DockerProviderOptions, context: ProviderContext): ProviderMethods {
   let client: DockerClient | undefined;
@@ -62,6 +64,7 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
         const ssh = await leaseSshSetup(docker(), sshPorts, secrets, request, userOf(request.template));
         const extras = { framebufferDir: dir, ...ssh };
         if (request.from_snapshot) return await forkContainer(docker(), { ...request, from_snapshot: request.from_snapshot }, extras);
+        if (request.workspace) await ensureWorkspaceVolume(docker(), request.workspace, context.identityPrefix, request.signal);
         return await createContainer(docker(), request, extras);
       } catch (err) {
         // No container, no directory and no key; a container that exists is destroyed later, and they with it.
@@ -101,6 +104,9 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
       ready: (m, template, signal) => ready(m, { template, signal, stage: () => {} }),
       log: (message, data) => context.log('info', message, data),
     }),
+    workspaceSupport: (template) => dockerWorkspaceSupport(userOf(template)),
+    deleteWorkspace: (ws) => deleteWorkspaceVolume(docker(), ws),
+    workspaceBytes: (ws) => workspaceVolumeBytes(docker(), ws),
     deleteSnapshot: (snapshot) => deleteSnapshotImage(docker(), snapshot, (msg, data) => context.log('warn', msg, data)),
     listSnapshots: () => listSnapshotImages(docker(), context.identityPrefix),
     async close() {

@@ -26,6 +26,7 @@ import { carriedMachineFiles, forkHostname, freshMachineFiles, putMachineFiles }
 import { LABEL_SNAPSHOT_SOURCE, snapshotImage } from './docker-snapshot-image.ts';
 import { SSH_PORT_LABEL } from './golden-manifest.ts';
 import { dockerTemplateOptions } from './options.ts';
+import { workspaceOfLabels } from './docker-workspace.ts';
 
 const SOURCE = 'provider-docker';
 
@@ -71,7 +72,9 @@ export async function restoreContainer(docker: DockerClient, machine: MachineRef
     const e = env.find((v) => v.startsWith(`${k}=`));
     return e ? [[k, e.slice(k.length + 1)]] : [];
   }));
-  const request: CreateRequest = { lease_id: labelsOf(old)[LABEL_LEASE] ?? '', identity: machine.identity, template, signal };
+  // The lease's workspace volume is mounted again (a snapshot image never holds its content).
+  const workspace = workspaceOfLabels(labelsOf(old));
+  const request: CreateRequest = { lease_id: labelsOf(old)[LABEL_LEASE] ?? '', identity: machine.identity, template, signal, ...(workspace ? { workspace } : {}) };
   const extras = await hooks.extras(request);
   mark('checked');
   await hooks.destroy({ ...machine, external_id: old.Id });

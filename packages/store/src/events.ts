@@ -44,6 +44,11 @@ export const EVENT_KINDS = [
   'snapshot.identity_mismatch',
   // A snapshot carrying this instance's snapshot identity with no live row (the reaper's sweep).
   'snapshot.orphan_deleted',
+  // Workspaces (workspaces.ts; lease_id: the lease attaching it, or null; data.workspace: its id, name, principal).
+  'workspace.created',
+  'workspace.attached',
+  // Deleted by a person (vmhub-server workspaces rm, the dashboard): data.outcome is what the provider answered.
+  'workspace.deleted',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

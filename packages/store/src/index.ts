@@ -32,3 +32,4 @@ export { defaultStatePath, stateDirOf } from './paths.ts';
 export type { LeaseCredential, NewLeaseCredential, CredentialOutcome } from './credentials.ts';
 export { SealError } from './sealed.ts';
 export { LIVE_SNAPSHOT_STATES, snapshotRef, type SnapshotRow, type NewSnapshot, type SnapshotState, type SnapshotOutcome, type SnapshotFilter } from './snapshots.ts';
+export { WorkspaceHeldError, type WorkspaceRow, type NewWorkspace, type WorkspaceState } from './workspaces.ts';

@@ -152,6 +152,31 @@ export interface SnapshotTable {
   last_error: string | null;
 }
 
+/**
+ * A workspace (migration 9, workspaces.ts): a named volume of one principal, kept across leases.
+ * `holder_lease` holds it while that lease is live or its machine not yet destroyed.
+ */
+export interface WorkspaceTable {
+  id: string;
+  principal: string;
+  /** The principal's name for it (`[a-z0-9][a-z0-9._-]{0,62}`), unique per principal. */
+  name: string;
+  provider: string;
+  /** `vmhub-<instance>-ws-<id>`, carried by the volume in the provider's own metadata. */
+  identity: string;
+  /** The template of the lease that made it. */
+  template: string;
+  /** Guest path it is mounted at. */
+  path: string;
+  /** ready | deleting */
+  state: string;
+  holder_lease: string | null;
+  /** As last measured (provider.workspaceBytes). */
+  bytes: number;
+  created_at: number;
+  used_at: number;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
@@ -160,4 +185,5 @@ export interface Database {
   lease_control: LeaseControlTable;
   lease_credentials: LeaseCredentialTable;
   snapshots: SnapshotTable;
+  workspaces: WorkspaceTable;
 }

@@ -36,6 +36,7 @@ import * as locks from './locks.ts';
 import { lapsingLeadership, postgresLeadership, type Leadership } from './leadership.ts';
 import * as pools from './pools.ts';
 import * as snapshots from './snapshots.ts';
+import * as workspaces from './workspaces.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -108,11 +109,17 @@ export class Store {
    * finds the row its own first attempt inserted. With `event`, its `lease.created` event is
    * written in the same transaction.
    */
-  createLease(lease: NewLease, options: { event?: { actor: string; data?: Record<string, unknown> } } = {}): Promise<{ lease: LeaseRow; created: boolean }> {
+  createLease(lease: NewLease, options: { event?: { actor: string; data?: Record<string, unknown> }; workspace?: string } = {}): Promise<{ lease: LeaseRow; created: boolean }> {
     const token = randomUUID();
-    const { event } = options;
+    const { event, workspace } = options;
     return this.#run('createLease', async () => {
-      const inserted = event ? await this.#db.transaction().execute((tx) => leases.insertLease(tx, lease, token, event)) : await leases.insertLease(this.#db, lease, token);
+      // With `workspace` (a workspaces row id): attached to the new lease in the same transaction,
+      // or WorkspaceHeldError and no lease at all.
+      const inserted = event || workspace ? await this.#db.transaction().execute(async (tx) => {
+        const row = await leases.insertLease(tx, lease, token, event);
+        if (row && workspace) await workspaces.attach(tx, workspace, lease.id, event?.actor ?? 'store', token, Date.now());
+        return row;
+      }) : await leases.insertLease(this.#db, lease, token);
       if (inserted) return { lease: inserted, created: true };
       const existing = await leases.leaseByRequest(this.#db, lease.request_id, lease.principal);
       if (!existing) throw new Error(`[vmhub] [store] lease insert for request_id ${lease.request_id} neither inserted nor found`);
@@ -453,6 +460,51 @@ export class Store {
   /** Ready snapshots expired at `now` and deletions whose claim lapsed (a reaper pass's work). */
   dueSnapshots(now: number, limit = 500): Promise<snapshots.SnapshotRow[]> {
     return this.#run('dueSnapshots', () => snapshots.due(this.#db, now, limit));
+  }
+
+  // ── workspaces (workspaces.ts: a principal's named volumes, held by one lease at a time, deleted by a person) ──
+
+  /** A new workspace (with its event), or the principal's existing one of that name (created false). */
+  addWorkspace(workspace: workspaces.NewWorkspace, actor: string): Promise<{ workspace: workspaces.WorkspaceRow; created: boolean }> {
+    const token = randomUUID();
+    return this.#run('addWorkspace', () => workspaces.insert(this.#db, workspace, actor, token));
+  }
+
+  getWorkspace(principal: string, name: string): Promise<workspaces.WorkspaceRow | undefined> {
+    return this.#run('getWorkspace', () => workspaces.get(this.#db, principal, name));
+  }
+
+  getWorkspaceById(id: string): Promise<workspaces.WorkspaceRow | undefined> {
+    return this.#run('getWorkspaceById', () => workspaces.getById(this.#db, id));
+  }
+
+  /** A principal's workspaces (everyone's when undefined), by principal and name. */
+  listWorkspaces(principal?: string, limit = 1000): Promise<workspaces.WorkspaceRow[]> {
+    return this.#run('listWorkspaces', () => workspaces.list(this.#db, principal, limit));
+  }
+
+  workspaceUsage(principal: string): Promise<{ count: number; bytes: number }> {
+    return this.#run('workspaceUsage', () => workspaces.usage(this.#db, principal));
+  }
+
+  setWorkspaceBytes(id: string, bytes: number): Promise<void> {
+    return this.#run('setWorkspaceBytes', () => workspaces.setBytes(this.#db, id, bytes));
+  }
+
+  /** ready → deleting while no lease holds it (WorkspaceHeldError otherwise); undefined: gone. */
+  beginWorkspaceDelete(id: string): Promise<workspaces.WorkspaceRow | undefined> {
+    return this.#run('beginWorkspaceDelete', () => workspaces.beginDelete(this.#db, id));
+  }
+
+  /** The provider answered: the row goes, with a `workspace.deleted` event naming the outcome. */
+  workspaceDeleted(id: string, actor: string, outcome: string): Promise<void> {
+    const token = randomUUID();
+    return this.#run('workspaceDeleted', () => workspaces.finishDelete(this.#db, id, actor, outcome, token));
+  }
+
+  /** The provider's delete failed: the workspace is ready again. */
+  workspaceDeleteFailed(id: string): Promise<void> {
+    return this.#run('workspaceDeleteFailed', () => workspaces.abortDelete(this.#db, id));
   }
 
   /** Which of these snapshot identities belong to a live row (the orphan sweep spares them). */

@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type LeaseStatusInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { CallExtra } from '@vmhub/core/router';
-import { POOL_PRINCIPAL, snapshotRef, type LeaseRow, type LeaseStatus, type SnapshotRow, type Store } from '@vmhub/store';
+import { POOL_PRINCIPAL, snapshotRef, type LeaseRow, type LeaseStatus, type SnapshotRow, type Store, type WorkspaceRow } from '@vmhub/store';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
 import { LeaseChanges } from './changes.ts';
@@ -26,6 +26,7 @@ import { leaseSsh, sshCommandLine } from './ssh-access.ts';
 import { leaseView, pastDue } from './view.ts';
 import { templateUnavailable } from './unavailable.ts';
 import { waitWhileMade } from './wait.ts';
+import { heldError, measureWorkspace, prepareWorkspace, workspaceRef } from '../workspaces/attach.ts';
 
 /** What the manager asks of the warm pools (pools.ts implements it). */
 export interface PoolHooks {
@@ -85,7 +86,7 @@ export class LeaseManager {
   async create(input: ToolInput<'vm_lease_create'>, principal: string, owner: string): Promise<LeaseInfo & { lease_ids?: string[] }> {
     // A fork (fork.ts): leases of the snapshot's template, each made by createOne.
     if (input.snapshot_id !== undefined) return fork(this.#forkHost(), input, principal, owner);
-    return this.createOne({ templateId: input.template!, requestId: input.request_id ?? randomUUID(), principal, owner, ttlSeconds: input.ttl_seconds });
+    return this.createOne({ templateId: input.template!, requestId: input.request_id ?? randomUUID(), principal, owner, ttlSeconds: input.ttl_seconds, ...(input.workspace !== undefined ? { workspace: input.workspace } : {}) });
   }
 
   #forkHost(): ForkHost {
@@ -96,7 +97,7 @@ export class LeaseManager {
    * One lease under `requestId`: the one it already names, a warm pool's, or a new one.
    * `from`: a fork's snapshot — never a warm pool's machine (it must start from the snapshot).
    */
-  async createOne(request: { templateId: string; requestId: string; principal: string; owner: string; ttlSeconds?: number; from?: SnapshotRow }): Promise<LeaseInfo> {
+  async createOne(request: { templateId: string; requestId: string; principal: string; owner: string; ttlSeconds?: number; from?: SnapshotRow; workspace?: string }): Promise<LeaseInfo> {
     const { templateId, requestId, principal, owner, from } = request;
     const input = { template: templateId, ttl_seconds: request.ttlSeconds };
     // request_id is unique per principal: another principal's lease under it is never found.
@@ -109,6 +110,8 @@ export class LeaseManager {
     const provider = this.#registry.providers.get(template.provider)!;
     const availability = await provider.availability(template);
     if (availability.availability !== 'available') throw await templateUnavailable(template, provider, availability);
+    // The principal's workspace (workspaces/attach.ts): found or made now; attached with the insert.
+    const workspace = request.workspace === undefined ? undefined : await prepareWorkspace(this.#store, this.#config, provider, template, principal, request.workspace, this.#actor);
 
     const limits = this.#config.leases;
     // At the quota, a concurrent call with this request_id (another process) may just have made
@@ -122,8 +125,8 @@ export class LeaseManager {
       if (raced) return raced;
       throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner counts the authenticated principal, whatever owner label a call gives)`);
     }
-    // A warm pool's ready machine, handed over whole: it already counts in max_total.
-    const warm = from ? undefined : await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
+    // A warm pool's ready machine, handed over whole: it already counts in max_total (never with a workspace: it must be mounted at create).
+    const warm = from || workspace ? undefined : await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
     if (warm) return warm;
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
       const raced = await full();
@@ -131,7 +134,7 @@ export class LeaseManager {
       throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
     }
 
-    const { lease, created } = await this.#insert(template, { requestId, principal, owner, ttlMs: (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000 }, from);
+    const { lease, created } = await this.#insert(template, { requestId, principal, owner, ttlMs: (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000 }, from, workspace);
     if (!created) return this.#same(lease, input.template);
     return leaseView(lease);
   }
@@ -152,7 +155,7 @@ export class LeaseManager {
    * `from`: a fork's snapshot (its lease.created names it, and a snapshot.forked event on the
    * snapshot's lease names the fork).
    */
-  async #insert(template: TemplateConfig, who: { requestId: string; principal: string; owner: string; ttlMs: number }, from?: SnapshotRow): Promise<{ lease: LeaseRow; created: boolean }> {
+  async #insert(template: TemplateConfig, who: { requestId: string; principal: string; owner: string; ttlMs: number }, from?: SnapshotRow, workspace?: WorkspaceRow): Promise<{ lease: LeaseRow; created: boolean }> {
     const limits = this.#config.leases;
     const now = Date.now();
     const id = randomUUID();
@@ -172,10 +175,11 @@ export class LeaseManager {
       max_expires_at: maxExpires,
       deadline_at: now + limits.provision_timeout_seconds * 1000,
       stages: JSON.stringify([{ name: 'create', status: 'pending' }]),
-    }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId, ...(from ? { from_snapshot: from.id } : {}) } } });
+    }, { event: { actor: this.#actor, data: { template: template.id, owner: who.owner, principal: who.principal, request_id: who.requestId, ...(from ? { from_snapshot: from.id } : {}), ...(workspace ? { workspace: workspace.id } : {}) } }, ...(workspace ? { workspace: workspace.id } : {}) }).catch((err: unknown) => { throw heldError(err); });
     if (created && from) await this.#store.appendEvent({ lease_id: from.lease_id, actor: this.#actor, kind: 'snapshot.forked', data: { snapshot: from.id, lease: id } });
     // The row and its lease.created event committed together.
-    if (created) this.#track(provision(this.#deps, lease, template, from && snapshotRef(from)).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
+    if (created && workspace) void measureWorkspace(this.#store, this.#registry.providers.get(template.provider), workspace);
+    if (created) this.#track(provision(this.#deps, lease, template, from && snapshotRef(from), workspace && workspaceRef(workspace)).catch((err) => log('warn', 'provisioning stopped: the store could not record it; the lease is failed and its machine destroyed once its claim or deadline lapses', { lease: id, error: (err as Error).message })));
     return { lease, created };
   }
 

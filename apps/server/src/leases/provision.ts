@@ -5,7 +5,7 @@
  * failure fails the lease (BOOT_TIMEOUT past the template's ready timeout) and destroys what was
  * made; a release that arrived meanwhile is finished by the teardown it hands off (release.ts).
  */
-import { VmhubError, type Provider, type SnapshotRef, type TemplateConfig } from '@vmhub/core';
+import { VmhubError, type Provider, type SnapshotRef, type TemplateConfig, type WorkspaceRef } from '@vmhub/core';
 import { deadlineSignal } from '@vmhub/core/router';
 import type { LeaseRow } from '@vmhub/store';
 import { log } from '../log.ts';
@@ -14,8 +14,11 @@ import { cleanupAfterRelease } from './release.ts';
 import { destroyMachine } from './teardown.ts';
 import { parseStages, withStage } from './view.ts';
 
-/** `fromSnapshot`: a fork — the provider starts the machine from this snapshot (CreateRequest.from_snapshot). */
-export async function provision(deps: LeaseDeps, lease: LeaseRow, template: TemplateConfig, fromSnapshot?: SnapshotRef): Promise<void> {
+/**
+ * `fromSnapshot`: a fork — the provider starts the machine from this snapshot (CreateRequest.from_snapshot).
+ * `workspace`: attached at create (CreateRequest.workspace); the lease holds it until its machine is destroyed.
+ */
+export async function provision(deps: LeaseDeps, lease: LeaseRow, template: TemplateConfig, fromSnapshot?: SnapshotRef, workspace?: WorkspaceRef): Promise<void> {
   const { store, actor, changes } = deps;
   const provider = deps.registry.providers.get(template.provider)!;
   const abort = new AbortController();
@@ -39,7 +42,7 @@ export async function provision(deps: LeaseDeps, lease: LeaseRow, template: Temp
   try {
     stage('create', 'running');
     await store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: null, node: null, state: 'creating', details: '{}' });
-    const machine = await bounded(provider.create({ lease_id: lease.id, identity: lease.identity, template, signal, ...(fromSnapshot ? { from_snapshot: fromSnapshot } : {}) }), signal);
+    const machine = await bounded(provider.create({ lease_id: lease.id, identity: lease.identity, template, signal, ...(fromSnapshot ? { from_snapshot: fromSnapshot } : {}), ...(workspace ? { workspace } : {}) }), signal);
     await store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: machine.external_id, node: machine.node ?? null, state: 'running', details: JSON.stringify(machine.details ?? {}) });
     stage('create', 'done');
     await pending;

@@ -24,6 +24,7 @@ export function assertArgsTogether(tool: ToolName, input: Record<string, unknown
     if (!fork && input.template === undefined) throw missing(tool, 'template', '(or snapshot_id, to fork a snapshot)');
     if (fork && input.template !== undefined) throw refused(tool, 'template', 'is not given with snapshot_id (a fork has its snapshot\'s template)');
     if (!fork && input.count !== undefined) throw refused(tool, 'count', 'counts forks: it goes with snapshot_id');
+    if (fork && input.workspace !== undefined) throw refused(tool, 'workspace', 'is not given with snapshot_id (a fork starts from its snapshot, with no workspace)');
   } else if (tool === 'vm_snapshot') {
     const action = input.action as string;
     for (const field of SNAPSHOT_NEEDS[action] ?? []) if (input[field] === undefined) throw missing(tool, field, `(action "${action}" needs it)`);

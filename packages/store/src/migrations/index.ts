@@ -352,4 +352,49 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX snapshots_state_expires ON snapshots (state, expires_at);
     `,
   },
+  {
+    version: 9,
+    name: 'workspaces',
+    // Workspaces (workspaces.ts): a named volume per (principal, name) that outlives leases,
+    // carrying its identity (`vmhub-<instance>-ws-<id>`) in the provider. holder_lease: the lease
+    // it was last attached to; it holds the workspace while that lease has not ended or its machine
+    // is not yet destroyed (so a lease ended by anyone, the reaper included, frees it). state
+    // ready | deleting; a deleted workspace's row is removed (a person's act, with its event).
+    sql: `
+      CREATE TABLE workspaces (
+        id TEXT PRIMARY KEY,
+        principal TEXT NOT NULL,
+        name TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        identity TEXT NOT NULL UNIQUE,
+        template TEXT NOT NULL,
+        path TEXT NOT NULL,
+        state TEXT NOT NULL,
+        holder_lease TEXT,
+        bytes INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        used_at INTEGER NOT NULL,
+        UNIQUE (principal, name)
+      ) STRICT;
+      CREATE INDEX workspaces_holder ON workspaces (holder_lease);
+    `,
+    postgres: `
+      CREATE TABLE workspaces (
+        id TEXT PRIMARY KEY,
+        principal TEXT NOT NULL,
+        name TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        identity TEXT NOT NULL UNIQUE,
+        template TEXT NOT NULL,
+        path TEXT NOT NULL,
+        state TEXT NOT NULL,
+        holder_lease TEXT,
+        bytes BIGINT NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        used_at BIGINT NOT NULL,
+        UNIQUE (principal, name)
+      );
+      CREATE INDEX workspaces_holder ON workspaces (holder_lease);
+    `,
+  },
 ];

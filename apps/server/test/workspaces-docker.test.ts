@@ -1,0 +1,134 @@
+// Workspaces on the real Docker engine (debian-x11), through the BUILT server, reaper and CLI:
+// - lease A with workspace "proj" finds the golden's home files in it (Docker copied them into
+//   the empty volume), writes a file and installs a program into the home (~/bin/hello, a script:
+//   the machine is offline, so no pip/apt); a concurrent lease C asking for "proj" gets
+//   LOCK_CONTENTION naming A; A is released; lease B with "proj" sees both and runs the program;
+// - the server is SIGKILLed while B holds it, B expires, the reaper (server down) reaps it: the
+//   volume is still in the engine, and a new server's lease D attaches it and sees the file;
+// - no agent tool deletes a workspace; `vmhub-server workspaces rm` does (gone from the engine),
+//   and refuses while a lease holds it.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, describe, it } from 'node:test';
+import { Store } from '@vmhub/store';
+import { connect, errorCode, leaseReady, machineBox, runBin, until, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
+const box = machineBox('ws-docker', 'wd');
+box.write({ providers: { docker: { framebuffer: false } } });
+const leases: string[] = [];
+let s: Session | undefined;
+let volume = '';
+
+async function exec(lease: string, shell: string): Promise<string> {
+  const r = await s!.call('vm_exec', { lease_id: lease, shell });
+  assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+  assert.equal(r.structuredContent.exit_code, 0, JSON.stringify(r.structuredContent));
+  return r.structuredContent.stdout as string;
+}
+
+async function volumeExists(name: string): Promise<boolean> {
+  return run('docker', ['volume', 'inspect', name]).then(() => true, () => false);
+}
+
+after(async () => {
+  await box.end(s, leases);
+  if (volume) await run('docker', ['volume', 'rm', '-f', volume]).catch(() => undefined);
+});
+
+describe('workspaces on Docker: kept across leases, one lease at a time, deleted only by a person', () => {
+  let a = '';
+  let b = '';
+
+  it('lease A with workspace proj: the golden home is there; a file and a program are written into it', async () => {
+    s = await connect(box);
+    a = (await leaseReady(s, { template: 'debian-x11', workspace: 'proj', ttl_seconds: 900 }, 120, (id) => leases.push(id))).lease_id;
+    const store = new Store({ path: box.db });
+    const [ws] = await store.listWorkspaces();
+    await store.close();
+    assert.equal(ws?.name, 'proj');
+    assert.equal(ws?.holder_lease, a);
+    volume = ws!.identity;
+    const inspect = JSON.parse((await run('docker', ['volume', 'inspect', volume])).stdout)[0];
+    assert.equal(inspect.Labels['vmhub.identity'], volume);
+    assert.equal(inspect.Labels['vmhub.workspace'], 'proj');
+    assert.equal(inspect.Labels['vmhub.instance'], box.instance);
+    // The golden's home content was copied into the empty volume on its first mount.
+    assert.match(await exec(a, 'ls -A ~/.config; stat -c %U ~; findmnt -no TARGET ~'), /openbox[\s\S]*user\n\/home\/user/);
+    await exec(a, 'echo "kept by proj" > ~/notes.txt && mkdir -p ~/bin && printf "#!/bin/sh\\necho hello from the workspace\\n" > ~/bin/hello && chmod +x ~/bin/hello');
+  });
+
+  it('a concurrent lease C asking for proj gets LOCK_CONTENTION naming A, and no lease is made', async () => {
+    const before = (await s!.call('vm_lease_list', { status: 'live' })).structuredContent.leases.length;
+    const c = await s!.call('vm_lease_create', { template: 'debian-x11', workspace: 'proj' });
+    assert.equal(errorCode(c), 'LOCK_CONTENTION');
+    assert.match(c.structuredContent.message, new RegExp(`attached to lease ${a}`));
+    assert.equal((await s!.call('vm_lease_list', { status: 'live' })).structuredContent.leases.length, before);
+  });
+
+  it('bad names are INVALID_REQUEST and change nothing', async () => {
+    for (const name of ['Proj', '-x', 'a b', '', 'x'.repeat(64), '../etc']) {
+      const r = await s!.call('vm_lease_create', { template: 'debian-x11', workspace: name });
+      assert.equal(errorCode(r), 'INVALID_REQUEST', `${JSON.stringify(name)}: ${JSON.stringify(r.structuredContent)}`);
+    }
+    const store = new Store({ path: box.db });
+    assert.deepEqual((await store.listWorkspaces()).map((w) => w.name), ['proj']);
+    await store.close();
+  });
+
+  it('A released; lease B with proj sees the file and runs the program', async () => {
+    assert.equal((await s!.call('vm_lease_release', { lease_id: a })).structuredContent.status, 'released');
+    assert.ok(await volumeExists(volume), 'release leaves the volume');
+    b = (await leaseReady(s!, { template: 'debian-x11', workspace: 'proj', ttl_seconds: 900 }, 120, (id) => leases.push(id))).lease_id;
+    assert.equal(await exec(b, 'cat ~/notes.txt; ~/bin/hello'), 'kept by proj\nhello from the workspace\n');
+  });
+
+  it('rm refuses while B holds it (LOCK_CONTENTION), and no agent tool deletes a workspace', async () => {
+    const rm = await runBin(box, ['workspaces', 'rm', 'proj']);
+    assert.equal(rm.code, 1, rm.stderr);
+    assert.match(rm.stderr, new RegExp(`LOCK_CONTENTION: workspace "proj" is attached to lease ${b}`));
+    assert.ok(await volumeExists(volume));
+    const tools = (await s!.client.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(tools.filter((t) => /workspace/.test(t)), [], 'no workspace tool');
+  });
+
+  it('server SIGKILLed while B holds it; B expires and the reaper reaps it: the volume stays, and a new lease attaches it', async () => {
+    const pid = s!.pid!;
+    process.kill(pid, 'SIGKILL');
+    await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the server to die', 10_000);
+    await s!.close().catch(() => undefined);
+    s = undefined;
+    const store = new Store({ path: box.db });
+    await store.updateLease(b, { expires_at: Date.now() - 1000 }, ['ready']);
+    await run(process.execPath, [REAPER, '--once'], { env: { ...process.env, HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
+    assert.equal((await store.getLease(b))?.status, 'reaped');
+    assert.equal(await run('docker', ['inspect', `vmhub-${box.instance}-${b}`]).then(() => 'there', () => 'gone'), 'gone', 'the reaper removed the container');
+    assert.ok(await volumeExists(volume), 'the reaper left the workspace volume');
+    assert.equal((await store.getWorkspace((await store.getLease(b))!.principal!, 'proj'))?.holder_lease, undefined, 'the reaped lease holds it no more');
+    await store.close();
+
+    s = await connect(box);
+    const d = (await leaseReady(s, { template: 'debian-x11', workspace: 'proj' }, 120, (id) => leases.push(id))).lease_id;
+    assert.equal(await exec(d, 'cat ~/notes.txt'), 'kept by proj\n');
+    assert.equal((await s.call('vm_lease_release', { lease_id: d })).structuredContent.status, 'released');
+  });
+
+  it('`workspaces list` shows it with its bytes; `workspaces rm` deletes it from the engine', async () => {
+    const list = await runBin(box, ['workspaces', 'list', '--json']);
+    assert.equal(list.code, 0, list.stderr);
+    const [w] = JSON.parse(list.stdout).workspaces;
+    assert.equal(w.name, 'proj');
+    assert.equal(w.holder_lease, undefined);
+    assert.ok(w.bytes > 0, `bytes measured: ${w.bytes}`);
+    const rm = await runBin(box, ['workspaces', 'rm', 'proj']);
+    assert.equal(rm.code, 0, rm.stderr);
+    assert.match(rm.stdout, /deleted/);
+    assert.equal(await volumeExists(volume), false, 'the volume is gone from the engine');
+    const again = await runBin(box, ['workspaces', 'show', 'proj']);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /NOT_FOUND/);
+  });
+});
