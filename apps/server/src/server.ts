@@ -161,6 +161,11 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
         return info;
       },
       release: async (input, extra) => (await rt()).leases.release(input, principalOf(extra)),
+      restart: async (input, extra) => {
+        const r = await rt();
+        return r.leases.restart(input, extra, principalOf(extra), r.sessions);
+      },
+      logs: async (input, extra) => (await rt()).leases.logs(input, principalOf(extra)),
       list: async (input, extra) => {
         const status = input.status === undefined ? undefined : input.status === 'live' ? LIVE_LEASE_STATES : [input.status];
         const found = await (await rt()).leases.list({ principal: principalOf(extra), owner: input.owner, status });
@@ -169,7 +174,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     },
     snapshots: { snapshot: async (input, extra) => (await rt()).snapshots.run(input, principalOf(extra)) },
     sessions: {
-      bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra)),
+      bind: async (leaseId, signal, extra) => (await rt()).sessions.bind(leaseId, signal, principalOf(extra), { inFlight: true }),
       machineLost: async (leaseId) => (await rt()).leases.machineLost(leaseId),
     },
     human: hooks?.human,

@@ -3,7 +3,8 @@
 // the x11 adapter. Restore: the snapshot's file is back, a later one is gone, and the desktop
 // answers again through the adapter (a screenshot; a string typed into an xterm arrives in a
 // file), so the adapter session reconnected to the new container's X server; a process running
-// at the snapshot is not back (memory: false). Fork ×3: each sees the snapshot's file, diverges,
+// at the snapshot is not back (memory: false). A restore waits for a call in flight on the lease
+// and holds calls asked while it runs (they run on the restored machine). Fork ×3: each sees the snapshot's file, diverges,
 // has its own machine-id; released, its container is gone from the engine. Deleted, the
 // snapshot's image goes once no container uses it. Needs the debian-x11 golden
 // (`vmhub-server golden build debian-x11`). Containers: the lease, its restore, 3 forks.
@@ -82,6 +83,24 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     const shot = await ok('vm_screenshot', { lease_id: lease });
     assert.deepEqual(shot.screen, { width: 1280, height: 800 });
     assert.equal(await typeIntoXterm(lease, '/tmp/after.txt', 'typed after restore ✓'), 'typed after restore ✓');
+  });
+
+  it('a restore waits for the lease\'s call in flight and holds the calls that come while it runs', async () => {
+    await put(lease, '/home/user/first.txt', 'changed again');
+    const answered: Record<string, number> = {};
+    const stamp = <T>(name: string, p: Promise<T>) => p.then((r) => { answered[name] = performance.now(); return r; });
+    // In flight when the restore is asked: it finishes on the old machine, whole.
+    const inFlight = stamp('exec', ok('vm_exec', { lease_id: lease, command: ['sh', '-c', 'sleep 2; echo finished'] }));
+    await new Promise((r) => setTimeout(r, 300));
+    const restore = stamp('restore', ok('vm_snapshot', { action: 'restore', lease_id: lease, snapshot_id: snap }));
+    await new Promise((r) => setTimeout(r, 500));
+    // Asked while the restore waits at the lease's gate: it runs once the machine is back.
+    const held = stamp('read', read(lease, '/home/user/first.txt'));
+    assert.equal((await inFlight).stdout.trim(), 'finished', 'the call in flight was not cut by the restore');
+    await restore;
+    assert.equal(await held, 'in the snapshot', 'the held call ran on the restored machine');
+    assert.ok(answered.exec! < answered.restore!, 'the restore answered after the call in flight');
+    assert.ok(answered.restore! <= answered.read!, 'the held call answered after the restore');
   });
 
   it('fork ×3: each sees the snapshot\'s file, diverges and has its own machine-id; released, its container is gone', async () => {

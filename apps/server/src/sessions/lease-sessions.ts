@@ -6,6 +6,10 @@
  * A session is disposed exactly once in every terminal state: the lease manager ends it on
  * release, expiry and failure; a sweep ends sessions whose lease another process moved on (the
  * reaper reaped it, another server released it) or whose machine row is gone; shutdown ends all.
+ *
+ * Every bind passes the lease's gate (lease-gate.ts): while a restore replaces the machine under
+ * the session (`exclusive`), binds wait; an agent's call (`{inFlight: true}`) is counted until its
+ * binding's `release()`, and a restore waits for those before it starts.
  */
 import { VmhubError } from '@vmhub/core';
 import type { LeaseBinding } from '@vmhub/core/router';
@@ -16,6 +20,7 @@ import { machineRef } from '../leases/teardown.ts';
 import { log } from '../log.ts';
 import type { Registry } from '../registry.ts';
 import { jobLedger } from './job-ledger.ts';
+import { LeaseGates } from './lease-gate.ts';
 import { LeaseSession } from './lease-session.ts';
 
 /** Why a call cannot use a lease that is not ready: LEASE_NOT_READY, MACHINE_LOST, PROVISION_FAILED or LEASE_EXPIRED. */
@@ -37,6 +42,7 @@ const SWEEP_MS = 5_000;
 
 export class LeaseSessions {
   readonly #open = new Map<string, LeaseSession>();
+  readonly #gates = new LeaseGates();
   readonly #store: Store;
   readonly #registry: Registry;
   #leases!: LeaseManager;
@@ -69,28 +75,53 @@ export class LeaseSessions {
    * pool's unclaimed machine included — is NOT_FOUND before anything is opened. Undefined: the
    * server's own use (the recorder's frame captures of a lease already bound).
    */
-  async bind(leaseId: string, signal: AbortSignal, principal: string | undefined): Promise<LeaseBinding> {
-    const lease = await this.#leases.get(leaseId, principal);
-    if (lease.status !== 'ready') {
-      await this.end(leaseId, lease.status);
-      throw notReadyError(lease);
+  async bind(leaseId: string, signal: AbortSignal, principal: string | undefined, options: { inFlight?: boolean } = {}): Promise<LeaseBinding> {
+    // A foreign or unknown id is refused before it touches a gate.
+    const known = await this.#leases.get(leaseId, principal);
+    let release: (() => void) | undefined;
+    if (options.inFlight) release = await this.#gates.enter(known.id, signal);
+    else await this.#gates.pass(known.id, signal);
+    try {
+      // Read again after the gate: a restore that ran meanwhile may have moved the machine.
+      const lease = await this.#leases.get(leaseId, principal);
+      if (lease.status !== 'ready') {
+        await this.end(leaseId, lease.status);
+        throw notReadyError(lease);
+      }
+      const session = this.#open.get(leaseId) ?? await this.#openSession(leaseId, lease.template);
+      const context = { ...session.lease, signal };
+      await session.settleRestore(context);
+      const adapter = this.#registry.adapterFor(session.template);
+      const missing = adapter ? undefined : this.#registry.missing(session.template);
+      return {
+        lease_id: lease.id,
+        expires_at: new Date(lease.expires_at).toISOString(),
+        template: session.template,
+        adapter,
+        ...(missing ? { adapterProblem: missing } : {}),
+        session: await session.adapterSession(),
+        screen: session.screen,
+        jobs: session.jobs,
+        context,
+        ...(release ? { release } : {}),
+      };
+    } catch (err) {
+      release?.();
+      throw err;
     }
-    const session = this.#open.get(leaseId) ?? await this.#openSession(leaseId, lease.template);
-    const context = { ...session.lease, signal };
-    await session.settleRestore(context);
-    const adapter = this.#registry.adapterFor(session.template);
-    const missing = adapter ? undefined : this.#registry.missing(session.template);
-    return {
-      lease_id: lease.id,
-      expires_at: new Date(lease.expires_at).toISOString(),
-      template: session.template,
-      adapter,
-      ...(missing ? { adapterProblem: missing } : {}),
-      session: await session.adapterSession(),
-      screen: session.screen,
-      jobs: session.jobs,
-      context,
-    };
+  }
+
+  /**
+   * Run `fn` (a restore) with the lease's gate closed: new binds wait, and the agent calls in
+   * flight are waited for up to `waitMs` (then LOCK_CONTENTION, nothing done). lease-gate.ts.
+   */
+  exclusive<T>(leaseId: string, what: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+    return this.#gates.exclusive(leaseId, what, waitMs, fn);
+  }
+
+  /** Leases whose gate holds calls or an exclusive operation now (leak tests). */
+  get gates(): number {
+    return this.#gates.size;
   }
 
   /** The lease's machine went back to a snapshot: its open session (if any) resets (LeaseSession.restored). */

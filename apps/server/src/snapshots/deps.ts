@@ -21,5 +21,7 @@ export interface SnapshotDeps {
 
 /** How long one provider call of a snapshot action may take (under clients' 60 s request timeout). */
 export const SNAPSHOT_CALL_MS = 50_000;
+/** How long a restore waits for the agent calls in flight on its lease (then LOCK_CONTENTION; with SNAPSHOT_CALL_MS, under 60 s). */
+export const RESTORE_WAIT_MS = 8_000;
 /** A deletion's claim: past it, another process (the reaper) may take the deletion over. */
 export const DELETE_CLAIM_MS = 60_000;

@@ -3,14 +3,17 @@
  * the same template. The lease keeps its id, expiry and session; the session's screen mapping and
  * connections are reset and its adapter session hears of it before the next call
  * (LeaseSession.restored). Every check runs before the provider is asked: a refused restore
- * changes nothing. A provider that answers a new machine handle gets it recorded, and the lease's
- * session ends so the next call opens one on the new handle.
+ * changes nothing. The provider's part runs with the lease's gate closed (LeaseSessions.exclusive):
+ * the lease's agent calls in flight are waited for (RESTORE_WAIT_MS, then LOCK_CONTENTION) and new
+ * ones wait until the restore is done, so no call runs on a machine being replaced. A provider
+ * that answers a new machine handle gets it recorded, and the lease's session ends so the next
+ * call opens one on the new handle.
  */
 import { VmhubError, type SnapshotInfo } from '@vmhub/core';
 import { deadlineSignal } from '@vmhub/core/router';
 import { machineRef, snapshotRef } from '@vmhub/store';
 import { notReadyError } from '../sessions/lease-sessions.ts';
-import { SNAPSHOT_CALL_MS, type SnapshotDeps } from './deps.ts';
+import { RESTORE_WAIT_MS, SNAPSHOT_CALL_MS, type SnapshotDeps } from './deps.ts';
 import { ownSnapshot, snapshotView } from './own.ts';
 import { assertSnapshots } from './support.ts';
 
@@ -25,21 +28,26 @@ export async function restoreSnapshot(deps: SnapshotDeps, leaseId: string, snaps
   const template = deps.leases.template(lease.template);
   const provider = deps.registry.providers.get(template.provider);
   assertSnapshots(provider, template, 'vm_snapshot restore');
-  const row = await store.getMachine(lease.id);
-  if (!row) throw new VmhubError('INTERNAL', `lease ${lease.id} is ready but has no machine record`);
-  const deadline = deadlineSignal(SNAPSHOT_CALL_MS, `vm_snapshot restore: the provider did not finish within ${SNAPSHOT_CALL_MS / 1000} s`);
-  let moved;
-  try {
-    moved = await provider!.restore!(machineRef(row)!, snapshotRef(snapshot), { template, signal: deadline.signal });
-  } finally {
-    deadline.clear();
-  }
-  if (moved && (moved.external_id !== row.external_id || (moved.node ?? null) !== row.node)) {
-    await store.putMachine({ lease_id: lease.id, identity: row.identity, provider: row.provider, external_id: moved.external_id, node: moved.node ?? null, state: 'running', details: JSON.stringify(moved.details ?? {}) });
-    await deps.sessions.end(lease.id, 'restored onto a new machine handle');
-  } else {
-    await deps.sessions.restored(lease.id);
-  }
+  await deps.sessions.exclusive(lease.id, 'vm_snapshot restore', RESTORE_WAIT_MS, async () => {
+    // Read again inside the gate: the lease may have ended, or another restore moved its machine.
+    const now = await deps.leases.get(lease.id, principal);
+    if (now.status !== 'ready') throw notReadyError(now);
+    const row = await store.getMachine(lease.id);
+    if (!row) throw new VmhubError('INTERNAL', `lease ${lease.id} is ready but has no machine record`);
+    const deadline = deadlineSignal(SNAPSHOT_CALL_MS, `vm_snapshot restore: the provider did not finish within ${SNAPSHOT_CALL_MS / 1000} s`);
+    let moved;
+    try {
+      moved = await provider!.restore!(machineRef(row)!, snapshotRef(snapshot), { template, signal: deadline.signal });
+    } finally {
+      deadline.clear();
+    }
+    if (moved && (moved.external_id !== row.external_id || (moved.node ?? null) !== row.node)) {
+      await store.putMachine({ lease_id: lease.id, identity: row.identity, provider: row.provider, external_id: moved.external_id, node: moved.node ?? null, state: 'running', details: JSON.stringify(moved.details ?? {}) });
+      await deps.sessions.end(lease.id, 'restored onto a new machine handle');
+    } else {
+      await deps.sessions.restored(lease.id);
+    }
+  });
   await store.appendEvent({ lease_id: lease.id, actor: deps.actor, kind: 'snapshot.restored', data: { snapshot: snapshot.id } });
   return snapshotView(snapshot);
 }

@@ -114,6 +114,8 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_lease_renew': return okResult(await served(host.leases, name).renew(input as never, extra));
       case 'vm_lease_release': return okResult(await served(host.leases, name).release(input as never, extra));
       case 'vm_lease_list': return okResult(await served(host.leases, name).list(input as never, extra));
+      case 'vm_lease_restart': return okResult(await served(host.leases, name).restart(input as never, extra));
+      case 'vm_logs': return okResult(await served(host.leases, name).logs(input as never, extra));
       case 'vm_snapshot': return okResult(await served(host.snapshots, name).snapshot(input as never, extra));
     }
     // A batch's deadline comes from its steps (their waits plus an allowance each), not one timeout.
@@ -135,30 +137,35 @@ export function createRouter(host: RouterHost): Router {
   /** `capability` undefined: the handler gates each of its steps itself (vm_batch). */
   async function runBound(name: ToolName, capability: (typeof TOOLS)[ToolName]['capability'], input: Record<string, unknown>, deadline: AbortSignal, extra: CallExtra, state: CallState): Promise<CallToolResult> {
     const binding = await host.sessions.bind(input.lease_id as string, deadline, extra);
-    state.bound = binding.lease_id;
-    const bound = boundFor(name, capability, binding);
-    if (humanGate(name, input)) assertAgentMayAct(name, input, binding.lease_id, await host.human?.control(binding.lease_id));
-    const handler = handlerOf(name);
-    let out: Awaited<ReturnType<typeof handler>>;
+    // Counted in flight on the lease until it answers (a restore waits for it): HostSessions.bind.
     try {
-      out = await abortable(handler(bound, input, { host }), deadline, name);
-    } catch (err) {
-      // A failure that is not about the input may mean the machine is gone: ask before answering
-      // a retryable error an agent would retry forever.
-      if (host.sessions.machineLost && !NOT_ABOUT_THE_MACHINE.has(asVmhubError(err).code)) {
-        const lost = await host.sessions.machineLost(binding.lease_id).catch(() => undefined);
-        if (lost) throw lost;
+      state.bound = binding.lease_id;
+      const bound = boundFor(name, capability, binding);
+      if (humanGate(name, input)) assertAgentMayAct(name, input, binding.lease_id, await host.human?.control(binding.lease_id));
+      const handler = handlerOf(name);
+      let out: Awaited<ReturnType<typeof handler>>;
+      try {
+        out = await abortable(handler(bound, input, { host }), deadline, name);
+      } catch (err) {
+        // A failure that is not about the input may mean the machine is gone: ask before answering
+        // a retryable error an agent would retry forever.
+        if (host.sessions.machineLost && !NOT_ABOUT_THE_MACHINE.has(asVmhubError(err).code)) {
+          const lost = await host.sessions.machineLost(binding.lease_id).catch(() => undefined);
+          if (lost) throw lost;
+        }
+        throw err;
       }
-      throw err;
+      const result = assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+      // Taken only once the answer is sure to reach the agent: a failed call keeps the note for the next.
+      const note = await host.human?.takeNote(binding.lease_id);
+      if (note !== undefined) {
+        (result.structuredContent as Record<string, unknown>).human_note = note;
+        result.content = [{ type: 'text', text: `Note from the person who had control: ${note}` }, ...result.content];
+      }
+      return result;
+    } finally {
+      binding.release?.();
     }
-    const result = assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
-    // Taken only once the answer is sure to reach the agent: a failed call keeps the note for the next.
-    const note = await host.human?.takeNote(binding.lease_id);
-    if (note !== undefined) {
-      (result.structuredContent as Record<string, unknown>).human_note = note;
-      result.content = [{ type: 'text', text: `Note from the person who had control: ${note}` }, ...result.content];
-    }
-    return result;
   }
 
   async function call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult> {
@@ -290,18 +297,23 @@ function describeJson(value: unknown): string {
  * Output schemas go on the wire without `required`: clients (the SDK's Client among them)
  * validate the structuredContent of error results against the output schema too, and an error's
  * `{code, message, retryable, hint}` must pass. They are also shorter than tools.ts's: no
- * descriptions, and the items of an array of objects only as `{type: "object"}`. Models never
- * read output schemas (no provider's tool format carries them; clients validate with them), yet
- * they count in tools/list's byte budget; the full shapes stay in tools.ts, which the router and
- * the tests check results against, and in docs/agent-tools.md.
+ * descriptions, and a field's value that is an object or an array only as `{type: "object"}` or
+ * `{type: "array"}`. Models never read output schemas (no provider's tool format carries them;
+ * clients validate with them), yet they count in tools/list's byte budget; the full shapes stay in
+ * tools.ts, which the router and the tests check results against, and in docs/agent-tools.md.
  */
-function wireOutput(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(wireOutput);
+function wireOutput(schema: unknown, nested = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => wireOutput(s, nested));
   if (typeof schema !== 'object' || schema === null) return schema;
+  const type = (schema as { type?: unknown }).type;
+  if (nested && (type === 'object' || type === 'array')) return { type };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'required' || k === 'enum' || (k === 'description' && typeof v === 'string')) continue;
-    out[k] = k === 'items' && (v as { type?: unknown })?.type === 'object' ? { type: 'object' } : wireOutput(v);
+    // `properties` is a map of field schemas, not a schema itself.
+    out[k] = k === 'properties' && v && typeof v === 'object'
+      ? Object.fromEntries(Object.entries(v).map(([name, p]) => [name, wireOutput(p, true)]))
+      : wireOutput(v, nested);
   }
   return out;
 }

@@ -64,6 +64,11 @@ export interface LeaseBinding {
   /** The lease's detached commands (vm_exec {detach}); owned by the lease session. Optional. */
   jobs?: DetachedJobs;
   context: AdapterContext;
+  /**
+   * The call is done with the lease: called once by the router when the call answers (the host
+   * counts the call in flight until then: a restore waits for it). Optional.
+   */
+  release?(): void;
 }
 
 export interface HostClone {
@@ -158,6 +163,13 @@ export interface HostLeases {
   release(input: ToolInput<'vm_lease_release'>, extra: CallExtra): Promise<LeaseInfo>;
   /** The calling principal's leases (never another's), newest first, capped. */
   list(input: ToolInput<'vm_lease_list'>, extra: CallExtra): Promise<ToolOutput<'vm_lease_list'>>;
+  /**
+   * Reboot the lease's machine in place (the lease keeps its id and expiry; status `starting`
+   * with the readiness stages until ready again); waits like status {wait_seconds: 25}.
+   */
+  restart(input: ToolInput<'vm_lease_restart'>, extra: CallExtra): Promise<LeaseInfo>;
+  /** The end of the lease's console log or of its events, bounded and scrubbed of credentials. */
+  logs(input: ToolInput<'vm_logs'>, extra: CallExtra): Promise<ToolOutput<'vm_logs'>>;
 }
 
 /**
@@ -174,7 +186,9 @@ export interface HostSessions {
   /**
    * Resolve the caller's lease to its session (opened on first use, kept until the lease ends);
    * throws NOT_FOUND (no such lease, or another principal's), LEASE_EXPIRED or LEASE_NOT_READY.
-   * Only a call whose bind succeeded is recorded on the lease.
+   * Only a call whose bind succeeded is recorded on the lease. The router calls the binding's
+   * `release()` when the call answers: a host that replaces machines under their sessions (a
+   * restore) counts the call in flight until then, and may hold a bind while one runs.
    */
   bind(leaseId: string, signal: AbortSignal, extra: CallExtra): Promise<LeaseBinding>;
   /**
