@@ -196,4 +196,21 @@ describe('snapshots: create, restore, list, delete and fork over HTTP, two princ
     assert.equal((await ok(alice, 'vm_health')).snapshots.count, 4);
     await ok(alice, 'vm_lease_release', { lease_id: again.lease_id });
   });
+
+  it('creates at the same moment never pass the quota: at most one fills the last place, the others stand down typed', async () => {
+    const listed = async () => (await ok(alice, 'vm_snapshot', { action: 'list' })).snapshots.length as number;
+    assert.equal(await listed(), 3, 'one place left under snapshots.max_per_principal = 4');
+    const leases = await Promise.all([0, 1, 2, 3].map(() => lease(alice, 'fake-desktop')));
+    const answers = await Promise.all(leases.map((id) => call(alice, 'vm_snapshot', { action: 'create', lease_id: id })));
+    const made = answers.filter((r) => !r.isError).length;
+    const codes = answers.filter((r) => r.isError).map((r) => r.structuredContent.code as string);
+    assert.ok(made <= 1, `${made} of 4 concurrent creates were kept`);
+    assert.ok(codes.every((c) => c === 'QUOTA_EXCEEDED' || c === 'LOCK_CONTENTION'), codes.join(' '));
+    assert.equal(await listed(), 3 + made, 'the list holds exactly what was answered as made');
+    assert.ok(await listed() <= 4);
+    // Room again after a refusal: a retry fills the place when none was kept.
+    if (made === 0) await ok(alice, 'vm_snapshot', { action: 'create', lease_id: leases[0] });
+    assert.equal(await listed(), 4);
+    for (const id of leases) await ok(alice, 'vm_lease_release', { lease_id: id });
+  });
 });

@@ -1,9 +1,12 @@
 /**
  * vm_snapshot {action: "create"}: a snapshot of the caller's ready lease, under the quotas
  * (snapshots.max_per_principal, then the disk budget snapshots.max_bytes), carrying the identity
- * `vmhub-<instance>-snap-<id>`, kept snapshots.keep_hours. A snapshot whose size would take the
- * instance past its disk budget is deleted again and the call answers QUOTA_EXCEEDED: over a
- * quota, nothing stays.
+ * `vmhub-<instance>-snap-<id>`, kept snapshots.keep_hours. Both quotas are checked before the
+ * provider is asked and again once the row is in the store, where concurrent creates (in this
+ * process or another sharing the store) see each other: a snapshot that finds the principal's
+ * count or the instance's disk past its limit is deleted again and the call answers
+ * QUOTA_EXCEEDED — or LOCK_CONTENTION (retryable) when, after that, the principal is back under
+ * the count, i.e. another create raced it and both stood down. Over a quota, nothing stays.
  */
 import { randomUUID } from 'node:crypto';
 import { snapshotIdentity, VmhubError, type SnapshotInfo } from '@vmhub/core';
@@ -28,7 +31,7 @@ export async function createSnapshot(deps: SnapshotDeps, leaseId: string, name: 
   const support = assertSnapshots(provider, template, 'vm_snapshot create');
   const limits = config.snapshots;
   const mine = await store.snapshotUsage(principal);
-  if (mine.count >= limits.max_per_principal) throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${mine.count} snapshots (snapshots.max_per_principal = ${limits.max_per_principal})`, { hint: 'Delete snapshots you no longer need (vm_snapshot {action: "delete"}), or wait until they expire.' });
+  if (mine.count >= limits.max_per_principal) throw countFull(principal, mine.count, limits.max_per_principal);
   const used = await store.snapshotUsage();
   if (used.bytes >= limits.max_bytes) throw diskFull(used.bytes, 0, limits.max_bytes);
   const machineRow = await store.getMachine(lease.id);
@@ -53,6 +56,16 @@ export async function createSnapshot(deps: SnapshotDeps, leaseId: string, name: 
     memory: support.memory && made.memory, size_bytes: Math.max(0, Math.round(made.size_bytes)),
     ...(name ? { name } : {}), created_at: now, expires_at: now + limits.keep_hours * 3_600_000,
   }, deps.actor);
+  // The count again, with this snapshot and any made at the same time: past it, this one goes.
+  const theirs = await store.snapshotUsage(principal);
+  if (theirs.count > limits.max_per_principal) {
+    await undo(deps, row);
+    const left = await store.snapshotUsage(principal);
+    if (left.count < limits.max_per_principal) {
+      throw new VmhubError('LOCK_CONTENTION', `another snapshot for principal "${principal}" was being made at the same moment and the two would have passed snapshots.max_per_principal (${limits.max_per_principal}); this one was not kept`, { hint: 'Retry: there is room for one now.' });
+    }
+    throw countFull(principal, left.count, limits.max_per_principal);
+  }
   // The budget is checked again with this snapshot's size: past it, it is deleted again.
   const after = await store.snapshotUsage();
   if (after.bytes > limits.max_bytes) {
@@ -60,6 +73,10 @@ export async function createSnapshot(deps: SnapshotDeps, leaseId: string, name: 
     throw diskFull(after.bytes - row.size_bytes, row.size_bytes, limits.max_bytes);
   }
   return snapshotView(row);
+}
+
+function countFull(principal: string, count: number, max: number): VmhubError {
+  return new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${count} snapshots (snapshots.max_per_principal = ${max})`, { hint: 'Delete snapshots you no longer need (vm_snapshot {action: "delete"}), or wait until they expire.' });
 }
 
 function diskFull(used: number, adding: number, max: number): VmhubError {
