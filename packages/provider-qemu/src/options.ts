@@ -88,6 +88,12 @@ export const QemuTemplateOptionsSchema = Type.Object({
    * template has a readiness probe (ready_marker or guest_agent); false: every lease cold-boots.
    */
   saved_state: Type.Optional(Type.Boolean()),
+  /**
+   * The golden's init mounts a workspace (vm_lease_create {workspace}): the virtio disk with
+   * serial `vmhub-ws` at the path `vmhub_ws=` names on the kernel command line (qemu-workspace.ts).
+   * tiny-console's does. Default false: leases of the template take no workspace.
+   */
+  workspace_disk: Type.Optional(Type.Boolean()),
   /** Shown when the golden is missing. */
   build_hint: Type.Optional(Type.String({ minLength: 1 })),
 }, { additionalProperties: false });

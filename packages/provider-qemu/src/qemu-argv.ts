@@ -40,6 +40,8 @@ export interface ArgvInput {
   incoming?: boolean;
   /** The lease's NoCloud seed image (nocloud-seed.ts), attached as a read-only virtio disk. */
   seed?: string;
+  /** A workspace's disk (qemu-workspace.ts): a virtio disk with serial vmhub-ws, mounted at `path` by the guest's init. */
+  workspace?: { disk: string; path: string };
 }
 
 /** `-nic`: none; user-mode (network); or user-mode restricted to the forwards (no route out). */
@@ -80,10 +82,12 @@ export function qemuArgv(input: ArgvInput): string[] {
   argv.push('-nic', nicArg(options.network === true, input.forwards ?? {}));
   if (input.disk) argv.push('-drive', `file=${input.disk},if=virtio,format=qcow2,cache=unsafe`);
   if (input.seed) argv.push('-drive', `file=${input.seed},if=virtio,format=raw,readonly=on`);
+  if (input.workspace) argv.push('-drive', `file=${input.workspace.disk},if=none,id=ws0,format=qcow2`, '-device', 'virtio-blk-pci,drive=ws0,serial=vmhub-ws');
   if (input.kernel) {
     argv.push('-kernel', input.kernel);
     if (options.initrd) argv.push('-initrd', options.initrd);
-    if (options.append) argv.push('-append', options.append);
+    const append = [options.append, input.workspace && `vmhub_ws=${input.workspace.path}`].filter(Boolean).join(' ');
+    if (append) argv.push('-append', append);
   }
   if (options.guest_agent) {
     argv.push(

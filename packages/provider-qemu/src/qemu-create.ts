@@ -17,18 +17,20 @@
  * port forwarded; a create that fails drops the key again.
  *
  * A create with `from_snapshot` is a fork (qemu-fork.ts): it never falls back to a cold boot.
+ * A create with a workspace always cold-boots, with the workspace's disk attached (qemu-workspace.ts).
  */
 import { link, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
 import { forkFromSnapshot } from './qemu-fork.ts';
-import { freshDir, launchOf, overlay, start, type Launch } from './qemu-launch.ts';
+import { freshDir, launchOf, overlay, start, type Launch, type StartOptions } from './qemu-launch.ts';
 import { resumeFromState } from './qemu-restore.ts';
 import { SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { savedStateFor, savedStateOff, type SavedState } from './qemu-saved-state.ts';
 import { prepareLeaseSsh } from './qemu-ssh.ts';
 import { stopQemu } from './qemu-spawn.ts';
+import { ensureWorkspaceDisk } from './qemu-workspace.ts';
 import { FILES, machineDir, readRecord } from './state-dir.ts';
 
 /** How long loading a saved state may take before the lease cold-boots instead. */
@@ -47,7 +49,9 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   request.signal.throwIfAborted();
   const { t, diskGolden } = launch;
 
-  const off = savedStateOff(rt, template, t);
+  // A workspace's disk is not in a saved state's device set: such a lease cold-boots (qemu-workspace.ts).
+  const workspace = request.workspace && { disk: await ensureWorkspaceDisk(rt, request.workspace), path: request.workspace.path, identity: request.workspace.identity };
+  const off = workspace ? 'the lease has a workspace disk' : savedStateOff(rt, template, t);
   if (!off) {
     const saved = await savedStateFor(rt, { template, options: t, accel: launch.accel, kernel: launch.kernel, diskGolden }, request.signal);
     if ('why' in saved) {
@@ -62,7 +66,7 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
       }
     }
   }
-  return coldBoot(rt, launch);
+  return coldBoot(rt, launch, workspace);
 }
 
 const warned = new WeakMap<QemuRuntime, Set<string>>();
@@ -107,7 +111,7 @@ async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<M
   }
 }
 
-async function coldBoot(rt: QemuRuntime, l: Launch): Promise<MachineRef> {
+async function coldBoot(rt: QemuRuntime, l: Launch, workspace?: StartOptions['workspace']): Promise<MachineRef> {
   const { dir, identity, template } = l;
   await freshDir(dir);
   let disk: string | undefined;
@@ -116,7 +120,7 @@ async function coldBoot(rt: QemuRuntime, l: Launch): Promise<MachineRef> {
     if (l.diskGolden) disk = await overlay(rt, l.diskGolden, dir);
     const seed = await prepareLeaseSsh(rt, { identity, leaseId: l.request.lease_id, dir, t: l.t });
     l.request.signal.throwIfAborted();
-    started = await start(rt, l, { disk, seed });
+    started = await start(rt, l, { disk, seed, workspace });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     rt.secrets.drop(identity);

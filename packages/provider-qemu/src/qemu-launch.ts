@@ -79,6 +79,8 @@ export interface StartOptions {
   snapshot?: string;
   /** Host ports to forward from (a restore keeps the lease's); default: fresh ephemeral ports. */
   forwards?: Record<number, number>;
+  /** A workspace's disk and guest path (qemu-workspace.ts), and its identity for the record. */
+  workspace?: { disk: string; path: string; identity: string };
   /** Keep these fields of the lease's record (a restore keeps its created_at). */
   keep?: Pick<StateRecord, 'created_at'>;
 }
@@ -91,7 +93,7 @@ export interface StartOptions {
 export async function start(rt: QemuRuntime, l: Launch, o: StartOptions): Promise<{ pid: number; startTime: string; forwards: Record<number, number> }> {
   const { dir, identity, template, t } = l;
   const forwards = o.forwards ?? (await freePorts(guestPorts(t)));
-  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, kernel: l.kernel, forwards, vmgenid: true, incoming: o.incoming !== undefined });
+  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, workspace: o.workspace, kernel: l.kernel, forwards, vmgenid: true, incoming: o.incoming !== undefined });
   const { pid, startTime } = await spawnQemu(rt, dir, argv, identity, { incomingFile: o.incoming });
   await writeRecord(dir, {
     identity, lease_id: l.request.lease_id, template: template.id, created_at: o.keep?.created_at ?? new Date().toISOString(),
@@ -99,6 +101,7 @@ export async function start(rt: QemuRuntime, l: Launch, o: StartOptions): Promis
     ...(Object.keys(forwards).length ? { forwards } : {}),
     ...(o.restoredFrom ? { restored_from: o.restoredFrom } : {}),
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
+    ...(o.workspace ? { workspace: o.workspace.identity } : {}),
   });
   return { pid, startTime, forwards };
 }

@@ -7,7 +7,8 @@
  * SSH key in `<instance state dir>/provider-qemu/keys`, qemu-ssh.ts). Snapshots (memory + disk:
  * qemu-snapshot.ts makes them, qemu-snapshot-restore.ts puts a machine back, qemu-fork.ts starts
  * a create's `from_snapshot`) live in `<state_dir>/snapshots/` (qemu-snapshot-files.ts). Each method
- * lives in its own file; this one wires them to a runtime.
+ * lives in its own file; this one wires them to a runtime. Workspaces are qcow2 data disks in
+ * `<state_dir>/workspaces/` (qemu-workspace.ts).
  */
 import type { ProviderContext, ProviderMethods } from '@vmhub/core';
 import type { QemuProviderOptions } from './options.ts';
@@ -25,6 +26,7 @@ import { restoreSnapshot } from './qemu-snapshot-restore.ts';
 import { pinSshHostKey, sshAccess } from './qemu-ssh.ts';
 import { state } from './qemu-state.ts';
 import { availability, status } from './qemu-status.ts';
+import { deleteWorkspaceDisk, qemuWorkspaceSupport, refuseWithWorkspace, workspaceDiskBytes } from './qemu-workspace.ts';
 
 export function createQemuProviderMethods(options: QemuProviderOptions, context: ProviderContext): ProviderMethods {
   const rt = createRuntime(options, context);
@@ -42,9 +44,12 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     sshAccess: (machine, o) => sshAccess(rt, machine, o.template),
     pinSshHostKey: (machine, fingerprint) => pinSshHostKey(rt, machine, fingerprint),
     snapshotSupport: (template) => snapshotSupport(template),
-    snapshot: (machine, request) => snapshot(rt, machine, request),
-    restore: (machine, ref, o) => restoreSnapshot(rt, machine, ref, o),
+    snapshot: async (machine, request) => { await refuseWithWorkspace(rt, machine, 'snapshot'); return snapshot(rt, machine, request); },
+    restore: async (machine, ref, o) => { await refuseWithWorkspace(rt, machine, 'restore'); return restoreSnapshot(rt, machine, ref, o); },
     deleteSnapshot: (ref) => deleteSnapshot(rt, ref),
     listSnapshots: () => listSnapshots(rt),
+    workspaceSupport: (template) => qemuWorkspaceSupport(template),
+    deleteWorkspace: (ws) => deleteWorkspaceDisk(rt, ws),
+    workspaceBytes: (ws) => workspaceDiskBytes(rt, ws),
   };
 }

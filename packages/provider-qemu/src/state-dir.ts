@@ -42,6 +42,14 @@ export interface StateRecord {
    * serial marker (the snapshot's machine had printed it).
    */
   snapshot?: string;
+  /**
+   * The guest's last reboot (qemu-restart.ts): when, and how long serial.log was right after the
+   * reset, so ready() waits for the serial marker printed after it — a machine resumed from a saved
+   * state or a snapshot boots anew after a reboot, and is waited on like a cold boot.
+   */
+  rebooted?: { at: string; serial_offset: number };
+  /** The workspace (its identity) whose disk this qemu has attached (qemu-workspace.ts). */
+  workspace?: string;
 }
 
 export const FILES = {

@@ -34,9 +34,10 @@ export const RECIPE_VERSION = '4';
 /**
  * Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet,
  * evdev (so tests can watch the tablet), virtio-serial, virtio-net (forwarded guest ports),
- * virtio-blk and ISO 9660 (the NoCloud seed disk).
+ * virtio-blk and ISO 9660 (the NoCloud seed disk), ext4 and the crc32c it loads by name (a
+ * workspace disk the init mounts).
  */
-const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console', 'virtio_net', 'virtio_blk', 'isofs'];
+const MODULES = ['xhci-pci', 'usbhid', 'hid-generic', 'evdev', 'virtio_pci', 'virtio_console', 'virtio_net', 'virtio_blk', 'isofs', 'crc32c_generic', 'ext4'];
 
 // The marker is assembled at run time ("$M") so the string never sits in a file the kernel or a
 // shell could print before the shell is actually listening on tty1.
@@ -52,6 +53,15 @@ printf 'root:*:19000:0:99999:7:::\\nuser:*:19000:0:99999:7:::\\n' > /etc/shadow
 chmod 600 /etc/shadow; chmod 700 /root; chmod 1777 /tmp
 mkdir -p /home/user && chown 1000:1000 /home/user
 for m in $(cat /etc/modules.order); do insmod /lib/modules/$m 2>/dev/null; done
+ws=$(sed -n 's/.*vmhub_ws=\\([^ ]*\\).*/\\1/p' /proc/cmdline)
+if [ -n "$ws" ]; then
+  for b in /sys/block/vd*; do
+    [ "$(cat $b/serial 2>/dev/null)" = vmhub-ws ] || continue
+    mkdir -p "$ws"; o=$(stat -c %u:%g "$ws")
+    mount -t ext4 /dev/\${b##*/} "$ws" && [ -z "$(ls -A "$ws" | grep -v lost+found)" ] && chown "$o" "$ws"
+    grep -q " $ws ext4 " /proc/mounts && echo "tiny-console init: workspace mounted at $ws" > /dev/ttyS0
+  done
+fi
 i=0
 while [ $i -lt 150 ]; do
   grep -q 'USB Keyboard' /proc/bus/input/devices 2>/dev/null && break

@@ -32,6 +32,8 @@ export function tinyConsoleTemplate(dir: string = defaultGoldenDir()): TemplateC
       initrd: join(current, 'initrd.img'),
       append: 'console=tty0 console=ttyS0 quiet loglevel=1 panic=-1',
       ready_marker: TINY_CONSOLE_READY_MARKER,
+      // Its init mounts a workspace disk at vmhub_ws= (tiny-console-recipe.ts).
+      workspace_disk: true,
       build_hint: buildHint('tiny-console'),
     },
   };

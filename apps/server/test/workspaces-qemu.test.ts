@@ -1,0 +1,107 @@
+// Workspaces on REAL QEMU (TCG, tiny-console-agent), through the BUILT server, reaper and CLI: the
+// workspace is a qcow2 data disk (ext4) in <state_dir>/workspaces/, attached as a second virtio
+// disk and mounted by the golden's init at the exec user's home (/root: the template's user).
+// - lease A with "proj" cold-boots with the disk mounted, writes a file and a program into the
+//   home; C asking for "proj" meanwhile gets LOCK_CONTENTION naming A; a snapshot of A is
+//   CAPABILITY_UNAVAILABLE (a saved device set has no data disk); A released, lease B with "proj"
+//   (a new cold boot) sees both and runs the program; a lease without a workspace still resumes
+//   from the template's saved state;
+// - the server SIGKILLed while B holds it, B expires and is reaped by the reaper: the disk stays,
+//   and a new server's lease attaches it; `workspaces rm` deletes the directory.
+// Needs the tiny-console-agent golden (`vmhub-server golden build tiny-console-agent`).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, describe, it } from 'node:test';
+import { tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
+import { Store } from '@vmhub/store';
+import { connect, errorCode, leaseReady, machineBox, runBin, until, type Session } from './harness.ts';
+
+const run = promisify(execFile);
+const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
+const box = machineBox('ws-qemu', 'wq');
+const stateDir = join(box.dir, 'qemu');
+box.write({ templates: [tinyConsoleAgentTemplate()], providers: { qemu: { state_dir: stateDir } } });
+const leases: string[] = [];
+let s: Session | undefined;
+let wsDir = '';
+
+async function sh(lease: string, shell: string): Promise<string> {
+  const r = await s!.call('vm_exec', { lease_id: lease, shell, timeout_seconds: 60 });
+  assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+  assert.equal(r.structuredContent.exit_code, 0, JSON.stringify(r.structuredContent));
+  return r.structuredContent.stdout as string;
+}
+
+const record = (lease: string) => JSON.parse(readFileSync(join(stateDir, `vmhub-${box.instance}-${lease}`, 'identity.json'), 'utf8'));
+
+after(async () => { await box.end(s, leases); });
+
+describe('workspaces on QEMU (TCG): a data disk kept across cold boots', { timeout: 900_000 }, () => {
+  let a = '';
+  let b = '';
+
+  it('lease A with proj: the disk is mounted at the home; a file and a program are written', async () => {
+    s = await connect(box);
+    a = (await leaseReady(s, { template: 'tiny-console-agent', workspace: 'proj', ttl_seconds: 1800 }, 300, (id) => leases.push(id))).lease_id;
+    const store = new Store({ path: box.db });
+    const [ws] = await store.listWorkspaces();
+    await store.close();
+    assert.equal(ws?.holder_lease, a);
+    assert.equal(ws?.path, '/root');
+    wsDir = join(stateDir, 'workspaces', ws!.identity);
+    assert.ok(existsSync(join(wsDir, 'disk.qcow2')));
+    assert.equal(record(a).workspace, ws!.identity);
+    assert.equal(record(a).restored_from, undefined, 'a lease with a workspace cold-boots');
+    const serial = readFileSync(join(stateDir, `vmhub-${box.instance}-${a}`, 'serial.log'), 'utf8');
+    assert.match(serial, /workspace mounted at \/root/, serial.slice(-3000) + JSON.stringify(await s.call('vm_exec', { lease_id: a, shell: 'cat /proc/cmdline; ls -l /sys/block; cat /sys/block/vd*/serial; dmesg | tail -20' })));
+    assert.match(await sh(a, 'grep " /root " /proc/mounts'), /^\/dev\/vd\w+ \/root ext4 /);
+    await sh(a, 'echo "kept by proj" > /root/notes.txt && mkdir -p /root/bin && printf "#!/bin/sh\\necho hello from the workspace\\n" > /root/bin/hello && chmod +x /root/bin/hello && sync');
+  });
+
+  it('C asking for proj gets LOCK_CONTENTION naming A; a snapshot of A is CAPABILITY_UNAVAILABLE', async () => {
+    const c = await s!.call('vm_lease_create', { template: 'tiny-console-agent', workspace: 'proj' });
+    assert.equal(errorCode(c), 'LOCK_CONTENTION');
+    assert.match(c.structuredContent.message, new RegExp(`attached to lease ${a}`));
+    const snap = await s!.call('vm_snapshot', { action: 'create', lease_id: a });
+    assert.equal(errorCode(snap), 'CAPABILITY_UNAVAILABLE');
+    assert.match(snap.structuredContent.message, /workspace disk/);
+  });
+
+  it('A released; lease B with proj (a new cold boot) sees the file and runs the program; a lease without one still resumes', async () => {
+    assert.equal((await s!.call('vm_lease_release', { lease_id: a })).structuredContent.status, 'released');
+    assert.ok(existsSync(join(wsDir, 'disk.qcow2')), 'release leaves the disk');
+    b = (await leaseReady(s!, { template: 'tiny-console-agent', workspace: 'proj', ttl_seconds: 1800 }, 300, (id) => leases.push(id))).lease_id;
+    assert.equal(await sh(b, 'cat /root/notes.txt; /root/bin/hello'), 'kept by proj\nhello from the workspace\n');
+    const plain = (await leaseReady(s!, { template: 'tiny-console-agent' }, 300, (id) => leases.push(id))).lease_id;
+    assert.ok(record(plain).restored_from, 'a lease without a workspace resumes from the saved state');
+    assert.equal(record(plain).workspace, undefined);
+    await s!.call('vm_lease_release', { lease_id: plain });
+  });
+
+  it('server SIGKILLed while B holds it; B expires and is reaped: the disk stays and a new lease attaches it; rm deletes it', async () => {
+    const pid = s!.pid!;
+    process.kill(pid, 'SIGKILL');
+    await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the server to die', 10_000);
+    await s!.close().catch(() => undefined);
+    s = undefined;
+    const store = new Store({ path: box.db });
+    await store.updateLease(b, { expires_at: Date.now() - 1000 }, ['ready']);
+    await run(process.execPath, [REAPER, '--once'], { env: { ...process.env, HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
+    assert.equal((await store.getLease(b))?.status, 'reaped');
+    assert.equal(existsSync(join(stateDir, `vmhub-${box.instance}-${b}`)), false, 'the reaper removed B\'s machine');
+    assert.ok(existsSync(join(wsDir, 'disk.qcow2')), 'the reaper left the workspace disk');
+    await store.close();
+
+    s = await connect(box);
+    const d = (await leaseReady(s, { template: 'tiny-console-agent', workspace: 'proj' }, 300, (id) => leases.push(id))).lease_id;
+    assert.equal(await sh(d, 'cat /root/notes.txt'), 'kept by proj\n');
+    assert.equal((await s.call('vm_lease_release', { lease_id: d })).structuredContent.status, 'released');
+    const rm = await runBin(box, ['workspaces', 'rm', 'proj']);
+    assert.equal(rm.code, 0, rm.stderr);
+    assert.equal(existsSync(wsDir), false, 'the workspace directory is gone');
+  });
+});
