@@ -5,8 +5,8 @@
 // sway's own tree (swaymsg -t get_tree) for focus and windows; teardown on the engine itself.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -191,6 +191,35 @@ describe('docker + wayland-sway: an agent drives a real headless sway', () => {
     assert.equal((await l.windows()).some((x) => x.id === first.id), false, 'gone from vm_list_windows');
     assert.equal(errorCode(await l.call('vm_focus', { window: 'no-such-window-title' })), 'NOT_FOUND');
     await l.ok('vm_close', { window: second.id });
+  });
+
+  it('vm_screenshot reads the frame the capture helper shares on the host, and it shows what was typed: grim\'s pixels in the guest, to the byte', async () => {
+    await ready('sway');
+    const l = on('sway');
+    const screen = join(`/dev/shm/vmhub-fb-${process.getuid?.() ?? 0}`, `vmhub-${plain.instance}-${l.id}`, 'screen');
+    const rgb = async () => {
+      const image = (await l.call('vm_screenshot')).content.find((c: any) => c.type === 'image') as any;
+      return sharp(Buffer.from(image.data, 'base64')).removeAlpha().raw().toBuffer();
+    };
+    // A terminal that echoes what is typed.
+    const w = (await l.ok('vm_launch', { app: 'foot', args: ['-T', 'vmhub-echo', 'cat'], wait_seconds: 10 })).window;
+    await l.ok('vm_focus', { window: w.id });
+    await sleep(300);
+    const blank = await rgb();
+    assert.ok(existsSync(join(screen, 'wl-capture.sock')) && existsSync(join(screen, 'Xvfb_screen0')), `the helper shares its frame in ${screen}`);
+    await l.ok('vm_type', { text: 'shown in the frame' });
+    let shown = blank;
+    for (let i = 0; i < 50 && shown.equals(blank); i++, await sleep(100)) shown = await rgb();
+    assert.ok(!shown.equals(blank), 'the typed text changes the frame');
+    // The same frame as grim's in the guest (a PPM of the same pixels; retried if foot redraws between).
+    let same = false;
+    for (let i = 0; i < 3 && !same; i++, await sleep(200)) {
+      const ours = createHash('sha256').update('P6\n1280 800\n255\n').update(await rgb()).digest('hex');
+      await l.sh('grim -t ppm /tmp/grim.ppm');
+      same = (await l.ok('vm_get_file', { path: '/tmp/grim.ppm', length: 16 })).sha256 === ours;
+    }
+    assert.ok(same, 'vm_screenshot\'s pixels are grim\'s');
+    await l.ok('vm_close', { window: w.id });
   });
 
   it('at output scale 2 the screenshot is in physical pixels and a click lands where the image shows the window', async () => {

@@ -5,6 +5,7 @@
  */
 import { readPackageVersion, type Capability } from '@vmhub/core';
 import { defineAdapter } from '@vmhub/core/adapter-kit';
+import { stopCapture } from './capture.ts';
 import { click } from './hyprland-click.ts';
 import { cloneRepo, installGitCredential } from './hyprland-clone-repo.ts';
 import { close } from './hyprland-close.ts';
@@ -53,6 +54,7 @@ export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptio
   // Restored to a snapshot or forked: forget the old machine's environment (restored.ts).
   restored,
   async dispose(rt, lease) {
+    stopCapture(rt);
     // The pointer holder and the keyboard helper are what runs between calls: stop them (best
     // effort and bounded — the machine may be gone; they also end by themselves when idle).
     if (rt.holderStarted && rt.facts.peek('desktop')) {

@@ -1,5 +1,7 @@
 /**
- * Screenshot: `grim -t png -` (wlr-screencopy; sway and Hyprland both serve it) — the whole
+ * Screenshot: from the shared framebuffer where the provider has one (capture.ts: a kept
+ * capture helper in the guest, no guest process per call, the layout kept until an output
+ * changes); else `grim -t png -` (wlr-screencopy; sway and Hyprland both serve it) — the whole
  * layout at the highest output scale, or one output (option `output`) at its own scale: physical
  * pixels (layout.ts). The layout is read first and kept for the session, so the input actions
  * that follow map the agent's pixels with the geometry this very image was taken with. PNG at
@@ -7,6 +9,7 @@
  * than raw PPM over the channel.
  */
 import type { AdapterContext, RawScreen } from '@vmhub/core';
+import { sharedFrame } from './capture.ts';
 import { hyprError } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
 
@@ -18,6 +21,8 @@ export function pngSize(png: Buffer): { width: number; height: number } {
 }
 
 export async function screenshot(rt: HyprRuntime, ctx: AdapterContext): Promise<RawScreen> {
+  const shared = await sharedFrame(rt, ctx);
+  if (shared) return shared;
   const layout = await rt.refreshLayout(ctx);
   const guest = await rt.guest(ctx);
   const argv = ['grim', '-l', '1', '-t', 'png', ...(layout.output ? ['-o', layout.output] : []), '-'];

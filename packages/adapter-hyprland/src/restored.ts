@@ -4,7 +4,8 @@
  * the Wayland environment (desktop.ts: the compositor's socket and instance may be new), the
  * layout and the probe — so the next call discovers them again. The kept keyboard counts as not
  * started: the next vm_type/vm_key starts the helper (or reaches the one the snapshot kept, by
- * its socket) before reclaimKeyboard relies on it. `holderStarted` stays as it is, so dispose
+ * its socket) before reclaimKeyboard relies on it. The capture helper's connection is dropped
+ * (capture.ts): the next screenshot starts the helper again, or reaches the one that still runs. `holderStarted` stays as it is, so dispose
  * still stops a pointer holder or keyboard helper a memory snapshot brought back. Touches
  * nothing in the guest; cannot fail.
  */
@@ -13,4 +14,6 @@ import type { HyprRuntime } from './runtime.ts';
 export function restored(rt: HyprRuntime): void {
   rt.facts.clear();
   rt.keyboardStarted = false;
+  rt.capture.client?.close();
+  rt.capture = {};
 }

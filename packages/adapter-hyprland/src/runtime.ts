@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AdapterContext } from '@vmhub/core';
 import { Facts, type KitSession } from '@vmhub/core/adapter-kit';
+import type { CaptureState } from './capture.ts';
 import { compositorFor, type Compositor } from './compositor.ts';
 import { discoverDesktop, type Desktop } from './desktop.ts';
 import { openGuest, type Guest } from './guest.ts';
@@ -29,6 +30,8 @@ export interface HyprRuntime {
   holderStarted: boolean;
   /** Whether the session's keyboard helper was started (vkeyboard.ts reclaimKeyboard). */
   keyboardStarted: boolean;
+  /** The session's screen capture helper, reached through the shared framebuffer (capture.ts). */
+  capture: CaptureState;
   desktop(ctx: AdapterContext): Promise<Desktop>;
   /** A Guest for one call: the lease's channel, that call's signal, the session's env. */
   guest(ctx: AdapterContext): Promise<Guest>;
@@ -54,6 +57,7 @@ export function createRuntime(options: HyprlandOptions): HyprRuntime {
     holderId: randomBytes(6).toString('hex'),
     holderStarted: false,
     keyboardStarted: false,
+    capture: {},
     layout: (ctx) => facts.remember('layout', () => readLayout(ctx)),
     async refreshLayout(ctx) {
       const layout = await readLayout(ctx);

@@ -180,23 +180,7 @@ def serve(base, settle_ms, idle, ready):
             os._exit(0)
 
 def start(base, settle_ms, idle):
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r); os.setsid()
-        null = os.open("/dev/null", os.O_RDWR)
-        os.dup2(null, 0); os.dup2(null, 1); os.dup2(w, 2)
-        serve(base, settle_ms, idle, w); os._exit(0)
-    os.close(w)
-    msg = b""
-    while True:
-        c = os.read(r, 4096)
-        if not c: break
-        msg += c
-    if not msg.startswith(b"ready"):
-        status = os.waitpid(pid, 0)[1]
-        sys.stderr.write(msg.decode("utf-8", "replace").strip() or "the keyboard helper did not start")
-        sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) and os.WEXITSTATUS(status) else 70)
+    daemon(lambda ready: serve(base, settle_ms, idle, ready), "keyboard helper")
 
 def send(base, settle_ms, idle, args):
     payload = "\0".join(args).encode("utf-8", "surrogateescape")

@@ -7,6 +7,7 @@ import { callContext, testLease } from '@vmhub/test-kit';
 
 export { callContext };
 
-export function leaseContext(channel: GuestChannel, adapterOptions: Record<string, unknown> = {}): LeaseContext {
-  return testLease({ channel, template: { id: 'wayland-host', adapter: 'hyprland', adapter_options: adapterOptions } });
+/** `extra`: more of the lease (e.g. the framebuffer() a provider would share). */
+export function leaseContext(channel: GuestChannel, adapterOptions: Record<string, unknown> = {}, extra: Partial<LeaseContext> = {}): LeaseContext {
+  return testLease({ channel, template: { id: 'wayland-host', adapter: 'hyprland', adapter_options: adapterOptions }, ...extra });
 }

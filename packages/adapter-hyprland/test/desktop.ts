@@ -6,7 +6,7 @@
  * arrive in the file too, with the cell they hit.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdapterContext, LeaseContext, OpenSession, WindowInfo } from '@vmhub/core';
 import { createHostChannel, type HostChannel } from '@vmhub/test-kit/host-channel';
@@ -53,7 +53,12 @@ const SINK_SCRIPT = `stty -icanon -echo; printf '\\033[?1000h\\033[?1002h\\033[?
 (while stty size < /dev/tty > "$1.size.part" 2>/dev/null; do mv "$1.size.part" "$1.size"; sleep 0.1; done) &
 exec cat > "$1"`;
 
-export async function startDesktop(options: { hyprland?: string; outputs?: number; adapter?: HyprlandOptionsInput } = {}): Promise<Desktop> {
+/**
+ * `framebuffer`: share a directory with the "guest" as provider-docker does (VMHUB_FBDIR in
+ * every command's env, its `screen/` world-writable, lease.framebuffer() naming the frame file
+ * in it), so screenshots take the kept capture helper's path (capture.ts).
+ */
+export async function startDesktop(options: { hyprland?: string; outputs?: number; adapter?: HyprlandOptionsInput; framebuffer?: boolean } = {}): Promise<Desktop> {
   const sway = await startSway({ outputs: options.outputs });
   const others: OpenSession[] = [];
   try {
@@ -63,9 +68,16 @@ export async function startDesktop(options: { hyprland?: string; outputs?: numbe
       return signature;
     };
     if (options.hyprland) await standin(options.hyprland, 'vmhub-standin');
-    const channel = createHostChannel({ home: sway.home, env: { HOME: sway.home, PATH: '/usr/local/bin:/usr/bin:/bin' }, uid: NOBODY });
+    const fbdir = join(sway.dir, 'fb');
+    const frame = join(fbdir, 'screen', 'Xvfb_screen0');
+    if (options.framebuffer) {
+      mkdirSync(join(fbdir, 'screen'), { recursive: true });
+      chmodSync(join(fbdir, 'screen'), 0o1777);
+    }
+    const channel = createHostChannel({ home: sway.home, env: { HOME: sway.home, PATH: '/usr/local/bin:/usr/bin:/bin', ...(options.framebuffer ? { VMHUB_FBDIR: fbdir } : {}) }, uid: NOBODY });
     const adapterOptions = { xdg_runtime_dir: sway.runtimeDir, compositor: options.hyprland ? 'hyprland' : 'sway', ...options.adapter };
-    const lease = leaseContext(channel, adapterOptions);
+    const framebuffer = async () => (existsSync(frame) ? { format: 'xwd' as const, path: frame } : undefined);
+    const lease = leaseContext(channel, adapterOptions, options.framebuffer ? { framebuffer } : {});
     const session = await createHyprlandAdapter({}).open(lease);
     const ctx = callContext(lease, 10 * 60_000);
     return {

@@ -10,6 +10,7 @@ import { hyprWindows, swayWindows } from '../src/compositor.ts';
 import { parseDiscovery } from '../src/desktop.ts';
 import { chunks } from '../src/hyprland-type.ts';
 import { clickOps } from '../src/hyprland-click.ts';
+import { rowsToRgb } from '../src/capture.ts';
 
 describe('hyprland: key names → keyboard ops', () => {
   it('maps chords, aliases, punctuation and Unicode', () => {
@@ -118,6 +119,19 @@ describe('hyprland: window lists', () => {
     assert.deepEqual(parseDiscovery('rt /run/user/1000\nhypr sig\nhyprwd wayland-1\nsway /run/user/1000/sway-ipc.1000.7.sock\nwl wayland-1\n'), {
       rt: '/run/user/1000', hypr: 'sig', hyprWayland: 'wayland-1', sway: '/run/user/1000/sway-ipc.1000.7.sock', wayland: ['wayland-1'],
     });
+  });
+});
+
+describe('hyprland: shared frame rows → RGB', () => {
+  // Two pixels a row, stride 12 (4 bytes of padding), two rows: red, green / blue, white.
+  const bgrx = Buffer.from([0, 0, 255, 0, 0, 255, 0, 0, 9, 9, 9, 9, 255, 0, 0, 0, 255, 255, 255, 0, 9, 9, 9, 9]);
+  const want = [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255];
+  it('reads XRGB8888 (B,G,R,x in memory) and skips the row padding', () => {
+    assert.deepEqual([...rowsToRgb(bgrx, { width: 2, height: 2, stride: 12, format: 1, flags: 0 })], want);
+  });
+  it('reads XBGR8888 (R,G,B,x) and turns a y-inverted frame the right way up', () => {
+    const rgbx = Buffer.from([0, 0, 255, 0, 255, 255, 255, 0, 9, 9, 9, 9, 255, 0, 0, 0, 0, 255, 0, 0, 9, 9, 9, 9]);
+    assert.deepEqual([...rowsToRgb(rgbx, { width: 2, height: 2, stride: 12, format: 0x34324258, flags: 1 })], want);
   });
 });
 

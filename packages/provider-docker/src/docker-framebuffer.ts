@@ -25,8 +25,15 @@ export const FB_MOUNT = '/run/vmhub-fb';
  */
 export const X11_DIR = 'x11';
 export const X11_MOUNT = '/tmp/.X11-unix';
+/**
+ * The machine directory's `screen/`: where the guest's display keeps its frame. Made here
+ * world-writable (sticky), so a guest process of any user can put it there — Xvfb -fbdir (the
+ * X session chowns it to its user), or a Wayland adapter's capture helper (adapter-hyprland's
+ * capture.ts, which writes the same XWD file and listens on a socket beside it).
+ */
+const SCREEN_DIR = 'screen';
 /** The file Xvfb -fbdir keeps screen 0 in. */
-const SCREEN_FILE = join('screen', 'Xvfb_screen0');
+const SCREEN_FILE = join(SCREEN_DIR, 'Xvfb_screen0');
 const SAFE_IDENTITY = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$/;
 /**
  * Least free space on the framebuffer's filesystem for a new machine to get one: Xvfb maps its
@@ -75,8 +82,10 @@ export function prepareFramebuffer(root: string, identity: string, log: (msg: st
     // user must be able to enter this folder to make `screen/` (a 0700 folder fails `display`).
     chmodSync(dir, 0o755);
     // As /tmp/.X11-unix always is: any user may make its display's socket, none remove another's.
-    mkdirSync(join(dir, X11_DIR), { mode: 0o1777 });
-    chmodSync(join(dir, X11_DIR), 0o1777);
+    for (const sub of [X11_DIR, SCREEN_DIR]) {
+      mkdirSync(join(dir, sub), { recursive: true, mode: 0o1777 });
+      chmodSync(join(dir, sub), 0o1777);
+    }
     return dir;
   } catch (err) {
     log(`[vmhub] [provider-docker] no framebuffer directory for ${identity} under ${root} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): screenshots go through the guest`);
