@@ -55,4 +55,25 @@ describe('x11: reading the framebuffer file', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('buffers unused for their idle time are dropped: the next read decodes afresh; a read in time keeps them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
+    const file = join(dir, 'Xvfb_screen0');
+    try {
+      const buffers = new FrameBuffers(60);
+      let decodes = 0;
+      const use = (d: Buffer) => { decodes++; return d[200]; };
+      writeFileSync(file, dump(3));
+      await readStableFrame(file, use, buffers);
+      await new Promise((r) => setTimeout(r, 20));
+      await readStableFrame(file, use, buffers);
+      assert.equal(decodes, 1, 'read again within the idle time: the kept frame');
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(await readStableFrame(file, use, buffers), 3);
+      assert.equal(decodes, 2, 'idle past the time: the buffers and their frame were dropped');
+      buffers.release();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

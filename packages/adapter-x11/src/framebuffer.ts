@@ -13,6 +13,8 @@ import type { X11Runtime } from './runtime.ts';
 import { parseXwdHeader } from './xwd.ts';
 
 const MAX_READS = 4;
+/** A session's read buffers unused this long are dropped (FrameBuffers): an agent that paused longer pays one decode. */
+export const IDLE_RELEASE_MS = 15_000;
 /** Largest file read: 8192×8192 at 32 bpp plus header and colormap. */
 const MAX_BYTES = 8192 * 8192 * 4 + 65_536;
 
@@ -40,16 +42,27 @@ export function framebufferOf(rt: X11Runtime, ctx: AdapterContext): Promise<Fram
  * one read and one compare, and the same decoded frame is handed out again — no second read, no
  * decode, no new buffer (at 2560×1440 the decode was 12 ms and its 11 MB kept the collector
  * busy for more). Callers treat what `use` returns as read-only.
+ *
+ * Kept while the lease is in use, not while it idles: unused for `idleMs` (IDLE_RELEASE_MS), they
+ * are dropped, so an idle lease costs the server no frame memory (11 MB at 1280×800:
+ * bench/density.mjs); the next screenshot makes them again and decodes afresh.
  */
 export class FrameBuffers {
   #pair: [Buffer, Buffer] | undefined;
   #busy = false;
   #last: { index: 0 | 1; use: (dump: Buffer) => unknown; value: unknown } | undefined;
+  #idle: NodeJS.Timeout | undefined;
+  readonly #idleMs: number;
+
+  constructor(idleMs = IDLE_RELEASE_MS) {
+    this.#idleMs = idleMs;
+  }
 
   /** Buffers of `size` bytes for one read, the last stable frame they hold, and the function that hands them back. */
   take(size: number): Lease {
     if (this.#busy) return { pair: [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)], done: () => undefined };
     this.#busy = true;
+    clearTimeout(this.#idle);
     if (this.#pair?.[0].length !== size) {
       this.#pair = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
       this.#last = undefined;
@@ -59,11 +72,18 @@ export class FrameBuffers {
       last: this.#last,
       keep: (index, use, value) => { this.#last = { index, use, value }; },
       forget: () => { this.#last = undefined; },
-      done: () => { this.#busy = false; },
+      done: () => {
+        this.#busy = false;
+        this.#idle = setTimeout(() => this.release(), this.#idleMs);
+        this.#idle.unref();
+      },
     };
   }
 
+  /** Drop the buffers and the frame they keep (session end, restore, idleness). */
   release(): void {
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
     this.#pair = undefined;
     this.#last = undefined;
   }
