@@ -4,7 +4,7 @@
  *   vmhub-server --http                serve MCP over Streamable HTTP at /mcp (config `http`)
  *   vmhub-server golden build <name>   build a golden image (debian-x11, tiny-console)
  *   vmhub-server golden status [name]  show golden images and whether they are built
- *   vmhub-server leases list|show|release|renew|ssh   find, end and enter leases (leases-cli.ts)
+ *   vmhub-server leases list|show|release|renew|ssh|export   find, end, enter and export leases (leases-cli.ts)
  *   vmhub-server workspaces list|show|rm          see and delete workspaces (workspaces-cli.ts)
  *   vmhub-server doctor                check what each template needs (doctor/)
  *   vmhub-server --version | --help
@@ -44,6 +44,9 @@ Usage:
   vmhub-server leases ssh <id> [--principal p] [-- command…]
                                       a shell (or the command) on the lease's machine as its
                                       user, through this host; the lease's principal only
+  vmhub-server leases export <id> --format atif|hf [--out PATH|-]
+                                      the lease's recording as ATIF JSON or a Hugging Face
+                                      datasets tar (the API's ?format=atif|hf)
   vmhub-server workspaces list [--principal p] [--json]
   vmhub-server workspaces show|rm <name|id> [--principal p] [--json]
                                       every principal's workspaces; rm deletes one (the only

@@ -1,21 +1,24 @@
 /**
- * `vmhub-server leases list|show|release|renew|ssh`: a person at a shell finds and ends leases on
+ * `vmhub-server leases list|show|release|renew|ssh|export`: a person at a shell finds and ends leases on
  * the store the server uses, through the same LeaseManager as the vm_lease_* tools (so a release
  * here verifies identity and records events exactly as vm_lease_release does). Whoever can run this
  * owns the store file, so it sees every principal's leases. `ssh` enters one lease's machine
- * (leases/ssh-command.ts), as one principal: `--principal`, else the local OS user.
+ * (leases/ssh-command.ts), as one principal: `--principal`, else the local OS user. `export` writes
+ * a lease's recording as ATIF or a Hugging Face datasets tar (leases/export-command.ts).
  * Exit codes: 0 done, 1 the operation failed (one typed line on stderr), 2 bad command line;
  * `ssh` exits with the remote command's (or shell's) status.
  */
 import { parseArgs } from 'node:util';
 import { asVmhubError, LEASE_STATES, LIVE_LEASE_STATES, VmhubError, type LeaseInfo } from '@vmhub/core';
-import { loadConfig } from '@vmhub/core/config';
+import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
 import type { LeaseRow, LeaseStatus } from '@vmhub/store';
+import { exportCommand } from './leases/export-command.ts';
 import { sshCommand } from './leases/ssh-command.ts';
 import { leaseView } from './leases/view.ts';
+import { EXPORT_FORMATS, isExportFormat, type ExportFormat } from './live/recording-export.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 
-const USAGE = 'usage: vmhub-server leases list [--all] [--status s] [--owner o] [--json] | show <id> [--json] | release <id> [--json] | renew <id> [--ttl seconds] [--json] | ssh <id> [--principal p] [-- command…]';
+const USAGE = 'usage: vmhub-server leases list [--all] [--status s] [--owner o] [--json] | show <id> [--json] | release <id> [--json] | renew <id> [--ttl seconds] [--json] | ssh <id> [--principal p] [-- command…] | export <id> --format atif|hf [--out PATH|-]';
 /** Not final: the lease still has (or may still get) a machine. What `list` shows by default. */
 const OPEN: readonly LeaseStatus[] = ['provisioning', 'starting', 'ready', 'releasing', 'expired'];
 const FINAL = new Set(['released', 'failed', 'reaped']);
@@ -23,7 +26,7 @@ const LIST_CAP = 100;
 
 class Usage extends Error {}
 
-type Options = { all?: boolean; status?: string; owner?: string; ttl?: string; json?: boolean; principal?: string; /** ssh: the argv after `--`. */ command?: string[] };
+type Options = { all?: boolean; status?: string; owner?: string; ttl?: string; json?: boolean; principal?: string; format?: string; out?: string; /** ssh: the argv after `--`. */ command?: string[] };
 
 export async function leasesCommand(argv: string[]): Promise<number> {
   let verb: string | undefined;
@@ -38,8 +41,9 @@ export async function leasesCommand(argv: string[]): Promise<number> {
   let rt: Runtime | undefined;
   try {
     // A one-shot command: no warm pool is filled and no reaper is started from here.
-    rt = await startRuntime(loadConfig(), import.meta.url, { background: false });
-    const out = await run(rt, verb, id, options);
+    const config = loadConfig();
+    rt = await startRuntime(config, import.meta.url, { background: false });
+    const out = await run(rt, verb, id, options, config);
     await write(out.text);
     return out.code;
   } catch (err) {
@@ -66,6 +70,7 @@ function parse(argv: string[]): { verb: string; id: string | undefined; options:
     release: { json: { type: 'boolean' } },
     renew: { ttl: { type: 'string' }, json: { type: 'boolean' } },
     ssh: { principal: { type: 'string' } },
+    export: { format: { type: 'string' }, out: { type: 'string' } },
   } as const;
   if (verb === undefined || !Object.hasOwn(spec, verb)) throw new Usage(verb === undefined ? 'which command?' : `unknown command "${verb}"`);
   let parsed;
@@ -79,6 +84,8 @@ function parse(argv: string[]): { verb: string; id: string | undefined; options:
   if (verb === 'list' && positionals.length > 0) throw new Usage(`list takes no argument, got "${positionals[0]}"`);
   if (verb !== 'list' && positionals.length !== 1) throw new Usage(`${verb} needs exactly one lease id${verb === 'ssh' && positionals.length > 1 ? ' (put the command after "--")' : ''}`);
   if (options.principal === '') throw new Usage('--principal needs a principal name');
+  if (verb === 'export' && !(options.format !== undefined && isExportFormat(options.format))) throw new Usage(`--format must be ${EXPORT_FORMATS.join(' or ')}${options.format === undefined ? '' : `, not "${options.format}"`}`);
+  if (options.out === '') throw new Usage('--out needs a path (or - for stdout)');
   if (options.status !== undefined && options.status !== 'live' && !(LEASE_STATES as readonly string[]).includes(options.status)) {
     throw new Usage(`--status must be live or one of ${LEASE_STATES.join(', ')}, not "${options.status}"`);
   }
@@ -89,7 +96,7 @@ function parse(argv: string[]): { verb: string; id: string | undefined; options:
   return { verb, id: positionals[0], options };
 }
 
-async function run(rt: Runtime, verb: string, id: string | undefined, o: Options): Promise<{ text: string; code: number }> {
+async function run(rt: Runtime, verb: string, id: string | undefined, o: Options, config: VmhubConfig): Promise<{ text: string; code: number }> {
   const json = (value: unknown, code = 0) => ({ text: JSON.stringify(value, null, 2) + '\n', code });
   switch (verb) {
     case 'list': {
@@ -122,6 +129,8 @@ async function run(rt: Runtime, verb: string, id: string | undefined, o: Options
     }
     case 'ssh':
       return { text: '', code: await sshCommand(rt, id!, { principal: o.principal, command: o.command }) };
+    case 'export':
+      return { text: await exportCommand(rt, config, id!, o.format as ExportFormat, o.out), code: 0 };
   }
   throw new Usage(`unknown command "${verb}"`);
 }

@@ -19,6 +19,7 @@ import { controlView, MAX_NOTE } from './control.ts';
 import { pointerOf, type PointerMark } from './pointer.ts';
 import { LEASE_ID, type Recordings } from './recorder.ts';
 import { recordingHtml } from './recording-html.ts';
+import { exportRecording, isExportFormat } from './recording-export.ts';
 
 export interface Live {
   runtime(): Promise<Runtime>;
@@ -210,9 +211,18 @@ class LeaseApi {
     // ?since=<seq>: only the steps after it, so a page polling the timeline does not fetch every image again.
     const since = Number(url.searchParams.get('since') ?? -1);
     if (!Number.isInteger(since) || since < -1) throw new ApiError(400, 'INVALID_REQUEST', `since must be a step's seq (an integer ≥ 0), not "${url.searchParams.get('since')}"`);
+    const format = url.searchParams.get('format') ?? 'json';
+    if (format !== 'json' && format !== 'html' && !isExportFormat(format)) throw new ApiError(400, 'INVALID_REQUEST', `format must be json, html, atif or hf, not "${format.slice(0, 32)}"`);
+    if (isExportFormat(format) && url.searchParams.has('since')) throw new ApiError(400, 'INVALID_REQUEST', `since is for the JSON timeline: format=${format} exports every step`);
     const steps = (await this.#live.recordings.read(this.#id)).filter((s) => s.seq > since);
     const lease = leaseView(this.#row);
-    if (url.searchParams.get('format') === 'html') {
+    if (isExportFormat(format)) {
+      // ?format=atif|hf: an ATIF v1.6 JSON document or a Hugging Face datasets folder in a tar (recording-export.ts).
+      const file = await exportRecording(format, lease, steps);
+      res.writeHead(200, { 'Content-Type': file.contentType, 'Cache-Control': 'no-store', 'Content-Length': file.body.length, 'Content-Disposition': `attachment; filename="${file.filename}"` }).end(file.body);
+      return;
+    }
+    if (format === 'html') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="vmhub-${this.#id.slice(0, 8)}-recording.html"` }).end(recordingHtml(lease, steps));
       return;
     }

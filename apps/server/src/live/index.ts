@@ -29,11 +29,16 @@ export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>, inpu
   const recordings = new Recordings({
     enabled: settings.enabled,
     keepHours: settings.keep_hours,
-    root: async () => settings.dir ?? join(await stateDir((await rt()).store), 'recordings'),
+    root: async () => recordingsRoot(config, (await rt()).store),
     capture: async (leaseId) => captureFrame(await rt(), leaseId),
     session: async (leaseId) => (await rt()).sessions.get(leaseId),
   });
   return { runtime: rt, recordings, viewers: dashboardViewers(config), input };
+}
+
+/** The folder of the recordings: recordings.dir, else `recordings/` in the store's state directory. */
+export async function recordingsRoot(config: VmhubConfig, store: Runtime['store']): Promise<string> {
+  return config.recordings?.dir ?? join(await stateDir(store), 'recordings');
 }
 
 /**
