@@ -2,7 +2,8 @@
  * The per-lease gate of this process: an operation that replaces a lease's machine under its
  * session (vm_snapshot restore) runs alone, never beside an agent call on that lease.
  *
- *   pass(lease, signal)       — every bind: waits while an exclusive operation runs on the lease.
+ *   pass(lease, signal)       — every bind: waits while an exclusive operation runs on the lease;
+ *                               true when it waited (what the caller read before may be stale).
  *   enter(lease, signal)      — an agent's VM-bound call (the router's bind): passes, then counts
  *                               as in flight until the returned `leave` is called (once).
  *   exclusive(lease, what, …) — closes the gate (new binds wait at it), waits up to `waitMs` for
@@ -28,24 +29,30 @@ interface Gate {
 export class LeaseGates {
   readonly #gates = new Map<string, Gate>();
 
-  /** Wait until no exclusive operation runs on the lease (or `signal` aborts: its reason is thrown). */
-  async pass(leaseId: string, signal: AbortSignal): Promise<void> {
-    for (let g = this.#gates.get(leaseId); g?.closed; g = this.#gates.get(leaseId)) await untilOrAbort(g.closed, signal);
+  /** Wait until no exclusive operation runs on the lease (or `signal` aborts: its reason is thrown); true when it waited. */
+  async pass(leaseId: string, signal: AbortSignal): Promise<boolean> {
+    let waited = false;
+    for (let g = this.#gates.get(leaseId); g?.closed; g = this.#gates.get(leaseId)) {
+      waited = true;
+      await untilOrAbort(g.closed, signal);
+    }
+    return waited;
   }
 
-  /** pass(), then count the call in flight until `leave()`. */
-  async enter(leaseId: string, signal: AbortSignal): Promise<() => void> {
-    await this.pass(leaseId, signal);
+  /** pass(), then count the call in flight until `leave()`; `waited` as pass() says. */
+  async enter(leaseId: string, signal: AbortSignal): Promise<{ leave: () => void; waited: boolean }> {
+    const waited = await this.pass(leaseId, signal);
     const g = this.#gate(leaseId);
     g.active++;
     let left = false;
-    return () => {
+    const leave = (): void => {
       if (left) return;
       left = true;
       g.active--;
       if (g.active === 0) g.idle?.();
       this.#drop(leaseId, g);
     };
+    return { leave, waited };
   }
 
   /** Run `fn` with the lease's gate closed, once the calls in flight have left (see the file comment). */

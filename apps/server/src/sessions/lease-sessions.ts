@@ -79,11 +79,12 @@ export class LeaseSessions {
     // A foreign or unknown id is refused before it touches a gate.
     const known = await this.#leases.get(leaseId, principal);
     let release: (() => void) | undefined;
-    if (options.inFlight) release = await this.#gates.enter(known.id, signal);
-    else await this.#gates.pass(known.id, signal);
+    let waited: boolean;
+    if (options.inFlight) ({ leave: release, waited } = await this.#gates.enter(known.id, signal));
+    else waited = await this.#gates.pass(known.id, signal);
     try {
-      // Read again after the gate: a restore that ran meanwhile may have moved the machine.
-      const lease = await this.#leases.get(leaseId, principal);
+      // Read again only after waiting at the gate: the restore that held it may have ended the lease.
+      const lease = waited ? await this.#leases.get(leaseId, principal) : known;
       if (lease.status !== 'ready') {
         await this.end(leaseId, lease.status);
         throw notReadyError(lease);
