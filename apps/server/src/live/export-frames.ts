@@ -2,8 +2,9 @@
  * A recording's steps (as Recordings.read() gives them: images as data URLs) ready for export:
  * each step with the frame before it and the frame after it. The frame after a step is its own
  * image (the screenshot the agent got, or the frame captured after an input); the frame before a
- * step is the latest image of an earlier step — the screen as last seen before the step began —
- * or none. Each distinct image is one Frame, named `images/NNNN.<ext>` after the first step that
+ * step is the latest whole-screen image of an earlier step — the screen as last seen before the
+ * step began — or none (a `vm_screenshot` of a region, a changed box or with marks drawn is its
+ * step's frame after, never a later step's frame before: the recorder's own rule). Each distinct image is one Frame, named `images/NNNN.<ext>` after the first step that
  * shows it, with its bytes, media type and pixel size. Nothing here reads the disk: the reader did.
  */
 import sharp from 'sharp';
@@ -52,9 +53,14 @@ export async function exportSteps(steps: readonly Step[]): Promise<ExportStep[]>
       }
     }
     out.push({ step, ...(last ? { before: last } : {}), ...(after ? { after } : {}) });
-    if (after) last = after;
+    if (after && wholeScreen(step)) last = after;
   }
   return out;
+}
+
+function wholeScreen(step: Omit<Step, 'screenshot'>): boolean {
+  const a = step.args as { region?: unknown; changed_only?: unknown; marks?: unknown };
+  return step.tool !== 'vm_screenshot' || (!a.region && !a.changed_only && !a.marks);
 }
 
 /** Every distinct frame of `steps`, in the order first shown. */
