@@ -21,7 +21,8 @@ const result = await build({
   target: 'node22',
   outdir,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['better-sqlite3', 'sharp', 'ssh2', '@vmhub/provider-*', '@vmhub/adapter-*', 'vmhub-provider-*', 'vmhub-adapter-*'],
+  // ws loads bufferutil / utf-8-validate only when installed (optional): left to run time.
+  external: ['better-sqlite3', 'sharp', 'ssh2', 'bufferutil', 'utf-8-validate', '@vmhub/provider-*', '@vmhub/adapter-*', 'vmhub-provider-*', 'vmhub-adapter-*'],
   banner: { js: "import { createRequire as __vmhubRequire } from 'node:module'; const require = __vmhubRequire(import.meta.url);" },
   sourcemap: false,
   write: false,

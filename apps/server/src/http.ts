@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -28,6 +29,7 @@ import { HttpSessions, refusalMessage, type HttpSession } from './http/sessions.
 import { handleApi, sendJson } from './live/api.ts';
 import { clearCookie, COOKIE, cookieValue, escapeHtml, htmlPage, loopbackHost, originProblem, securityHeaders } from './live/auth-cookie.ts';
 import { LEASE_ID } from './live/recorder.ts';
+import { isStreamPath, streamUpgrades, type StreamAuth } from './live/stream-socket.ts';
 import { sendSignInPage, sendSignInScript, signIn, SIGN_IN_PATH, SIGN_IN_SCRIPT_PATH } from './live/sign-in.ts';
 import { UiSessions } from './live/ui-sessions.ts';
 import { UI_FILES, type UiFile } from './ui/index.ts';
@@ -179,13 +181,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     let credential: Credential | undefined;
     let byCookie = false;
     if (!open) {
-      if (req.headers.authorization !== undefined) {
-        credential = credentials.match(req.headers.authorization);
-      } else {
-        const id = cookieValue(req, COOKIE);
-        byCookie = id !== undefined;
-        if (id !== undefined) credential = uiSessions.use(id, (c) => credentials.has(c));
-      }
+      ({ credential, byCookie } = liveCredential(req));
       if (!credential) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="vmhub"');
         // A sign-in that ended (idle, past its cap, token revoked, server restarted) is dropped with the answer.
@@ -208,6 +204,36 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     if (!file) return refuse(404, 'NOT_FOUND', `no page ${url.pathname}: the live view starts at /ui/`);
     sendFile(req, res, file);
   }
+
+  /** The credential of a /ui or /api request: its bearer header, else its sign-in cookie. */
+  function liveCredential(req: IncomingMessage): { credential: Credential | undefined; byCookie: boolean } {
+    if (req.headers.authorization !== undefined) return { credential: credentials.match(req.headers.authorization), byCookie: false };
+    const id = cookieValue(req, COOKIE);
+    return { credential: id === undefined ? undefined : uiSessions.use(id, (c) => credentials.has(c)), byCookie: id !== undefined };
+  }
+
+  /** Who opens a live stream (live/stream-socket.ts): the /api rules, and by cookie an Origin always. */
+  function streamAuth(req: IncomingMessage): StreamAuth {
+    if (open && !loopbackHost(req)) return { status: 403, message: 'without a token the live view answers only loopback host names (DNS rebinding)' };
+    let credential: Credential | undefined;
+    let byCookie = false;
+    if (!open) {
+      ({ credential, byCookie } = liveCredential(req));
+      if (!credential) return { status: 401, message: byCookie ? 'your live-view sign-in ended: sign in again at /ui/login' : 'missing, wrong or revoked bearer token' };
+    }
+    // A browser always sends Origin with a WebSocket; another page of this host carries the cookie too.
+    if (byCookie && req.headers.origin === undefined) return { status: 403, message: 'a stream opened with the sign-in cookie must carry an Origin header' };
+    const problem = originProblem(req, options.allowedOrigins, byCookie);
+    if (problem) return { status: 403, message: problem };
+    return { principal: credential?.principal ?? ANONYMOUS_PRINCIPAL };
+  }
+
+  const upgradeStream = streamUpgrades(hub.live, streamAuth);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://vmhub').pathname;
+    if (isStreamPath(path)) return upgradeStream(req, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, credential: Credential | undefined, principal: string): Promise<void> {
     const { mcp } = hub.session();

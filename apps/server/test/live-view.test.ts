@@ -222,12 +222,14 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     await link.first().click();
     await page.waitForURL(`${base}/ui/leases/${lease}`);
     await page.locator('#screen').waitFor();
-    await page.waitForFunction(() => Number(document.querySelector('#screen')?.getAttribute('data-frame')) >= 1, undefined, { timeout: 15_000 });
-    const f1 = await frame();
-    await page.waitForFunction((n) => Number(document.querySelector('#screen')?.getAttribute('data-frame')) > n + 2, f1, { timeout: 15_000 });
-    // The desktop is idle: some of those answers were "unchanged" (204 to ?since=), no image loaded for them.
-    const images = Number(await page.locator('#screen').getAttribute('data-images'));
-    assert.ok(images >= 1 && images < await frame(), `images loaded ${images}, frame answers ${await frame()}`);
+    // The page opens the lease's stream and paints its first (whole) frame.
+    await page.waitForFunction(() => document.querySelector('#screen')?.getAttribute('data-stream') === 'open' && Number(document.querySelector('#screen')?.getAttribute('data-frame')) >= 1, undefined, { timeout: 15_000 });
+    // The desktop is idle: the stream sends nothing (one viewer, one capture loop).
+    const before = (await (await api(`/api/leases/${lease}`)).json() as any).stream;
+    assert.deepEqual([before.viewers, before.capturing], [1, true], JSON.stringify(before));
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle = (await (await api(`/api/leases/${lease}`)).json() as any).stream;
+    assert.ok(idle.frames_sent <= before.frames_sent + 1, `an idle screen sent ${idle.frames_sent - before.frames_sent} frames in 1 s`);
     assert.equal((await page.locator('#control').innerText()).trim(), 'agent');
     assert.doesNotMatch((await pageScreenText()).replace(/\s+/g, '').toLowerCase(), new RegExp(AGENT_WORD), 'the word is not on the page before the agent types it');
 
@@ -277,8 +279,9 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     const fitWidth = (await page.locator('#screen').boundingBox())!.width;
     await page.locator('#actual-size').click();
     await page.waitForFunction((w) => {
-      const img = document.querySelector('#screen');
-      return img.offsetWidth === w && img.naturalWidth === w;
+      // The canvas holds the frame at its own pixels: 1:1 asks for the screen's width.
+      const canvas = document.querySelector('#screen');
+      return canvas.offsetWidth === w && canvas.width === w;
     }, screen.width, { timeout: 15_000 });
     const box = await page.evaluate(() => { const b = document.querySelector('#screen-box'); return { client: b.clientWidth, scroll: b.scrollWidth }; });
     if (screen.width > box.client) assert.ok(box.scroll > box.client, `scrolls: ${JSON.stringify(box)}`);

@@ -19,6 +19,7 @@ import { controlView, MAX_NOTE } from './control.ts';
 import { pointerOf, type PointerMark } from './pointer.ts';
 import { LEASE_ID, type Recordings } from './recorder.ts';
 import { recordingHtml } from './recording-html.ts';
+import { streamStats } from './stream-state.ts';
 import { exportRecording, isExportFormat } from './recording-export.ts';
 
 export interface Live {
@@ -118,6 +119,16 @@ async function listLeases(rt: Runtime, principals: readonly string[]): Promise<u
   return leases.map((row) => ({ ...leaseView(row), ...controlView(row, controls.get(row.id)) }));
 }
 
+/** The lease `id` if one of `principals` owns it, else 404 (the stream's upgrade checks with it). */
+export const ownLeaseFor = (rt: Runtime, id: string, principals: readonly string[]): Promise<LeaseRow> => ownLease(rt, id, principals);
+
+/** A person's input on lease `id` as POST …/input takes it (the stream's input messages). */
+export async function leaseInput(live: Live, principal: string, id: string, body: Record<string, unknown>): Promise<unknown> {
+  const rt = await live.runtime();
+  const row = await ownLease(rt, id, live.viewers(principal));
+  return new LeaseApi(rt, live, row, principal).input(body);
+}
+
 async function ownLease(rt: Runtime, id: string, principals: readonly string[]): Promise<LeaseRow> {
   // The same ownership rule as every MCP tool (LeaseManager.get): another principal's lease is
   // NOT_FOUND; the live view of the mapped principal also owns the local user's (Live.viewers).
@@ -166,7 +177,8 @@ class LeaseApi {
   /** Read from the store each time: a take-over made elsewhere (another tab, the API, another server) shows. */
   async detail(): Promise<LeaseInfo & Record<string, unknown>> {
     const c = (await this.#rt.store.leaseControls([this.#id])).get(this.#id);
-    return { ...leaseView(this.#row), ...controlView(this.#row, c) };
+    const stream = streamStats(this.#rt.sessions.get(this.#id));
+    return { ...leaseView(this.#row), ...controlView(this.#row, c), stream: stream ?? { viewers: 0, capturing: false, frames_sent: 0 } };
   }
 
   /** The lease's binding (its session opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */

@@ -16,6 +16,7 @@ import { heldControl } from './control.ts';
 import { pointerOf } from './pointer.ts';
 import { Recordings } from './recorder.ts';
 import { liveImage } from './screen.ts';
+import { pokeStream } from './stream-state.ts';
 
 /** Recorded frames: PNG, at most this wide. */
 const FRAME_WIDTH = 1280;
@@ -62,8 +63,9 @@ export function liveHooks(live: Live): { human: HostHuman; record: NonNullable<H
     },
     record: (call, extra) => {
       live.recordings.agent(call, principalOf(extra));
-      // Where the agent's pointer went (its last click): the lease page draws it.
-      void live.runtime().then((rt) => { const s = rt.sessions.get(call.lease_id); if (s) pointerOf(s).agent(call); }, () => undefined);
+      // Where the agent's pointer went (its last click): the lease page draws it; and the lease's
+      // live stream, if anyone watches, captures the effect now.
+      void live.runtime().then((rt) => { const s = rt.sessions.get(call.lease_id); if (s) { pointerOf(s).agent(call); pokeStream(s); } }, () => undefined);
     },
   };
 }

@@ -24,7 +24,7 @@ export const LEASE_HTML = page('vmhub — lease', '/ui/lease.js', `<main class="
 <span id="pointer-note" class="muted"></span>
 </div>
 <div id="screen-box" class="screen-box">
-<img id="screen" data-frame="0" tabindex="0" draggable="false" alt="live screen of the machine">
+<canvas id="screen" data-frame="0" tabindex="0" width="0" height="0" role="img" aria-label="live screen of the machine"></canvas>
 <div id="pointer" class="pointer" aria-hidden="true" hidden></div>
 <div id="agent-click" class="agent-click" hidden><span id="agent-click-label" class="agent-click-label"></span></div>
 <p id="screen-note" class="screen-note">Waiting for the screen…</p>

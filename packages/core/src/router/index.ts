@@ -30,6 +30,7 @@ export { errorResult, okResult } from './results.ts';
 export { toScreen } from './coordinates.ts';
 export type { BoundLease } from './vm-tools.ts';
 export { deadlineSignal } from './deadline.ts';
+export { baselineOf, changedBox, type Baseline } from './changes.ts';
 export { DetachedJobs, MAX_JOBS_PER_LEASE, type JobLedger, type JobOrigin } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 

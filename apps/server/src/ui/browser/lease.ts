@@ -1,19 +1,22 @@
 /**
  * /ui/lease.js — the lease page (served for /ui/leases/<id>; the id comes from the address).
- * The live screen is a frame loop, not a stream: the next frame is asked for when the previous
- * one has loaded (or failed), at most ~10 a second, so a slow machine or link never builds a
- * backlog. Frames come through fetch because <img> cannot read the X-Screen-* / X-Image-Scale
- * headers that map a click back to screen pixels. The events and recording are timeline.ts's,
+ * The live screen is a canvas fed by the lease's stream (stream-client.ts: changed rectangles
+ * pushed over a WebSocket, the person's input sent back on it); without one (refused, closed,
+ * a proxy that drops WebSockets) it falls back to a frame loop: the next frame is asked for when
+ * the previous one is painted, at most ~10 a second, and the stream is tried again later. The events and recording are timeline.ts's,
  * fullscreen, 1:1, the pointer marks and the clipboard screen-tools.ts's.
  */
 import { $, api, clockTime, controlBadge, errorText, fetchFrame, isEnded, LEASE_ID, relTime, say, shortId, statusBadge, type ApiError } from './common.ts';
 import { isPasteChord, keyAction, screenPoint, scrollAction } from './input-map.ts';
 import { screenTools } from './screen-tools.ts';
+import { openStream, type StreamClient } from './stream-client.ts';
 import { timeline } from './timeline.ts';
 import type { ControlAnswer, FrameGeometry, LeasePage, LeaseView } from './types.ts';
 
 const FRAME_MIN_MS = 100;       // ≤ 10 frames a second
 const FRAME_RETRY_MS = 1000;
+const STREAM_RETRY_MS = 2000;     // a stream that closed or could not open is tried again, backing off
+const STREAM_RETRY_MAX_MS = 30_000;
 const STATE_MS = 2000;
 const TYPE_IDLE_MS = 150;       // typed characters travel together as one "type" input
 const TYPE_MAX = 200;
@@ -28,7 +31,7 @@ function main(): void {
     return;
   }
   const base = '/api/leases/' + id;
-  const screen = $<HTMLImageElement>('screen');
+  const screen = $<HTMLCanvasElement>('screen');
   const page: LeasePage = { id, base, screen, lease: null, control: '', ended: false, shown: null, actualSize: false, inputs: Promise.resolve() };
 
   $('lease-id').textContent = id;
@@ -138,13 +141,15 @@ function main(): void {
 
   // ---- the live screen ----
 
-  let frameCount = 0;        // answers applied: images loaded, and "unchanged" answers
-  let imageCount = 0;        // images loaded
-  let shownUrl = '';
+  let frameCount = 0;        // answers applied: rectangles painted, and "unchanged" answers
+  let imageCount = 0;        // images painted
   let shownTag = '';         // X-Frame of the image on display: the next request asks ?since= it
-  let pending: { url: string; geometry: Pick<FrameGeometry, 'screenWidth' | 'screenHeight' | 'scale'>; started: number; tag: string } | null = null;
   let frameBusy = false;
   let frameTimer = 0;
+  let stream: StreamClient | null = null;
+  let streamWidth = 0;
+  let streamRetry = STREAM_RETRY_MS;
+  let streamTimer = 0;
 
   function screenNote(text: string): void {
     $('screen-note').textContent = text;
@@ -159,73 +164,105 @@ function main(): void {
     return Math.max(320, Math.min(1280, Math.ceil(px / 160) * 160));
   }
 
+  /** A frame or rectangle is on the canvas: the page's geometry, counters and layout follow. */
+  function painted(geometry: FrameGeometry, resized: boolean): void {
+    const sized = !page.shown || resized || page.shown.naturalWidth !== geometry.naturalWidth || page.shown.screenWidth !== geometry.screenWidth;
+    page.shown = geometry;
+    frameCount += 1;
+    imageCount += 1;
+    screen.setAttribute('data-frame', String(frameCount));
+    screen.setAttribute('data-images', String(imageCount));
+    if (sized) tools.layoutScreen();
+    screenNote('');
+  }
+
+  // The stream: frames pushed as they change (stream-client.ts). While it is open the page asks
+  // for no frames; when it closes, frames are asked for again and the stream is tried later.
+  function startStream(): void {
+    streamTimer = 0;
+    if (stream || page.ended || document.hidden || typeof WebSocket === 'undefined') return;
+    streamWidth = frameWidth();
+    openStream(base, screen, streamWidth, {
+      onFrame(geometry, rect, resized) {
+        painted(geometry, resized);
+        screen.dispatchEvent(new CustomEvent('vmhub-frame', { detail: rect }));
+      },
+      onClose() {
+        stream = null;
+        screen.removeAttribute('data-stream');
+        if (page.ended) return;
+        scheduleFrame(0);
+        streamTimer = setTimeout(startStream, streamRetry);
+        streamRetry = Math.min(streamRetry * 2, STREAM_RETRY_MAX_MS);
+      },
+    }).then((client) => {
+      stream = client;
+      streamRetry = STREAM_RETRY_MS;
+      screen.setAttribute('data-stream', 'open');
+    }, () => {
+      if (!page.ended && !streamTimer) streamTimer = setTimeout(startStream, streamRetry);
+      streamRetry = Math.min(streamRetry * 2, STREAM_RETRY_MAX_MS);
+    });
+  }
+
   function scheduleFrame(ms: number): void {
+    if (stream) {
+      // 1:1 or a resize: the stream's frames at the new width.
+      const w = frameWidth();
+      if (w !== streamWidth) { streamWidth = w; stream.width(w); }
+      return;
+    }
     if (!frameBusy && !frameTimer) frameTimer = setTimeout(requestFrame, ms);
   }
 
+  // Without the stream: the next frame is asked for when the previous one is painted, at most
+  // ~10 a second; an unchanged screen answers 204 and nothing is fetched or painted.
   function requestFrame(): void {
     frameTimer = 0;
-    if (document.hidden || page.ended) return;   // visibilitychange and the lease poll restart it
+    if (stream || document.hidden || page.ended) return;   // visibilitychange and the lease poll restart it
     frameBusy = true;
     const started = Date.now();
     const since = page.shown && shownTag ? '&since=' + encodeURIComponent(shownTag) : '';
     fetchFrame(base + '/screen?format=jpeg&max_width=' + frameWidth() + since).then((frame) => {
-      if (frame.unchanged) {                // nothing new to load: the image on display stays
-        frameBusy = false;
+      if (frame.unchanged) {                // nothing new: the canvas stays
         frameCount += 1;
         screen.setAttribute('data-frame', String(frameCount));
         screenNote('');
-        scheduleFrame(Math.max(0, FRAME_MIN_MS - (Date.now() - started)));
         return;
       }
-      pending = { url: URL.createObjectURL(frame.blob), geometry: frame.geometry, started, tag: frame.tag };
-      screen.src = pending.url;             // the load / error handlers continue the loop
-    }).catch((err: ApiError) => {
+      return createImageBitmap(frame.blob).then((bitmap) => {
+        const resized = screen.width !== bitmap.width || screen.height !== bitmap.height;
+        if (resized) { screen.width = bitmap.width; screen.height = bitmap.height; }
+        screen.getContext('2d')!.drawImage(bitmap, 0, 0);
+        bitmap.close();
+        shownTag = frame.tag || '';
+        painted({ naturalWidth: screen.width, naturalHeight: screen.height, ...frame.geometry }, resized);
+      });
+    }).then(() => {
+      frameBusy = false;
+      scheduleFrame(Math.max(0, FRAME_MIN_MS - (Date.now() - started)));
+    }, (err: ApiError) => {
       frameBusy = false;
       screenNote(err.status === 409 ? 'The machine is not ready yet.' : errorText(err));
       scheduleFrame(FRAME_RETRY_MS);
     });
   }
 
-  screen.addEventListener('load', () => {
-    if (!pending) return;
-    const done = pending;
-    pending = null;
-    frameBusy = false;
-    if (shownUrl) URL.revokeObjectURL(shownUrl);
-    shownUrl = done.url;
-    page.shown = {
-      naturalWidth: screen.naturalWidth, naturalHeight: screen.naturalHeight, scale: done.geometry.scale,
-      screenWidth: done.geometry.screenWidth, screenHeight: done.geometry.screenHeight,
-    };
-    shownTag = done.tag || '';
-    frameCount += 1;
-    imageCount += 1;
-    screen.setAttribute('data-frame', String(frameCount));
-    screen.setAttribute('data-images', String(imageCount));
-    tools.layoutScreen();
-    screenNote('');
-    scheduleFrame(Math.max(0, FRAME_MIN_MS - (Date.now() - done.started)));
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden) { stream?.close(); return; }
+    scheduleFrame(0);
+    startStream();
   });
-
-  screen.addEventListener('error', () => {
-    if (!pending) return;
-    URL.revokeObjectURL(pending.url);
-    pending = null;
-    frameBusy = false;
-    scheduleFrame(FRAME_RETRY_MS);
-  });
-
-  document.addEventListener('visibilitychange', () => { if (!document.hidden) scheduleFrame(0); });
-  setInterval(() => { if (!page.ended) scheduleFrame(0); }, STATE_MS);
+  setInterval(() => { if (!page.ended) { scheduleFrame(0); if (!stream && !streamTimer) startStream(); } }, STATE_MS);
 
   // ---- the person's input (only while they have control) ----
 
   let typed = '';
   let typeTimer = 0;
 
+  // Over the stream when it is open (the answer comes back on it), else POST …/input.
   function send(input: Input): Promise<unknown> {
-    page.inputs = page.inputs.then(() => api('POST', base + '/input', input)).catch((err: ApiError) => {
+    page.inputs = page.inputs.then(() => (stream ? stream.input(input) : api('POST', base + '/input', input))).catch((err: ApiError) => {
       say(errorText(err), 'error');
       if (err.code === 'NOT_IN_CONTROL') void refreshLease();
     });
@@ -320,6 +357,7 @@ function main(): void {
 
   pollLease();
   scheduleFrame(0);
+  startStream();
   events.pollEvents();
   events.pollRecording();
   tools.pollPointer();

@@ -61,7 +61,7 @@ export interface LeasePage {
   readonly id: string;
   /** /api/leases/<id> */
   readonly base: string;
-  readonly screen: HTMLImageElement;
+  readonly screen: HTMLCanvasElement;
   lease: LeaseView | null;
   control: string;
   ended: boolean;
