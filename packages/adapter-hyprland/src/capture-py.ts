@@ -10,13 +10,23 @@
  *   copies into (zwlr_screencopy_manager_v1): no copy by the helper, none through the guest's
  *   channel. A new size or format writes a new file (renamed into place); until the first
  *   capture the file is a 1×1 placeholder, so the provider finds it from the start.
- * - Requests are lines: `c NAME` captures output NAME (`c` alone: the only output) and answers,
- *   once the compositor has copied the frame, `ok W H STRIDE FORMAT OFFSET FLAGS GEN` (FORMAT a
- *   wl_shm format, OFFSET where the rows start in the file, FLAGS the frame's (1: y-inverted),
- *   GEN a count of output changes seen since start: a mode, scale, position, name or an output
- *   added or removed); or `err WHY`, e.g. for a transformed output (grim applies transforms,
- *   this helper does not). `q` stops the helper. The compositor writes the file only between a
- *   `c` and its answer, so a frame read after its answer and before the next `c` is whole.
+ * - Requests are lines. `w NAME` copies output NAME now (`w` alone: the only output) and then
+ *   KEEPS the file current: a copy_with_damage frame (screencopy v2) is always pending, so the
+ *   compositor copies into the file at each commit that damaged the output, and the host reads
+ *   the file with no request at all (as Xvfb -fbdir's file is read). `c NAME` copies once and
+ *   stops keeping it (nothing writes the file until the next request). Both answer, once the
+ *   copy is in the file, `ok W H STRIDE FORMAT OFFSET FLAGS GEN MODE` (FORMAT a wl_shm format,
+ *   OFFSET where the rows start, FLAGS the frame's (1: y-inverted), GEN a count of output
+ *   changes seen since start — a mode, scale, position, transform, name, an output added or
+ *   removed — MODE `watch` when the file is kept, `once` when not: screencopy v1, a y-inverted
+ *   frame); or `err WHY`, e.g. for a transformed output (grim applies transforms, this helper
+ *   does not). `q` stops the helper.
+ * - GEN is also in the file, the XWD header's window_bdrwidth (offset 96, big-endian), written
+ *   as soon as it moves (also when keeping the file failed): a reader sees in the frame it read
+ *   whether the layout it holds, or the file's upkeep, still stands.
+ * - Tearing: while the file is kept, the compositor may write it during a host read; a reader
+ *   takes a frame only when two reads agree (or one equals the last frame it took), and asks `c`
+ *   otherwise. After `c`, nothing writes the file until the next request.
  * - It exits after IDLE seconds with no connection, when the compositor goes away, or at `q`.
  */
 import { WAYLAND_PY } from './wayland-py.ts';
@@ -27,9 +37,9 @@ export const CAPTURE_PY = WAYLAND_PY + String.raw`
 HEADER = 120
 MASKS = {0: (0xff0000, 0xff00, 0xff), 1: (0xff0000, 0xff00, 0xff), 0x34324241: (0xff, 0xff00, 0xff0000), 0x34324258: (0xff, 0xff00, 0xff0000)}
 
-def xwd_header(fmt, width, height, stride):
+def xwd_header(fmt, width, height, stride, gen=0):
     r, g, b = MASKS.get(fmt, MASKS[1])
-    f = [HEADER, 7, 2, 24, width, height, 0, 0, 32, 0, 32, 32, stride, 4, r, g, b, 8, 256, 0, width, height, 0, 0, 0]
+    f = [HEADER, 7, 2, 24, width, height, 0, 0, 32, 0, 32, 32, stride, 4, r, g, b, 8, 256, 0, width, height, 0, 0, gen]
     return struct.pack(">25I", *f) + b"vmhub wl-screencopy\0"
 
 def wl_string(body, at):
@@ -38,13 +48,15 @@ def wl_string(body, at):
 
 class Capture:
     def __init__(self, path):
-        self.path, self.gen, self.started, self.listed = path, 0, False, []
+        self.path, self.gen, self.started, self.listed, self.versions = path, 0, False, [], {}
         self.outputs, self.transform, self.xdg_of, self.frame, self.pool = {}, {}, {}, {}, None
+        self.watch, self.wframe, self.fd, self.marked = None, {}, None, 0
         w = self.w = Wayland()
         w.hook = self.event
         w.roundtrip()
         self.shm = w.bind("wl_shm", 1)
-        self.mgr = w.bind("zwlr_screencopy_manager_v1", 1)
+        self.mgr = w.bind("zwlr_screencopy_manager_v1", min(self.versions.get("zwlr_screencopy_manager_v1", 1), 2))
+        self.damage = self.versions.get("zwlr_screencopy_manager_v1", 1) >= 2
         self.xdg = w.bind("zxdg_output_manager_v1", 2) if "zxdg_output_manager_v1" in w.globals else 0
         for name, version in self.listed: self.add_output(name, version)
         w.roundtrip()
@@ -62,8 +74,9 @@ class Capture:
             if op == 0:
                 name = struct.unpack_from("<I", body)[0]
                 iface, at = wl_string(body, 4)
-                if iface != b"wl_output": return
                 version = struct.unpack_from("<I", body, at)[0]
+                self.versions.setdefault(iface.decode(), version)
+                if iface != b"wl_output": return
                 if self.started: self.add_output(name, version); self.gen += 1
                 else: self.listed.append((name, version))
             elif op == 1:
@@ -71,9 +84,10 @@ class Capture:
                 for oid in [o for o, v in self.outputs.items() if v == name]:
                     del self.outputs[oid]; self.gen += 1
             return
-        if obj == self.frame.get("id"):
-            self.frame[op] = body
-            return
+        for f in (self.frame, self.wframe):
+            if obj == f.get("id"):
+                f[op] = body
+                return
         oid = self.xdg_of.get(obj, obj)
         if oid not in self.outputs: return
         if (obj == oid and op == 4) or (obj != oid and op == 3):
@@ -91,16 +105,46 @@ class Capture:
         tmp = self.path + ".new"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
         os.ftruncate(fd, size)
-        os.pwrite(fd, xwd_header(fmt, width, height, stride), 0)
+        os.pwrite(fd, xwd_header(fmt, width, height, stride, self.gen), 0)
         pool = self.w.id()
         self.w.send(self.shm, 0, struct.pack("<Ii", pool, size), fd)
         buf = self.w.id()
         self.w.send(pool, 0, struct.pack("<IiiiiI", buf, HEADER, width, height, stride, fmt))
-        os.close(fd)
         os.rename(tmp, self.path)
-        self.pool = (key, buf, pool)
+        if self.fd is not None: os.close(self.fd)
+        self.fd, self.marked, self.pool = fd, self.gen, (key, buf, pool)
         return buf
-    def capture(self, name):
+    def mark(self):
+        # GEN goes into the file too (the XWD header's window_bdrwidth): a reader sees a change
+        # in the very frame it read, with no message to wait for.
+        if self.fd is not None and self.marked != self.gen:
+            self.marked = self.gen
+            os.pwrite(self.fd, struct.pack(">I", self.gen), 96)
+    def unwatch(self):
+        if self.wframe: self.w.send(self.wframe["id"], 1)
+        self.watch, self.wframe = None, {}
+    def arm(self):
+        fr = self.w.id()
+        self.wframe = {"id": fr}
+        self.w.send(self.mgr, 0, struct.pack("<IiI", fr, 0, self.watch))
+    def step(self):
+        # The kept frame: copy_with_damage, the compositor copies at its next commit that damaged
+        # the output; then the next one at once. A failure or an unusable frame ends watching
+        # (GEN moves, so the host asks again).
+        f = self.wframe
+        if not f: return
+        if 0 in f and "sent" not in f:
+            f["sent"] = True
+            self.w.send(f["id"], 2, struct.pack("<I", self.buffer_for(*struct.unpack_from("<IIII", f[0]))))
+        if 2 in f or 3 in f:
+            self.w.send(f["id"], 1)
+            self.wframe = {}
+            if 3 in f or struct.unpack_from("<I", f.get(1, bytes(4)))[0] & 1 or self.watch not in self.outputs:
+                self.watch = None; self.gen += 1
+            else: self.arm()
+        self.mark()
+    def capture(self, name, keep):
+        self.unwatch()
         named = [o for o, v in self.outputs.items() if v == name] if name else list(self.outputs)
         if len(named) != 1: return "err " + ("no output named " + name if name else "%d outputs" % len(named))
         if self.transform[named[0]]: return "err the output is transformed"
@@ -115,7 +159,12 @@ class Capture:
         self.w.send(fr, 1)
         if 3 in self.frame: return "err the compositor failed the copy"
         flags = struct.unpack_from("<I", self.frame[1])[0] if 1 in self.frame else 0
-        return "ok %d %d %d %d %d %d %d" % (width, height, stride, fmt, HEADER, flags, self.gen)
+        mode = "once"
+        if keep and self.damage and not flags & 1:
+            self.watch, mode = named[0], "watch"
+            self.arm()
+        self.mark()
+        return "ok %d %d %d %d %d %d %d %s" % (width, height, stride, fmt, HEADER, flags, self.gen, mode)
 
 def serve(folder, idle, ready):
     cap = Capture(os.path.join(folder, "Xvfb_screen0"))
@@ -134,9 +183,12 @@ def serve(folder, idle, ready):
         try: os.unlink(path)
         except OSError: pass
         os._exit(0)
+    def send(c, line):
+        try: c.sendall(line.encode())
+        except OSError: pass
     while True:
         r, _, _ = select.select([srv, cap.w.s] + list(conns), [], [], 1.0)
-        if cap.w.s in r: cap.w.pump()
+        if cap.w.s in r: cap.w.pump(); cap.step()
         if srv in r: conns[srv.accept()[0]] = b""
         for c in [c for c in r if c in conns]:
             try: data = c.recv(4096)
@@ -147,8 +199,7 @@ def serve(folder, idle, ready):
                 line, conns[c] = conns[c].split(b"\n", 1)
                 a = line.decode("utf-8", "replace").split(" ")
                 if a[0] == "q": stop()
-                try: c.sendall((cap.capture(a[1] if len(a) > 1 else "") + "\n").encode())
-                except OSError: pass
+                send(c, cap.capture(a[1] if len(a) > 1 else "", a[0] == "w") + "\n")
             used = time.time()
         if conns: used = time.time()
         elif time.time() - used > idle: stop()

@@ -2,19 +2,25 @@
  * Screenshots through the shared framebuffer: the host half of the kept capture helper
  * (capture-py.ts has the guest half and the protocol). Where the provider shares a directory
  * with the vmhub host (provider-docker: $VMHUB_FBDIR, on a host tmpfs), one guest command per
- * session starts the helper there; from then on a screenshot is a line over the helper's unix
- * socket (reached through the shared directory, not through the guest's channel) and a read of
- * the frame the compositor copied into the shared file — no guest process per capture.
+ * session starts the helper there, and one line over its unix socket (reached through the
+ * shared directory, not the guest's channel) asks it to keep the output's frame in the shared
+ * file: the compositor copies into it at every commit that changed the output. A screenshot is
+ * then a read of that file, as X11's is of Xvfb's — no guest process, no request: taken when two
+ * reads agree or one equals the session's last frame (whose RGB is then handed out again, as
+ * it was); a screen changing faster than that is asked for once (`c`, which nothing overwrites
+ * until the next request) and kept again at the next screenshot.
  *
  * Contract:
  * - sharedFrame() answers undefined whenever this path cannot serve the call, and the caller
  *   captures with grim: no shared directory (another provider, a remote engine), no python3, the
  *   screen is the whole layout of several outputs (grim composes them; the helper captures one
- *   output), a transformed output, a pixel format other than 32-bit RGB. The reasons that hold
- *   for the session (no directory, a helper that does not start) are remembered: no guest
- *   command per call then. A cancelled call is cancelled, not sent to grim.
+ *   output), a transformed output, a pixel format other than 32-bit RGB, option
+ *   screenshot_framebuffer false. The reasons that hold for the session (no directory, a helper
+ *   that does not start) are remembered: no guest command per call then. A cancelled call is
+ *   cancelled, not sent to grim.
  * - The layout is not read per call: the session keeps the one it has and reads it again when
- *   the helper reports an output change (its GEN) or the frame's size differs from it.
+ *   the helper reports an output change (its GEN, in its answers and in the file's header) or
+ *   the frame's size differs from it.
  * - A helper that went away (the machine restored, the compositor restarted) closes the socket:
  *   the next call starts one again. dispose() stops it (`q`).
  */
@@ -26,6 +32,8 @@ import { CAPTURE_PY, CAPTURE_SOCKET } from './capture-py.ts';
 import type { Layout } from './layout.ts';
 import type { HyprRuntime } from './runtime.ts';
 
+/** Reads of a kept file before a frame counts as torn (the screen changing while read). */
+const MAX_READS = 4;
 /** Seconds the helper lives with no connection (the server gone without a dispose). */
 const IDLE_SECONDS = 60;
 /** The guest has no shared directory to write into. */
@@ -100,8 +108,15 @@ export interface CaptureState {
   off?: string;
   /** The helper's GEN the session's layout was read at. */
   gen?: number;
-  /** The rows of the latest frame (reused: 4 MB at 1280×800). */
-  rows?: Buffer;
+  /** The output whose frame the helper keeps in the file (`w` answered `watch`), with that answer. */
+  kept?: { target: string; reply: Reply };
+  /**
+   * Two row buffers (4 MB each at 1280×800), reused: a read goes into the one that does not hold
+   * the last frame, and rows identical to it give back the last frame's RGB as it was — no
+   * conversion, no new 3 MB buffer (callers treat screenshot data as read-only).
+   */
+  pair?: [Buffer, Buffer];
+  last?: { index: 0 | 1; key: string; screen: RawScreen };
   /**
    * Captures one at a time: the compositor writes the file at each `c`, so a frame is read
    * before the next `c` is sent.
@@ -116,7 +131,7 @@ function targetOf(layout: Layout): string | undefined {
 
 async function connected(rt: HyprRuntime, ctx: AdapterContext): Promise<CaptureState | undefined> {
   const st = rt.capture;
-  if (st.off !== undefined || !ctx.framebuffer) return undefined;
+  if (st.off !== undefined || !ctx.framebuffer || !rt.options.screenshot_framebuffer) return undefined;
   if (st.client && !st.client.closed) return st;
   const guest = await rt.guest(ctx);
   let res;
@@ -141,13 +156,13 @@ async function connected(rt: HyprRuntime, ctx: AdapterContext): Promise<CaptureS
   return st;
 }
 
-interface Reply { width: number; height: number; stride: number; format: number; offset: number; flags: number; gen: number }
+interface Reply { width: number; height: number; stride: number; format: number; offset: number; flags: number; gen: number; watch: boolean }
 
 function parseReply(line: string | undefined): Reply | undefined {
   const f = line?.split(' ');
-  if (f?.[0] !== 'ok' || f.length !== 8) return undefined;
-  const [width, height, stride, format, offset, flags, gen] = f.slice(1).map(Number) as [number, number, number, number, number, number, number];
-  return { width, height, stride, format, offset, flags, gen };
+  if (f?.[0] !== 'ok' || f.length !== 9) return undefined;
+  const [width, height, stride, format, offset, flags, gen] = f.slice(1, 8).map(Number) as [number, number, number, number, number, number, number];
+  return { width, height, stride, format, offset, flags, gen, watch: f[8] === 'watch' };
 }
 
 /** wl_shm formats: ARGB/XRGB8888 are B,G,R,x in memory; ABGR/XBGR8888 (fourcc AB24/XB24) R,G,B,x. */
@@ -185,33 +200,82 @@ export async function sharedFrame(rt: HyprRuntime, ctx: AdapterContext): Promise
 }
 
 async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState): Promise<RawScreen | undefined> {
-  if (!st.client || !st.path) return undefined;
+  const client = st.client;
+  if (!client || !st.path) return undefined;
   let layout = await rt.layout(ctx);
+  let verb = 'w';
+  const kept = st.kept;
+  // The kept file: no request. Its GEN (in the header) is the layout's, or the output changed.
+  if (kept && kept.target === targetOf(layout)) {
+    const shot = await readFrame(st, kept.reply, true);
+    if (shot) return shot;
+    // Torn (the screen changing while read), replaced, or an output changed: a copy that nothing
+    // overwrites, with the helper's GEN in its answer.
+    verb = 'c';
+  }
+  st.kept = undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     const target = targetOf(layout);
     if (target === undefined) return undefined;
-    const reply = parseReply(await st.client.request(`c ${target}`, rt.options.command_timeout_ms));
+    const reply = parseReply(await client.request(`${verb} ${target}`, rt.options.command_timeout_ms));
     if (!reply || RED_AT[reply.format] === undefined || reply.stride < reply.width * 4) return undefined;
-    const size = { width: reply.width, height: reply.height };
-    if (reply.gen !== st.gen || layout.screen.width !== size.width || layout.screen.height !== size.height) {
+    if (reply.gen !== st.gen || layout.screen.width !== reply.width || layout.screen.height !== reply.height) {
       // An output changed since the layout was read (or this is the helper's first frame): read
       // it again and capture once more if what the screen is changed with it.
       layout = await rt.refreshLayout(ctx);
       st.gen = reply.gen;
       if (targetOf(layout) !== target) continue;
     }
-    const rows = st.rows?.length === reply.stride * reply.height ? st.rows : (st.rows = Buffer.allocUnsafe(reply.stride * reply.height));
-    const file = await open(st.path, 'r').catch(() => undefined);
-    if (!file) return undefined;
-    try {
-      if ((await file.read(rows, 0, rows.length, reply.offset)).bytesRead !== rows.length) return undefined;
-    } finally {
-      await file.close();
-    }
-    layout.screen = size;
-    return { data: rowsToRgb(rows, reply), format: 'rgb', ...size };
+    layout.screen = { width: reply.width, height: reply.height };
+    if (reply.watch && verb === 'w') st.kept = { target, reply };
+    const shot = await readFrame(st, reply, st.kept !== undefined);
+    if (shot || verb === 'c') return shot;
+    st.kept = undefined;
+    verb = 'c';
   }
   return undefined;
+}
+
+/**
+ * The frame in the file as `reply` describes it, or undefined (the file has another size, or —
+ * `stable`, the helper keeping the file — no two reads agreed). Reads go into the session's
+ * buffer that does not hold the last frame; a read equal to the last frame is that frame.
+ */
+async function readFrame(st: CaptureState, reply: Reply, stable: boolean): Promise<RawScreen | undefined> {
+  const bytes = reply.offset + reply.stride * reply.height;
+  if (st.pair?.[0].length !== bytes) {
+    st.pair = [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)];
+    st.last = undefined;
+  }
+  const pair = st.pair;
+  const key = `${reply.width} ${reply.height} ${reply.stride} ${reply.format} ${reply.flags} ${reply.offset}`;
+  const last = st.last?.key === key ? st.last : undefined;
+  const file = await open(st.path!, 'r').catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    if ((await file.stat()).size !== bytes) return undefined;
+    let index: 0 | 1 = last?.index === 0 ? 1 : 0;
+    if ((await file.read(pair[index], 0, bytes, 0)).bytesRead !== bytes) return undefined;
+    if (last && pair[index].equals(pair[last.index])) return last.screen;
+    let whole = !stable;
+    for (let i = 1; i < MAX_READS && !whole; i++) {
+      const next: 0 | 1 = index === 0 ? 1 : 0;
+      if (next === st.last?.index) st.last = undefined;
+      if ((await file.read(pair[next], 0, bytes, 0)).bytesRead !== bytes) return undefined;
+      whole = pair[next].equals(pair[index]);
+      index = next;
+    }
+    // Not whole, or the helper's GEN moved since the layout was read (XWD window_bdrwidth).
+    if (!whole || (stable && pair[index].readUInt32BE(96) !== st.gen)) {
+      st.last = undefined;
+      return undefined;
+    }
+    const screen: RawScreen = { data: rowsToRgb(pair[index].subarray(reply.offset), reply), format: 'rgb', width: reply.width, height: reply.height };
+    st.last = { index, key, screen };
+    return screen;
+  } finally {
+    await file.close();
+  }
 }
 
 /** End of the session: stop the helper (best effort; it also ends when idle). */

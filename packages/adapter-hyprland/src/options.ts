@@ -41,6 +41,12 @@ export const HyprlandOptionsSchema = Type.Object({
    * without a vm_type / vm_key; the next call starts a new one. Default 300.
    */
   keyboard_hold_seconds: Type.Integer({ default: 300, minimum: 1, maximum: 86400, description: 'idle life of the kept virtual keyboard, default 300' }),
+  /**
+   * Screenshots from the provider's shared framebuffer directory when it has one (capture.ts: a
+   * kept capture helper, no guest command per screenshot); false: grim in the guest per call.
+   * Default true.
+   */
+  screenshot_framebuffer: Type.Boolean({ default: true, description: 'capture through the provider\'s shared framebuffer directory when there is one, default true' }),
   /** Characters per guest command of vm_type; longer text is typed by several, in order. Default 400. */
   type_chunk_chars: Type.Integer({ default: 400, minimum: 1, maximum: 10000, description: 'characters per guest command of vm_type, default 400' }),
   ...pointerOptions({ drag_step_delay_ms: 10 }),

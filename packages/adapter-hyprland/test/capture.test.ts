@@ -2,11 +2,13 @@
  * Screenshots through the shared framebuffer (capture.ts) on a REAL headless sway: a directory
  * shared as provider-docker shares one, the kept capture helper in the "guest". Checked: the
  * frame is grim's to the pixel, a screenshot after the first runs no guest command, what was
- * typed shows, an output change is seen without a layout read per call, a transformed output
- * and a helper that went away fall back or recover, dispose stops the helper.
+ * typed shows, an output change is seen without a layout read per call, a screen that never
+ * stands still is captured, a transformed output and a helper that went away fall back or
+ * recover, dispose stops the helper.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
@@ -85,6 +87,19 @@ describe('screenshots through the shared framebuffer on headless sway (live)', {
     }
     const back = await d.session.screenshot!(d.ctx);
     assert.deepEqual([back.format, back.width, back.height], ['rgb', 1280, 800]);
+  });
+
+  it('a screen that never stands still is still captured (a copy nothing overwrites when reads disagree)', async () => {
+    const r = await d.session.launch!(d.ctx, { app: 'foot', args: ['-T', 'busy', 'sh', '-c', 'while :; do date +%N; done'], wait_seconds: 15 });
+    assert.ok(r.window);
+    const digests = new Set<string>();
+    for (let i = 0; i < 10; i++) {
+      const shot = await d.session.screenshot!(d.ctx);
+      assert.deepEqual([shot.format, shot.width, shot.height], ['rgb', 1280, 800]);
+      digests.add(createHash('sha1').update(shot.data).digest('hex'));
+    }
+    assert.ok(digests.size > 1, 'the frames follow the changing screen');
+    await d.session.close!(d.ctx, { window: r.window.id });
   });
 
   it('a helper that went away is started again; dispose stops it', async () => {
