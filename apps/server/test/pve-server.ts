@@ -2,7 +2,7 @@
  * The built server on the PVE API simulator, the way the vmhub seed documents the setup
  * (PVE_HOST, PVE_TOKEN_ID, PVE_TOKEN, PVE_FINGERPRINT), with a real sshd on loopback that trusts
  * the per-lease key cloud-init got, and one template `pve-debian` on it. `extra` goes into the
- * config file (e.g. `pools`).
+ * config file (e.g. `pools`), `templateOptions` into the template's provider_options.
  */
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ export interface PveServer {
   stop(): Promise<void>;
 }
 
-export async function startPveServer(dir: string, instance: string, extra: Record<string, unknown> = {}): Promise<PveServer> {
+export async function startPveServer(dir: string, instance: string, extra: Record<string, unknown> = {}, templateOptions: Record<string, unknown> = {}): Promise<PveServer> {
   const sshd = await startSshd();
   const sim = await startPveSimulator({
     timing: { cloneMs: 80, fullCloneMs: 150, startMs: 60, stopMs: 40, shutdownMs: 40, destroyMs: 60, configMs: 20, templateMs: 20 },
@@ -28,7 +28,7 @@ export async function startPveServer(dir: string, instance: string, extra: Recor
   writeFileSync(config, JSON.stringify({
     instance, db,
     providers: { proxmox: { task_poll_ms: 50, ready_poll_ms: 100, state_dir: join(dir, 'pve-state') } },
-    templates: [{ id: 'pve-debian', provider: 'proxmox', adapter: 'x11', os: 'linux', golden: 'debian-golden', ready_timeout_seconds: 60, provider_options: { address_override: `${sshd.host}:${sshd.port}`, ciuser: sshd.user } }],
+    templates: [{ id: 'pve-debian', provider: 'proxmox', adapter: 'x11', os: 'linux', golden: 'debian-golden', ready_timeout_seconds: 60, provider_options: { address_override: `${sshd.host}:${sshd.port}`, ciuser: sshd.user, ...templateOptions } }],
     ...extra,
   }));
   const s = await connect({ dir, instance, db, fakeDir: '', configFile: config, cleanup: () => {} }, {

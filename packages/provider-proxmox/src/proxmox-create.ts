@@ -20,6 +20,7 @@ import { configure, remove, type VmAt } from './vm-steps.ts';
 import { forkSource } from './proxmox-fork.ts';
 import { isPveApiError, SOURCE } from './pve-errors.ts';
 import type { LeaseKeyPair } from './keys.ts';
+import { workspaceParams } from './proxmox-workspace.ts';
 
 async function findByIdentity(rt: Runtime, identity: string): Promise<{ client: PveClient; guest: VmResource } | undefined> {
   const tag = identityTag(identity);
@@ -95,6 +96,8 @@ export async function createVm(rt: Runtime, req: CreateRequest, o: { replacing?:
   if (req.template.resources?.cpus !== undefined) params.cores = Math.max(1, Math.ceil(req.template.resources.cpus));
   if (req.template.resources?.memory_mb !== undefined) params.memory = String(req.template.resources.memory_mb);
   try {
+    // The workspace's disk: a new one this VM owns, or the holder VM's attached (proxmox-workspace.ts).
+    if (req.workspace) Object.assign(params, await workspaceParams(rt, place.client, place.node, req.template, req.workspace, tag));
     await configure(vm, params, steps);
   } catch (err) {
     // The clone is ours (we just made it) but untagged: remove it now, the reaper could not find it.

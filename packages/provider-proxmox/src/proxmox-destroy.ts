@@ -8,7 +8,9 @@
  * and kept as their holder — its lease tag replaced by `vmhub-<instance>-snapshots`, so it is
  * no lease's machine any more (state() says gone, list() skips it) — until its last vmhub
  * snapshot is deleted (proxmox-snapshot-delete.ts). That answers 'destroyed': the lease's machine
- * is gone; what is left is snapshot storage.
+ * is gone; what is left is snapshot storage. A VM that owns a workspace disk is kept the same way
+ * as the workspace's holder; a workspace disk it only attached is detached first
+ * (proxmox-workspace.ts).
  */
 import { VmhubError, type DestroyOutcome, type MachineRef } from '@vmhub/core';
 import { listGuests, splitTags } from './cluster.ts';
@@ -17,6 +19,7 @@ import type { Runtime } from './runtime.ts';
 import { identityTag } from './template-options.ts';
 import { configure, readConfig, remove, stop, type VmAt } from './vm-steps.ts';
 import { holderTag, identityOf, onVmInTurn, readSnapshots, vmhubSnapshots } from './snapshot-records.ts';
+import { keepOrDetachWorkspace } from './proxmox-workspace.ts';
 
 /** Stop the VM and make it its snapshots' holder, when it has vmhub snapshots; false when it has none. */
 async function keepForSnapshots(rt: Runtime, vm: VmAt): Promise<boolean> {
@@ -77,6 +80,8 @@ export async function destroyVm(rt: Runtime, machine: MachineRef, o: { keepKey?:
   const vm: VmAt = { client, node, vmid };
   try {
     const held = await onVmInTurn(vm, async () => {
+      // A workspace disk this VM owns keeps it as the workspace's holder; one it attached is detached.
+      if (await keepOrDetachWorkspace(rt, vm, config)) return true;
       if (await keepForSnapshots(rt, vm)) return true;
       await stop(vm, rt.steps());
       await remove(vm, rt.steps());
@@ -84,7 +89,7 @@ export async function destroyVm(rt: Runtime, machine: MachineRef, o: { keepKey?:
     });
     if (held) {
       forget();
-      log('info', 'VM stopped and kept for its snapshots', { vmid, node, identity: machine.identity });
+      log('info', 'VM stopped and kept for its snapshots or workspace disk', { vmid, node, identity: machine.identity });
       return 'destroyed';
     }
   } catch (err) {

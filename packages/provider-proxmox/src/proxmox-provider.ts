@@ -2,7 +2,7 @@
  * The proxmox provider's methods, wired from one file per role. Any API failure that escapes a
  * step still leaves as a mapped VmhubError (POLICY_DENIED, LOCK_CONTENTION, …), never INTERNAL.
  */
-import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, SnapshotRef, TemplateConfig } from '@vmhub/core';
+import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, SnapshotRef, TemplateConfig, WorkspaceRef } from '@vmhub/core';
 import { openChannel } from './proxmox-channel.ts';
 import { connectPort } from './proxmox-connect.ts';
 import { createVm } from './proxmox-create.ts';
@@ -15,6 +15,7 @@ import { proxmoxSnapshotSupport, takeSnapshot } from './proxmox-snapshot.ts';
 import { restoreVm } from './proxmox-restore.ts';
 import { deleteProxmoxSnapshot } from './proxmox-snapshot-delete.ts';
 import { listProxmoxSnapshots } from './proxmox-snapshot-list.ts';
+import { deleteWorkspaceHolder, proxmoxWorkspaceSupport, workspaceDiskBytes } from './proxmox-workspace.ts';
 import { providerStatus } from './proxmox-status.ts';
 import { toVmhubError } from './pve-errors.ts';
 import { templateAvailability } from './rights.ts';
@@ -49,6 +50,10 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     restore: guard('restore', (machine: MachineRef, snapshot: SnapshotRef, o: { template: TemplateConfig; signal: AbortSignal }) => restoreVm(rt, machine, snapshot, o)),
     deleteSnapshot: guard('deleteSnapshot', (snapshot: SnapshotRef) => deleteProxmoxSnapshot(rt, snapshot)),
     listSnapshots: guard('listSnapshots', () => listProxmoxSnapshots(rt)),
+    // Workspaces: a disk owned by a holder VM tagged with the workspace's identity (proxmox-workspace.ts).
+    workspaceSupport: (template: TemplateConfig) => proxmoxWorkspaceSupport(template),
+    deleteWorkspace: guard('deleteWorkspace', (ws: WorkspaceRef) => deleteWorkspaceHolder(rt, ws)),
+    workspaceBytes: guard('workspaceBytes', (ws: WorkspaceRef) => workspaceDiskBytes(rt, ws)),
     close: () => rt.close(),
     callCounts: () => rt.callCounts(),
   };

@@ -42,6 +42,16 @@ export const ProxmoxTemplateOptionsSchema = Type.Object({
   }, { additionalProperties: false })),
   /** cloud-init `ipconfig0`, e.g. "ip=dhcp". Default: keep the template's. */
   ipconfig0: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * The golden mounts a workspace disk (vm_lease_create {workspace}): the virtio disk with serial
+   * `vmhub-ws` (/dev/disk/by-id/virtio-vmhub-ws) at the template's workspace_path, formatting it
+   * when blank (proxmox-workspace.ts). Default false: the template takes no workspace.
+   */
+  workspace_disk: Type.Optional(Type.Boolean()),
+  /** Storage a new workspace disk is allocated on. Default: `storage`, else local-lvm. */
+  workspace_storage: Type.Optional(Type.String({ minLength: 2 })),
+  /** Size of a new workspace disk (GiB). Default 8. */
+  workspace_size_gb: Type.Optional(Type.Integer({ minimum: 1, maximum: 65536 })),
   /** Refuse nodes with less free memory than this (MiB). Default: the template's memory_mb, else 0. */
   min_free_memory_mb: Type.Optional(Type.Integer({ minimum: 0 })),
 }, { additionalProperties: false });

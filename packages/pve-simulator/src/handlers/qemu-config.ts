@@ -91,6 +91,7 @@ function prepareUpdate(ctx: HandlerContext): { vm: SimVm; apply: (vm: SimVm) => 
   if (newTags) checkTagAccess(cluster, caller, tagSet(vm.config.tags as string | undefined), newTags);
   if ('sshkeys' in sets) validateSshKeys(String(sets.sshkeys));
   if ('cipassword' in sets) sets.cipassword = `$5$sim$${createHash('sha256').update(String(sets.cipassword)).digest('base64url')}`;
+  for (const [k, v] of Object.entries(sets)) if (DISK.test(k)) sets[k] = allocated(cluster, vm, String(v));
 
   const apply = (target: SimVm): void => {
     for (const [k, v] of Object.entries(sets)) {
@@ -103,6 +104,21 @@ function prepareUpdate(ctx: HandlerContext): { vm: SimVm; apply: (vm: SimVm) => 
     }
   };
   return { vm, apply };
+}
+
+/**
+ * A new disk (`STORAGE:SIZE_GiB[,options]`) is allocated as qemu-server does: a volume
+ * `STORAGE:vm-<vmid>-disk-<n>` owned by the VM, stored with its `size`. Any other value (an
+ * existing volume, another VM's included) is stored as given.
+ */
+function allocated(cluster: Cluster, vm: SimVm, value: string): string {
+  const m = /^([A-Za-z][\w.-]*):(\d+(?:\.\d+)?)(,.*)?$/.exec(value);
+  if (!m) return value;
+  let n = 0;
+  while (cluster.volumes.has(`${m[1]}:vm-${vm.vmid}-disk-${n}`)) n++;
+  const volume = `${m[1]}:vm-${vm.vmid}-disk-${n}`;
+  cluster.volumes.add(volume);
+  return `${volume}${m[3] ?? ''},size=${m[2]}G`;
 }
 
 function storedValue(schema: { type?: string } | undefined, v: unknown): ConfigValue {

@@ -90,7 +90,11 @@ export function destroyVm(ctx: HandlerContext): string {
       // snapshots go with the VM, their RAM state volumes too
       const states = [...vm.snapshots.values()].map((s) => String(s.config.vmstate ?? ''));
       const referenced = [...Object.values(vm.config).map((v) => String(v).split(',')[0] ?? ''), ...states];
-      for (const v of referenced) cluster.volumes.delete(v);
+      // qemu-server frees only volumes this VM owns: another VM's disk attached here stays.
+      for (const v of referenced) {
+        const name = v.slice(v.indexOf(':') + 1).split('/').pop() ?? ''; // a linked clone's: base-<t>-disk-<n>/vm-<vmid>-disk-<n>
+        if (!/^(vm|base)-\d+-/.test(name) || name.startsWith(`vm-${vm.vmid}-`) || name.startsWith(`base-${vm.vmid}-`)) cluster.volumes.delete(v);
+      }
       if (bool(params['destroy-unreferenced-disks'])) {
         for (const v of [...cluster.volumes]) if (new RegExp(`:(vm|base)-${vm.vmid}-`).test(v)) cluster.volumes.delete(v);
       }
