@@ -27,6 +27,7 @@ import { handleOAuthDiscovery, requestOrigin, refuseToken } from './http/oauth-d
 import { ANONYMOUS_PRINCIPAL, principalAuthInfo } from './http/principal.ts';
 import { HttpSessions, refusalMessage, type HttpSession } from './http/sessions.ts';
 import { handleApi, sendJson } from './live/api.ts';
+import { handleWorkspacesApi, isWorkspacesApi } from './live/workspaces-api.ts';
 import { clearCookie, COOKIE, cookieValue, escapeHtml, htmlPage, loopbackHost, originProblem, securityHeaders } from './live/auth-cookie.ts';
 import { LEASE_ID } from './live/recorder.ts';
 import { isStreamPath, streamUpgrades, type StreamAuth } from './live/stream-socket.ts';
@@ -196,6 +197,8 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     const principal = credential?.principal ?? ANONYMOUS_PRINCIPAL;
     // The pages show who is signed in; a principal name is not a secret to its own holder.
     res.setHeader('X-Vmhub-Principal', principal);
+    // Workspaces (live/workspaces-api.ts): deleting one needs a browser sign-in, never a bearer token.
+    if (!ui && isWorkspacesApi(url)) return handleWorkspacesApi(req, res, url, principal, hub.live, byCookie);
     if (!ui) return handleApi(req, res, url, principal, hub.live);
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(405, 'INVALID_REQUEST', `${req.method} is not allowed on the live view's pages`);
     if (url.pathname === '/ui') return void res.writeHead(303, { Location: '/ui/' }).end();

@@ -4,13 +4,15 @@
 // LOCK_CONTENTION naming her lease and never her volume. Bad input changes nothing: names outside
 // [a-z0-9][a-z0-9._-]{0,62} (INVALID_REQUEST), a template whose provider has no workspaces
 // (CAPABILITY_UNAVAILABLE with the reason), workspace with snapshot_id (INVALID_REQUEST), a new
-// workspace past workspaces.max_per_principal (QUOTA_EXCEEDED naming it).
+// workspace past workspaces.max_per_principal (QUOTA_EXCEEDED naming it). The dashboard's
+// /api/workspaces lists only the signed-in principal's; deleting one needs a browser sign-in (a
+// bearer token, what an agent holds, is POLICY_DENIED), and another principal's is NOT_FOUND.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { Store } from '@vmhub/store';
-import { defaultTemplates, startHttp, until } from './harness.ts';
+import { defaultTemplates, startHttp, uiSignIn, until } from './harness.ts';
 import { httpAgent, httpSuite, type HttpAgent } from './http-harness.ts';
 
 const run = promisify(execFile);
@@ -46,12 +48,13 @@ describe('workspaces: each principal\'s own; bad input changes nothing', () => {
     const a = await ready(alice, { template: 'debian-x11', workspace: 'proj' });
     assert.equal((await alice.call('vm_exec', { lease_id: a, shell: 'echo alice > ~/secret.txt' })).structuredContent.exit_code, 0);
     const b = await ready(bob, { template: 'debian-x11', workspace: 'proj' });
+    await bob.call('vm_lease_release', { lease_id: await ready(bob, { template: 'debian-x11', workspace: 'bobs' }) });
     const seen = await bob.call('vm_exec', { lease_id: b, shell: 'cat ~/secret.txt' });
     assert.notEqual(seen.structuredContent.exit_code, 0, 'bob does not see alice\'s file');
     assert.match(seen.structuredContent.stderr, /No such file/);
     const rows = await workspaces();
-    assert.deepEqual(rows.map((w) => `${w.principal}/${w.name}`), ['alice/proj', 'bob/proj']);
-    assert.notEqual(rows[0]!.identity, rows[1]!.identity);
+    assert.deepEqual(rows.map((w) => `${w.principal}/${w.name}`), ['alice/proj', 'bob/bobs', 'bob/proj']);
+    assert.notEqual(rows[0]!.identity, rows[2]!.identity);
     // A lease id of alice's never appears in what bob is told.
     const third = await bob.call('vm_lease_create', { template: 'debian-x11', workspace: 'proj' });
     assert.equal(third.structuredContent.code, 'LOCK_CONTENTION');
@@ -85,5 +88,30 @@ describe('workspaces: each principal\'s own; bad input changes nothing', () => {
     assert.match(third.structuredContent.message, /workspaces\.max_per_principal: 2/);
     assert.equal((await workspaces()).filter((w) => w.principal === 'alice').length, 2);
     await ready(alice, { template: 'debian-x11', workspace: 'second' });
+  });
+
+  it('the dashboard lists only the principal\'s own; a bearer token cannot delete; a signed-in person can, unless a lease holds it', async () => {
+    const base = suite.srv.base;
+    const bearer = { Authorization: `Bearer ${TOKENS.alice}` };
+    const list = await (await fetch(`${base}/api/workspaces`, { headers: bearer })).json();
+    assert.deepEqual(list.workspaces.map((w: any) => w.name).sort(), ['proj', 'second']);
+    const byToken = await fetch(`${base}/api/workspaces/proj/delete`, { method: 'POST', headers: bearer });
+    assert.equal(byToken.status, 403);
+    assert.equal((await byToken.json()).error.code, 'POLICY_DENIED');
+    const signIn = await uiSignIn(base, TOKENS.alice);
+    const person = { Cookie: signIn.cookie, Origin: base, 'Sec-Fetch-Site': 'same-origin' };
+    const bobs = await fetch(`${base}/api/workspaces/bobs/delete`, { method: 'POST', headers: person });
+    assert.equal(bobs.status, 404, 'bob\'s workspace is not alice\'s to see');
+    const heldRes = await fetch(`${base}/api/workspaces/second/delete`, { method: 'POST', headers: person });
+    assert.equal(heldRes.status, 409);
+    assert.equal((await heldRes.json()).error.code, 'LOCK_CONTENTION');
+    const alice = await httpAgent(suite.srv, TOKENS.alice);
+    for (const l of (await alice.call('vm_lease_list', { status: 'live' })).structuredContent.leases) await alice.call('vm_lease_release', { lease_id: l.lease_id });
+    const volume = (await workspaces()).find((w) => w.principal === 'alice' && w.name === 'proj')!.identity;
+    const done = await fetch(`${base}/api/workspaces/proj/delete`, { method: 'POST', headers: person });
+    assert.equal(done.status, 200, await done.clone().text());
+    assert.equal((await done.json()).deleted, 'destroyed');
+    assert.equal(await run('docker', ['volume', 'inspect', volume]).then(() => 'there', () => 'gone'), 'gone');
+    assert.deepEqual((await workspaces()).map((w) => `${w.principal}/${w.name}`), ['alice/second', 'bob/bobs', 'bob/proj']);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * /ui/list.js — the lease list: GET /api/leases every 2 s, rows updated in place (so thumbnails
- * do not flicker), one live thumbnail per ready lease refreshed every 2 s.
+ * do not flicker), one live thumbnail per ready lease refreshed every 2 s; and the workspaces
+ * (GET /api/workspaces), each with a Delete button while no lease holds it.
  */
 import { $, api, controlBadge, el, errorText, fetchFrame, isEnded, relTime, say, shortId, statusBadge } from './common.ts';
 import type { LeaseView } from './types.ts';
@@ -116,7 +117,31 @@ function render(leases: LeaseView[]): void {
   $('lease-count').textContent = leases.length === 1 ? '1 lease' : leases.length + ' leases';
 }
 
+interface WorkspaceView { name: string; principal: string; provider: string; holder_lease?: string; bytes: number; used_at: string }
+
+/** The workspaces table: a Delete button per free workspace (a person's act; the server refuses a bearer token). */
+function renderWorkspaces(list: WorkspaceView[]): void {
+  const body = $('workspace-rows');
+  body.replaceChildren(...list.map((w) => {
+    const del = el('button', { type: 'button', className: 'danger', text: 'Delete', title: w.holder_lease ? 'attached to a lease: release it first' : 'delete this workspace and its files for good' }) as HTMLButtonElement;
+    del.disabled = w.holder_lease !== undefined;
+    del.addEventListener('click', () => {
+      if (!confirm('Delete workspace "' + w.name + '" of ' + w.principal + ' and every file in it? This cannot be undone.')) return;
+      del.disabled = true;
+      api('POST', '/api/workspaces/' + encodeURIComponent(w.name) + '/delete').then(() => say('workspace ' + w.name + ' deleted')).catch((err) => { say(errorText(err), 'error'); del.disabled = false; });
+    });
+    return el('tr', { 'data-workspace': w.name }, [
+      el('td', { text: w.name }), el('td', { text: w.principal }), el('td', { text: w.provider }),
+      el('td', null, [w.holder_lease ? el('a', { href: leaseHref(w.holder_lease), text: shortId(w.holder_lease) }) : '—']),
+      el('td', { text: (w.bytes / 1024 ** 2).toFixed(1) + ' MiB' }), el('td', { text: relTime(w.used_at), title: w.used_at }), el('td', null, [del]),
+    ]);
+  }));
+  $('workspaces-empty').hidden = list.length > 0;
+  $('workspace-count').textContent = list.length === 1 ? '1 workspace' : list.length + ' workspaces';
+}
+
 function poll(): void {
+  api<{ workspaces?: WorkspaceView[] } | null>('GET', '/api/workspaces').then((data) => renderWorkspaces((data && data.workspaces) || [])).catch(() => { /* the lease list says what is wrong */ });
   api<{ leases?: LeaseView[] } | null>('GET', '/api/leases').then((data) => {
     render((data && data.leases) || []);
     say('');
