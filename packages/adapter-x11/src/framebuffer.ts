@@ -6,6 +6,8 @@
  * Tearing: the X server draws while we read. A frame is taken only when two successive reads are
  * byte-identical (at most MAX_READS reads); a screen that keeps changing faster than that falls
  * back to the guest's `xwd`, which the X server answers between requests, so it never tears.
+ * The live view's stream asks for one read (`reads: 1`, ScreenshotOptions.live): its next frame
+ * follows within milliseconds, so a torn one is drawn over at once.
  */
 import { open } from 'node:fs/promises';
 import type { AdapterContext, FramebufferSource } from '@vmhub/core';
@@ -109,7 +111,8 @@ interface Lease {
  * screen really showed (a draw the read missed is simply later than it), and they are exactly
  * the frame the last call returned.
  */
-export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T, buffers: FrameBuffers = new FrameBuffers()): Promise<T | undefined> {
+export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T, buffers: FrameBuffers = new FrameBuffers(), options: { reads?: number | undefined } = {}): Promise<T | undefined> {
+  const reads = options.reads ?? MAX_READS;
   let file;
   try {
     file = await open(path, 'r');
@@ -129,7 +132,13 @@ export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T,
     if ((await file.read(pair[prev], 0, size, 0)).bytesRead !== size) return undefined;
     if (last && pair[prev].equals(pair[last.index])) return last.value as T;
     try { parseXwdHeader(pair[prev]); } catch { return undefined; }
-    for (let i = 1; i < MAX_READS; i++) {
+    if (reads <= 1) {
+      // One read is enough for the caller (ScreenshotOptions.live): whatever it holds.
+      const value = use(pair[prev]);
+      lease.keep?.(prev, use, value);
+      return value;
+    }
+    for (let i = 1; i < reads; i++) {
       const next = (1 - prev) as 0 | 1;
       if (next === last?.index) lease.forget?.();
       if ((await file.read(pair[next], 0, size, 0)).bytesRead !== size) return undefined;

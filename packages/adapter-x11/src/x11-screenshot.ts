@@ -6,7 +6,7 @@
  * loaded 2-core host). core's shapeScreenshot does the scaling and encoding.
  */
 import { gunzipSync } from 'node:zlib';
-import type { AdapterContext, RawScreen } from '@vmhub/core';
+import type { AdapterContext, RawScreen, ScreenshotOptions } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
 import { framebufferOf, readStableFrame } from './framebuffer.ts';
 import { screenSize } from './x11-screen-size.ts';
@@ -17,9 +17,10 @@ const SLACK = 64 * 1024;
 // A pipeline reports gzip's status: an xwd failure shows as an empty frame plus xwd's stderr.
 const GZIP_CAPTURE = 'xwd -root -silent | gzip -1';
 
-export async function screenshot(rt: X11Runtime, ctx: AdapterContext): Promise<RawScreen> {
+export async function screenshot(rt: X11Runtime, ctx: AdapterContext, options?: ScreenshotOptions): Promise<RawScreen> {
   const fb = await framebufferOf(rt, ctx);
-  const frame = fb ? await readStableFrame(fb.path, xwdToRgb, rt.frameBuffers) : undefined;
+  // The live view's frames take one read (it may tear: the stream's next frame follows).
+  const frame = fb ? await readStableFrame(fb.path, xwdToRgb, rt.frameBuffers, { reads: options?.live ? 1 : undefined }) : undefined;
   if (frame) return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
   const guest = await rt.guest(ctx);
   for (let attempt = 0; attempt < 2; attempt++) {

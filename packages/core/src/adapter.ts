@@ -110,14 +110,27 @@ export interface Point { x: number; y: number }
  * exactly the capabilities its adapter declares; `defineAdapter` refuses a session that lacks a
  * declared method or has an undeclared one.
  */
+/** How a screenshot is wanted. */
+export interface ScreenshotOptions {
+  /**
+   * A frame of the live view's stream, which captures again within milliseconds: the adapter may
+   * return a frame drawn into while it was read (the next one follows), and should take no slow
+   * path to avoid that (adapter-x11: one read of the host framebuffer, no stable-read retries and
+   * no fall back to `xwd` in the guest while the screen keeps changing). Agents' screenshots
+   * never set it.
+   */
+  live?: boolean;
+}
+
 export interface AdapterSession {
   /**
    * Capture the whole screen; core crops, scales and encodes. Core only reads `data` and copies
    * what it keeps (a changed_only baseline), so an adapter may reuse its buffers from one call to
    * the next, and may hand back the very frame it returned last while the screen has not changed
    * (adapter-x11 does: one read and a compare instead of a second read and a decode).
+   * `options.live`: ScreenshotOptions.
    */
-  screenshot?(ctx: AdapterContext): Promise<RawScreen>;
+  screenshot?(ctx: AdapterContext, options?: ScreenshotOptions): Promise<RawScreen>;
   inspect?(ctx: AdapterContext, input: { max_depth: number }): Promise<{ source: string; tree: ElementNode }>;
   listWindows?(ctx: AdapterContext): Promise<WindowInfo[]>;
   focus?(ctx: AdapterContext, input: { window: string }): Promise<WindowInfo>;

@@ -178,7 +178,7 @@ class LeaseApi {
   async detail(): Promise<LeaseInfo & Record<string, unknown>> {
     const c = (await this.#rt.store.leaseControls([this.#id])).get(this.#id);
     const stream = streamStats(this.#rt.sessions.get(this.#id));
-    return { ...leaseView(this.#row), ...controlView(this.#row, c), stream: stream ?? { viewers: 0, capturing: false, frames_sent: 0 } };
+    return { ...leaseView(this.#row), ...controlView(this.#row, c), stream: stream ?? { viewers: 0, capturing: false, captures: 0, frames_sent: 0 } };
   }
 
   /** The lease's binding (its session opened if need be): throws LEASE_NOT_READY, LEASE_EXPIRED… as the tools do. */

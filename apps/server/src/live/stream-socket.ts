@@ -59,7 +59,8 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
     if (!binding.session?.screenshot || !binding.adapter?.capabilities.includes('screenshot')) throw new ApiError(409, 'CAPABILITY_UNAVAILABLE', `lease ${id} has no screen to stream`);
     const session = rt.sessions.get(row.id);
     if (!session) throw new ApiError(409, 'LEASE_EXPIRED', `lease ${id} ended`);
-    const stream = streamOf(session, () => binding.session!.screenshot!(binding.context));
+    // Live frames: one capture may tear (the next follows), never a slow path (ScreenshotOptions.live).
+    const stream = streamOf(session, () => binding.session!.screenshot!(binding.context, { live: true }));
     wss.handleUpgrade(req, socket, head, (ws) => {
       const viewer: StreamViewer = { send: (msg) => ws.send(msg, { binary: true }), queued: () => ws.bufferedAmount, maxWidth: asked };
       stream.add(viewer, (reason) => { send(ws, { type: 'ended', reason }); ws.close(1001, 'lease session ended'); });

@@ -9,8 +9,9 @@
  * after its call returns. It stops when the last viewer leaves: a lease nobody watches costs no
  * capture.
  *
- * Frames are sent at the screen's size, or scaled to the widest width a viewer asked for when
- * that is smaller (one scale for all viewers: one capture, one encode).
+ * Frames are sent at the screen's own size up to NATIVE_UP_TO pixels wide (the page scales the
+ * canvas; a resize per capture cost more than the bytes it saves), wider screens scaled to the
+ * widest width a viewer asked for (one scale for all viewers: one capture, one encode).
  */
 import type { RawScreen } from '@vmhub/core';
 import { changedBox, baselineOf, type Baseline } from '@vmhub/core/router';
@@ -32,6 +33,8 @@ const MAX_QUEUED = 2 * 1024 * 1024;
 /** After a failed capture, wait this long before the next. */
 const RETRY_MS = 1000;
 const JPEG_QUALITY = 80;
+/** Screens up to this wide stream at their own pixels whatever width the viewers asked for. */
+const NATIVE_UP_TO = 1920;
 
 export interface StreamViewer {
   /** Send one binary message. */
@@ -45,6 +48,8 @@ export interface StreamViewer {
 export interface StreamStats {
   viewers: number;
   capturing: boolean;
+  /** Captures taken for this lease's viewers since the stream was made (one per loop, whatever the number of viewers). */
+  captures: number;
   frames_sent: number;
 }
 
@@ -60,6 +65,7 @@ export class LeaseStream {
   #burstUntil = 0;
   #seq = 0;
   #sent = 0;
+  #captures = 0;
   #closed = false;
 
   constructor(capture: () => Promise<RawScreen | undefined>) {
@@ -109,7 +115,7 @@ export class LeaseStream {
   }
 
   stats(): StreamStats {
-    return { viewers: this.#viewers.size, capturing: this.#loop !== undefined, frames_sent: this.#sent };
+    return { viewers: this.#viewers.size, capturing: this.#loop !== undefined, captures: this.#captures, frames_sent: this.#sent };
   }
 
   async #run(): Promise<void> {
@@ -118,6 +124,7 @@ export class LeaseStream {
       let pause = Date.now() < this.#burstUntil ? BURST_MS : FRAME_MS;
       try {
         const raw = await this.#capture();
+        this.#captures++;
         if (raw && this.#viewers.size > 0 && !this.#closed) await this.#frame(raw);
       } catch (err) {
         log('debug', 'live stream: a capture failed; trying again', { error: (err as Error).message });
@@ -139,7 +146,7 @@ export class LeaseStream {
     // The screen as the viewers hold it (a memcmp, no decode): nothing to send.
     if (!behind && this.#heldRaw?.equals(raw.data)) return;
     const maxWidth = Math.max(...[...this.#viewers.keys()].map((v) => v.maxWidth));
-    const px = await scaled(await decodeRegion(raw), maxWidth);
+    const px = await scaled(await decodeRegion(raw), Math.max(maxWidth, NATIVE_UP_TO));
     const changed = changedBox(this.#held, px);
     const whole: Region = { x: 0, y: 0, width: px.width, height: px.height };
     let rect: Buffer | undefined;
@@ -188,6 +195,6 @@ async function scaled(px: RegionPixels, maxWidth: number): Promise<RegionPixels>
   const width = Math.max(16, Math.floor(maxWidth));
   const height = Math.max(1, Math.round((px.height * width) / px.width));
   const { data, info } = await (await sharp(px.data, { raw: { width: px.width, height: px.height, channels: px.channels } }))
-    .resize(width, height, { kernel: 'lanczos3' }).raw().toBuffer({ resolveWithObject: true });
+    .resize(width, height, { kernel: 'linear' }).raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels as 1 | 3 | 4, region: px.region, screen: px.screen };
 }

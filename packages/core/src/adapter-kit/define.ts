@@ -20,7 +20,7 @@ import { InputQueue } from './input-queue.ts';
 import { mergeOptions } from './options.ts';
 
 type Method<K extends keyof AdapterSession> = NonNullable<AdapterSession[K]>;
-type Input<K extends keyof AdapterSession> = Parameters<Method<K>> extends [AdapterContext, infer I] ? I : never;
+type Input<K extends keyof AdapterSession> = Parameters<Method<K>> extends [AdapterContext, (infer I)?] ? I : never;
 type Output<K extends keyof AdapterSession> = ReturnType<Method<K>>;
 
 /** A capability as a plain function of the lease's runtime. */
