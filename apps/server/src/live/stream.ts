@@ -1,12 +1,11 @@
 /**
  * The live screen as a stream (docs/live-view.md, "The stream"): one capture loop per watched
  * lease, shared by every viewer of it. Each capture is compared with the frame the viewers hold;
- * only the changed rectangle goes out, as a JPEG, in one binary message per viewer
- * (encodeRect/STREAM_HEADER below). A viewer that joins, or one that fell behind (its socket
- * holds more than MAX_QUEUED bytes), gets a whole frame next. The loop captures at most every
- * FRAME_MS while the screen is still and at once when poked (an agent's or a person's action just
- * finished), then every BURST_MS for BURST_FOR_MS — the effect of an action often lands a few ms
- * after its call returns. It stops when the last viewer leaves: a lease nobody watches costs no
+ * only the changed rectangle goes out, as a JPEG, in one binary message per viewer (STREAM_HEADER
+ * below). A viewer that joins, or one that fell behind (its socket holds more than MAX_QUEUED
+ * bytes), gets a whole frame next. The loop captures every FRAME_MS (30 a second) while nothing
+ * happens, and at once when poked (an agent's or a person's action just finished), then every
+ * BURST_MS for BURST_FOR_MS — the effect of an action often lands a few ms after its call returns. It stops when the last viewer leaves: a lease nobody watches costs no
  * capture.
  *
  * Frames are sent at the screen's own size up to NATIVE_UP_TO pixels wide (the page scales the
@@ -22,10 +21,10 @@ import { log } from '../log.ts';
 export const STREAM_HEADER = 24;
 const VERSION = 1;
 const FLAG_WHOLE = 1;
-/** Captures while nothing happens: at most this often. */
-const FRAME_MS = 40;
+/** Captures while nothing happens: at most this often (30 a second). */
+const FRAME_MS = 33;
 /** After a poke: this often… */
-const BURST_MS = 8;
+const BURST_MS = 5;
 /** …for this long. */
 const BURST_FOR_MS = 250;
 /** A viewer whose socket holds more than this skips frames and gets a whole one when it drains. */
