@@ -15,12 +15,14 @@ import type { Live } from './api.ts';
 import { heldControl } from './control.ts';
 import { pointerOf } from './pointer.ts';
 import { Recordings } from './recorder.ts';
-import { liveImage } from './screen.ts';
-import { pokeStream } from './stream-state.ts';
+import { liveImage, livePixels } from './screen.ts';
+import { pokeStream, streamFrame } from './stream-state.ts';
 
 /** Recorded frames: PNG, at most this wide. */
 const FRAME_WIDTH = 1280;
 const CAPTURE_MS = 20_000;
+/** A stream capture this recent is the recording's frame (the stream captures every 33 ms, every 5 ms after an action). */
+const STREAM_FRESH_MS = 40;
 
 export type { Live } from './api.ts';
 
@@ -70,9 +72,16 @@ export function liveHooks(live: Live): { human: HostHuman; record: NonNullable<H
   };
 }
 
-/** The lease's screen now as a PNG, or undefined when the lease has no session or no screen. */
+/**
+ * The lease's screen now as a PNG, or undefined when the lease has no session or no screen. While
+ * someone watches the lease, the stream's own latest capture (STREAM_FRESH_MS old at most) is the
+ * frame: one capture serves the viewers and the recording.
+ */
 async function captureFrame(r: Runtime, leaseId: string): Promise<Buffer | undefined> {
-  if (!r.sessions.get(leaseId)) return undefined;
+  const session = r.sessions.get(leaseId);
+  if (!session) return undefined;
+  const streamed = streamFrame(session, STREAM_FRESH_MS);
+  if (streamed) return (await livePixels(streamed, 'png', FRAME_WIDTH)).data;
   // The recorder's own capture of a lease a call of its principal already bound.
   const b = await r.sessions.bind(leaseId, AbortSignal.timeout(CAPTURE_MS), undefined);
   if (!b.session?.screenshot || !b.adapter?.capabilities.includes('screenshot')) return undefined;

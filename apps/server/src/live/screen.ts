@@ -5,7 +5,7 @@
  * own).
  */
 import type { RawScreen } from '@vmhub/core';
-import { MAX_SIDE, shapeScreenshot, type ShapedScreenshot } from '@vmhub/core/screenshot';
+import { MAX_SIDE, shapePixels, shapeScreenshot, type RegionPixels, type ShapedScreenshot } from '@vmhub/core/screenshot';
 
 /** The largest image the live view or a recording takes. */
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -13,4 +13,9 @@ const MAX_BYTES = 16 * 1024 * 1024;
 /** `raw` as an image at most `maxWidth` wide. */
 export function liveImage(raw: RawScreen, format: 'png' | 'jpeg', maxWidth: number): Promise<ShapedScreenshot> {
   return shapeScreenshot(raw, { format, maxWidth, maxHeight: MAX_SIDE, maxBytes: MAX_BYTES });
+}
+
+/** Decoded pixels (the live stream's latest capture) shaped the same way. */
+export function livePixels(px: RegionPixels, format: 'png' | 'jpeg', maxWidth: number): Promise<ShapedScreenshot> {
+  return shapePixels(px, { format, maxWidth, maxHeight: MAX_SIDE, maxBytes: MAX_BYTES });
 }

@@ -4,6 +4,7 @@
  * which tells every viewer why before their sockets close.
  */
 import type { RawScreen } from '@vmhub/core';
+import type { RegionPixels } from '@vmhub/core/screenshot';
 import type { LeaseSession, LeaseStateKey } from '../sessions/lease-session.ts';
 import { LeaseStream, type StreamStats } from './stream.ts';
 
@@ -22,6 +23,11 @@ export function streamOf(session: Pick<LeaseSession, 'state'>, capture: () => Pr
 /** The session's stream figures, when one was made. */
 export function streamStats(session: Pick<LeaseSession, 'state' | 'disposed'> | undefined): StreamStats | undefined {
   return session && !session.disposed ? session.state(STREAM).stream?.stats() : undefined;
+}
+
+/** The frame the lease's stream captured at most `maxAgeMs` ago, while someone watches it. */
+export function streamFrame(session: Pick<LeaseSession, 'state' | 'disposed'> | undefined, maxAgeMs: number): RegionPixels | undefined {
+  return session && !session.disposed ? session.state(STREAM).stream?.latest(maxAgeMs) : undefined;
 }
 
 /** An action just finished on the lease: its stream (if any) captures now. */

@@ -59,6 +59,8 @@ export class LeaseStream {
   #held: Baseline | undefined;
   /** A copy of the capture #held was made from: an identical capture is skipped before any decode. */
   #heldRaw: Buffer | undefined;
+  /** Where #held is on the screen, and when a capture last found the screen as #held shows it. */
+  #heldAt: { region: Region; screen: { width: number; height: number }; at: number } | undefined;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #burstUntil = 0;
@@ -84,6 +86,7 @@ export class LeaseStream {
     if (this.#viewers.size === 0) {
       this.#held = undefined;
       this.#heldRaw = undefined;
+      this.#heldAt = undefined;
     }
     this.#wake?.();
   }
@@ -110,7 +113,18 @@ export class LeaseStream {
     for (const v of ending) v.ended(reason);
     this.#held = undefined;
     this.#heldRaw = undefined;
+    this.#heldAt = undefined;
     this.#wake?.();
+  }
+
+  /**
+   * The screen as the stream last captured it, when that was at most `maxAgeMs` ago (the
+   * recording takes its frames from here while someone watches: one capture for both).
+   */
+  latest(maxAgeMs: number): RegionPixels | undefined {
+    const held = this.#held, at = this.#heldAt;
+    if (!held || !at || Date.now() - at.at > maxAgeMs) return undefined;
+    return { data: held.data, width: held.width, height: held.height, channels: held.channels as 1 | 3 | 4, region: at.region, screen: at.screen };
   }
 
   stats(): StreamStats {
@@ -143,7 +157,10 @@ export class LeaseStream {
   async #frame(raw: RawScreen): Promise<void> {
     const behind = [...this.#viewers.values()].some((s) => s.whole);
     // The screen as the viewers hold it (a memcmp, no decode): nothing to send.
-    if (!behind && this.#heldRaw?.equals(raw.data)) return;
+    if (!behind && this.#heldRaw?.equals(raw.data)) {
+      if (this.#heldAt) this.#heldAt.at = Date.now();
+      return;
+    }
     const maxWidth = Math.max(...[...this.#viewers.keys()].map((v) => v.maxWidth));
     const px = await scaled(await decodeRegion(raw), Math.max(maxWidth, NATIVE_UP_TO));
     const changed = changedBox(this.#held, px);
@@ -163,6 +180,7 @@ export class LeaseStream {
       this.#sent++;
     }
     this.#held = baselineOf(px, this.#held);
+    this.#heldAt = { region: px.region, screen: px.screen, at: Date.now() };
     // A copy: adapters reuse their capture buffers.
     if (this.#heldRaw?.length === raw.data.length) raw.data.copy(this.#heldRaw);
     else this.#heldRaw = Buffer.from(raw.data);
