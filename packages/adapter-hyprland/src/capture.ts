@@ -27,7 +27,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { AdapterContext, RawScreen } from '@vmhub/core';
+import type { AdapterContext, RawScreen, ScreenshotOptions } from '@vmhub/core';
 import { CAPTURE_PY, CAPTURE_SOCKET } from './capture-py.ts';
 import type { Layout } from './layout.ts';
 import type { HyprRuntime } from './runtime.ts';
@@ -190,16 +190,17 @@ export function rowsToRgb(rows: Buffer, r: Pick<Reply, 'width' | 'height' | 'str
  * The screen from the shared framebuffer, or undefined (the caller uses grim). Sets the
  * session's layout screen size to the frame's, as grim's path does.
  */
-export async function sharedFrame(rt: HyprRuntime, ctx: AdapterContext): Promise<RawScreen | undefined> {
+export async function sharedFrame(rt: HyprRuntime, ctx: AdapterContext, options: ScreenshotOptions = {}): Promise<RawScreen | undefined> {
   const st = await connected(rt, ctx);
   if (!st) return undefined;
-  const run = () => capture(rt, ctx, st);
+  const run = () => capture(rt, ctx, st, options.live === true);
   const next = (st.queue ?? Promise.resolve()).then(run, run);
   st.queue = next;
   return next;
 }
 
-async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState): Promise<RawScreen | undefined> {
+/** `live`: a frame of the live view's stream (ScreenshotOptions.live): one read of the kept file, torn or not. */
+async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState, live: boolean): Promise<RawScreen | undefined> {
   const client = st.client;
   if (!client || !st.path) return undefined;
   let layout = await rt.layout(ctx);
@@ -207,7 +208,7 @@ async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState): 
   const kept = st.kept;
   // The kept file: no request. Its GEN (in the header) is the layout's, or the output changed.
   if (kept && kept.target === targetOf(layout)) {
-    const shot = await readFrame(st, kept.reply, true);
+    const shot = await readFrame(st, kept.reply, live ? 1 : MAX_READS);
     if (shot) return shot;
     // Torn (the screen changing while read), replaced, or an output changed: a copy that nothing
     // overwrites, with the helper's GEN in its answer.
@@ -228,7 +229,7 @@ async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState): 
     }
     layout.screen = { width: reply.width, height: reply.height };
     if (reply.watch && verb === 'w') st.kept = { target, reply };
-    const shot = await readFrame(st, reply, st.kept !== undefined);
+    const shot = await readFrame(st, reply, st.kept ? MAX_READS : 1);
     if (shot || verb === 'c') return shot;
     st.kept = undefined;
     verb = 'c';
@@ -237,11 +238,12 @@ async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState): 
 }
 
 /**
- * The frame in the file as `reply` describes it, or undefined (the file has another size, or —
- * `stable`, the helper keeping the file — no two reads agreed). Reads go into the session's
- * buffer that does not hold the last frame; a read equal to the last frame is that frame.
+ * The frame in the file as `reply` describes it, or undefined: the file has another size, its
+ * GEN is not the layout's, or no two of `reads` reads agreed (1: the first read is taken — the
+ * file after `c`, which nothing writes, or a live frame). Reads go into the session's buffer
+ * that does not hold the last frame; a read equal to the last frame is that frame.
  */
-async function readFrame(st: CaptureState, reply: Reply, stable: boolean): Promise<RawScreen | undefined> {
+async function readFrame(st: CaptureState, reply: Reply, reads: number): Promise<RawScreen | undefined> {
   const bytes = reply.offset + reply.stride * reply.height;
   if (st.pair?.[0].length !== bytes) {
     st.pair = [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)];
@@ -257,8 +259,8 @@ async function readFrame(st: CaptureState, reply: Reply, stable: boolean): Promi
     let index: 0 | 1 = last?.index === 0 ? 1 : 0;
     if ((await file.read(pair[index], 0, bytes, 0)).bytesRead !== bytes) return undefined;
     if (last && pair[index].equals(pair[last.index])) return last.screen;
-    let whole = !stable;
-    for (let i = 1; i < MAX_READS && !whole; i++) {
+    let whole = reads === 1;
+    for (let i = 1; i < reads && !whole; i++) {
       const next: 0 | 1 = index === 0 ? 1 : 0;
       if (next === st.last?.index) st.last = undefined;
       if ((await file.read(pair[next], 0, bytes, 0)).bytesRead !== bytes) return undefined;
@@ -266,7 +268,7 @@ async function readFrame(st: CaptureState, reply: Reply, stable: boolean): Promi
       index = next;
     }
     // Not whole, or the helper's GEN moved since the layout was read (XWD window_bdrwidth).
-    if (!whole || (stable && pair[index].readUInt32BE(96) !== st.gen)) {
+    if (!whole || pair[index].readUInt32BE(96) !== st.gen) {
       st.last = undefined;
       return undefined;
     }

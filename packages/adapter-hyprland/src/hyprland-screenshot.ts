@@ -8,7 +8,7 @@
  * compression level 1: a third of level 6's time for a frame twice the size, still ~10× smaller
  * than raw PPM over the channel.
  */
-import type { AdapterContext, RawScreen } from '@vmhub/core';
+import type { AdapterContext, RawScreen, ScreenshotOptions } from '@vmhub/core';
 import { sharedFrame } from './capture.ts';
 import { hyprError } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
@@ -20,8 +20,8 @@ export function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
-export async function screenshot(rt: HyprRuntime, ctx: AdapterContext): Promise<RawScreen> {
-  const shared = await sharedFrame(rt, ctx);
+export async function screenshot(rt: HyprRuntime, ctx: AdapterContext, options?: ScreenshotOptions): Promise<RawScreen> {
+  const shared = await sharedFrame(rt, ctx, options);
   if (shared) return shared;
   const layout = await rt.refreshLayout(ctx);
   const guest = await rt.guest(ctx);

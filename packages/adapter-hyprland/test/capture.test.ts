@@ -89,7 +89,7 @@ describe('screenshots through the shared framebuffer on headless sway (live)', {
     assert.deepEqual([back.format, back.width, back.height], ['rgb', 1280, 800]);
   });
 
-  it('a screen that never stands still is still captured (a copy nothing overwrites when reads disagree)', async () => {
+  it('a screen that never stands still is still captured (a copy nothing overwrites when reads disagree; one read per live frame)', async () => {
     const r = await d.session.launch!(d.ctx, { app: 'foot', args: ['-T', 'busy', 'sh', '-c', 'while :; do date +%N; done'], wait_seconds: 15 });
     assert.ok(r.window);
     const digests = new Set<string>();
@@ -99,6 +99,14 @@ describe('screenshots through the shared framebuffer on headless sway (live)', {
       digests.add(createHash('sha1').update(shot.data).digest('hex'));
     }
     assert.ok(digests.size > 1, 'the frames follow the changing screen');
+    // A live view's frames: one read each, whatever the screen does, and no guest command.
+    await d.session.screenshot!(d.ctx, { live: true });
+    const before = d.channel.calls.length;
+    for (let i = 0; i < 5; i++) {
+      const shot = await d.session.screenshot!(d.ctx, { live: true });
+      assert.deepEqual([shot.format, shot.width, shot.height], ['rgb', 1280, 800]);
+    }
+    assert.equal(d.channel.calls.length, before, 'no guest command per live frame');
     await d.session.close!(d.ctx, { window: r.window.id });
   });
 
