@@ -9,14 +9,13 @@
 //   and refuses while a lease holds it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { Store } from '@vmhub/store';
-import { connect, errorCode, leaseReady, machineBox, runBin, until, type Session } from './harness.ts';
+import { connect, errorCode, leaseReady, machineBox, runBin, type Session } from './harness.ts';
+import { killExpireReap } from './kill-and-reap.ts';
 
 const run = promisify(execFile);
-const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
 const box = machineBox('ws-docker', 'wd');
 box.write({ providers: { docker: { framebuffer: false } } });
 const leases: string[] = [];
@@ -96,15 +95,9 @@ describe('workspaces on Docker: kept across leases, one lease at a time, deleted
   });
 
   it('server SIGKILLed while B holds it; B expires and the reaper reaps it: the volume stays, and a new lease attaches it', async () => {
-    const pid = s!.pid!;
-    process.kill(pid, 'SIGKILL');
-    await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the server to die', 10_000);
-    await s!.close().catch(() => undefined);
+    const { store, status } = await killExpireReap(s!, box, b);
     s = undefined;
-    const store = new Store({ path: box.db });
-    await store.updateLease(b, { expires_at: Date.now() - 1000 }, ['ready']);
-    await run(process.execPath, [REAPER, '--once'], { env: { ...process.env, HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
-    assert.equal((await store.getLease(b))?.status, 'reaped');
+    assert.equal(status, 'reaped');
     assert.equal(await run('docker', ['inspect', `vmhub-${box.instance}-${b}`]).then(() => 'there', () => 'gone'), 'gone', 'the reaper removed the container');
     assert.ok(await volumeExists(volume), 'the reaper left the workspace volume');
     assert.equal((await store.getWorkspace((await store.getLease(b))!.principal!, 'proj'))?.holder_lease, undefined, 'the reaped lease holds it no more');

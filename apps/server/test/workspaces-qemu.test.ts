@@ -10,18 +10,14 @@
 //   and a new server's lease attaches it; `workspaces rm` deletes the directory.
 // Needs the tiny-console-agent golden (`vmhub-server golden build tiny-console-agent`).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
 import { Store } from '@vmhub/store';
-import { connect, errorCode, leaseReady, machineBox, runBin, until, type Session } from './harness.ts';
+import { connect, errorCode, leaseReady, machineBox, runBin, type Session } from './harness.ts';
+import { killExpireReap } from './kill-and-reap.ts';
 
-const run = promisify(execFile);
-const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
 const box = machineBox('ws-qemu', 'wq');
 const stateDir = join(box.dir, 'qemu');
 box.write({ templates: [tinyConsoleAgentTemplate()], providers: { qemu: { state_dir: stateDir } } });
@@ -83,15 +79,9 @@ describe('workspaces on QEMU (TCG): a data disk kept across cold boots', { timeo
   });
 
   it('server SIGKILLed while B holds it; B expires and is reaped: the disk stays and a new lease attaches it; rm deletes it', async () => {
-    const pid = s!.pid!;
-    process.kill(pid, 'SIGKILL');
-    await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the server to die', 10_000);
-    await s!.close().catch(() => undefined);
+    const { store, status } = await killExpireReap(s!, box, b);
     s = undefined;
-    const store = new Store({ path: box.db });
-    await store.updateLease(b, { expires_at: Date.now() - 1000 }, ['ready']);
-    await run(process.execPath, [REAPER, '--once'], { env: { ...process.env, HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
-    assert.equal((await store.getLease(b))?.status, 'reaped');
+    assert.equal(status, 'reaped');
     assert.equal(existsSync(join(stateDir, `vmhub-${box.instance}-${b}`)), false, 'the reaper removed B\'s machine');
     assert.ok(existsSync(join(wsDir, 'disk.qcow2')), 'the reaper left the workspace disk');
     await store.close();
