@@ -7,6 +7,7 @@ import type { Registry } from './registry.ts';
 import type { LeaseSessions } from './sessions/lease-sessions.ts';
 import type { Snapshots } from './snapshots/service.ts';
 import { snapshotSupport } from './snapshots/support.ts';
+import { workspaceSupport } from './workspaces/attach.ts';
 
 /** @vmhub/server's version, from its package.json. */
 export const VERSION = readPackageVersion(import.meta.url);
@@ -72,6 +73,9 @@ export class Catalog {
     // Snapshots are the provider's (vm_snapshot, forks): memory true|false, or why not.
     const snapshot = snapshotSupport(this.#registry.providers.get(template.provider), template);
     if (typeof snapshot === 'string') unavailable.push({ capability: 'snapshot', reason: tidyReason(snapshot) });
+    // Workspaces (vm_lease_create {workspace}) are the provider's too: why not, where the template takes none.
+    const workspace = workspaceSupport(this.#registry.providers.get(template.provider), template);
+    if (typeof workspace === 'string') unavailable.push({ capability: 'workspace', reason: tidyReason(workspace) });
     return {
       template: template.id, adapter: template.adapter, provider: template.provider,
       capabilities: (adapter?.capabilities ?? []).filter((c) => !probe[c]),

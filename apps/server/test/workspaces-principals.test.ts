@@ -72,6 +72,10 @@ describe('workspaces: each principal\'s own; bad input changes nothing', () => {
     const fake = await alice.call('vm_lease_create', { template: 'fake-desktop', workspace: 'other' });
     assert.equal(fake.structuredContent.code, 'CAPABILITY_UNAVAILABLE');
     assert.match(fake.structuredContent.message, /template fake-desktop cannot take a workspace: provider "fake" has no workspaces/);
+    const caps = (await alice.call('vm_capabilities', { template: 'fake-desktop' })).structuredContent;
+    assert.deepEqual(caps.unavailable.filter((u: { capability: string }) => u.capability === 'workspace'), [{ capability: 'workspace', reason: 'provider "fake" has no workspaces' }]);
+    const x11 = (await alice.call('vm_capabilities', { template: 'debian-x11' })).structuredContent;
+    assert.equal(x11.unavailable.some((u: { capability: string }) => u.capability === 'workspace'), false);
     const fork = await alice.call('vm_lease_create', { snapshot_id: 'x', workspace: 'other' });
     assert.equal(fork.structuredContent.code, 'INVALID_REQUEST');
     assert.deepEqual(await workspaces(), before);

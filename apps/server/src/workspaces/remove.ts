@@ -19,7 +19,7 @@ export async function findWorkspace(store: Store, ref: string, principal: string
 
 export async function removeWorkspace(store: Store, registry: Registry, row: WorkspaceRow, actor: string): Promise<DestroyOutcome> {
   const provider = registry.providers.get(row.provider);
-  if (!provider?.deleteWorkspace) throw new VmhubError('CAPABILITY_UNAVAILABLE', `workspace "${row.name}" is a ${row.provider} volume and provider "${row.provider}" is not loaded or cannot delete workspaces: nothing was deleted`, { hint: `Run this where provider ${row.provider} is configured.` });
+  if (!provider?.deleteWorkspace) throw new VmhubError('CAPABILITY_UNAVAILABLE', `workspace "${row.name}" lives on provider "${row.provider}", which is not loaded here or cannot delete workspaces: nothing was deleted`, { hint: `Run this where provider ${row.provider} is configured.` });
   const claimed = await store.beginWorkspaceDelete(row.id).catch((err: unknown) => { throw heldError(err); });
   if (!claimed) throw new VmhubError('NOT_FOUND', `workspace "${row.name}" is gone already`);
   let outcome: DestroyOutcome;
