@@ -14,6 +14,7 @@ import { hostClone } from './github/host-clone.ts';
 import { ocrHost } from './ocr.ts';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
+import { recordingUri, registerResources } from './resources.ts';
 import { createLive, liveHooks, type Live } from './live/index.ts';
 import { log } from './log.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
@@ -92,6 +93,7 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
     const router = createRouter(hostFor(config, rt, owner, live));
     router.register(mcp);
+    registerResources(mcp, live, rt);
     sessions.add(mcp);
     mcp.server.onclose = () => { sessions.delete(mcp); };
     return { mcp, router };
@@ -145,6 +147,8 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     },
     // Every lease-bound call is checked against the caller's principal: another's lease is NOT_FOUND.
     leases: {
+      // The lease's recording as an MCP resource (resources.ts), when recordings are kept.
+      ...(live?.recordings.enabled ? { resourceLinks: (leaseId: string) => [{ uri: recordingUri(leaseId), name: 'recording', mimeType: 'application/json', description: 'this lease\'s recorded steps and frames (resources/read)' }] } : {}),
       create: async (input, extra) => {
         const r = await rt();
         const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner());

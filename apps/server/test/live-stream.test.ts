@@ -16,6 +16,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { until } from '@vmhub/test-kit';
 import { sandbox, startHttp, uiSignIn, type HttpServer, type Sandbox } from './harness.ts';
 
+// Page functions run in Chromium; this file is typed for Node.
+declare const document: any;
+declare const window: any;
+
 const CHROMIUM = process.env.VMHUB_CHROMIUM ?? '/usr/bin/chromium';
 const TOKEN = 'stream-token-4f1a9c';
 const OTHER = 'stream-other-7e3b20';
@@ -73,7 +77,7 @@ describe('live view stream: one capture, changed rectangles to every viewer, pai
   it('the page opens the stream and paints the whole screen; a second viewer (bearer) joins the same capture', async () => {
     await page.goto(`${server.base}/ui/leases/${lease}`);
     await page.waitForFunction(() => document.querySelector('#screen')?.getAttribute('data-stream') === 'open' && Number(document.querySelector('#screen')?.getAttribute('data-frame')) >= 1, undefined, { timeout: 15_000 });
-    await page.evaluate(() => { (window as any).__rects = []; document.querySelector('#screen')!.addEventListener('vmhub-frame', (e) => (window as any).__rects.push((e as CustomEvent).detail)); });
+    await page.evaluate(() => { (window as any).__rects = []; document.querySelector('#screen').addEventListener('vmhub-frame', (e: any) => window.__rects.push(e.detail)); });
     second = await viewer(bearer());
     await until(async () => (second.rects.length > 0 ? true : undefined), 'the second viewer\'s first frame', 10_000);
     assert.equal(second.rects[0]!.whole, true, 'a viewer starts with the whole screen');
@@ -96,7 +100,7 @@ describe('live view stream: one capture, changed rectangles to every viewer, pai
     const shot = (await call('vm_screenshot', { format: 'png' })).content.find((c: any) => c.type === 'image');
     const want = await sharp(Buffer.from(shot.data, 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     // The canvas's own pixels, as a lossless PNG of it.
-    const url = await page.evaluate(() => (document.querySelector('#screen') as HTMLCanvasElement).toDataURL('image/png'));
+    const url = await page.evaluate(() => document.querySelector('#screen').toDataURL('image/png') as string);
     const got = await sharp(Buffer.from(url.slice(url.indexOf(',') + 1), 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     assert.deepEqual([got.info.width, got.info.height], [want.info.width, want.info.height]);
     let diff = 0;

@@ -170,6 +170,25 @@ export class Recordings {
 
   /** Everything written so far for the lease (after its queued steps), images as data URLs. */
   async read(leaseId: string): Promise<Step[]> {
+    return this.#steps(leaseId, true);
+  }
+
+  /** The steps as read() gives them, but `screenshot` the image's file name (no image is read). */
+  steps(leaseId: string): Promise<Step[]> {
+    return this.#steps(leaseId, false);
+  }
+
+  /** The image of step `seq`, or undefined (no such step, or it has none). */
+  async frame(leaseId: string, seq: number): Promise<{ data: Buffer; mime: string } | undefined> {
+    const name = (await this.#steps(leaseId, false)).find((s) => s.seq === seq)?.screenshot;
+    if (!name || !IMAGE_FILE.test(name)) return undefined;
+    const file = join(await this.root(), leaseId, name);
+    if (!(await lstat(file).catch(() => undefined))?.isFile()) return undefined;
+    const data = await readFile(file).catch(() => undefined);
+    return data ? { data, mime: MIME[name.split('.').pop()!]! } : undefined;
+  }
+
+  async #steps(leaseId: string, inline: boolean): Promise<Step[]> {
     if (!LEASE_ID.test(leaseId)) return [];
     await this.#writing.get(leaseId)?.chain;
     const dir = join(await this.root(), leaseId);
@@ -183,6 +202,11 @@ export class Recordings {
       if (!line) continue;
       let step: Step;
       try { step = JSON.parse(line) as Step; } catch { continue; }
+      if (!inline) {
+        if (step.screenshot !== undefined && !IMAGE_FILE.test(step.screenshot)) delete step.screenshot;
+        steps.push(step);
+        continue;
+      }
       if (step.screenshot !== undefined) {
         const name = step.screenshot;
         if (!images.has(name)) images.set(name, IMAGE_FILE.test(name) ? await dataUrl(join(dir, name), name) : undefined);

@@ -10,6 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Capability } from '../capabilities.ts';
+import type { LeaseInfo } from '../shapes.ts';
 import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOL_NAMES, TOOLS, type ToolDefinition, type ToolName } from '../tools.ts';
 import { TOOLSET_OF, TOOLSETS, toolsetDenied } from '../toolsets.ts';
@@ -110,10 +111,10 @@ export function createRouter(host: RouterHost): Router {
       case 'vm_list_templates': return okResult(await served(host.catalog, name).listTemplates());
       case 'vm_capabilities': return okResult(await served(host.catalog, name).capabilities(input as never, extra));
       case 'vm_health': return okResult(await served(host.catalog, name).health());
-      case 'vm_lease_create': return okResult(await served(host.leases, name).create(input as never, extra));
+      case 'vm_lease_create': return linked(await served(host.leases, name).create(input as never, extra));
       case 'vm_lease_status': return okResult(await served(host.leases, name).status(input as never, extra));
       case 'vm_lease_renew': return okResult(await served(host.leases, name).renew(input as never, extra));
-      case 'vm_lease_release': return okResult(await served(host.leases, name).release(input as never, extra));
+      case 'vm_lease_release': return linked(await served(host.leases, name).release(input as never, extra));
       case 'vm_lease_list': return okResult(await served(host.leases, name).list(input as never, extra));
       case 'vm_lease_restart': return okResult(await served(host.leases, name).restart(input as never, extra));
       case 'vm_logs': return okResult(await served(host.leases, name).logs(input as never, extra));
@@ -133,6 +134,12 @@ export function createRouter(host: RouterHost): Router {
     } finally {
       timer.clear();
     }
+  }
+
+  /** A lease tool's answer with `resource_link`s to the lease's resources (HostLeases.resourceLinks). */
+  function linked(info: LeaseInfo): CallToolResult {
+    const links = host.leases?.resourceLinks?.(info.lease_id) ?? [];
+    return okResult(info as unknown as Record<string, unknown>, links.map((l) => ({ type: 'resource_link' as const, ...l })));
   }
 
   /** `capability` undefined: the handler gates each of its steps itself (vm_batch). */

@@ -155,6 +155,11 @@ export interface HostCatalog {
 
 /** The lease tools' answers, for the calling principal (another's lease: NOT_FOUND). */
 export interface HostLeases {
+  /**
+   * MCP resources of a lease the host serves (its recording), linked from vm_lease_create's and
+   * vm_lease_release's results as `resource_link` content. Optional.
+   */
+  resourceLinks?(leaseId: string): { uri: string; name: string; mimeType?: string; description?: string }[];
   /** With snapshot_id: a fork of `count` leases; the first answers, `lease_ids` names them all. */
   create(input: ToolInput<'vm_lease_create'>, extra: CallExtra): Promise<LeaseInfo & { lease_ids?: string[] }>;
   /** Waits at most 25 s (well under clients' 60 s) and sends progress on every stage change. */
