@@ -187,9 +187,12 @@ export class LeaseStream {
   }
 
   async #encode(px: RegionPixels, box: Region, whole: boolean): Promise<Buffer> {
-    const img = await sharp(px.data, { raw: { width: px.width, height: px.height, channels: px.channels } });
-    const cut = box.x === 0 && box.y === 0 && box.width === px.width && box.height === px.height ? img : img.extract({ left: box.x, top: box.y, width: box.width, height: box.height });
-    const jpeg = await cut.jpeg({ quality: JPEG_QUALITY, chromaSubsampling: '4:4:4' }).toBuffer();
+    // RGB(A) rectangles are cut here (rows copied, no image library): the encoder reads only them.
+    const rect = !whole && px.channels !== 1 ? await decodeRegion({ data: px.data, format: px.channels === 4 ? 'rgba' : 'rgb', width: px.width, height: px.height }, box) : undefined;
+    const from = rect ?? px;
+    let img = await sharp(from.data, { raw: { width: from.width, height: from.height, channels: from.channels } });
+    if (!whole && !rect) img = img.extract({ left: box.x, top: box.y, width: box.width, height: box.height });
+    const jpeg = await img.jpeg({ quality: JPEG_QUALITY, chromaSubsampling: '4:4:4' }).toBuffer();
     const head = Buffer.alloc(STREAM_HEADER);
     head.writeUInt8(VERSION, 0);
     head.writeUInt8(whole ? FLAG_WHOLE : 0, 1);
