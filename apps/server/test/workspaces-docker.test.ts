@@ -6,7 +6,8 @@
 // - the server is SIGKILLed while B holds it, B expires, the reaper (server down) reaps it: the
 //   volume is still in the engine, and a new server's lease D attaches it and sees the file;
 // - no agent tool deletes a workspace; `vmhub-server workspaces rm` does (gone from the engine),
-//   and refuses while a lease holds it.
+//   and refuses while a lease holds it. A new workspace while the principal's hold
+//   workspaces.max_bytes_per_principal (as last measured) is QUOTA_EXCEEDED naming it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -17,7 +18,7 @@ import { killExpireReap } from './kill-and-reap.ts';
 
 const run = promisify(execFile);
 const box = machineBox('ws-docker', 'wd');
-box.write({ providers: { docker: { framebuffer: false } } });
+box.write({ providers: { docker: { framebuffer: false } }, workspaces: { max_bytes_per_principal: 10 * 1024 ** 3 } });
 const leases: string[] = [];
 let s: Session | undefined;
 let volume = '';
@@ -75,6 +76,19 @@ describe('workspaces on Docker: kept across leases, one lease at a time, deleted
     }
     const store = new Store({ path: box.db });
     assert.deepEqual((await store.listWorkspaces()).map((w) => w.name), ['proj']);
+    await store.close();
+  });
+
+  it('a new workspace while the principal\'s workspaces hold workspaces.max_bytes_per_principal is QUOTA_EXCEEDED naming it', async () => {
+    // As if the last measurement had found 12 GiB in proj (the limit here is 10 GiB).
+    const store = new Store({ path: box.db });
+    const [ws] = await store.listWorkspaces();
+    await store.setWorkspaceBytes(ws!.id, 12 * 1024 ** 3);
+    const r = await s!.call('vm_lease_create', { template: 'debian-x11', workspace: 'other' });
+    assert.equal(errorCode(r), 'QUOTA_EXCEEDED');
+    assert.match(r.structuredContent.message, /workspaces\.max_bytes_per_principal: 10737418240/);
+    assert.deepEqual((await store.listWorkspaces()).map((w) => w.name), ['proj'], 'no workspace was made');
+    await store.setWorkspaceBytes(ws!.id, 0);
     await store.close();
   });
 
