@@ -99,6 +99,21 @@ describe('workspaces on Docker: kept across leases, one lease at a time, deleted
     assert.equal(await exec(b, 'cat ~/notes.txt; ~/bin/hello'), 'kept by proj\nhello from the workspace\n');
   });
 
+  it('a snapshot restore of B mounts the workspace again, and the workspace keeps what was written after the snapshot', async () => {
+    const containerId = async () => (await run('docker', ['inspect', '-f', '{{.Id}}', `vmhub-${box.instance}-${b}`])).stdout.trim();
+    const before = await containerId();
+    const made = await s!.call('vm_snapshot', { action: 'create', lease_id: b });
+    assert.equal(made.isError, undefined, JSON.stringify(made.structuredContent));
+    await exec(b, 'echo "after the snapshot" > ~/after.txt');
+    const restored = await s!.call('vm_snapshot', { action: 'restore', lease_id: b, snapshot_id: made.structuredContent.snapshots[0].snapshot_id });
+    assert.equal(restored.isError, undefined, JSON.stringify(restored.structuredContent));
+    assert.notEqual(await containerId(), before, 'the restore replaced the container');
+    assert.equal(await exec(b, 'cat ~/after.txt ~/notes.txt'), 'after the snapshot\nkept by proj\n', 'the workspace is not rolled back: it is not in the snapshot');
+    const mounts = JSON.parse((await run('docker', ['inspect', `vmhub-${box.instance}-${b}`])).stdout)[0].Mounts as { Type: string; Name?: string; Destination: string }[];
+    assert.ok(mounts.some((m) => m.Type === 'volume' && m.Name === volume && m.Destination === '/home/user'), JSON.stringify(mounts));
+    await s!.call('vm_snapshot', { action: 'delete', snapshot_id: made.structuredContent.snapshots[0].snapshot_id });
+  });
+
   it('rm refuses while B holds it (LOCK_CONTENTION), and no agent tool deletes a workspace', async () => {
     const rm = await runBin(box, ['workspaces', 'rm', 'proj']);
     assert.equal(rm.code, 1, rm.stderr);
