@@ -1,5 +1,7 @@
-// Runs every benchmark and rewrites bench/RESULTS.md with the figures, the targets and the
-// machine they were measured on. Run from the repo root after a build:  node bench/run.mjs [name...]
+// Runs every benchmark (or the named ones) and puts each one's section into bench/RESULTS.md with
+// the figures and the targets — only the sections it ran: every other section (the benchmarks
+// that write their own, and what another run wrote meanwhile) stays as it is in the file when it
+// writes. Run from the repo root after a build:  node bench/run.mjs [name...]
 //   names: cold-start, desktop, console, reaper, store, sessions, android, wayland, vnc, ocr, agent-tools, resize, capture, pool, qemu-restore, concurrent, live-view
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -28,12 +30,37 @@ const BENCHES = {
 };
 
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(BENCHES);
-const previous = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : '';
 
-const sections = [];
+const header = `# Benchmark results
+
+Produced by \`node bench/run.mjs\` (all) or \`node bench/run.mjs <name>\` (one; the others keep their
+last figures), and by the benchmarks that write their own section (\`node bench/<name>.mjs\`).
+Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.
+Every figure goes through the official MCP SDK client against the built \`vmhub-server\` unless
+the section says otherwise. Analysis and caveats: see the notes under each section's JSON.
+`;
+
+/**
+ * Put one bench's section into RESULTS.md as it is NOW (read again at each write: sections other
+ * benchmarks wrote meanwhile, and every section this script does not run, stay): replaced where it
+ * is, or a new one after the section of the bench listed before it (else at the end).
+ */
+function writeSection(name, section) {
+  let text = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : header;
+  const existing = sectionIn(text, name);
+  if (existing) text = text.replace(existing, () => section);
+  else {
+    const names = Object.keys(BENCHES);
+    const before = names.slice(0, names.indexOf(name)).reverse().find((n) => sectionIn(text, n));
+    const anchor = before ? `<!-- /bench:${before} -->` : undefined;
+    text = anchor ? text.replace(anchor, () => `${anchor}\n\n${section}`) : `${text.trimEnd()}\n\n${section}\n`;
+  }
+  writeFileSync(RESULTS_FILE, text);
+}
+
 for (const name of Object.keys(BENCHES)) {
   const b = BENCHES[name];
-  if (!wanted.includes(name)) { sections.push(sectionIn(previous, name) ?? ''); continue; }
+  if (!wanted.includes(name)) continue;
   const path = fileURLToPath(new URL(b.file, import.meta.url));
   let body;
   if (!existsSync(path)) body = '_benchmark script not present_';
@@ -50,15 +77,7 @@ for (const name of Object.keys(BENCHES)) {
     }
   }
   console.error(`[bench] ${name} done`);
-  sections.push(resultsSection(name, b.title, b.targets, body, notesIn(previous, name)));
+  const now = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : '';
+  writeSection(name, resultsSection(name, b.title, b.targets, body, notesIn(now, name)));
 }
-
-const header = `# Benchmark results
-
-Produced by \`node bench/run.mjs\` (all) or \`node bench/run.mjs <name>\` (one; the others keep their
-last figures). Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.
-Every figure goes through the official MCP SDK client against the built \`vmhub-server\` unless
-the section says otherwise. Analysis and caveats: see the notes under each section's JSON.
-`;
-writeFileSync(RESULTS_FILE, [header, ...sections.filter(Boolean)].join('\n\n') + '\n');
 console.error(`[bench] wrote ${RESULTS_FILE}`);
