@@ -1,11 +1,12 @@
 /** vm_list_templates, vm_capabilities and vm_health: what exists, what works, and why not. */
-import { CAPABILITIES, readPackageVersion, VmhubError, type Provider, type ProviderStatus, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
+import { CAPABILITIES, MACHINE_CAPABILITIES, readPackageVersion, VmhubError, type Provider, type ProviderStatus, type TemplateConfig, type TemplateInfo, type ToolInput, type ToolOutput } from '@vmhub/core';
 import { deadlineSignal } from '@vmhub/core/router';
 import type { Store } from '@vmhub/store';
 import type { LeaseManager } from './leases/manager.ts';
 import type { Registry } from './registry.ts';
 import type { LeaseSessions } from './sessions/lease-sessions.ts';
 import type { Snapshots } from './snapshots/service.ts';
+import { machineSupport } from './leases/machine-support.ts';
 import { snapshotSupport } from './snapshots/support.ts';
 import { workspaceSupport } from './workspaces/attach.ts';
 
@@ -71,14 +72,18 @@ export class Catalog {
       reason: tidyReason(missing ?? probe[c] ?? `adapter "${template.adapter}" does not provide it`),
     }));
     // Snapshots are the provider's (vm_snapshot, forks): memory true|false, or why not.
-    const snapshot = snapshotSupport(this.#registry.providers.get(template.provider), template);
+    const provider = this.#registry.providers.get(template.provider);
+    const snapshot = snapshotSupport(provider, template);
     if (typeof snapshot === 'string') unavailable.push({ capability: 'snapshot', reason: tidyReason(snapshot) });
     // Workspaces (vm_lease_create {workspace}) are the provider's too: why not, where the template takes none.
-    const workspace = workspaceSupport(this.#registry.providers.get(template.provider), template);
+    const workspace = workspaceSupport(provider, template);
     if (typeof workspace === 'string') unavailable.push({ capability: 'workspace', reason: tidyReason(workspace) });
+    // Restart, stats and logs are the provider's too: listed beside the adapter's, or why not.
+    const machine = MACHINE_CAPABILITIES.map((c) => [c, machineSupport(provider, template, c)] as const);
+    for (const [c, support] of machine) if (support !== true) unavailable.push({ capability: c, reason: tidyReason(support) });
     return {
       template: template.id, adapter: template.adapter, provider: template.provider,
-      capabilities: (adapter?.capabilities ?? []).filter((c) => !probe[c]),
+      capabilities: [...(adapter?.capabilities ?? []).filter((c) => !probe[c]), ...machine.filter(([, s]) => s === true).map(([c]) => c)],
       unavailable,
       verbs: [...(adapter?.verbs ?? [])],
       ...(typeof snapshot === 'string' ? {} : { snapshot: { memory: snapshot.memory } }),

@@ -38,9 +38,11 @@ function argsFor(name: string, leaseId: string): Record<string, unknown> {
   const lease_id = leaseId;
   const table: Record<string, Record<string, unknown>> = {
     vm_capabilities: { lease_id },
-    vm_lease_status: { lease_id },
+    vm_lease_status: { lease_id, stats: true },
     vm_lease_renew: { lease_id, ttl_seconds: 600 },
     vm_lease_release: { lease_id },
+    vm_lease_restart: { lease_id },
+    vm_logs: { lease_id, source: 'session' },
     vm_snapshot: { lease_id, action: 'create' },
     vm_screenshot: { lease_id },
     vm_wait: { lease_id, for: 'settle', timeout_seconds: 1 },

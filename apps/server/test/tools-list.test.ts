@@ -13,14 +13,14 @@ const DESTROY = { destructiveHint: true } as const;
 
 /** Every tool by toolset, with the annotations it carries (they must stay true: ../docs/agent-tools.md). */
 const TOOLSETS = {
-  lease: { vm_list_templates: RO_ID, vm_capabilities: RO_ID, vm_lease_create: ACT_ID, vm_lease_status: RO, vm_lease_renew: ACT_ID, vm_lease_release: { ...DESTROY, idempotentHint: true }, vm_lease_list: RO_ID, vm_snapshot: DESTROY },
+  lease: { vm_list_templates: RO_ID, vm_capabilities: RO_ID, vm_lease_create: ACT_ID, vm_lease_status: RO, vm_lease_renew: ACT_ID, vm_lease_release: { ...DESTROY, idempotentHint: true }, vm_lease_list: RO_ID, vm_snapshot: DESTROY, vm_lease_restart: DESTROY },
   screen: { vm_screenshot: RO, vm_wait: RO, vm_find_text: RO },
   input: { vm_click: ACT, vm_type: ACT, vm_key: ACT, vm_paste: ACT, vm_drag: ACT, vm_scroll: ACT },
   batch: { vm_batch: ACT },
   files: { vm_put_file: DESTROY, vm_get_file: RO, vm_clone_repo: { ...DESTROY, openWorldHint: true } },
   exec: { vm_exec: DESTROY },
   apps: { vm_launch: ACT, vm_list_windows: RO, vm_focus: ACT, vm_close: DESTROY, vm_inspect: RO },
-  admin: { vm_health: RO, vm_dispatch: DESTROY },
+  admin: { vm_health: RO, vm_dispatch: DESTROY, vm_logs: RO },
 } as const;
 /** Every tool: its toolset and its annotations. */
 const TABLE: Record<string, readonly [string, Record<string, boolean>]> = Object.fromEntries(Object.entries(TOOLSETS).flatMap(([set, tools]) => Object.entries(tools).map(([name, annotations]) => [name, [set, annotations] as const])));
@@ -42,7 +42,7 @@ it('server: tools/list shows the default toolsets, within 20 KB', async () => {
   assert.ok(size <= 20 * 1024, `default tools/list is ${size} bytes; the budget is 20 KB`);
 });
 
-it('server: VMHUB_TOOLSETS=all lists all 29 tools within 28 KB, with title, schemas and the annotation table', async () => {
+it('server: VMHUB_TOOLSETS=all lists all 31 tools within 28 KB, with title, schemas and the annotation table', async () => {
   const { tools } = await all.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(TABLE).sort());
   const size = JSON.stringify({ tools }).length;

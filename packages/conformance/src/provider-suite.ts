@@ -1,6 +1,6 @@
 /**
  * runProviderConformance(): one describe block that takes a provider through a machine's whole
- * life — shape, status, availability, create, ready, list, channel, snapshots where the provider
+ * life — shape, status, availability, create, ready, list, channel, snapshots, restart, stats and logs where the provider
  * has them, identity-checked destroy —
  * and says, for every failure, what the provider must change.
  */
@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { CONTRACT_VERSION, OLDEST_CONTRACT, currentPlugin, identityPrefix, inContractWindow, machineIdentity, VmhubError, type GuestChannel, type MachineRef, type Provider, type ProviderContext, type ProviderPlugin, type TemplateConfig } from '@vmhub/core';
 import { check } from './expect.ts';
+import { restartCheck, statsLogsCheck } from './provider-machine.ts';
 import { snapshotCheck } from './provider-snapshots.ts';
 
 export interface ProviderConformanceOptions<O = unknown> {
@@ -201,6 +202,16 @@ export function runProviderConformance<O>(spec: ProviderConformanceOptions<O>): 
     it('snapshots, where snapshotSupport() says so: identity carried, listed, deleted by identity only', async (t) => {
       if (!need(t, 'machine')) return;
       await snapshotCheck(t, provider!, machine!, template, context.identityPrefix, timeoutMs);
+    });
+
+    it('stats() and logs(), where the provider has them: known figures only, bounded lines', async (t) => {
+      if (!need(t, 'machine')) return;
+      await statsLogsCheck(t, provider!, machine!, template, timeoutMs);
+    });
+
+    it('restart(), where restartSupport() says so: the same machine runs again; a forged identity is refused', async (t) => {
+      if (!need(t, 'machine')) return;
+      await restartCheck(t, provider!, machine!, template, instance, timeoutMs);
     });
 
     it('destroy() with a forged identity answers "identity_mismatch" and leaves the machine', async (t) => {

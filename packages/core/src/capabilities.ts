@@ -51,3 +51,15 @@ export const CAPABILITY_METHOD = {
 } as const satisfies Record<Capability, string>;
 
 export type CapabilityMethod = (typeof CAPABILITY_METHOD)[Capability];
+
+/**
+ * What the lease's provider does to the machine itself, beside the adapter's capabilities:
+ * restart it in place (vm_lease_restart), say what it uses (vm_lease_status {stats: true}) and
+ * show its own log (vm_logs {source: "console"}). vm_capabilities lists the ones a template's
+ * provider offers among `capabilities` and the others in `unavailable` with the reason; the tool
+ * of one the provider lacks answers CAPABILITY_UNAVAILABLE with that reason. (Snapshots are the
+ * provider's too, reported apart with their `memory` flag.)
+ */
+export const MACHINE_CAPABILITIES = ['restart', 'stats', 'logs'] as const;
+
+export type MachineCapability = (typeof MACHINE_CAPABILITIES)[number];

@@ -231,9 +231,9 @@ function wrapSession<S extends AdapterSession>(session: S, leaseId: string, decl
 }
 
 const REQUIRED_PROVIDER_METHODS = ['status', 'availability', 'create', 'ready', 'destroy', 'list'] as const;
-const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'snapshot', 'restore', 'deleteSnapshot', 'listSnapshots', 'deleteWorkspace', 'workspaceBytes', 'close'] as const;
+const OPTIONAL_PROVIDER_METHODS = ['channel', 'connect', 'secret', 'framebuffer', 'console', 'state', 'sshAccess', 'pinSshHostKey', 'snapshot', 'restore', 'deleteSnapshot', 'listSnapshots', 'restart', 'stats', 'logs', 'deleteWorkspace', 'workspaceBytes', 'close'] as const;
 /** Synchronous optional methods, passed through unwrapped. */
-const SYNC_PROVIDER_METHODS = ['snapshotSupport', 'workspaceSupport'] as const;
+const SYNC_PROVIDER_METHODS = ['snapshotSupport', 'restartSupport', 'workspaceSupport'] as const;
 
 export function defineProvider<O = Record<string, never>>(spec: ProviderSpec<O>): ProviderPlugin<O> {
   checkHeader('provider', spec);

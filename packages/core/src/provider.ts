@@ -108,6 +108,43 @@ export interface ReadyRequest {
 
 export type DestroyOutcome = 'destroyed' | 'already_gone' | 'identity_mismatch';
 
+/** What Provider.restart is asked: reboot the guest in place (core waits with ready() after). */
+export interface RestartRequest {
+  template: TemplateConfig;
+  /** true: reset at once (power cycle, SIGKILL); false: ask the guest to reboot, and reset it when it has not within the provider's timeout. */
+  hard: boolean;
+  signal: AbortSignal;
+  /** Report a stage (`reboot`, with a detail saying how it went), shown in vm_lease_status like readiness. */
+  stage: ReadyRequest['stage'];
+}
+
+/**
+ * What a machine uses now (Provider.stats): each field only where the provider knows it — a field
+ * it cannot measure is absent, never 0.
+ */
+export interface MachineStats {
+  /** CPU used over a short sample, in percent of one host CPU (200: two cores busy). */
+  cpu_percent?: number;
+  /** Memory in use: a container's (cgroup usage less page cache), a VM process's resident set, a hypervisor's figure. */
+  memory_bytes?: number;
+  /** The most memory the machine may use (a container's limit, a VM's RAM). */
+  memory_limit_bytes?: number;
+  /** Bytes the machine's own writable disk holds on the host (a container's writable layer, a qcow2 overlay's allocation). */
+  disk_bytes?: number;
+  /** Seconds since the guest last booted (or since the container last started). */
+  uptime_seconds?: number;
+}
+
+/** The end of a machine's own log (Provider.logs): its serial console, or a container's output. */
+export interface MachineLog {
+  /** What the log is, for the agent: e.g. `serial console (ttyS0)`, `container output (stdout+stderr)`. */
+  source: string;
+  /** The last lines, oldest first, UTF-8 (invalid bytes replaced). */
+  lines: string[];
+  /** More came before these lines (past `tail` or `max_bytes`). */
+  truncated: boolean;
+}
+
 /** What `state()` found: running, present but stopped (or paused), or gone. */
 export type MachineState = 'running' | 'stopped' | 'gone';
 
@@ -206,6 +243,30 @@ export interface ProviderMethods {
   deleteSnapshot?(snapshot: SnapshotRef): Promise<DestroyOutcome>;
   /** Snapshots carrying this instance's identity prefix (the reaper's orphan sweep). */
   listSnapshots?(): Promise<OwnedSnapshot[]>;
+  /**
+   * Whether machines of this template can be restarted in place (Provider.restart), and whether
+   * the guest is asked first (`{graceful: true}`: a guest agent, ACPI, SIGTERM to the container's
+   * init) or only reset (`{graceful: false}`); a string is the reason they cannot (vm_capabilities
+   * shows it). Synchronous, no I/O. Absent: no restart.
+   */
+  restartSupport?(template: TemplateConfig): { graceful: boolean } | string;
+  /**
+   * Reboot a machine in place, keeping its disk (a container's filesystem, a VM's overlay) and
+   * its identity: graceful unless `hard`, then a reset after the provider's timeout. Returns once
+   * the guest was reset (not once it is ready: core then calls ready() again, and a provider whose
+   * ready() skips a probe for a resumed machine must wait for it after a reboot). Every process
+   * of the guest is gone afterwards; channels and consoles opened before are stale (core ends the
+   * lease's session first). Same MachineRef afterwards, or the one returned when the handle changed.
+   */
+  restart?(machine: MachineRef, request: RestartRequest): Promise<MachineRef | void>;
+  /** What the machine uses now (MachineStats; unknown fields absent). May take a short sample (≤ 2 s). */
+  stats?(machine: MachineRef, options: { template: TemplateConfig; signal: AbortSignal }): Promise<MachineStats>;
+  /**
+   * The end of the machine's own log: at most `tail` lines and `max_bytes` bytes, read from the
+   * end (a large log is never read whole). Core scrubs credentials from it before an agent sees it.
+   * Throws CAPABILITY_UNAVAILABLE with the reason where a template's machines keep none.
+   */
+  logs?(machine: MachineRef, options: { template: TemplateConfig; tail: number; max_bytes: number; signal: AbortSignal }): Promise<MachineLog>;
   /**
    * Whether leases of this template can take a workspace, and the guest path it is mounted at
    * by default (the guest user's home); a string is the reason they cannot. Synchronous, no I/O.

@@ -70,8 +70,13 @@ export const LeaseStatusSchema = Type.Object({
   access: Type.Optional(Type.Object({
     ssh: Type.String({ description: 'A person\'s shell: run this on the vmhub host.' }),
   })),
+  /** With {stats: true}: what the machine uses now, each field only where its provider knows it (MachineStats). */
+  stats: Type.Optional(Type.Object({
+    cpu_percent: Type.Optional(Type.Number()), memory_bytes: Type.Optional(Type.Integer()), memory_limit_bytes: Type.Optional(Type.Integer()),
+    disk_bytes: Type.Optional(Type.Integer()), uptime_seconds: Type.Optional(Type.Number()),
+  })),
 });
-export type LeaseStatusInfo = LeaseInfo & { access?: { ssh: string } };
+export type LeaseStatusInfo = LeaseInfo & { access?: { ssh: string }; stats?: Static<typeof LeaseStatusSchema>['stats'] };
 
 /**
  * A snapshot as its principal sees it (vm_snapshot): `memory` true when running processes come

@@ -223,9 +223,39 @@ export const TOOLS = {
   vm_lease_status: tool({
     name: 'vm_lease_status', title: 'Lease status',
     description: 'Lease state and stages; waits wait_seconds for ready.',
-    input: Type.Object({ lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25, description: 'Wait this long for ready.' })) }, Strict),
+    input: Type.Object({
+      lease_id: LeaseId, wait_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 25, description: 'Wait this long for ready.' })),
+      stats: Type.Optional(Type.Boolean(d('Add resource use.'))),
+    }, Strict),
     output: LeaseStatusSchema,
     annotations: { ...RO },
+  }),
+  /**
+   * Reboot the lease's machine in place: graceful unless `hard` (then a reset after the provider's
+   * timeout); the lease keeps its id, expiry and disk; status is `starting` with the readiness
+   * stages again until ready. Waits like vm_lease_status {wait_seconds: 25}.
+   */
+  vm_lease_restart: tool({
+    name: 'vm_lease_restart', title: 'Restart lease',
+    description: 'Reboot; lease and disk kept. Waits ≤25 s.',
+    input: Type.Object({ lease_id: LeaseId, hard: Type.Optional(Type.Boolean(d('Reset, no clean reboot.'))) }, Strict),
+    output: LeaseInfoSchema,
+    annotations: DESTRUCTIVE,
+  }),
+  /**
+   * The end of a lease's log, scrubbed of credentials: `console` — the machine's own (a VM's
+   * serial console, a container's stdout and stderr); `session` — vmhub's events of the lease.
+   */
+  vm_logs: tool({
+    name: 'vm_logs', title: 'Logs',
+    description: 'VM console/container log tail, or the lease\'s events.',
+    input: Type.Object({
+      lease_id: LeaseId,
+      source: Type.Optional(StrEnum(['console', 'session'], d('Default console.'))),
+      tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 100.' })),
+    }, Strict),
+    output: Type.Object({ source: Type.String(), lines: Type.Array(Type.String()), truncated: Type.Boolean() }),
+    annotations: RO,
   }),
   vm_lease_renew: tool({
     name: 'vm_lease_renew', title: 'Renew lease',

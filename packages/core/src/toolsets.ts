@@ -14,7 +14,7 @@ export type Toolset = (typeof TOOLSETS)[number];
 /** The one table: every tool's set (docs/agent-tools.md and docs/configuration.md list it). */
 export const TOOLSET_OF: Record<ToolName, Toolset> = {
   vm_list_templates: 'lease', vm_capabilities: 'lease', vm_lease_create: 'lease', vm_lease_status: 'lease',
-  vm_lease_renew: 'lease', vm_lease_release: 'lease', vm_lease_list: 'lease', vm_snapshot: 'lease',
+  vm_lease_renew: 'lease', vm_lease_release: 'lease', vm_lease_list: 'lease', vm_snapshot: 'lease', vm_lease_restart: 'lease',
   vm_screenshot: 'screen', vm_wait: 'screen', vm_find_text: 'screen',
   vm_click: 'input', vm_type: 'input', vm_key: 'input', vm_paste: 'input', vm_drag: 'input', vm_scroll: 'input',
   // 4.3 KB: per-action step schemas. Fewer round trips, nothing the input tools cannot do one by one.
@@ -22,7 +22,8 @@ export const TOOLSET_OF: Record<ToolName, Toolset> = {
   vm_put_file: 'files', vm_get_file: 'files', vm_clone_repo: 'files',
   vm_exec: 'exec',
   vm_launch: 'apps', vm_list_windows: 'apps', vm_focus: 'apps', vm_close: 'apps', vm_inspect: 'apps',
-  vm_health: 'admin', vm_dispatch: 'admin',
+  // vm_logs: diagnosis, like vm_health (the default sets have no room left: their 20 KB budget).
+  vm_health: 'admin', vm_dispatch: 'admin', vm_logs: 'admin',
 };
 
 /** Listed unless the operator says otherwise: what an agent needs to drive a machine. */

@@ -18,6 +18,9 @@ export const EVENT_KINDS = [
   'lease.expired',
   'lease.failed',
   'lease.reaped',
+  // vm_lease_restart: the reboot asked ({hard}), and its end ({outcome: ready|failed, how, ms}).
+  'lease.restarting',
+  'lease.restarted',
   // What a provider's destroy() answered for a lease's machine.
   'machine.destroyed',
   'machine.already_gone',
@@ -99,14 +102,16 @@ export interface EventFilter {
   actorPrefix?: string;
   /** Default 1000. */
   limit?: number;
+  /** The newest first (the last `limit` events, as a log's tail reads them). Default: oldest first. */
+  newestFirst?: boolean;
 }
 
-/** Events in the order they were written. */
+/** Events in the order they were written (newest first with `newestFirst`). */
 export function listEvents(db: Kysely<Database>, filter: EventFilter): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll();
   if (filter.lease_id !== undefined) q = q.where('lease_id', '=', filter.lease_id);
   if (filter.kind !== undefined) q = q.where('kind', '=', filter.kind);
   // A range on the text (byte-wise: SQLite's BINARY, PostgreSQL's COLLATE "C") rather than LIKE: no escaping, no case folding.
   if (filter.actorPrefix !== undefined) q = q.where('actor', '>=', filter.actorPrefix).where('actor', '<', `${filter.actorPrefix}\u{10ffff}`);
-  return q.orderBy('id').limit(filter.limit ?? 1000).execute();
+  return q.orderBy('id', filter.newestFirst ? 'desc' : 'asc').limit(filter.limit ?? 1000).execute();
 }

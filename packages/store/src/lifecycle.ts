@@ -4,7 +4,8 @@
  * the lifecycle: a pair the table does not allow is refused before the database is touched.
  *
  *   provisioning → starting → ready → releasing → released
- *        │            │         │
+ *        │            │    ↑    │
+ *        │            │    └────┤  ready → starting: a restart (vm_lease_restart), ready again once it boots
  *        └────────────┴─────────┴──→ failed   (boot failure or timeout; from ready: machine lost)
  *        └────────────┴─────────┴──→ expired → reaped
  *   provisioning / starting ──────→ releasing (released while provisioning)
@@ -20,7 +21,7 @@ export type LeaseStatus = (typeof LEASE_STATUSES)[number];
 export const TRANSITIONS = {
   provisioning: ['starting', 'failed', 'releasing', 'expired'],
   starting: ['ready', 'failed', 'releasing', 'expired'],
-  ready: ['releasing', 'expired', 'failed'],
+  ready: ['releasing', 'expired', 'failed', 'starting'],
   releasing: ['released'],
   expired: ['reaped'],
   released: [],

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type LeaseStatusInfo, type TemplateConfig, type ToolInput } from '@vmhub/core';
+import { LIVE_LEASE_STATES, machineIdentity, VmhubError, type LeaseInfo, type LeaseStatusInfo, type TemplateConfig, type ToolInput, type ToolOutput } from '@vmhub/core';
 import type { VmhubConfig } from '@vmhub/core/config';
 import type { CallExtra } from '@vmhub/core/router';
 import { POOL_PRINCIPAL, snapshotRef, type LeaseRow, type LeaseStatus, type SnapshotRow, type Store, type WorkspaceRow } from '@vmhub/store';
@@ -25,7 +25,10 @@ import { reapExpired, release } from './release.ts';
 import { leaseSsh, sshCommandLine } from './ssh-access.ts';
 import { leaseView, pastDue } from './view.ts';
 import { templateUnavailable } from './unavailable.ts';
-import { waitWhileMade } from './wait.ts';
+import { leaseLogs } from './logs.ts';
+import { startRestart, type RestartGate } from './restart.ts';
+import { machineStats } from './stats.ts';
+import { MAX_WAIT_SECONDS, waitWhileMade } from './wait.ts';
 import { heldError, measureWorkspace, prepareWorkspace, workspaceRef } from '../workspaces/attach.ts';
 
 /** What the manager asks of the warm pools (pools.ts implements it). */
@@ -253,7 +256,24 @@ export class LeaseManager {
     const info: LeaseStatusInfo = leaseView(row);
     // A person's way in (vmhub-server leases ssh) when the machine has one; a provider that cannot say has none.
     if (row.status === 'ready' && await leaseSsh(this.#store, this.#registry, row).catch(() => undefined)) info.access = { ssh: sshCommandLine(row.id, row.principal) };
+    // What the machine uses now, only where it runs (a lease being made or restarted has no figures yet).
+    if (input.stats && row.status === 'ready') info.stats = await machineStats(this.#store, this.#registry, row, this.template(row.template));
     return info;
+  }
+
+  /**
+   * vm_lease_restart (restart.ts): the reboot started — the lease `starting`, its calls held at
+   * `sessions`' gate — then waited on like vm_lease_status {wait_seconds: 25}, progress included.
+   */
+  async restart(input: ToolInput<'vm_lease_restart'>, extra: CallExtra, principal: string, sessions: RestartGate): Promise<LeaseInfo> {
+    const row = await this.get(input.lease_id, principal);
+    await startRestart(this.#deps, sessions, row, this.template(row.template), input.hard === true);
+    return leaseView(await this.#wait(await this.get(row.id, principal), MAX_WAIT_SECONDS, extra, principal));
+  }
+
+  /** vm_logs (logs.ts): the lease's console log or its events, whatever its status. */
+  async logs(input: ToolInput<'vm_logs'>, principal: string): Promise<ToolOutput<'vm_logs'>> {
+    return leaseLogs(this.#store, this.#registry, await this.get(input.lease_id, principal), input);
   }
 
   /**

@@ -5,7 +5,7 @@
  * failure fails the lease (BOOT_TIMEOUT past the template's ready timeout) and destroys what was
  * made; a release that arrived meanwhile is finished by the teardown it hands off (release.ts).
  */
-import { VmhubError, type Provider, type SnapshotRef, type TemplateConfig, type WorkspaceRef } from '@vmhub/core';
+import { VmhubError, type Provider, type SnapshotRef, type Stage, type TemplateConfig, type WorkspaceRef } from '@vmhub/core';
 import { deadlineSignal } from '@vmhub/core/router';
 import type { LeaseRow } from '@vmhub/store';
 import { log } from '../log.ts';
@@ -27,34 +27,25 @@ export async function provision(deps: LeaseDeps, lease: LeaseRow, template: Temp
   // for the whole ready timeout after the lease is ready (bench/session-leak.mjs found it).
   const timeout = deadlineSignal((template.ready_timeout_seconds ?? 300) * 1000);
   const signal = AbortSignal.any([abort.signal, timeout.signal]);
-  let stages = parseStages(lease.stages);
-  let pending: Promise<unknown> = Promise.resolve();
-  const holdClaim = () => store.updateLease(lease.id, { claimed_by: actor, claim_expires_at: Date.now() + PROVISION_CLAIM_MS }, ACTIVE).catch(() => undefined);
-  await holdClaim();
-  // Renews only while the lease is provisioning or starting (holdClaim's status filter).
-  const heartbeat = setInterval(() => void holdClaim(), PROVISION_CLAIM_MS / 3);
-  heartbeat.unref();
-  const stage = (name: string, status: 'pending' | 'running' | 'done' | 'failed', detail?: string) => {
-    stages = withStage(stages, name, status, detail);
-    const json = JSON.stringify(stages);
-    pending = pending.then(() => store.updateLease(lease.id, { stages: json }, ACTIVE)).then(() => changes.changed(lease.id)).catch(() => undefined);
-  };
+  const claim = await holdClaim(deps, lease.id);
+  const writer = stageWriter(deps, lease.id, parseStages(lease.stages));
+  const { stage } = writer;
   try {
     stage('create', 'running');
     await store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: null, node: null, state: 'creating', details: '{}' });
     const machine = await bounded(provider.create({ lease_id: lease.id, identity: lease.identity, template, signal, ...(fromSnapshot ? { from_snapshot: fromSnapshot } : {}), ...(workspace ? { workspace } : {}) }), signal);
     await store.putMachine({ lease_id: lease.id, identity: lease.identity, provider: template.provider, external_id: machine.external_id, node: machine.node ?? null, state: 'running', details: JSON.stringify(machine.details ?? {}) });
     stage('create', 'done');
-    await pending;
-    if (!(await store.transition(lease.id, ['provisioning'], 'starting', { stages: JSON.stringify(stages) }))) throw new Released();
+    await writer.written();
+    if (!(await store.transition(lease.id, ['provisioning'], 'starting', { stages: JSON.stringify(writer.stages) }))) throw new Released();
     changes.changed(lease.id);
     await bounded(provider.ready(machine, { signal, template, stage }), signal);
-    await pending;
-    if (!(await store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s))), deadline_at: null, claimed_by: null, claim_expires_at: null }))) throw new Released();
+    await writer.written();
+    if (!(await store.transition(lease.id, ['starting'], 'ready', { stages: JSON.stringify(allDone(writer.stages)), deadline_at: null, claimed_by: null, claim_expires_at: null }))) throw new Released();
     changes.changed(lease.id);
     await store.appendEvent({ lease_id: lease.id, actor, kind: 'lease.ready' });
   } catch (err) {
-    await pending;
+    await writer.written();
     if (deps.closing() && abort.signal.aborted) {
       // Shutdown (SIGTERM/SIGINT): no outcome is recorded here. Our claim stops being renewed and
       // lapses; the reaper then fails the lease and destroys its machine, found by its identity.
@@ -62,19 +53,56 @@ export async function provision(deps: LeaseDeps, lease: LeaseRow, template: Temp
       return;
     }
     if (err instanceof Released) return void deps.track(cleanupAfterRelease(deps, lease.id, provider));
-    await failed(deps, lease.id, provider, stages, timeout.signal.aborted
+    await failed(deps, lease.id, provider, writer.stages, timeout.signal.aborted
       ? new VmhubError('BOOT_TIMEOUT', `${template.id} was not ready within ${template.ready_timeout_seconds ?? 300} s (${(err as Error).message})`)
       // Our deadline decides the code: a provider interrupted by it may report an abort or TIMEOUT.
       : VmhubError.is(err) ? err : new VmhubError('PROVISION_FAILED', (err as Error).message));
   } finally {
-    clearInterval(heartbeat);
+    claim.stop();
     timeout.clear();
     deps.provisioning.delete(lease.id);
   }
 }
 
+/**
+ * Hold this process's claim on a lease being made (provisioning, or starting: a restart too),
+ * renewed every third of PROVISION_CLAIM_MS while it stays in one of those states: if the
+ * process dies, the claim lapses and the reaper fails the lease and destroys its machine.
+ */
+export async function holdClaim(deps: LeaseDeps, leaseId: string): Promise<{ stop(): void }> {
+  const renew = () => deps.store.updateLease(leaseId, { claimed_by: deps.actor, claim_expires_at: Date.now() + PROVISION_CLAIM_MS }, ACTIVE).catch(() => undefined);
+  await renew();
+  const heartbeat = setInterval(() => void renew(), PROVISION_CLAIM_MS / 3);
+  heartbeat.unref();
+  return { stop: () => clearInterval(heartbeat) };
+}
+
+/**
+ * Readiness stages of a lease being made, each change written in order (while it is
+ * provisioning or starting) and announced to waits (changes.ts); `written()` resolves once the
+ * writes so far are done.
+ */
+export function stageWriter(deps: LeaseDeps, leaseId: string, initial: Stage[]) {
+  let stages = initial;
+  let pending: Promise<unknown> = Promise.resolve();
+  return {
+    get stages() { return stages; },
+    stage(name: string, status: Stage['status'], detail?: string): void {
+      stages = withStage(stages, name, status, detail);
+      const json = JSON.stringify(stages);
+      pending = pending.then(() => deps.store.updateLease(leaseId, { stages: json }, ACTIVE)).then(() => deps.changes.changed(leaseId)).catch(() => undefined);
+    },
+    written: (): Promise<unknown> => pending,
+  };
+}
+
+/** The stages as a ready lease shows them: one still running is done. */
+export function allDone(stages: Stage[]): Stage[] {
+  return stages.map((s) => (s.status === 'running' ? { ...s, status: 'done' as const } : s));
+}
+
 /** Record the failure (lease, stages, event), end the session, and destroy what was made. */
-async function failed(deps: LeaseDeps, leaseId: string, provider: Provider, stages: ReturnType<typeof parseStages>, e: VmhubError): Promise<void> {
+export async function failed(deps: LeaseDeps, leaseId: string, provider: Provider, stages: ReturnType<typeof parseStages>, e: VmhubError): Promise<void> {
   const { store, actor } = deps;
   const code = e.code === 'INTERNAL' ? 'PROVISION_FAILED' : e.code;
   const marked = stages.map((s) => (s.status === 'running' || s.status === 'pending' ? { ...s, status: 'failed' as const } : s));
@@ -92,7 +120,7 @@ async function failed(deps: LeaseDeps, leaseId: string, provider: Provider, stag
 class Released extends Error {}
 
 /** Enforce the deadline even on a provider that ignores the signal it was given. */
-function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

@@ -26,6 +26,8 @@ export const FakeTemplateOptionsSchema = Type.Object({
   snapshots: Type.Optional(Type.Boolean()),
   /** Snapshots claim memory (`memory: true`): the fake's whole machine state is its files. Default false. */
   snapshot_memory: Type.Optional(Type.Boolean()),
+  /** false: restartSupport() answers that this template's machines cannot be restarted. Default true. */
+  restarts: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 /** Capabilities the fake adapter can be told it lacks (every declared one but dispatch, whose verbs core serves). */

@@ -3,6 +3,8 @@
  * server processes and the reaper running separately see the same machines, and the ledger
  * counts exactly what was created and destroyed across all of them.
  */
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defineProvider, readPackageVersion, VmhubError, type MachineRef, type OwnedMachine, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
 import { FakeChannel } from './fake-channel.ts';
@@ -23,6 +25,15 @@ function snapshotSupport(template: TemplateConfig): { memory: boolean } | string
   if (providerOption<boolean>(template, 'snapshots') === false) return `template ${template.id} sets provider_options.snapshots = false`;
   return { memory: providerOption<boolean>(template, 'snapshot_memory') === true };
 }
+
+/** A fake machine restarts in place (its files stay), graceful: its console log says so. */
+function restartSupport(template: TemplateConfig): { graceful: boolean } | string {
+  if (providerOption<boolean>(template, 'restarts') === false) return `template ${template.id} sets provider_options.restarts = false`;
+  return { graceful: true };
+}
+
+/** The fake console log: one file per machine, a line per boot (fake-store.ts keeps the machine's directory). */
+const CONSOLE_LOG = 'console.log';
 
 function createMethods(options: FakeProviderOptions, context: ProviderContext): ProviderMethods {
   const store = new FakeStore(options.dir ?? defaultFakeDir());
@@ -120,6 +131,31 @@ function createMethods(options: FakeProviderOptions, context: ProviderContext): 
 
     async listSnapshots() {
       return snapshots.list(context.identityPrefix);
+    },
+
+    restartSupport,
+
+    async restart(machine, request) {
+      request.signal.throwIfAborted();
+      const record = await live(machine);
+      const support = restartSupport(request.template);
+      if (typeof support === 'string') throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] ${support}`, { source: SOURCE });
+      request.stage('reboot', 'running');
+      await appendFile(join(store.machineDir(record.external_id), CONSOLE_LOG), `fake machine ${record.identity} ${request.hard ? 'reset' : 'rebooting'} at ${new Date().toISOString()}\n`);
+      await store.write({ ...record, state: 'created', booted_at: Date.now() });
+      request.stage('reboot', 'done', request.hard ? 'reset' : 'rebooted');
+    },
+
+    async stats(machine) {
+      const record = await live(machine);
+      return { uptime_seconds: Math.max(0, (Date.now() - (record.booted_at ?? record.created_at)) / 1000) };
+    },
+
+    async logs(machine, o) {
+      const record = await live(machine);
+      const text = await readFile(join(store.machineDir(record.external_id), CONSOLE_LOG), 'utf8').catch(() => '');
+      const all = text.slice(-o.max_bytes).split('\n').filter((l) => l !== '');
+      return { source: 'fake console', lines: all.slice(-o.tail), truncated: all.length > o.tail || text.length > o.max_bytes };
     },
 
     async channel(machine) {

@@ -33,6 +33,8 @@ export interface MachineRecord {
   created_at: number;
   state: MachineState;
   pid: number;
+  /** When it last restarted (Provider.restart), ms; absent: never. */
+  booted_at?: number;
 }
 
 export interface LedgerEntry {
