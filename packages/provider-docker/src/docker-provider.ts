@@ -6,7 +6,8 @@
  * one LeaseSecrets per provider instance, under the context's state directory (docker-ssh.ts).
  * Snapshots are committed images (docker-snapshot.ts, docker-snapshot-image.ts); restore and fork
  * create from them through the same createContainer (docker-restore.ts). Workspaces are named
- * volumes mounted at the user's home (docker-workspace.ts).
+ * volumes mounted at the user's home (docker-workspace.ts). restart() restarts the container in
+ * place (docker-restart.ts); stats() and logs() read the engine's (docker-stats.ts, docker-logs.ts).
  */
 import { dirname } from 'node:path';
 import { LeaseSecrets, type CreateRequest, type MachineRef, type ProviderContext, type ProviderMethods, type TemplateConfig } from '@vmhub/core';
@@ -22,6 +23,9 @@ import { forkContainer, restoreContainer } from './docker-restore.ts';
 import { dockerSnapshotSupport, snapshotContainer } from './docker-snapshot.ts';
 import { deleteSnapshotImage, listSnapshotImages, releaseSnapshotImage } from './docker-snapshot-image.ts';
 import { waitReady } from './docker-ready.ts';
+import { containerLogs } from './docker-logs.ts';
+import { dockerRestartSupport, restartContainer } from './docker-restart.ts';
+import { containerStats } from './docker-stats.ts';
 import { machineState } from './docker-state.ts';
 import { dockerAvailability, dockerStatus } from './docker-status.ts';
 import { ImageSshPorts, leaseSshSetup, sshAccessOf } from './docker-ssh.ts';
@@ -107,6 +111,10 @@ export function dockerProviderMethods(options: DockerProviderOptions, context: P
     workspaceSupport: (template) => dockerWorkspaceSupport(userOf(template)),
     deleteWorkspace: (ws) => deleteWorkspaceVolume(docker(), ws),
     workspaceBytes: (ws) => workspaceVolumeBytes(docker(), ws),
+    restartSupport: () => dockerRestartSupport(),
+    restart: (machine, request) => restartContainer(docker(), machine, request),
+    stats: (machine, o) => containerStats(docker(), machine, o.signal),
+    logs: (machine, o) => containerLogs(docker(), machine, o),
     deleteSnapshot: (snapshot) => deleteSnapshotImage(docker(), snapshot, (msg, data) => context.log('warn', msg, data)),
     listSnapshots: () => listSnapshotImages(docker(), context.identityPrefix),
     async close() {

@@ -2,7 +2,7 @@
  * The proxmox provider's methods, wired from one file per role. Any API failure that escapes a
  * step still leaves as a mapped VmhubError (POLICY_DENIED, LOCK_CONTENTION, …), never INTERNAL.
  */
-import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, SnapshotRef, TemplateConfig, WorkspaceRef } from '@vmhub/core';
+import type { CreateRequest, MachineRef, ProviderMethods, ReadyRequest, RestartRequest, SnapshotRef, TemplateConfig, WorkspaceRef } from '@vmhub/core';
 import { openChannel } from './proxmox-channel.ts';
 import { connectPort } from './proxmox-connect.ts';
 import { createVm } from './proxmox-create.ts';
@@ -13,6 +13,8 @@ import { machineState } from './proxmox-state.ts';
 import { proxmoxSshAccess } from './proxmox-ssh-access.ts';
 import { proxmoxSnapshotSupport, takeSnapshot } from './proxmox-snapshot.ts';
 import { restoreVm } from './proxmox-restore.ts';
+import { proxmoxRestartSupport, restartVm } from './proxmox-restart.ts';
+import { proxmoxStats } from './proxmox-stats.ts';
 import { deleteProxmoxSnapshot } from './proxmox-snapshot-delete.ts';
 import { listProxmoxSnapshots } from './proxmox-snapshot-list.ts';
 import { deleteWorkspaceHolder, proxmoxWorkspaceSupport, workspaceDiskBytes } from './proxmox-workspace.ts';
@@ -50,6 +52,10 @@ export function providerMethods(rt: Runtime): ProviderMethods & { callCounts(): 
     restore: guard('restore', (machine: MachineRef, snapshot: SnapshotRef, o: { template: TemplateConfig; signal: AbortSignal }) => restoreVm(rt, machine, snapshot, o)),
     deleteSnapshot: guard('deleteSnapshot', (snapshot: SnapshotRef) => deleteProxmoxSnapshot(rt, snapshot)),
     listSnapshots: guard('listSnapshots', () => listProxmoxSnapshots(rt)),
+    // Restart in place (status/reboot, else status/reset) and the VM's figures (status/current); no console log (docs/providers/proxmox.md).
+    restartSupport: () => proxmoxRestartSupport(),
+    restart: guard('restart', (machine: MachineRef, req: RestartRequest) => restartVm(rt, machine, req)),
+    stats: guard('stats', (machine: MachineRef, o: { signal: AbortSignal }) => proxmoxStats(rt, machine, o.signal)),
     // Workspaces: a disk owned by a holder VM tagged with the workspace's identity (proxmox-workspace.ts).
     workspaceSupport: (template: TemplateConfig) => proxmoxWorkspaceSupport(template),
     deleteWorkspace: guard('deleteWorkspace', (ws: WorkspaceRef) => deleteWorkspaceHolder(rt, ws)),

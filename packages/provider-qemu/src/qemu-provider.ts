@@ -8,7 +8,8 @@
  * qemu-snapshot.ts makes them, qemu-snapshot-restore.ts puts a machine back, qemu-fork.ts starts
  * a create's `from_snapshot`) live in `<state_dir>/snapshots/` (qemu-snapshot-files.ts). Each method
  * lives in its own file; this one wires them to a runtime. Workspaces are qcow2 data disks in
- * `<state_dir>/workspaces/` (qemu-workspace.ts).
+ * `<state_dir>/workspaces/` (qemu-workspace.ts). restart() reboots the guest inside the same qemu
+ * (qemu-restart.ts); stats() reads /proc (qemu-stats.ts), logs() the serial console's file (qemu-logs.ts).
  */
 import type { ProviderContext, ProviderMethods } from '@vmhub/core';
 import type { QemuProviderOptions } from './options.ts';
@@ -23,6 +24,9 @@ import { createRuntime } from './qemu-runtime.ts';
 import { snapshot, snapshotSupport } from './qemu-snapshot.ts';
 import { deleteSnapshot, listSnapshots } from './qemu-snapshot-files.ts';
 import { restoreSnapshot } from './qemu-snapshot-restore.ts';
+import { qemuRestartSupport, restart } from './qemu-restart.ts';
+import { serialLog } from './qemu-logs.ts';
+import { qemuStats } from './qemu-stats.ts';
 import { pinSshHostKey, sshAccess } from './qemu-ssh.ts';
 import { state } from './qemu-state.ts';
 import { availability, status } from './qemu-status.ts';
@@ -48,6 +52,10 @@ export function createQemuProviderMethods(options: QemuProviderOptions, context:
     restore: async (machine, ref, o) => { await refuseWithWorkspace(rt, machine, 'restore'); return restoreSnapshot(rt, machine, ref, o); },
     deleteSnapshot: (ref) => deleteSnapshot(rt, ref),
     listSnapshots: () => listSnapshots(rt),
+    restartSupport: (template) => qemuRestartSupport(template),
+    restart: (machine, request) => restart(rt, machine, request),
+    stats: (machine, o) => qemuStats(rt, machine, o),
+    logs: (machine, o) => serialLog(rt, machine, o),
     workspaceSupport: (template) => qemuWorkspaceSupport(template),
     deleteWorkspace: (ws) => deleteWorkspaceDisk(rt, ws),
     workspaceBytes: (ws) => workspaceDiskBytes(rt, ws),

@@ -17,6 +17,10 @@
  * process or another) runs only once the clock is set. A clock that cannot be set is logged once;
  * it does not fail the lease. The stage detail says the machine resumed from saved state.
  *
+ * A machine that rebooted (its record names `rebooted`: qemu-restart.ts) is waited on like a cold
+ * boot, whatever it resumed from before: the serial marker is looked for only in what the guest
+ * printed after the reset, and once it is up -no-reboot is put back (qemu-restart.ts).
+ *
  * A template with provider_options.ssh has one more stage, `ssh`: the forwarded ssh port answers
  * with an SSH banner (the golden installed the lease's key from its seed before starting sshd).
  *
@@ -30,6 +34,7 @@ import { templateOptions } from './options.ts';
 import { verifyQemu } from './proc.ts';
 import { QmpClient } from './qmp-client.ts';
 import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
+import { noRebootAgain } from './qemu-restart.ts';
 import { bannerAt, sshOf } from './qemu-ssh.ts';
 import { FILES, machineDir, readRecord } from './state-dir.ts';
 
@@ -47,7 +52,8 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
   const initial = await readRecord(dir);
   const own = initial?.identity === identity ? initial : undefined;
   // A machine resumed from memory (a saved state, or a snapshot it was forked from or put back to).
-  const restoredFrom = own?.snapshot ? `snapshot ${own.snapshot}` : own?.restored_from ? `saved state ${own.restored_from}` : undefined;
+  // …unless it rebooted since (qemu-restart.ts): then it boots anew, its marker printed after the reset.
+  const restoredFrom = own?.rebooted ? undefined : own?.snapshot ? `snapshot ${own.snapshot}` : own?.restored_from ? `saved state ${own.restored_from}` : undefined;
   const failIfDead = async (where: string): Promise<void> => {
     const record = await readRecord(dir);
     const v = record?.identity === identity ? await verifyQemu(record.pid, record.pid_start_time, record.identity) : { verdict: 'gone' as const };
@@ -97,12 +103,13 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
       probes.push(`resumed from ${restoredFrom} (its serial marker was seen before the save)`);
     } else if (t.ready_marker) {
       const marker = Buffer.from(t.ready_marker);
-      let offset = 0;
+      const from = own?.rebooted?.serial_offset ?? 0;
+      let offset = from;
       for (;;) {
         signal.throwIfAborted();
         // Read only what is new (plus an overlap for a marker split across reads): a chatty guest's
         // serial log can grow large while booting.
-        const fresh = await readFrom(join(dir, FILES.serial), Math.max(0, offset - marker.length));
+        const fresh = await readFrom(join(dir, FILES.serial), Math.max(from, offset - marker.length));
         if (fresh.data.includes(marker)) break;
         offset = fresh.end;
         await failIfDead('guest');
@@ -145,6 +152,8 @@ export async function readyIn(rt: QemuRuntime, target: { dir: string; identity: 
       if (!restoredFrom) probes.push('guest agent answered guest-ping');
     }
     stage('guest', 'done', probes.length > 0 ? probes.join('; ') : 'no readiness probe configured (ready_marker or guest_agent)');
+    // Up again after a restart, which switched -no-reboot off for the way up: on again.
+    if (own?.rebooted) await noRebootAgain(rt, dir, identity);
 
     const ssh = sshOf(t);
     if (!ssh) return;

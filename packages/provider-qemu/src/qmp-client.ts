@@ -29,6 +29,12 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
+/** An asynchronous QMP event: `{event: "RESET", data: {guest, reason}, timestamp}`. */
+export interface QmpEvent {
+  event: string;
+  data?: Record<string, unknown>;
+}
+
 export class QmpError extends Error {
   readonly errorClass: string;
   constructor(errorClass: string, desc: string) {
@@ -49,6 +55,7 @@ export class QmpClient {
   #seq = 0;
   #label: string;
   #lineHandler: ((msg: Record<string, unknown>) => void) | undefined;
+  #eventHandler: ((event: QmpEvent) => void) | undefined;
 
   private constructor(socket: Socket, path: string, protocol: 'qmp' | 'qga', label: string) {
     this.#socket = socket;
@@ -63,6 +70,11 @@ export class QmpClient {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Hear the monitor's asynchronous events (`RESET`, `SHUTDOWN`, …) from now on; one handler at a time. */
+  onEvent(handler: ((event: QmpEvent) => void) | undefined): void {
+    this.#eventHandler = handler;
   }
 
   static async connect(path: string, options: QmpConnectOptions): Promise<QmpClient> {
@@ -153,7 +165,8 @@ export class QmpClient {
       let msg: Record<string, unknown>;
       try { msg = JSON.parse(line) as Record<string, unknown>; } catch { continue; }
       if (this.#lineHandler) { this.#lineHandler(msg); continue; }
-      if ('event' in msg || 'QMP' in msg) continue;
+      if ('event' in msg) { this.#eventHandler?.(msg as unknown as QmpEvent); continue; }
+      if ('QMP' in msg) continue;
       const w = this.#waiter;
       if (!w) continue; // a late reply to a command that already timed out
       if (w.id !== undefined && msg.id !== w.id) continue;

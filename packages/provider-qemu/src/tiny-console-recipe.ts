@@ -11,7 +11,8 @@
  * OpenSSH's sshd with a minimal cloud-init NoCloud reader (tiny-console-ssh.ts): a lease whose VM
  * has a `cidata` seed gets its per-lease key installed and sshd started at boot; the image itself
  * holds no host key and no authorized key.
- * `/sbin/hwclock` (busybox) is there for qemu-ga's guest-set-time, which needs exactly that path.
+ * `/sbin/hwclock` (busybox) is there for qemu-ga's guest-set-time, which needs exactly that path,
+ * and `/sbin/shutdown` (a script) for its guest-shutdown, which a restart asks for.
  * Both have a desktop user besides root (`user`, uid 1000, home /home/user) and a root-only /root
  * and /etc/shadow, so a channel acting as a user (template `user`) meets real Unix rights.
  * qemu-golden.ts builds, reuses and reports on what this recipe describes.
@@ -91,6 +92,22 @@ done
 const SHRC = `PS1='tiny# '
 M=VMHUB-TINY-CONSOLE
 echo "$M-READY" > /dev/ttyS0
+`;
+
+/**
+ * The agent variant's /sbin/shutdown: what qemu-ga's guest-shutdown runs (on Linux `shutdown -h
+ * -r|-P|-H +0 <message>`; qemu-restart.ts asks for a reboot with it). busybox has no shutdown, and
+ * its reboot would signal an init this golden does not have (init is a shell script): `-f` syncs
+ * the disks and calls reboot(2) itself.
+ */
+const SHUTDOWN = `#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    -r) exec /bin/busybox reboot -f ;;
+    -H) exec /bin/busybox halt -f ;;
+  esac
+done
+exec /bin/busybox poweroff -f
 `;
 
 /** Where the inputs come from; every field has a default read from the host. */
@@ -189,7 +206,7 @@ export async function resolveInputs(name: GoldenName, options: RecipeOptions): P
   }
   const agent = name === 'tiny-console-agent';
   const extra = agent ? await agentFiles(options.qemuGa ?? '/usr/sbin/qemu-ga') : [];
-  const data = agent ? sshGuestFiles() : [];
+  const data = agent ? [...sshGuestFiles(), { guest: 'sbin/shutdown', data: SHUTDOWN, mode: 0o755 }] : [];
   const h = createHash('sha256');
   h.update(`recipe ${RECIPE_VERSION} ${name}\n${INIT}\n${SHRC}\n`);
   for (const d of data) h.update(`${d.guest} ${d.mode.toString(8)}\n${d.data}\n`);

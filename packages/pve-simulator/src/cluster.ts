@@ -208,6 +208,19 @@ export class Cluster {
     this.runBootHook(vm, ci);
   }
 
+  /**
+   * `qm reset`: the guest starts over inside the same QEMU process — its processes (agent execs)
+   * are gone and its agent answers again only once it has booted (agentDelayMs), it boots with the
+   * cloud-init values it had, and its disk stays; the pid, the process start (uptime counts on)
+   * and pending configuration do not change, as in qemu-server (QMP system_reset).
+   */
+  markReset(vm: SimVm): void {
+    vm.paused = false;
+    vm.guest.agentReadyAt = this.now() + vm.guest.agentDelayMs;
+    vm.guest.execs.clear();
+    this.runBootHook(vm, vm.cloudInitAtStart ?? {});
+  }
+
   private runBootHook(vm: SimVm, ci: Record<string, ConfigValue>): void {
     const hook = this.guestDefaults.onBoot;
     if (!hook) return;

@@ -39,6 +39,8 @@ export interface RequestRecord {
   listener: number;
   /** The authenticated token, when authentication got that far. */
   tokenId: string | undefined;
+  /** The request's parameters (path, query and body, typed), once they passed the schema. */
+  params?: Record<string, unknown>;
 }
 
 export interface RequestStats {
@@ -81,11 +83,12 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
   let endpoint: string | undefined;
   let caller: Caller | undefined;
   let dropAfter = false;
+  let valid: Record<string, unknown> | undefined;
   const record = (status: number): void => {
     stats.total++;
     stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
     if (endpoint) stats.byEndpoint[endpoint] = (stats.byEndpoint[endpoint] ?? 0) + 1;
-    stats.log.push({ method, path: url.pathname, endpoint, status, ms: Date.now() - t0, listener, tokenId: caller?.tokenId });
+    stats.log.push({ method, path: url.pathname, endpoint, status, ms: Date.now() - t0, listener, tokenId: caller?.tokenId, ...(valid ? { params: valid } : {}) });
   };
   try {
     cluster.tick();
@@ -151,6 +154,7 @@ export async function handleRequest(ctx: ServerContext, req: IncomingMessage, re
       if (s.requires && params[k] !== undefined && params[s.requires] === undefined)
         throw paramError({ [k]: `missing property - '${s.requires}' requires this property` });
     }
+    valid = params;
 
     if (info.proxyto === 'node' && typeof params.node === 'string') {
       const node = cluster.nodes.get(params.node);

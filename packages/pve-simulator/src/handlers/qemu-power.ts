@@ -61,7 +61,9 @@ export function rebootVm(type: 'qmreboot' | 'qmreset') {
       precheck: () => {
         cluster.assertUnlocked(vm);
       },
-      finish: () => cluster.markStarted(vm),
+      // reboot: shut down and started again (pending changes applied, a new process); reset: the
+      // guest restarts inside the same process (cluster.markReset).
+      finish: () => (type === 'qmreboot' ? cluster.markStarted(vm) : cluster.markReset(vm)),
     }).upid;
   };
 }
