@@ -32,7 +32,7 @@ const KB = 1024;
 export const BUDGETS = {
   '@vmhub/adapter-android': 96 * KB,
   '@vmhub/adapter-console': 54 * KB,
-  '@vmhub/adapter-hyprland': 144 * KB,
+  '@vmhub/adapter-hyprland': 184 * KB, // 152.6 kB on 2026-12-07: the kept capture helper on the shared framebuffer (issue 35.3)
   '@vmhub/adapter-macos': 124 * KB,
   '@vmhub/adapter-windows-cursortouch': 158 * KB,
   '@vmhub/adapter-x11': 236 * KB, // 196 kB on 2026-12-04: framebuffer reads and XTEST input (issue 19)
@@ -47,7 +47,7 @@ export const BUDGETS = {
   '@vmhub/store': 220 * KB, // 183.6 kB on 2026-12-06 (evening): sealed lease credentials (migration 7), snapshots (migration 8) (issues 30, 31)
   '@vmhub/x11-client': 26 * KB, // 21.2 kB on 2026-12-04 (issue 19)
   '@vmhub/reaper': 88 * KB, // 72.9 kB on 2026-12-06: revoking lease credentials, deleting expired snapshots (issues 30, 31)
-  '@vmhub/server': 3990 * KB, // 3326.7 kB on 2026-12-06: principals, sign-in ids, redaction, OAuth metadata, drain (issues 27, 28)
+  '@vmhub/server': 4900 * KB, // 4086.5 kB on 2026-12-07: the live stream and its ws dependency bundled, MCP resources, trajectory exports, workspaces (issues 32, 34, 35)
 };
 
 /** Packages whose tarball must hold no source map (the server's bundle: maps were 3.8 of 6 MB). */
