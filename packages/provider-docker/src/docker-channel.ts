@@ -11,11 +11,10 @@ import { openAdbChannelOver } from '@vmhub/channel-adb';
 import { resolveGuestPath, VmhubError, type ExecOptions, type ExecResult, type GetFileOptions, type GuestChannel, type MachineRef, type ProviderContext, type PutFileOptions, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
 import { connectPort } from './docker-connect.ts';
-import { inspectContainer } from './docker-create.ts';
+import { leaseContainer } from './docker-create.ts';
 import { channelError, type Machine } from './docker-errors.ts';
 import { rawExec } from './docker-exec.ts';
 import { getFileAsUser, putArchiveAsUser, putFileAsUser, type FileTool } from './docker-files.ts';
-import { carriesIdentity } from './docker-identity.ts';
 import { containerState } from './docker-state.ts';
 import { ExecHelper } from './exec-helper.ts';
 import { dockerTemplateOptions, type DockerProviderOptions } from './options.ts';
@@ -215,10 +214,7 @@ export class DockerChannel implements GuestChannel {
 
 /** channel(): a new channel into the running container that carries the machine's identity. */
 export async function openDockerChannel(docker: DockerClient, machine: MachineRef, template: TemplateConfig, options: DockerProviderOptions, log: ProviderContext['log']): Promise<GuestChannel> {
-  const c = await inspectContainer(docker, machine.external_id || machine.identity);
-  if (!c || !carriesIdentity(c, machine.identity)) {
-    throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
-  }
+  const c = await leaseContainer(docker, machine);
   // Stopped or paused behind vmhub's back: not "not ready yet" (retryable forever), but lost.
   const how = containerState(c);
   if (how !== 'running') throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] the container of ${machine.identity} is ${c.State.Paused ? 'paused' : c.State.Status}: it was stopped outside vmhub`, { source: SOURCE });

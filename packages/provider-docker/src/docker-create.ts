@@ -162,3 +162,17 @@ export async function createContainer(docker: DockerClient, request: CreateReque
 }
 
 export { inspect as inspectContainer };
+
+/**
+ * The lease's container, re-read by id (or name) and trusted only when it carries the identity
+ * (label AND name), as destroy trusts it; else MACHINE_LOST (removed outside vmhub). What every
+ * operation on a live lease's container checks first (channel, secret, snapshot, restore, restart,
+ * stats, logs).
+ */
+export async function leaseContainer(docker: DockerClient, machine: MachineRef, signal?: AbortSignal): Promise<Inspect> {
+  const c = await inspect(docker, machine.external_id || machine.identity, signal);
+  if (!c || !carriesIdentity(c, machine.identity)) {
+    throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
+  }
+  return c;
+}

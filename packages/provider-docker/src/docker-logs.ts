@@ -8,13 +8,13 @@
  */
 import { VmhubError, type MachineLog, type MachineRef } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { ownContainer } from './docker-restart.ts';
+import { leaseContainer } from './docker-create.ts';
 import { DockerDemuxer } from './docker-stream.ts';
 
 const SOURCE = 'provider-docker';
 
 export async function containerLogs(docker: DockerClient, machine: MachineRef, options: { tail: number; max_bytes: number; signal: AbortSignal }): Promise<MachineLog> {
-  const c = await ownContainer(docker, machine, options.signal);
+  const c = await leaseContainer(docker, machine, options.signal);
   // One line more than asked: its presence says the log goes on before what is shown.
   const res = await docker.stream('GET', `/containers/${c.Id}/logs`, { query: { stdout: true, stderr: true, tail: options.tail + 1 }, signal: options.signal });
   const chunks: Buffer[] = [];

@@ -11,8 +11,7 @@
  */
 import { VmhubError, type MachineRef, type RestartRequest } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { inspectContainer } from './docker-create.ts';
-import { carriesIdentity } from './docker-identity.ts';
+import { leaseContainer } from './docker-create.ts';
 
 const SOURCE = 'provider-docker';
 /** Seconds the engine waits after SIGTERM before it kills the container (graceful restart). */
@@ -22,18 +21,9 @@ export function dockerRestartSupport(): { graceful: boolean } {
   return { graceful: true };
 }
 
-/** The lease's container, verified by identity (label AND name), or MACHINE_LOST. */
-export async function ownContainer(docker: DockerClient, machine: MachineRef, signal?: AbortSignal): Promise<NonNullable<Awaited<ReturnType<typeof inspectContainer>>>> {
-  const c = await inspectContainer(docker, machine.external_id || machine.identity, signal);
-  if (!c || !carriesIdentity(c, machine.identity)) {
-    throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
-  }
-  return c;
-}
-
 export async function restartContainer(docker: DockerClient, machine: MachineRef, request: RestartRequest): Promise<void> {
   const { hard, signal, stage } = request;
-  const c = await ownContainer(docker, machine, signal);
+  const c = await leaseContainer(docker, machine, signal);
   const began = Date.now();
   const post = async (path: string, query: Record<string, string | number> = {}, ok = [204, 304]) => {
     const res = await docker.raw('POST', `/containers/${c.Id}${path}`, { query, signal, timeoutMs: (GRACE_S + 30) * 1000 });

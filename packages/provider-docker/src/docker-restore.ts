@@ -18,17 +18,14 @@
  *             SSH key pair (the session writes the authorized key at start).
  */
 import type { CreateRequest, MachineRef, SnapshotRef, TemplateConfig } from '@vmhub/core';
-import { VmhubError } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { createContainer, inspectContainer, type CreateExtras } from './docker-create.ts';
-import { carriesIdentity, labelsOf, LABEL_LEASE } from './docker-identity.ts';
+import { createContainer, leaseContainer, type CreateExtras } from './docker-create.ts';
+import { labelsOf, LABEL_LEASE } from './docker-identity.ts';
 import { carriedMachineFiles, forkHostname, freshMachineFiles, putMachineFiles } from './docker-machine-files.ts';
 import { LABEL_SNAPSHOT_SOURCE, snapshotImage } from './docker-snapshot-image.ts';
 import { SSH_PORT_LABEL } from './golden-manifest.ts';
 import { dockerTemplateOptions } from './options.ts';
 import { workspaceOfLabels } from './docker-workspace.ts';
-
-const SOURCE = 'provider-docker';
 
 /** What the provider does around a container of a lease (docker-provider.ts). */
 export interface LeaseMachineHooks {
@@ -59,10 +56,7 @@ export async function restoreContainer(docker: DockerClient, machine: MachineRef
   const began = performance.now();
   const phases: Record<string, number> = {};
   const mark = (name: string): void => { phases[`${name}_ms`] = Math.round(performance.now() - began); };
-  const old = await inspectContainer(docker, machine.external_id || machine.identity, signal);
-  if (!old || !carriesIdentity(old, machine.identity)) {
-    throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
-  }
+  const old = await leaseContainer(docker, machine, signal);
   const image = await snapshotImage(docker, snapshot, template, signal);
   // A snapshot of this very machine already holds its machine files (made once, never changed): nothing to carry.
   const own = image.Config?.Labels?.[LABEL_SNAPSHOT_SOURCE] === machine.identity;

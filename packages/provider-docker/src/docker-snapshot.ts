@@ -21,8 +21,8 @@
  */
 import { VmhubError, type MachineRef, type SnapshotResult, type TemplateConfig } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { inspectContainer } from './docker-create.ts';
-import { carriesIdentity, labelsOf, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE } from './docker-identity.ts';
+import { leaseContainer } from './docker-create.ts';
+import { labelsOf, LABEL_CREATED, LABEL_IDENTITY, LABEL_LEASE, LABEL_TEMPLATE } from './docker-identity.ts';
 import { inspectImage, LABEL_SNAPSHOT_SOURCE, SNAPSHOT_REPO } from './docker-snapshot-image.ts';
 
 const SOURCE = 'provider-docker';
@@ -43,10 +43,7 @@ function blankedEnv(containerEnv: string[], baseEnv: string[]): string[] {
 
 export async function snapshotContainer(docker: DockerClient, machine: MachineRef, request: { identity: string; template: TemplateConfig; signal: AbortSignal }): Promise<SnapshotResult> {
   const { identity, template, signal } = request;
-  const c = await inspectContainer(docker, machine.external_id || machine.identity, signal);
-  if (!c || !carriesIdentity(c, machine.identity)) {
-    throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
-  }
+  const c = await leaseContainer(docker, machine, signal);
   if (!c.State.Running) {
     throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] the container of ${machine.identity} is ${c.State.Status}: it was stopped outside vmhub`, { source: SOURCE });
   }

@@ -12,7 +12,7 @@
  */
 import type { MachineRef, MachineStats } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { ownContainer } from './docker-restart.ts';
+import { leaseContainer } from './docker-create.ts';
 
 interface StatsJson {
   cpu_stats?: { cpu_usage?: { total_usage?: number; percpu_usage?: number[] }; system_cpu_usage?: number; online_cpus?: number };
@@ -21,7 +21,7 @@ interface StatsJson {
 }
 
 export async function containerStats(docker: DockerClient, machine: MachineRef, signal: AbortSignal): Promise<MachineStats> {
-  const c = await ownContainer(docker, machine, signal);
+  const c = await leaseContainer(docker, machine, signal);
   const [stats, sized] = await Promise.all([
     docker.json<StatsJson>('GET', `/containers/${c.Id}/stats`, { query: { stream: false }, signal }),
     docker.json<{ SizeRw?: number; State?: { StartedAt?: string; Running?: boolean } }>('GET', `/containers/${c.Id}/json`, { query: { size: true }, signal }),

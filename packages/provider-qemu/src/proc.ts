@@ -10,6 +10,8 @@ export interface ProcInfo {
   startTime: string;
   state: string;
   argv: string[];
+  /** User + system CPU time so far (fields 14 and 15), clock ticks. */
+  cpuTicks: number;
 }
 
 export async function procInfo(pid: number): Promise<ProcInfo | undefined> {
@@ -20,10 +22,11 @@ export async function procInfo(pid: number): Promise<ProcInfo | undefined> {
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const state = rest[0] ?? '?';
     const startTime = rest[19] ?? '';
+    const cpuTicks = Number(rest[11]) + Number(rest[12]);
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     const argv = cmdline.split('\0');
     if (argv[argv.length - 1] === '') argv.pop();
-    return { startTime, state, argv };
+    return { startTime, state, argv, cpuTicks };
   } catch {
     return undefined;
   }

@@ -16,6 +16,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MachineRef, MachineStats, TemplateConfig } from '@vmhub/core';
+import { procInfo } from './proc.ts';
 import { requireLive, type QemuRuntime } from './qemu-runtime.ts';
 import { FILES } from './state-dir.ts';
 
@@ -27,31 +28,22 @@ const TICKS = 100;
 export async function qemuStats(rt: QemuRuntime, machine: MachineRef, options: { template: TemplateConfig; signal: AbortSignal }): Promise<MachineStats> {
   const { dir, record } = await requireLive(rt, machine, 'stats');
   const out: MachineStats = {};
-  const first = await cpuTicks(record.pid);
+  const first = await procInfo(record.pid);
   const t0 = performance.now();
   await sleep(CPU_SAMPLE_MS, undefined, { signal: options.signal });
-  const second = await cpuTicks(record.pid);
-  if (first && second) out.cpu_percent = ((second.ticks - first.ticks) / TICKS) / ((performance.now() - t0) / 1000) * 100;
+  const second = await procInfo(record.pid);
+  if (first && second) out.cpu_percent = ((second.cpuTicks - first.cpuTicks) / TICKS) / ((performance.now() - t0) / 1000) * 100;
   const status = await readFile(`/proc/${record.pid}/status`, 'utf8').catch(() => '');
   const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
   if (rss) out.memory_bytes = Number(rss[1]) * 1024;
   out.memory_limit_bytes = (options.template.resources?.memory_mb ?? rt.defaultMemoryMb) * 1024 * 1024;
   const overlay = await stat(join(dir, record.overlay ?? FILES.overlay)).catch(() => undefined);
   if (overlay?.isFile()) out.disk_bytes = overlay.blocks * 512;
-  const started = second ? await startedAt(second.start) : undefined;
+  const started = second ? await startedAt(Number(second.startTime)) : undefined;
   const rebooted = record.rebooted ? Date.parse(record.rebooted.at) : NaN;
   const since = Math.max(started ?? 0, Number.isFinite(rebooted) ? rebooted : 0);
   if (since > 0) out.uptime_seconds = Math.max(0, (Date.now() - since) / 1000);
   return out;
-}
-
-/** utime + stime (fields 14, 15) and the start tick (22) of /proc/<pid>/stat. */
-async function cpuTicks(pid: number): Promise<{ ticks: number; start: number } | undefined> {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  if (!text) return undefined;
-  // comm (field 2) may hold spaces and parentheses: fields from 3 on follow the last ')'.
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { ticks: Number(f[11]) + Number(f[12]), start: Number(f[19]) };
 }
 
 /** When a process that started `tick` clock ticks after boot started, in ms since the epoch. */
