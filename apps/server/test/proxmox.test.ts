@@ -1,7 +1,8 @@
 // A full agent session on Proxmox, through the built server and the SDK client: the server talks
 // to the PVE API simulator (every request and response validated against the official schema)
 // configured the way the vmhub seed documents (PVE_HOST, PVE_TOKEN_ID, PVE_TOKEN), and the
-// guest's SSH address is a real sshd on loopback that trusts the per-lease key cloud-init got.
+// guest's SSH address is a real sshd on loopback that trusts the per-lease key cloud-init got. A
+// restart goes through PVE's status/reboot and the session reopens over SSH.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -62,6 +63,24 @@ describe('proxmox: an agent session through the server against the PVE simulator
     assert.equal(put.isError, undefined, JSON.stringify(put.structuredContent));
     const got = await s.call('vm_get_file', { lease_id: lease, path });
     assert.equal(got.structuredContent.sha256, createHash('sha256').update(data).digest('hex'));
+  });
+
+  it('vm_lease_restart: status/reboot {timeout: 60}, the stages again, the same VM and lease; stats from status/current; no console log', async () => {
+    const before = (await s.call('vm_lease_status', { lease_id: lease })).structuredContent;
+    const from = sim.state.requests.log.length;
+    let done = (await s.call('vm_lease_restart', { lease_id: lease })).structuredContent;
+    if (done.status === 'starting') done = await waitReady(s, lease, 60);
+    assert.equal(done.status, 'ready', JSON.stringify(done));
+    assert.equal(done.expires_at, before.expires_at);
+    assert.deepEqual(done.stages.map((x: any) => x.name), ['reboot', 'clone', 'start', 'agent', 'address', 'channel']);
+    const power = sim.state.requests.log.slice(from).filter((r) => /\/status\/(reboot|reset|start|stop)$/.test(r.path));
+    assert.deepEqual(power.map((r) => [r.endpoint, r.status, r.params]), [['POST /nodes/{node}/qemu/{vmid}/status/reboot', 200, { node: sim.state.vm(vmid)!.node, vmid, timeout: 60 }]]);
+    assert.equal((await s.call('vm_exec', { lease_id: lease, command: ['true'] })).structuredContent.exit_code, 0, 'the session reopened over SSH');
+    const stats = (await s.call('vm_lease_status', { lease_id: lease, stats: true })).structuredContent.stats;
+    assert.deepEqual(Object.keys(stats).sort(), ['cpu_percent', 'memory_bytes', 'memory_limit_bytes', 'uptime_seconds']);
+    const logs = await s.call('vm_logs', { lease_id: lease });
+    assert.equal(logs.structuredContent.code, 'CAPABILITY_UNAVAILABLE');
+    assert.match(logs.structuredContent.message, /provider "proxmox" keeps no console log/);
   });
 
   it('release destroys the VM after verifying its tag; the simulator saw no schema violation', async () => {
