@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { until } from '@vmhub/test-kit';
 import { ok as check } from './snapshot-checks.ts';
 import { diskTemplate } from './qemu-disk.ts';
 import { connect, leaseReady, machineBox, type Session } from './harness.ts';
@@ -48,7 +49,8 @@ describe('vm_lease_restart on QEMU (TCG, tiny-console-agent with a disk)', { tim
       const pid = await qemuPid();
       assert.ok(pid, 'a qemu runs for the lease');
       await sh('( sleep 31337 ) </dev/null >/dev/null 2>&1 &');
-      assert.equal(await sleepers(), 1);
+      // Started in the background: counted once it has exec'd.
+      assert.equal(await until(async () => ((await sleepers()) === 1 ? 1 : undefined), 'the sleep process runs', 10_000, 100), 1);
       await sh(`printf 'VMHUB-DISK-MARK-${hard}' | dd of=/dev/vda bs=512 seek=8 conv=notrunc,sync 2>/dev/null; sync`);
       assert.equal(await diskMark(), `VMHUB-DISK-MARK-${hard}`);
       const uptime = (await ok('vm_lease_status', { lease_id: lease, stats: true })).stats.uptime_seconds;
