@@ -2,15 +2,24 @@
 // provider (fast; the real engines: restart-docker, restart-qemu, stats-logs, proxmox-restart):
 // the lease keeps its id and expiry, goes `starting` with a reboot stage and the readiness stages
 // again, then ready; a call made meanwhile waits at the lease's gate and runs on the rebooted
-// machine; the session log names the restart; bad input answers typed errors.
+// machine; the session log names the restart; bad input answers typed errors; a server killed
+// mid-restart leaves a lease the reaper fails (its claim lapsed) and whose machine it destroys.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { defaultTemplates, errorCode, leaseReady, stdioSuite } from './harness.ts';
+import { readFakeLedger } from '@vmhub/conformance/fake';
+import { Store } from '@vmhub/store';
+import { connect, defaultTemplates, errorCode, leaseReady, sandbox, stdioSuite, until } from './harness.ts';
+
+const REAPER = fileURLToPath(new URL('../../reaper/dist/bin.js', import.meta.url));
+const SLOWBOOT = { id: 'fake-slowboot', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 3000 } };
 
 const suite = stdioSuite({
   templates: [
     ...defaultTemplates(),
-    { id: 'fake-slowboot', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 3000 } },
+    SLOWBOOT,
     { id: 'fake-norestart', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 50, restarts: false } },
   ],
 });
@@ -74,5 +83,34 @@ describe('vm_lease_restart on the fake provider', () => {
     assert.equal(errorCode(gone), 'NOT_FOUND', 'a released lease has no console log');
     assert.match(gone.structuredContent.hint, /source: "session"/);
     assert.ok((await ok('vm_logs', { lease_id: lease.lease_id, source: 'session' })).lines.some((l: string) => / lease\.released /.test(l)));
+  });
+
+  it('a server killed mid-restart: the claim lapses, the reaper fails the lease and destroys its machine', { timeout: 120_000 }, async () => {
+    const box = sandbox({}, [SLOWBOOT]);
+    const store = new Store({ path: box.db });
+    try {
+      const s = await connect(box);
+      const lease = (await leaseReady(s, { template: 'fake-slowboot' }, 30)).lease_id;
+      void s.call('vm_lease_restart', { lease_id: lease }).catch(() => undefined);
+      await until(async () => ((await store.getLease(lease))?.status === 'starting' ? true : undefined), 'the lease starting', 10_000, 50);
+      const pid = s.pid!;
+      process.kill(pid, 'SIGKILL');
+      await until(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 'the server to die', 10_000);
+      await s.close().catch(() => undefined);
+      // The claim a restart holds is renewed every few seconds; its lapse is not waited for here.
+      const held = await store.getLease(lease);
+      assert.ok(held?.claimed_by?.startsWith('server:') && held.claim_expires_at! > Date.now(), `the restart held a claim: ${JSON.stringify(held)}`);
+      await store.updateLease(lease, { claim_expires_at: Date.now() - 1000 }, ['starting']);
+      await promisify(execFile)(process.execPath, [REAPER, '--once'], { env: { ...process.env, HOME: box.dir, VMHUB_CONFIG: box.configFile, VMHUB_LOG_LEVEL: 'error' } }).catch((e: { code?: number }) => { if (e.code !== 1) throw e; });
+      const after = await store.getLease(lease);
+      assert.equal(after?.status, 'failed');
+      assert.equal(after?.error_code, 'PROVISION_FAILED');
+      assert.match(after?.error_message ?? '', /stopped \(its claim lapsed\) while it was starting/);
+      const ledger = await readFakeLedger(box.fakeDir);
+      assert.equal(ledger.filter((e) => e.op === 'destroy' && e.identity === after!.identity).length, 1, `its machine destroyed: ${JSON.stringify(ledger)}`);
+    } finally {
+      await store.close();
+      box.cleanup();
+    }
   });
 });
