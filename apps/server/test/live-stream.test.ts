@@ -109,6 +109,13 @@ describe('live view stream: one capture, changed rectangles to every viewer, pai
     assert.ok(mean < 2, `the painted canvas matches the screenshot: mean difference ${mean.toFixed(3)} per channel`);
   });
 
+  it('frames keep coming past the 30 s the upgrade\'s bind was given (each capture has its own deadline)', async () => {
+    await new Promise((r) => setTimeout(r, 31_000));
+    const from = second.rects.length;
+    await call('vm_launch', { app: 'fake-late' });
+    await until(async () => (second.rects.length > from ? true : undefined), 'a changed rectangle 31 s after the stream opened', 10_000);
+  });
+
   it('a still screen sends nothing; a viewer that leaves releases its place, and the last one stops the capture', async () => {
     const before = second.rects.length;
     await new Promise((r) => setTimeout(r, 600));

@@ -27,6 +27,8 @@ const ROUTE = /^\/api\/leases\/([^/]+)\/stream\/?$/;
 /** Largest text message a viewer may send (a paste of 200 000 characters fits). */
 const MAX_MESSAGE = 1024 * 1024;
 const BIND_MS = 30_000;
+/** One capture of the stream may take this long. */
+const CAPTURE_MS = 10_000;
 
 /** Whether `path` is the stream's (the upgrade handler takes it). */
 export const isStreamPath = (path: string): boolean => ROUTE.test(path);
@@ -60,7 +62,8 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
     const session = rt.sessions.get(row.id);
     if (!session) throw new ApiError(409, 'LEASE_EXPIRED', `lease ${id} ended`);
     // Live frames: one capture may tear (the next follows), never a slow path (ScreenshotOptions.live).
-    const stream = streamOf(session, () => binding.session!.screenshot!(binding.context, { live: true }));
+    // Each capture gets its own deadline: the bind's signal lapses after BIND_MS, the stream does not.
+    const stream = streamOf(session, () => binding.session!.screenshot!({ ...binding.context, signal: AbortSignal.timeout(CAPTURE_MS) }, { live: true }));
     wss.handleUpgrade(req, socket, head, (ws) => {
       const viewer: StreamViewer = { send: (msg) => ws.send(msg, { binary: true }), queued: () => ws.bufferedAmount, maxWidth: asked };
       stream.add(viewer, (reason) => { send(ws, { type: 'ended', reason }); ws.close(1001, 'lease session ended'); });
