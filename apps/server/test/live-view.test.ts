@@ -233,8 +233,9 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     assert.equal((await page.locator('#control').innerText()).trim(), 'agent');
     assert.doesNotMatch((await pageScreenText()).replace(/\s+/g, '').toLowerCase(), new RegExp(AGENT_WORD), 'the word is not on the page before the agent types it');
 
-    await ok('vm_type', { text: `${AGENT_WORD}\n` });
+    // Counted before the call: the stream may paint the echo before vm_type's answer is read.
     const typedAt = await frame();
+    await ok('vm_type', { text: `${AGENT_WORD}\n` });
     let read = '';
     await until(async () => {
       const shownFrame = await frame();
