@@ -33,3 +33,4 @@ export type { OcrEngine, OcrImage, OcrWord, TextBox, TextMatch, TextElement } fr
 export { generateLeaseKeyPair, type LeaseKeyPair } from './lease-keys.ts';
 export { LeaseSecrets } from './lease-secrets.ts';
 export { quoteArg, quoteArgv } from './shell-quote.ts';
+export { readFirstEntry, TarOwnerRewriter, writeTar, type TarEntry, type TarHeader } from './ustar.ts';

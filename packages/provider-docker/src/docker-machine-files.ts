@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateLeaseKeyPair } from '@vmhub/core';
 import type { DockerClient } from './docker-client.ts';
-import { readFirstEntry, writeTar, type TarEntry } from './ustar.ts';
+import { readFirstEntry, writeTar, type TarEntry } from '@vmhub/core';
 
 export const MACHINE_ID = 'etc/machine-id';
 export const HOST_KEY = 'etc/ssh/ssh_host_ed25519_key';

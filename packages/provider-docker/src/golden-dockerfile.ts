@@ -6,7 +6,7 @@
 import { imageEnv, imageLabels, setupEnv, type Golden } from './golden-manifest.ts';
 import type { DockerClient } from './docker-client.ts';
 import { readProgress } from './golden-import.ts';
-import { writeTar } from './ustar.ts';
+import { writeTar } from '@vmhub/core';
 import { VmhubError } from '@vmhub/core';
 
 export function dockerfile(g: Golden): string {

@@ -12,8 +12,6 @@ import { dockerProviderMethods } from './docker-provider.ts';
 import { DockerProviderOptionsSchema, DockerTemplateOptionsSchema, type DockerProviderOptions } from './options.ts';
 import { DOCKER_TEMPLATES } from './templates.ts';
 
-/** The ustar writer, for other packages that hand out a small archive (the server's recording export). */
-export { writeTar, type TarEntry } from './ustar.ts';
 
 /** This package's version, from its package.json. */
 export const VERSION = readPackageVersion(import.meta.url);

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { VmhubError, type GuestChannel, type MachineRef } from '@vmhub/core';
 import { DockerChannel } from '../src/index.ts';
-import { writeTar } from '../src/ustar.ts';
+import { writeTar } from '@vmhub/core';
 import { Readable } from 'node:stream';
 import { docker, ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
 

@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { GuestChannel, MachineRef } from '@vmhub/core';
-import { writeTar } from '../src/ustar.ts';
+import { writeTar } from '@vmhub/core';
 import { containerExists, docker, ensureGolden, makeProvider, removeContainers, stages, template } from './fixture.ts';
 
 describe('docker: lifecycle', { timeout: 240_000 }, () => {

@@ -11,7 +11,7 @@
  * lease's creation time.
  */
 import type { LeaseInfo } from '@vmhub/core';
-import { writeTar, type TarEntry } from '@vmhub/provider-docker';
+import { writeTar, type TarEntry } from '@vmhub/core';
 import { framesOf, type ExportStep } from './export-frames.ts';
 
 export interface HfRow {

@@ -1,6 +1,7 @@
 /**
- * Just enough tar for the archive API: write one-file (or small) ustar archives, read the first
- * regular file of an archive, and rewrite owners in a tar stream on the fly. Long names use a PAX
+ * Just enough tar for the archive APIs (Docker's put/get archive, the recording's Hugging Face
+ * export): write one-file (or small) ustar archives, read the first regular file of an archive,
+ * and rewrite owners in a tar stream on the fly. Long names use a PAX
  * `path` record; nothing else from PAX or GNU extensions is written.
  */
 import { Transform, type TransformCallback } from 'node:stream';
