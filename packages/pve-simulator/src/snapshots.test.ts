@@ -17,7 +17,9 @@ describe('pve-simulator: snapshots (create, list, rollback, delete, clone from o
       { vmid: 302, name: 'vm302', storage: 'tank', status: 'running' },
     ],
     guest: { agentDelayMs: 0 },
-    timing: { snapshotMs: 10, rollbackMs: 10, delSnapshotMs: 10, startMs: 10, stopMs: 10, fullCloneMs: 10 },
+    // Snapshot, rollback and delete tasks run long enough for the test to see their lock right after the POST
+    // answers (at 10 ms a loaded host finished the task first).
+    timing: { snapshotMs: 400, rollbackMs: 300, delSnapshotMs: 300, startMs: 10, stopMs: 10, fullCloneMs: 10 },
   });
   const Q = '/nodes/pve1/qemu/300';
 
