@@ -94,15 +94,18 @@ describe('server: dashboard files', () => {
     });
   }
 
-  it('the lease page: #screen is a focusable img counting frames, the table rows carry lease ids', () => {
+  it('the lease page: #screen is a focusable canvas counting frames, the table rows carry lease ids', () => {
     const screen = ids(parseHtml(UI_FILES['/ui/lease']!.body, '/ui/lease')).get('screen')!;
-    assert.equal(screen.name, 'img');
+    assert.equal(screen.name, 'canvas', 'the stream paints rectangles onto it');
+    assert.equal(screen.attrs.role, 'img');
+    assert.match(screen.attrs['aria-label'] ?? '', /live screen/);
     assert.equal(screen.attrs['data-frame'], '0');
     assert.equal(screen.attrs.tabindex, '0', 'focusable, so key presses reach it');
     const list = ids(parseHtml(UI_FILES['/ui/']!.body, '/ui/'));
     assert.equal(list.get('leases')!.name, 'table');
     assert.match(UI_FILES['/ui/list.js']!.body, /["']data-lease-id["']: id/);
     assert.match(UI_FILES['/ui/lease.js']!.body, /setAttribute\(["']data-frame["']/);
+    assert.match(UI_FILES['/ui/lease.js']!.body, /\/stream\?max_width=/, 'the page opens the lease\'s stream');
     assert.match(UI_FILES['/ui/lease.js']!.body, /["']data-tool["']: step\.tool/);
     assert.match(UI_FILES['/ui/lease.js']!.body, /\/recording\?format=html/);
   });
