@@ -231,6 +231,8 @@ function main(): void {
         return;
       }
       return createImageBitmap(frame.blob).then((bitmap) => {
+        // The stream opened while this frame was on its way: it owns the canvas now.
+        if (stream) { bitmap.close(); return; }
         const resized = screen.width !== bitmap.width || screen.height !== bitmap.height;
         if (resized) { screen.width = bitmap.width; screen.height = bitmap.height; }
         screen.getContext('2d')!.drawImage(bitmap, 0, 0);

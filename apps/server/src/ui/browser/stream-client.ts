@@ -34,6 +34,7 @@ export function openStream(base: string, canvas: HTMLCanvasElement, maxWidth: nu
   let next = 1;
   const waiting = new Map<number, { ok: () => void; fail: (e: unknown) => void }>();
   let closed = false;
+  let width = maxWidth;
 
   function paint(buf: ArrayBuffer): void {
     const v = new DataView(buf);
@@ -42,10 +43,18 @@ export function openStream(base: string, canvas: HTMLCanvasElement, maxWidth: nu
     const fw = v.getUint16(8, true), fh = v.getUint16(10, true);
     const sw = v.getUint16(12, true), sh = v.getUint16(14, true);
     const x = v.getUint16(16, true), y = v.getUint16(18, true), w = v.getUint16(20, true), h = v.getUint16(22, true);
+    const whole = (v.getUint8(1) & 1) === 1;
     const jpeg = new Blob([buf.slice(HEADER)], { type: 'image/jpeg' });
     // In order: a later rectangle may cover an earlier one.
     painting = painting.then(() => createImageBitmap(jpeg)).then((bitmap) => {
       const resized = canvas.width !== fw || canvas.height !== fh;
+      if (resized && !whole) {
+        // A rectangle of a frame this canvas does not hold (resizing would clear it): ask for a
+        // whole frame instead of painting a part onto nothing.
+        bitmap.close();
+        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'width', max_width: width }));
+        return;
+      }
       if (resized) { canvas.width = fw; canvas.height = fh; }
       ctx!.drawImage(bitmap, x, y);
       bitmap.close();
@@ -85,7 +94,7 @@ export function openStream(base: string, canvas: HTMLCanvasElement, maxWidth: nu
           ws.send(JSON.stringify({ type: 'input', id, input }));
         });
       },
-      width(w) { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'width', max_width: w })); },
+      width(w) { width = w; if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'width', max_width: w })); },
       close() { ws.close(); },
     });
     ws.onerror = () => reject(new Error('the live stream could not be opened'));
