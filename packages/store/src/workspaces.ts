@@ -9,7 +9,7 @@
  * under the same "free" rule, then the row is removed with a `workspace.deleted` event. The
  * Store runs each function with retries.
  */
-import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import type { ExpressionBuilder, ExpressionWrapper, Kysely, Selectable, SqlBool } from 'kysely';
 import { insertEvents } from './events.ts';
 import { FINAL_STATUSES, SETTLED_MACHINE_STATES } from './lifecycle.ts';
 import type { Database, WorkspaceTable } from './schema.ts';
@@ -44,7 +44,7 @@ function fromRow(r: Selectable<WorkspaceTable>, held: boolean): WorkspaceRow {
 }
 
 /** True when the row's holder lease (if any) no longer holds it: ended, and its machine gone. */
-function free(eb: ExpressionBuilder<Database, 'workspaces'>): Expression<SqlBool> {
+function free(eb: ExpressionBuilder<Database, 'workspaces'>): ExpressionWrapper<Database, 'workspaces', SqlBool> {
   return eb.or([
     eb('holder_lease', 'is', null),
     eb.not(eb.exists(eb.selectFrom('leases as l').select('l.id').whereRef('l.id', '=', 'workspaces.holder_lease').where((l) => l.or([
@@ -54,28 +54,30 @@ function free(eb: ExpressionBuilder<Database, 'workspaces'>): Expression<SqlBool
   ]);
 }
 
-async function decode(db: Kysely<Database>, rows: Selectable<WorkspaceTable>[]): Promise<WorkspaceRow[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
-  const freeIds = new Set((await db.selectFrom('workspaces').select('id').where('id', 'in', ids).where((eb) => free(eb)).execute()).map((r) => r.id));
-  return rows.map((r) => fromRow(r, !freeIds.has(r.id)));
+/** The rows with whether each is free, in one query (SQLite answers 0/1, PostgreSQL a boolean). */
+function selectRows(db: Kysely<Database>) {
+  return db.selectFrom('workspaces').selectAll().select((eb) => free(eb).as('free'));
+}
+
+function decode(r: Selectable<WorkspaceTable> & { free: unknown }): WorkspaceRow {
+  return fromRow(r, !r.free);
 }
 
 export async function get(db: Kysely<Database>, principal: string, name: string): Promise<WorkspaceRow | undefined> {
-  const row = await db.selectFrom('workspaces').selectAll().where('principal', '=', principal).where('name', '=', name).executeTakeFirst();
-  return row ? (await decode(db, [row]))[0] : undefined;
+  const row = await selectRows(db).where('principal', '=', principal).where('name', '=', name).executeTakeFirst();
+  return row && decode(row);
 }
 
 export async function getById(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
-  const row = await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? (await decode(db, [row]))[0] : undefined;
+  const row = await selectRows(db).where('id', '=', id).executeTakeFirst();
+  return row && decode(row);
 }
 
 /** By principal then name (all principals when undefined). */
 export async function list(db: Kysely<Database>, principal?: string, limit = 1000): Promise<WorkspaceRow[]> {
-  let q = db.selectFrom('workspaces').selectAll();
+  let q = selectRows(db);
   if (principal !== undefined) q = q.where('principal', '=', principal);
-  return decode(db, await q.orderBy('principal').orderBy('name').limit(limit).execute());
+  return (await q.orderBy('principal').orderBy('name').limit(limit).execute()).map(decode);
 }
 
 /** A principal's workspaces and their bytes as last measured. */
