@@ -20,7 +20,9 @@ interface Inspect extends ContainerSummary {
   /** The image id (sha256:…) the container was created from. */
   Image?: string;
   Config?: { Labels?: Record<string, string> | null; Env?: string[] | null; Hostname?: string };
-  State: { Running: boolean; Paused?: boolean; Restarting?: boolean; Status: string; ExitCode?: number; Error?: string };
+  State: { Running: boolean; Paused?: boolean; Restarting?: boolean; Status: string; ExitCode?: number; Error?: string; StartedAt?: string };
+  /** The writable layer's bytes: only when inspected with `size` (it costs the engine a walk of the layer). */
+  SizeRw?: number;
 }
 
 /**
@@ -64,8 +66,8 @@ function hostConfig(template: TemplateConfig, network: string | undefined, frame
   return hc;
 }
 
-async function inspect(docker: DockerClient, ref: string, signal?: AbortSignal): Promise<Inspect | null> {
-  const res = await docker.raw('GET', `/containers/${encodeURIComponent(ref)}/json`, { signal });
+async function inspect(docker: DockerClient, ref: string, signal?: AbortSignal, query?: { size: true }): Promise<Inspect | null> {
+  const res = await docker.raw('GET', `/containers/${encodeURIComponent(ref)}/json`, { signal, query });
   if (res.status === 404) return null;
   if (res.status >= 400) throw docker.httpError('GET', `/containers/${ref}/json`, res.status, res.body);
   return JSON.parse(res.body.toString('utf8')) as Inspect;
@@ -169,8 +171,8 @@ export { inspect as inspectContainer };
  * operation on a live lease's container checks first (channel, secret, snapshot, restore, restart,
  * stats, logs).
  */
-export async function leaseContainer(docker: DockerClient, machine: MachineRef, signal?: AbortSignal): Promise<Inspect> {
-  const c = await inspect(docker, machine.external_id || machine.identity, signal);
+export async function leaseContainer(docker: DockerClient, machine: MachineRef, signal?: AbortSignal, query?: { size: true }): Promise<Inspect> {
+  const c = await inspect(docker, machine.external_id || machine.identity, signal, query);
   if (!c || !carriesIdentity(c, machine.identity)) {
     throw new VmhubError('MACHINE_LOST', `[vmhub] [${SOURCE}] no container carries identity ${machine.identity}: it was removed outside vmhub`, { source: SOURCE });
   }

@@ -21,11 +21,12 @@ interface StatsJson {
 }
 
 export async function containerStats(docker: DockerClient, machine: MachineRef, signal: AbortSignal): Promise<MachineStats> {
-  const c = await leaseContainer(docker, machine, signal);
-  const [stats, sized] = await Promise.all([
-    docker.json<StatsJson>('GET', `/containers/${c.Id}/stats`, { query: { stream: false }, signal }),
-    docker.json<{ SizeRw?: number; State?: { StartedAt?: string; Running?: boolean } }>('GET', `/containers/${c.Id}/json`, { query: { size: true }, signal }),
-  ]);
+  // The sample (about a second) is asked at once; its answer is used only once the one inspect
+  // (with the writable layer's size) has shown the container carries the lease's identity.
+  const sample = docker.json<StatsJson>('GET', `/containers/${encodeURIComponent(machine.external_id || machine.identity)}/stats`, { query: { stream: false }, signal });
+  sample.catch(() => undefined); // not unhandled when the inspect throws first
+  const sized = await leaseContainer(docker, machine, signal, { size: true });
+  const stats = await sample;
   const out: MachineStats = {};
   const cpu = cpuPercent(stats);
   if (cpu !== undefined) out.cpu_percent = cpu;
@@ -37,8 +38,8 @@ export async function containerStats(docker: DockerClient, machine: MachineRef, 
   }
   if (typeof mem?.limit === 'number' && mem.limit > 0) out.memory_limit_bytes = mem.limit;
   if (typeof sized.SizeRw === 'number') out.disk_bytes = sized.SizeRw;
-  const started = Date.parse(sized.State?.StartedAt ?? '');
-  if (sized.State?.Running && Number.isFinite(started)) out.uptime_seconds = Math.max(0, (Date.now() - started) / 1000);
+  const started = Date.parse(sized.State.StartedAt ?? '');
+  if (sized.State.Running && Number.isFinite(started)) out.uptime_seconds = Math.max(0, (Date.now() - started) / 1000);
   return out;
 }
 
