@@ -14,7 +14,7 @@ import type { WorkspaceRow } from '@vmhub/store';
 import { localPrincipal } from './http/principal.ts';
 import { relative } from './leases-cli.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
-import { findWorkspace, measuredWorkspaces, removeWorkspace } from './workspaces/remove.ts';
+import { findWorkspace, measuredWorkspace, measuredWorkspaces, removeWorkspace } from './workspaces/remove.ts';
 
 const USAGE = 'usage: vmhub-server workspaces list [--principal p] [--json] | show <name|id> [--principal p] [--json] | rm <name|id> [--principal p] [--json]';
 
@@ -68,8 +68,7 @@ async function run(rt: Runtime, verb: string, ref: string | undefined, o: Option
   }
   const row = await findWorkspace(rt.store, ref!, o.principal ?? localPrincipal());
   if (verb === 'show') {
-    const [measured] = await measuredWorkspaces(rt.store, rt.registry, row.principal).then((all) => all.filter((r) => r.id === row.id));
-    const v = view(measured ?? row);
+    const v = view(await measuredWorkspace(rt.store, rt.registry, row));
     if (o.json) return json(v);
     return Object.entries(v).map(([k, val]) => `${k.padEnd(12)}${val ?? '-'}`).join('\n') + '\n';
   }

@@ -138,13 +138,20 @@ describe('workspaces on Docker: kept across leases, one lease at a time, deleted
     assert.equal((await s.call('vm_lease_release', { lease_id: d })).structuredContent.status, 'released');
   });
 
-  it('`workspaces list` shows it with its bytes; `workspaces rm` deletes it from the engine', async () => {
+  it('`workspaces list` and `show` give its bytes; `workspaces rm` deletes it from the engine', async () => {
     const list = await runBin(box, ['workspaces', 'list', '--json']);
     assert.equal(list.code, 0, list.stderr);
     const [w] = JSON.parse(list.stdout).workspaces;
     assert.equal(w.name, 'proj');
     assert.equal(w.holder_lease, undefined);
     assert.ok(w.bytes > 0, `bytes measured: ${w.bytes}`);
+    // show measures it now, not the figure list just recorded.
+    const store = new Store({ path: box.db });
+    await store.setWorkspaceBytes(w.workspace_id, 0);
+    await store.close();
+    const show = await runBin(box, ['workspaces', 'show', w.workspace_id, '--json']);
+    assert.equal(show.code, 0, show.stderr);
+    assert.ok(JSON.parse(show.stdout).bytes > 0, `show measured it: ${show.stdout}`);
     const rm = await runBin(box, ['workspaces', 'rm', 'proj']);
     assert.equal(rm.code, 0, rm.stderr);
     assert.match(rm.stdout, /deleted/);

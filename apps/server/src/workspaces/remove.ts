@@ -33,11 +33,13 @@ export async function removeWorkspace(store: Store, registry: Registry, row: Wor
   return outcome;
 }
 
-/** Every workspace with its bytes measured now where the provider can (best effort). */
+/** The workspace with its bytes measured now where its provider can (best effort). */
+export async function measuredWorkspace(store: Store, registry: Registry, row: WorkspaceRow): Promise<WorkspaceRow> {
+  const bytes = await measureWorkspace(store, registry.providers.get(row.provider), row);
+  return bytes === undefined ? row : { ...row, bytes };
+}
+
+/** Every workspace (of `principal`, or everyone's) with its bytes measured now (best effort). */
 export async function measuredWorkspaces(store: Store, registry: Registry, principal?: string): Promise<WorkspaceRow[]> {
-  const rows = await store.listWorkspaces(principal);
-  return Promise.all(rows.map(async (r) => {
-    const bytes = await measureWorkspace(store, registry.providers.get(r.provider), r);
-    return bytes === undefined ? r : { ...r, bytes };
-  }));
+  return Promise.all((await store.listWorkspaces(principal)).map((r) => measuredWorkspace(store, registry, r)));
 }
