@@ -5,9 +5,9 @@
  * session starts the helper there, and one line over its unix socket (reached through the
  * shared directory, not the guest's channel) asks it to keep the output's frame in the shared
  * file: the compositor copies into it at every commit that changed the output. A screenshot is
- * then a read of that file, as X11's is of Xvfb's — no guest process, no request: taken when two
- * reads agree or one equals the session's last frame (whose RGB is then handed out again, as
- * it was); a screen changing faster than that is asked for once (`c`, which nothing overwrites
+ * then a read of that file, as X11's is of Xvfb's (the adapter kit's readStableFrame) — no guest
+ * process, no request: taken when two reads agree or one equals the session's last frame (whose
+ * RGB is then handed out again, as it was); a screen changing faster than that is asked for once (`c`, which nothing overwrites
  * until the next request) and kept again at the next screenshot.
  *
  * Contract:
@@ -25,9 +25,9 @@
  *   the next call starts one again. dispose() stops it (`q`).
  */
 import { createConnection, type Socket } from 'node:net';
-import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AdapterContext, RawScreen, ScreenshotOptions } from '@vmhub/core';
+import { FrameBuffers, readStableFrame } from '@vmhub/core/adapter-kit';
 import { CAPTURE_PY, CAPTURE_SOCKET } from './capture-py.ts';
 import type { Layout } from './layout.ts';
 import type { HyprRuntime } from './runtime.ts';
@@ -111,12 +111,11 @@ export interface CaptureState {
   /** The output whose frame the helper keeps in the file (`w` answered `watch`), with that answer. */
   kept?: { target: string; reply: Reply };
   /**
-   * Two row buffers (4 MB each at 1280×800), reused: a read goes into the one that does not hold
-   * the last frame, and rows identical to it give back the last frame's RGB as it was — no
-   * conversion, no new 3 MB buffer (callers treat screenshot data as read-only).
+   * The read buffers (4 MB each at 1280×800) and the last frame they hold: rows identical to it
+   * give back its RGB as it was — no conversion, no new 3 MB buffer (callers treat screenshot
+   * data as read-only). Dropped when unused for a while (the adapter kit's FrameBuffers).
    */
-  pair?: [Buffer, Buffer];
-  last?: { index: 0 | 1; key: string; screen: RawScreen };
+  frames?: FrameBuffers;
   /**
    * Captures one at a time: the compositor writes the file at each `c`, so a frame is read
    * before the next `c` is sent.
@@ -240,48 +239,23 @@ async function capture(rt: HyprRuntime, ctx: AdapterContext, st: CaptureState, l
 /**
  * The frame in the file as `reply` describes it, or undefined: the file has another size, its
  * GEN is not the layout's, or no two of `reads` reads agreed (1: the first read is taken — the
- * file after `c`, which nothing writes, or a live frame). Reads go into the session's buffer
- * that does not hold the last frame; a read equal to the last frame is that frame.
+ * file after `c`, which nothing writes, or a live frame). The adapter kit's readStableFrame, as
+ * X11's framebuffer: the session's FrameBuffers, a read equal to the last frame is that frame.
  */
-async function readFrame(st: CaptureState, reply: Reply, reads: number): Promise<RawScreen | undefined> {
-  const bytes = reply.offset + reply.stride * reply.height;
-  if (st.pair?.[0].length !== bytes) {
-    st.pair = [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)];
-    st.last = undefined;
-  }
-  const pair = st.pair;
-  const key = `${reply.width} ${reply.height} ${reply.stride} ${reply.format} ${reply.flags} ${reply.offset}`;
-  const last = st.last?.key === key ? st.last : undefined;
-  const file = await open(st.path!, 'r').catch(() => undefined);
-  if (!file) return undefined;
-  try {
-    if ((await file.stat()).size !== bytes) return undefined;
-    let index: 0 | 1 = last?.index === 0 ? 1 : 0;
-    if ((await file.read(pair[index], 0, bytes, 0)).bytesRead !== bytes) return undefined;
-    if (last && pair[index].equals(pair[last.index])) return last.screen;
-    let whole = reads === 1;
-    for (let i = 1; i < reads && !whole; i++) {
-      const next: 0 | 1 = index === 0 ? 1 : 0;
-      if (next === st.last?.index) st.last = undefined;
-      if ((await file.read(pair[next], 0, bytes, 0)).bytesRead !== bytes) return undefined;
-      whole = pair[next].equals(pair[index]);
-      index = next;
-    }
-    // Not whole, or the helper's GEN moved since the layout was read (XWD window_bdrwidth).
-    if (!whole || pair[index].readUInt32BE(96) !== st.gen) {
-      st.last = undefined;
-      return undefined;
-    }
-    const screen: RawScreen = { data: rowsToRgb(pair[index].subarray(reply.offset), reply), format: 'rgb', width: reply.width, height: reply.height };
-    st.last = { index, key, screen };
-    return screen;
-  } finally {
-    await file.close();
-  }
+function readFrame(st: CaptureState, reply: Reply, reads: number): Promise<RawScreen | undefined> {
+  st.frames ??= new FrameBuffers();
+  return readStableFrame(st.path!, (dump): RawScreen => ({ data: rowsToRgb(dump.subarray(reply.offset), reply), format: 'rgb', width: reply.width, height: reply.height }), st.frames, {
+    reads,
+    bytes: reply.offset + reply.stride * reply.height,
+    // The helper's GEN in the header (XWD window_bdrwidth): it moved since the layout was read.
+    accept: (dump) => dump.readUInt32BE(96) === st.gen,
+    key: `${reply.width} ${reply.height} ${reply.stride} ${reply.format} ${reply.flags} ${reply.offset}`,
+  });
 }
 
 /** End of the session: stop the helper (best effort; it also ends when idle). */
 export function stopCapture(rt: HyprRuntime): void {
   rt.capture.client?.quit();
+  rt.capture.frames?.release();
   rt.capture = {};
 }

@@ -15,5 +15,6 @@ export function restored(rt: HyprRuntime): void {
   rt.facts.clear();
   rt.keyboardStarted = false;
   rt.capture.client?.close();
+  rt.capture.frames?.release();
   rt.capture = {};
 }

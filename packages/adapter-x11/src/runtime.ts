@@ -6,8 +6,7 @@
  * framebuffer; a fact that turns out wrong (a resized screen) is forgotten and learned again.
  */
 import type { AdapterContext, FramebufferSource } from '@vmhub/core';
-import { Facts, type KitSession } from '@vmhub/core/adapter-kit';
-import { FrameBuffers } from './framebuffer.ts';
+import { Facts, FrameBuffers, type KitSession } from '@vmhub/core/adapter-kit';
 import { openX11Guest, type Guest } from './guest.ts';
 import type { X11Options } from './options.ts';
 import type { ProbeFacts } from './probe.ts';

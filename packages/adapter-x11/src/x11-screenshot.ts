@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { AdapterContext, RawScreen, ScreenshotOptions } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
-import { framebufferOf, readStableFrame } from './framebuffer.ts';
+import { framebufferOf, readXwdFrame } from './framebuffer.ts';
 import { screenSize } from './x11-screen-size.ts';
 import { parseXwdHeader, xwdToRgb } from './xwd.ts';
 import { x11Error } from './errors.ts';
@@ -20,7 +20,7 @@ const GZIP_CAPTURE = 'xwd -root -silent | gzip -1';
 export async function screenshot(rt: X11Runtime, ctx: AdapterContext, options?: ScreenshotOptions): Promise<RawScreen> {
   const fb = await framebufferOf(rt, ctx);
   // The live view's frames take one read (it may tear: the stream's next frame follows).
-  const frame = fb ? await readStableFrame(fb.path, xwdToRgb, rt.frameBuffers, { reads: options?.live ? 1 : undefined }) : undefined;
+  const frame = fb ? await readXwdFrame(fb.path, xwdToRgb, rt.frameBuffers, options?.live ? 1 : undefined) : undefined;
   if (frame) return { data: frame.data, format: 'rgb', width: frame.width, height: frame.height };
   const guest = await rt.guest(ctx);
   for (let attempt = 0; attempt < 2; attempt++) {

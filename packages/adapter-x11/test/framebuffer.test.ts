@@ -17,7 +17,7 @@ import { VmhubError, type AdapterContext, type GuestChannel, type MachineRef, ty
 import { debianX11Template as template } from '@vmhub/provider-docker';
 import { callContext, testLease, until } from '@vmhub/test-kit';
 import { createX11Adapter } from '../src/index.ts';
-import { readStableFrame } from '../src/framebuffer.ts';
+import { readXwdFrame } from '../src/framebuffer.ts';
 import { recordingChannel, startDebianX11, stopDebianX11 } from './debian-x11.ts';
 import { settled } from './desktop.ts';
 
@@ -217,14 +217,14 @@ describe('x11: screenshots from the host framebuffer (Xvfb -fbdir through provid
     assert.ok(calls.some((argv) => argv.includes('xdotool') || argv.join(' ').includes('xdotool')), `xdotool ran in the guest: ${JSON.stringify(calls)}`);
   });
 
-  it('readStableFrame: a missing file or one that is not XWD gives no frame (the caller falls back)', async () => {
+  it('readXwdFrame: a missing file or one that is not XWD gives no frame (the caller falls back)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
     try {
-      assert.equal(await readStableFrame(join(dir, 'absent'), (d) => d), undefined);
+      assert.equal(await readXwdFrame(join(dir, 'absent'), (d) => d), undefined);
       writeFileSync(join(dir, 'junk'), randomBytes(4096));
-      assert.equal(await readStableFrame(join(dir, 'junk'), (d) => d), undefined);
+      assert.equal(await readXwdFrame(join(dir, 'junk'), (d) => d), undefined);
       const fb = await provider.framebuffer!(machine!, { template });
-      const frame = await readStableFrame(fb!.path, (d) => Buffer.from(d));
+      const frame = await readXwdFrame(fb!.path, (d) => Buffer.from(d));
       assert.ok(frame && frame.length > 1280 * 800 * 4, 'the live framebuffer reads as one stable frame');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -21,3 +21,4 @@ export { execAsAgent, type ExecInput } from './exec.ts';
 export { unpackRepo, type UnpackOptions } from './clone.ts';
 export { installGitCredential, credentialStoreLine, credentialFileName, type GitCredential } from './git-credential.ts';
 export { desktopUserOption, pointerOptions, guestCommandOptions } from './desktop-options.ts';
+export { FrameBuffers, readStableFrame, type StableFrameOptions } from './stable-frame.ts';

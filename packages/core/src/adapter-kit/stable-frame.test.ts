@@ -3,17 +3,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FrameBuffers, readStableFrame } from './framebuffer.ts';
+import { FrameBuffers, readStableFrame } from './stable-frame.ts';
 
-/** An XWD-looking dump: a header with file_version 7 (all readStableFrame checks), then `fill`. */
+/** A frame file's bytes: a 100-byte header of zeros with version 7 at byte 4, then `fill`. */
 function dump(fill: number, size = 4096): Buffer {
   const b = Buffer.alloc(size, fill);
-  for (let i = 0; i < 25; i++) b.writeUInt32BE(0, i * 4);
+  b.fill(0, 0, 100);
   b.writeUInt32BE(7, 4);
   return b;
 }
 
-describe('x11: reading the framebuffer file', () => {
+describe('adapter kit: reading a shared framebuffer file', () => {
   it('a screen unchanged since the last frame is that frame again: one decode, the same value', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
     const file = join(dir, 'Xvfb_screen0');
@@ -71,6 +71,32 @@ describe('x11: reading the framebuffer file', () => {
       await new Promise((r) => setTimeout(r, 150));
       assert.equal(await readStableFrame(file, use, buffers), 3);
       assert.equal(decodes, 2, 'idle past the time: the buffers and their frame were dropped');
+      buffers.release();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file of another size than promised, or one `accept` refuses, gives no frame; `key` tells decoders apart; reads: 1 takes the first read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
+    const file = join(dir, 'frame');
+    try {
+      writeFileSync(file, dump(5));
+      assert.equal(await readStableFrame(file, (d) => d[200], undefined, { bytes: 4095 }), undefined, 'another size');
+      assert.equal(await readStableFrame(file, (d) => d[200], undefined, { bytes: 4096 }), 5);
+      assert.equal(await readStableFrame(file, (d) => d[200], undefined, { accept: (d) => d.readUInt32BE(4) === 8 }), undefined, 'refused header');
+      assert.equal(await readStableFrame(file, (d) => d[200], undefined, { accept: (d) => d.readUInt32BE(4) === 7 }), 5);
+      assert.equal(await readStableFrame(file, (d) => d[200], undefined, { reads: 1 }), 5);
+
+      // A decoder made afresh per call (a closure over the frame's geometry) keeps its frame by key.
+      const buffers = new FrameBuffers();
+      let decodes = 0;
+      const read = (key: string) => readStableFrame(file, (d) => { decodes++; return { key, first: d[200] }; }, buffers, { key });
+      const a = await read('1280 800');
+      assert.equal(await read('1280 800'), a, 'the same key: the kept frame');
+      assert.equal(decodes, 1);
+      assert.equal((await read('800 1280'))?.key, '800 1280', 'another key: decoded again');
+      assert.equal(decodes, 2);
       buffers.release();
     } finally {
       rmSync(dir, { recursive: true, force: true });
