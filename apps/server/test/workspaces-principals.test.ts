@@ -4,7 +4,8 @@
 // LOCK_CONTENTION naming her lease and never her volume. Bad input changes nothing: names outside
 // [a-z0-9][a-z0-9._-]{0,62} (INVALID_REQUEST), a template whose provider has no workspaces
 // (CAPABILITY_UNAVAILABLE with the reason), workspace with snapshot_id (INVALID_REQUEST), a new
-// workspace past workspaces.max_per_principal (QUOTA_EXCEEDED naming it). The dashboard's
+// workspace past workspaces.max_per_principal (QUOTA_EXCEEDED naming it); a create past
+// leases.max_per_owner is refused before any workspace is made. The dashboard's
 // /api/workspaces lists only the signed-in principal's; deleting one needs a browser sign-in (a
 // bearer token, what an agent holds, is POLICY_DENIED), and another principal's is NOT_FOUND.
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ const TOKENS = { alice: 'tok-alice-ws-71c2e9', bob: 'tok-bob-ws-0d4f83' };
 const suite = httpSuite((box) => startHttp(box, { HOME: box.dir, VMHUB_TOKEN_ALICE: TOKENS.alice, VMHUB_TOKEN_BOB: TOKENS.bob }), {
   http: { tokens: [{ principal: 'alice', token_env: 'VMHUB_TOKEN_ALICE' }, { principal: 'bob', token_env: 'VMHUB_TOKEN_BOB' }] },
   workspaces: { max_per_principal: 2 },
+  leases: { max_per_owner: 2 },
 }, defaultTemplates());
 const leases: { agent: HttpAgent; id: string }[] = [];
 
@@ -48,7 +50,12 @@ describe('workspaces: each principal\'s own; bad input changes nothing', () => {
     const a = await ready(alice, { template: 'debian-x11', workspace: 'proj' });
     assert.equal((await alice.call('vm_exec', { lease_id: a, shell: 'echo alice > ~/secret.txt' })).structuredContent.exit_code, 0);
     const b = await ready(bob, { template: 'debian-x11', workspace: 'proj' });
-    await bob.call('vm_lease_release', { lease_id: await ready(bob, { template: 'debian-x11', workspace: 'bobs' }) });
+    const bobs = await ready(bob, { template: 'debian-x11', workspace: 'bobs' });
+    // At leases.max_per_owner (2) the lease is refused before any workspace is found or made.
+    const over = await bob.call('vm_lease_create', { template: 'debian-x11', workspace: 'spare' });
+    assert.equal(over.structuredContent.code, 'QUOTA_EXCEEDED');
+    assert.match(over.structuredContent.message, /already holds 2 live leases/);
+    await bob.call('vm_lease_release', { lease_id: bobs });
     const seen = await bob.call('vm_exec', { lease_id: b, shell: 'cat ~/secret.txt' });
     assert.notEqual(seen.structuredContent.exit_code, 0, 'bob does not see alice\'s file');
     assert.match(seen.structuredContent.stderr, /No such file/);

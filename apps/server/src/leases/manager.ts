@@ -113,8 +113,6 @@ export class LeaseManager {
     const provider = this.#registry.providers.get(template.provider)!;
     const availability = await provider.availability(template);
     if (availability.availability !== 'available') throw await templateUnavailable(template, provider, availability);
-    // The principal's workspace (workspaces/attach.ts): found or made now; attached with the insert.
-    const workspace = request.workspace === undefined ? undefined : await prepareWorkspace(this.#store, this.#config, provider, template, principal, request.workspace, this.#actor);
 
     const limits = this.#config.leases;
     // At the quota, a concurrent call with this request_id (another process) may just have made
@@ -129,13 +127,16 @@ export class LeaseManager {
       throw new VmhubError('QUOTA_EXCEEDED', `principal "${principal}" already holds ${limits.max_per_owner} live leases (leases.max_per_owner counts the authenticated principal, whatever owner label a call gives)`);
     }
     // A warm pool's ready machine, handed over whole: it already counts in max_total (never with a workspace: it must be mounted at create).
-    const warm = from || workspace ? undefined : await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
+    const warm = from || request.workspace !== undefined ? undefined : await this.#claimWarm(template, requestId, principal, owner, input.ttl_seconds);
     if (warm) return warm;
     if ((await this.#store.countLeases({ status: LIVE_LEASE_STATES })) >= limits.max_total) {
       const raced = await full();
       if (raced) return raced;
       throw new VmhubError('HOST_CAPACITY', `this vmhub instance already runs ${limits.max_total} live leases (leases.max_total)`);
     }
+    // The principal's workspace (workspaces/attach.ts): found or made only now that the lease is
+    // allowed (a refused create makes no workspace); attached with the insert.
+    const workspace = request.workspace === undefined ? undefined : await prepareWorkspace(this.#store, this.#config, provider, template, principal, request.workspace, this.#actor);
 
     const { lease, created } = await this.#insert(template, { requestId, principal, owner, ttlMs: (input.ttl_seconds ?? limits.default_ttl_seconds) * 1000 }, from, workspace);
     if (!created) return this.#same(lease, input.template);
