@@ -12,8 +12,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
-import { ok as check } from './snapshot-checks.ts';
-import { connect, guestText, leaseReady, machineBox, type Session } from './harness.ts';
+import { ok as check, sleepers, typeIntoXterm } from './snapshot-checks.ts';
+import { connect, leaseReady, machineBox, type Session } from './harness.ts';
 
 const run = promisify(execFile);
 const docker = (...args: string[]) => run('docker', args).then((r) => r.stdout.trim());
@@ -23,19 +23,8 @@ let s: Session;
 let lease = '';
 
 const ok = (name: string, args: Record<string, unknown>) => check(s, name, args);
-/** How many processes in the guest run `sleep 31337`. */
-const sleepers = async () => Number((await ok('vm_exec', { lease_id: lease, shell: 'grep -la "sleep.3133[7]" /proc/[0-9]*/cmdline 2>/dev/null | wc -l' })).stdout.trim());
 const container = () => docker('ps', '-aq', '--no-trunc', '--filter', `name=vmhub-${box.instance}-${lease}`);
 const restarts = async (id: string) => docker('inspect', '-f', '{{.State.StartedAt}}', id);
-
-/** An xterm whose shell writes the line typed into it to `file`; then the line is typed. */
-async function typeIntoXterm(file: string, text: string): Promise<string> {
-  const r = await ok('vm_launch', { lease_id: lease, app: 'xterm', args: ['-e', 'sh', '-c', `IFS= read -r line; printf '%s' "$line" > ${file}.tmp && mv ${file}.tmp ${file}; sleep 30`], wait_seconds: 20 });
-  assert.ok(r.window, 'vm_launch reports the new window');
-  await ok('vm_focus', { lease_id: lease, window: r.window.id });
-  await ok('vm_type', { lease_id: lease, text: `${text}\n` });
-  return guestText(s, lease, file, (t) => t.length > 0, 20_000);
-}
 
 before(async () => {
   box.write();
@@ -54,10 +43,10 @@ describe('vm_lease_restart on Docker (debian-x11 + x11)', { timeout: 600_000 }, 
       const before = await ok('vm_lease_status', { lease_id: lease });
       const id = await container();
       const startedBefore = await restarts(id);
-      assert.equal(await typeIntoXterm(`/tmp/typed-${hard}.txt`, 'before restart'), 'before restart', 'the adapter session works before');
+      assert.equal(await typeIntoXterm(s, lease, `/tmp/typed-${hard}.txt`, 'before restart'), 'before restart', 'the adapter session works before');
       await ok('vm_exec', { lease_id: lease, shell: 'nohup sleep 31337 >/dev/null 2>&1 &' });
       // Started in the background: counted once it has exec'd.
-      assert.equal(await until(async () => ((await sleepers()) === 1 ? 1 : undefined), 'the sleep process runs', 10_000, 100), 1);
+      assert.equal(await until(async () => ((await sleepers(s, lease)) === 1 ? 1 : undefined), 'the sleep process runs', 10_000, 100), 1);
       await ok('vm_put_file', { lease_id: lease, path: `/var/tmp/kept-${hard}.txt`, content: 'in the container filesystem' });
       await ok('vm_put_file', { lease_id: lease, path: `/home/user/kept-${hard}.txt`, content: 'in the workspace' });
 
@@ -79,13 +68,13 @@ describe('vm_lease_restart on Docker (debian-x11 + x11)', { timeout: 600_000 }, 
 
       assert.equal(await container(), id, 'the same container');
       assert.notEqual(await restarts(id), startedBefore, 'the container was started again');
-      assert.equal(await sleepers(), 0, 'the process started before the restart is gone');
+      assert.equal(await sleepers(s, lease), 0, 'the process started before the restart is gone');
       assert.equal((await ok('vm_get_file', { lease_id: lease, path: `/var/tmp/kept-${hard}.txt` })).content, 'in the container filesystem');
       assert.equal((await ok('vm_get_file', { lease_id: lease, path: `/home/user/kept-${hard}.txt` })).content, 'in the workspace');
       assert.match((await ok('vm_exec', { lease_id: lease, shell: 'grep " /home/user " /proc/mounts' })).stdout, /\/home\/user/, 'the workspace is mounted at the home again');
       const shot = await ok('vm_screenshot', { lease_id: lease });
       assert.deepEqual(shot.screen, { width: 1280, height: 800 });
-      assert.equal(await typeIntoXterm(`/tmp/typed-after-${hard}.txt`, 'after restart'), 'after restart', 'the adapter reconnected to the new X server');
+      assert.equal(await typeIntoXterm(s, lease, `/tmp/typed-after-${hard}.txt`, 'after restart'), 'after restart', 'the adapter reconnected to the new X server');
       const events = await ok('vm_logs', { lease_id: lease, source: 'session', tail: 2 });
       assert.deepEqual(events.lines.map((l: string) => l.split(' ')[1]), ['lease.restarting', 'lease.restarted']);
     });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
-import { ok as check } from './snapshot-checks.ts';
+import { ok as check, sleepers } from './snapshot-checks.ts';
 import { diskTemplate } from './qemu-disk.ts';
 import { connect, leaseReady, machineBox, type Session } from './harness.ts';
 
@@ -25,7 +25,6 @@ let lease = '';
 
 const ok = (name: string, args: Record<string, unknown>) => check(s, name, args);
 const sh = async (shell: string) => (await ok('vm_exec', { lease_id: lease, shell, timeout_seconds: 60 })).stdout as string;
-const sleepers = async () => Number((await sh('grep -la "sleep.3133[7]" /proc/[0-9]*/cmdline 2>/dev/null | wc -l')).trim());
 const qemuPid = () => run('pgrep', ['-f', `vmhub-${box.instance}-${lease}`]).then((r) => r.stdout.trim(), () => '');
 /** Sector 8 of the guest's disk, NULs dropped. */
 const diskMark = async () => (await sh('dd if=/dev/vda bs=512 skip=8 count=1 2>/dev/null | tr -d "\\000"')).trim();
@@ -50,7 +49,7 @@ describe('vm_lease_restart on QEMU (TCG, tiny-console-agent with a disk)', { tim
       assert.ok(pid, 'a qemu runs for the lease');
       await sh('( sleep 31337 ) </dev/null >/dev/null 2>&1 &');
       // Started in the background: counted once it has exec'd.
-      assert.equal(await until(async () => ((await sleepers()) === 1 ? 1 : undefined), 'the sleep process runs', 10_000, 100), 1);
+      assert.equal(await until(async () => ((await sleepers(s, lease)) === 1 ? 1 : undefined), 'the sleep process runs', 10_000, 100), 1);
       await sh(`printf 'VMHUB-DISK-MARK-${hard}' | dd of=/dev/vda bs=512 seek=8 conv=notrunc,sync 2>/dev/null; sync`);
       assert.equal(await diskMark(), `VMHUB-DISK-MARK-${hard}`);
       const uptime = (await ok('vm_lease_status', { lease_id: lease, stats: true })).stats.uptime_seconds;
@@ -69,7 +68,7 @@ describe('vm_lease_restart on QEMU (TCG, tiny-console-agent with a disk)', { tim
       assert.match(done.stages[3].detail, /serial marker VMHUB-TINY-CONSOLE-READY; guest agent answered guest-ping/, 'booted anew: the marker was waited for');
 
       assert.equal(await qemuPid(), pid, 'the same qemu process');
-      assert.equal(await sleepers(), 0, 'the process started before the restart is gone');
+      assert.equal(await sleepers(s, lease), 0, 'the process started before the restart is gone');
       assert.equal(await diskMark(), `VMHUB-DISK-MARK-${hard}`, 'the block written to the disk is still there');
       const stats = (await ok('vm_lease_status', { lease_id: lease, stats: true })).stats;
       assert.ok(stats.uptime_seconds < uptime + (Date.now() - started) / 1000 - 1, `uptime counts from the reboot: ${uptime} before, ${stats.uptime_seconds} after`);

@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { until } from '@vmhub/test-kit';
-import { absentOn, ok as check, releaseUntilGone } from './snapshot-checks.ts';
+import { absentOn, ok as check, releaseUntilGone, sleepers, typeIntoXterm } from './snapshot-checks.ts';
 import { connect, errorCode, guestText, leaseReady, machineBox, waitReady, type Session } from './harness.ts';
 
 const run = promisify(execFile);
@@ -29,18 +29,7 @@ let forks: string[] = [];
 const ok = (name: string, args: Record<string, unknown>) => check(s, name, args);
 const put = (id: string, path: string, content: string) => ok('vm_put_file', { lease_id: id, path, content });
 const read = async (id: string, path: string) => (await ok('vm_get_file', { lease_id: id, path })).content as string;
-/** How many processes in the guest run `sleep 31337`. */
-const sleepers = async (id: string) => Number((await ok('vm_exec', { lease_id: id, shell: 'grep -la "sleep.3133[7]" /proc/[0-9]*/cmdline 2>/dev/null | wc -l' })).stdout.trim());
 const containers = (id: string) => docker('ps', '-aq', '--filter', `name=vmhub-${instance}-${id}`);
-
-/** An xterm whose shell writes the line typed into it to `file`; then the line is typed. */
-async function typeIntoXterm(id: string, file: string, text: string): Promise<string> {
-  const r = await ok('vm_launch', { lease_id: id, app: 'xterm', args: ['-e', 'sh', '-c', `IFS= read -r line; printf '%s' "$line" > ${file}.tmp && mv ${file}.tmp ${file}; sleep 30`], wait_seconds: 20 });
-  assert.ok(r.window, 'vm_launch reports the new window');
-  await ok('vm_focus', { lease_id: id, window: r.window.id });
-  await ok('vm_type', { lease_id: id, text: `${text}\n` });
-  return guestText(s, id, file, (t) => t.length > 0, 20_000);
-}
 
 before(async () => {
   box.write();
@@ -57,11 +46,11 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     await leaseReady(s, { template: 'debian-x11', ttl_seconds: 1200 }, 180, (id) => { lease = id; });
     assert.deepEqual((await ok('vm_capabilities', { lease_id: lease })).snapshot, { memory: false });
     // The adapter session is open and connected before the snapshot: a typed line arrives.
-    assert.equal(await typeIntoXterm(lease, '/tmp/before.txt', 'before snapshot'), 'before snapshot');
+    assert.equal(await typeIntoXterm(s, lease, '/tmp/before.txt', 'before snapshot'), 'before snapshot');
     const before = (await containers(lease)).split('\n');
     // A process running at the snapshot: memory: false says it does not come back.
     await ok('vm_exec', { lease_id: lease, shell: 'nohup sleep 31337 >/dev/null 2>&1 &' });
-    assert.equal(await sleepers(lease), 1, 'the process runs before the snapshot');
+    assert.equal(await sleepers(s, lease), 1, 'the process runs before the snapshot');
     await put(lease, '/home/user/first.txt', 'in the snapshot');
     const made = (await ok('vm_snapshot', { action: 'create', lease_id: lease, name: 'docker-first' })).snapshots[0];
     snap = made.snapshot_id;
@@ -78,11 +67,11 @@ describe('snapshots on Docker (debian-x11 + x11): restore and fork through the b
     assert.notDeepEqual(now, before, 'the container was replaced');
 
     assert.equal(await read(lease, '/home/user/first.txt'), 'in the snapshot');
-    assert.equal(await sleepers(lease), 0, 'memory: false — the running process did not come back');
+    assert.equal(await sleepers(s, lease), 0, 'memory: false — the running process did not come back');
     assert.equal(errorCode(await s.call('vm_get_file', { lease_id: lease, path: '/home/user/second.txt' })), 'NOT_FOUND');
     const shot = await ok('vm_screenshot', { lease_id: lease });
     assert.deepEqual(shot.screen, { width: 1280, height: 800 });
-    assert.equal(await typeIntoXterm(lease, '/tmp/after.txt', 'typed after restore ✓'), 'typed after restore ✓');
+    assert.equal(await typeIntoXterm(s, lease, '/tmp/after.txt', 'typed after restore ✓'), 'typed after restore ✓');
   });
 
   it('a restore waits for the lease\'s call in flight and holds the calls that come while it runs', async () => {
