@@ -19,8 +19,7 @@ export async function exportCommand(rt: Runtime, config: VmhubConfig, id: string
   const row = await rt.leases.get(id);
   // A reader only: it captures nothing, sweeps nothing and sees no session (steps queued by a running server are on disk once written).
   const recordings = new Recordings({ enabled: true, keepHours: 0, root: () => recordingsRoot(config, rt.store), capture: async () => undefined, session: async () => undefined });
-  const steps = await recordings.read(row.id);
-  const file = await exportRecording(format, leaseView(row), steps);
+  const file = await exportRecording(format, leaseView(row), recordings);
   if (out === '-') {
     await new Promise<void>((resolve, reject) => process.stdout.write(file.body, (err) => (err ? reject(err) : resolve())));
     return '';
@@ -28,5 +27,5 @@ export async function exportCommand(rt: Runtime, config: VmhubConfig, id: string
   const isDir = out === undefined || (await stat(out).then((s) => s.isDirectory(), () => false));
   const path = isDir ? join(out ?? '.', file.filename) : out;
   await writeFile(path, file.body);
-  return `lease ${row.id}: ${steps.length} step${steps.length === 1 ? '' : 's'} exported as ${format} to ${path} (${file.body.length} bytes)\n`;
+  return `lease ${row.id}: ${file.steps} step${file.steps === 1 ? '' : 's'} exported as ${format} to ${path} (${file.body.length} bytes)\n`;
 }

@@ -226,14 +226,14 @@ class LeaseApi {
     const format = url.searchParams.get('format') ?? 'json';
     if (format !== 'json' && format !== 'html' && !isExportFormat(format)) throw new ApiError(400, 'INVALID_REQUEST', `format must be json, html, atif or hf, not "${format.slice(0, 32)}"`);
     if (isExportFormat(format) && url.searchParams.has('since')) throw new ApiError(400, 'INVALID_REQUEST', `since is for the JSON timeline: format=${format} exports every step`);
-    const steps = (await this.#live.recordings.read(this.#id)).filter((s) => s.seq > since);
     const lease = leaseView(this.#row);
     if (isExportFormat(format)) {
       // ?format=atif|hf: an ATIF v1.6 JSON document or a Hugging Face datasets folder in a tar (recording-export.ts).
-      const file = await exportRecording(format, lease, steps);
+      const file = await exportRecording(format, lease, this.#live.recordings);
       res.writeHead(200, { 'Content-Type': file.contentType, 'Cache-Control': 'no-store', 'Content-Length': file.body.length, 'Content-Disposition': `attachment; filename="${file.filename}"` }).end(file.body);
       return;
     }
+    const steps = (await this.#live.recordings.read(this.#id)).filter((s) => s.seq > since);
     if (format === 'html') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="vmhub-${this.#id.slice(0, 8)}-recording.html"` }).end(recordingHtml(lease, steps));
       return;

@@ -21,6 +21,14 @@ type Part = { type: 'text'; text: string } | { type: 'image'; source: { media_ty
 
 export function atifTrajectory(lease: LeaseInfo, steps: readonly ExportStep[], version: string): Record<string, unknown> {
   const firstShown = new Map<Frame, number>();
+  // Text alone, or text then the frame (ATIF v1.6 content parts); each frame's data URL made once.
+  const urls = new Map<Frame, string>();
+  const withFrame = (text: string, frame: Frame | undefined): string | Part[] => {
+    if (!frame) return text;
+    let url = urls.get(frame);
+    if (url === undefined) urls.set(frame, url = `data:${frame.media_type};base64,${frame.data.toString('base64')}`);
+    return [{ type: 'text', text }, { type: 'image', source: { media_type: frame.media_type, path: url } }];
+  };
   const atif = steps.map(({ step: s, before, after }, i) => {
     const stepId = i + 1;
     if (after && !firstShown.has(after)) firstShown.set(after, stepId);
@@ -52,9 +60,4 @@ export function atifTrajectory(lease: LeaseInfo, steps: readonly ExportStep[], v
     final_metrics: { total_steps: atif.length },
     extra: { vmhub: { lease_id: lease.lease_id, template: lease.template, ...(lease.owner ? { owner: lease.owner } : {}), status: lease.status, created_at: lease.created_at } },
   };
-}
-
-/** Text alone, or text then the frame (ATIF v1.6 content parts). */
-function withFrame(text: string, frame: Frame | undefined): string | Part[] {
-  return frame ? [{ type: 'text', text }, { type: 'image', source: { media_type: frame.media_type, path: frame.url } }] : text;
 }

@@ -181,7 +181,12 @@ export class Recordings {
   /** The image of step `seq`, or undefined (no such step, or it has none). */
   async frame(leaseId: string, seq: number): Promise<{ data: Buffer; mime: string } | undefined> {
     const name = (await this.#steps(leaseId, false)).find((s) => s.seq === seq)?.screenshot;
-    if (!name || !IMAGE_FILE.test(name)) return undefined;
+    return name ? this.image(leaseId, name) : undefined;
+  }
+
+  /** The recording's image file `name` (a step's `screenshot` as steps() gives it), or undefined. */
+  async image(leaseId: string, name: string): Promise<{ data: Buffer; mime: string } | undefined> {
+    if (!LEASE_ID.test(leaseId) || !IMAGE_FILE.test(name)) return undefined;
     const file = join(await this.root(), leaseId, name);
     if (!(await lstat(file).catch(() => undefined))?.isFile()) return undefined;
     const data = await readFile(file).catch(() => undefined);

@@ -9,7 +9,7 @@ import { VERSION } from '../catalog.ts';
 import { atifTrajectory } from './export-atif.ts';
 import { exportSteps } from './export-frames.ts';
 import { hfFolder, hfTar } from './export-hf.ts';
-import type { Step } from './recorder.ts';
+import type { Recordings } from './recorder.ts';
 
 export const EXPORT_FORMATS = ['atif', 'hf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -19,16 +19,19 @@ export interface ExportedRecording {
   contentType: string;
   /** The file name to save it as. */
   filename: string;
+  /** How many steps it holds. */
+  steps: number;
 }
 
 export function isExportFormat(format: string): format is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(format);
 }
 
-/** `steps`: everything Recordings.read() gives for the lease. */
-export async function exportRecording(format: ExportFormat, lease: LeaseInfo, steps: readonly Step[]): Promise<ExportedRecording> {
-  const prepared = await exportSteps(steps);
-  if (format === 'hf') return { body: hfTar(lease, prepared), contentType: 'application/x-tar', filename: `${hfFolder(lease)}.tar` };
+/** Every step of the lease's recording, each image file read once as bytes (Recordings.steps and image). */
+export async function exportRecording(format: ExportFormat, lease: LeaseInfo, recordings: Pick<Recordings, 'steps' | 'image'>): Promise<ExportedRecording> {
+  const id = lease.lease_id;
+  const prepared = await exportSteps(await recordings.steps(id), (name) => recordings.image(id, name));
+  if (format === 'hf') return { body: hfTar(lease, prepared), contentType: 'application/x-tar', filename: `${hfFolder(lease)}.tar`, steps: prepared.length };
   const json = JSON.stringify(atifTrajectory(lease, prepared, VERSION), null, 2) + '\n';
-  return { body: Buffer.from(json), contentType: 'application/json; charset=utf-8', filename: `vmhub-${lease.lease_id.slice(0, 8)}-recording.atif.json` };
+  return { body: Buffer.from(json), contentType: 'application/json; charset=utf-8', filename: `vmhub-${id.slice(0, 8)}-recording.atif.json`, steps: prepared.length };
 }
