@@ -41,6 +41,9 @@ export { ANONYMOUS_PRINCIPAL, localPrincipal, principalOf } from './http/princip
 /** The pages load only their own scripts and styles; frames arrive as blob: URLs. */
 const PAGE_CSP = "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+/** Why a request is refused without a token when it names no loopback host. */
+const LOOPBACK_ONLY = 'without a token the live view answers only loopback host names (DNS rebinding)';
+
 /** Largest request body kept (a base64 file of files.max_bytes fits); larger ones get 413. */
 const MAX_BODY_BYTES = 96 * 1024 * 1024;
 
@@ -165,7 +168,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       ? htmlPage(res, status, status === 403 ? 'refused' : status === 405 ? 'method not allowed' : 'not found', `<p>${escapeHtml(message)}</p>`)
       : sendJson(res, status, { error: { code, message, ...(hint ? { hint } : {}) } });
     if (req.headers.origin !== undefined && originProblem(req, options.allowedOrigins, false)) return refuse(403, 'FORBIDDEN', originProblem(req, options.allowedOrigins, false)!);
-    if (open && !loopbackHost(req)) return refuse(403, 'FORBIDDEN', 'without a token the live view answers only loopback host names (DNS rebinding)');
+    if (open && !loopbackHost(req)) return refuse(403, 'FORBIDDEN', LOOPBACK_ONLY);
     // The sign-in page, its script and the styles need no sign-in; a GET never signs in.
     if (url.pathname === SIGN_IN_PATH && req.method === 'POST') {
       if (open) return void res.writeHead(303, { Location: '/ui/' }).end();
@@ -179,22 +182,17 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       if (open) return void res.writeHead(303, { Location: url.pathname === SIGN_IN_PATH ? '/ui/' : url.pathname }).end();
       return sendSignInPage(req, res, 200, url.pathname);
     }
-    let credential: Credential | undefined;
-    let byCookie = false;
-    if (!open) {
-      ({ credential, byCookie } = liveCredential(req));
-      if (!credential) {
-        res.setHeader('WWW-Authenticate', 'Bearer realm="vmhub"');
-        // A sign-in that ended (idle, past its cap, token revoked, server restarted) is dropped with the answer.
-        const drop = byCookie ? [clearCookie(COOKIE)] : [];
-        if (ui) return sendSignInPage(req, res, 401, url.pathname, byCookie ? 'ended' : undefined, drop);
-        if (byCookie) res.setHeader('Set-Cookie', drop);
-        return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: byCookie ? 'your live-view sign-in ended (unused too long, past its time limit, its token revoked, or the server restarted)' : 'missing, wrong or revoked bearer token', hint: 'Send Authorization: Bearer <token> (VMHUB_HTTP_TOKEN or your http.tokens entry), or sign in again at /ui/login.' } });
-      }
+    const access = liveAccess(req);
+    if ('status' in access && access.status === 401) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="vmhub"');
+      // A sign-in that ended (idle, past its cap, token revoked, server restarted) is dropped with the answer.
+      const drop = access.byCookie ? [clearCookie(COOKIE)] : [];
+      if (ui) return sendSignInPage(req, res, 401, url.pathname, access.byCookie ? 'ended' : undefined, drop);
+      if (access.byCookie) res.setHeader('Set-Cookie', drop);
+      return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: access.message, hint: 'Send Authorization: Bearer <token> (VMHUB_HTTP_TOKEN or your http.tokens entry), or sign in again at /ui/login.' } });
     }
-    const csrf = originProblem(req, options.allowedOrigins, byCookie);
-    if (csrf) return refuse(403, 'FORBIDDEN', csrf);
-    const principal = credential?.principal ?? ANONYMOUS_PRINCIPAL;
+    if ('status' in access) return refuse(403, 'FORBIDDEN', access.message);
+    const { principal, byCookie } = access;
     // The pages show who is signed in; a principal name is not a secret to its own holder.
     res.setHeader('X-Vmhub-Principal', principal);
     // Workspaces (live/workspaces-api.ts): deleting one needs a browser sign-in, never a bearer token.
@@ -215,20 +213,30 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     return { credential: id === undefined ? undefined : uiSessions.use(id, (c) => credentials.has(c)), byCookie: id !== undefined };
   }
 
-  /** Who opens a live stream (live/stream-socket.ts): the /api rules, and by cookie an Origin always. */
-  function streamAuth(req: IncomingMessage): StreamAuth {
-    if (open && !loopbackHost(req)) return { status: 403, message: 'without a token the live view answers only loopback host names (DNS rebinding)' };
+  /**
+   * Who may use /ui, /api and the live stream once past the sign-in routes: the bearer header or
+   * the sign-in cookie (none needed without a token), then the origin rule (originProblem). An
+   * upgrade signed in by cookie must carry an Origin: a browser always sends one with a
+   * WebSocket, and a page on another port of this host carries the cookie too.
+   */
+  function liveAccess(req: IncomingMessage, upgrade = false): { principal: string; byCookie: boolean } | { status: 401 | 403; message: string; byCookie: boolean } {
     let credential: Credential | undefined;
     let byCookie = false;
     if (!open) {
       ({ credential, byCookie } = liveCredential(req));
-      if (!credential) return { status: 401, message: byCookie ? 'your live-view sign-in ended: sign in again at /ui/login' : 'missing, wrong or revoked bearer token' };
+      if (!credential) return { status: 401, byCookie, message: byCookie ? 'your live-view sign-in ended (unused too long, past its time limit, its token revoked, or the server restarted)' : 'missing, wrong or revoked bearer token' };
     }
-    // A browser always sends Origin with a WebSocket; another page of this host carries the cookie too.
-    if (byCookie && req.headers.origin === undefined) return { status: 403, message: 'a stream opened with the sign-in cookie must carry an Origin header' };
+    if (upgrade && byCookie && req.headers.origin === undefined) return { status: 403, byCookie, message: 'a stream opened with the sign-in cookie must carry an Origin header' };
     const problem = originProblem(req, options.allowedOrigins, byCookie);
-    if (problem) return { status: 403, message: problem };
-    return { principal: credential?.principal ?? ANONYMOUS_PRINCIPAL };
+    if (problem) return { status: 403, byCookie, message: problem };
+    return { principal: credential?.principal ?? ANONYMOUS_PRINCIPAL, byCookie };
+  }
+
+  /** Who opens a live stream (live/stream-socket.ts): loopback names only without a token, then liveAccess. */
+  function streamAuth(req: IncomingMessage): StreamAuth {
+    if (open && !loopbackHost(req)) return { status: 403, message: LOOPBACK_ONLY };
+    const access = liveAccess(req, true);
+    return 'status' in access ? { status: access.status, message: access.message } : { principal: access.principal };
   }
 
   const upgradeStream = streamUpgrades(hub.live, streamAuth);
