@@ -115,6 +115,8 @@ export class Recordings {
   readonly #options: RecordingsOptions;
   /** Recordings with queued writes, by lease id; each forgotten once its writes are done. */
   readonly #writing = new Map<string, LeaseRecording>();
+  /** Steps handed in whose recording is still being looked up (#handIn). */
+  readonly #handedIn = new Map<string, Promise<void>>();
   /** A lease session's recording: made on first use, its queued steps awaited when the lease ends. */
   readonly #kept: LeaseStateKey<LeaseRecording> = {
     name: 'recording',
@@ -151,9 +153,7 @@ export class Recordings {
     // The whole screen as it is (not a region, a changed box or marks drawn on it): a frame.
     const args = call.args as { region?: unknown; changed_only?: unknown; marks?: unknown };
     const whole = call.tool === 'vm_screenshot' && !args.region && !args.changed_only && !args.marks;
-    void this.#recording(id, false).then((rec) => {
-      if (rec) this.#enqueue(rec, step, image ?? (frame ? 'capture' : undefined), whole);
-    }, () => undefined);
+    this.#handIn(id, false, (rec) => this.#enqueue(rec, step, image ?? (frame ? 'capture' : undefined), whole));
   }
 
   /** A person's turn (take-over, hand-back, input); `frame`: capture the screen after it. */
@@ -163,9 +163,20 @@ export class Recordings {
       at: new Date().toISOString(), actor: 'human', ...(principal !== null ? { principal } : {}), tool, outcome: options.outcome ?? 'ok', ...(options.code ? { code: options.code } : {}),
       duration_ms: options.duration_ms ?? 0, args: redactArgs(args), ...(options.note !== undefined ? { note: options.note } : {}),
     };
-    void this.#recording(leaseId, true).then((rec) => {
-      if (rec) this.#enqueue(rec, step, options.frame && step.outcome === 'ok' ? 'capture' : undefined);
-    }, () => undefined);
+    this.#handIn(leaseId, true, (rec) => this.#enqueue(rec, step, options.frame && step.outcome === 'ok' ? 'capture' : undefined));
+  }
+
+  /**
+   * Queue a step on its lease's recording once that is found (#recording reads the session:
+   * async). Per lease in hand-in order; read() and flush() wait for what is handed in, not only
+   * for what is already queued (a step handed in just before a read was missing from it).
+   */
+  #handIn(id: string, sessionless: boolean, queue: (rec: LeaseRecording) => void): void {
+    const found = (this.#handedIn.get(id) ?? Promise.resolve())
+      .then(() => this.#recording(id, sessionless))
+      .then((rec) => { if (rec) queue(rec); }, () => undefined);
+    this.#handedIn.set(id, found);
+    void found.then(() => { if (this.#handedIn.get(id) === found) this.#handedIn.delete(id); });
   }
 
   /** Everything written so far for the lease (after its queued steps), images as data URLs. */
@@ -195,6 +206,7 @@ export class Recordings {
 
   async #steps(leaseId: string, inline: boolean): Promise<Step[]> {
     if (!LEASE_ID.test(leaseId)) return [];
+    await this.#handedIn.get(leaseId);
     await this.#writing.get(leaseId)?.chain;
     const dir = join(await this.root(), leaseId);
     const info = await lstat(dir).catch(() => undefined);
@@ -258,7 +270,7 @@ export class Recordings {
 
   /** Wait (at most `ms`) for every queued step to be written: at shutdown, nothing is cut mid-write. */
   async flush(ms = END_WAIT_MS): Promise<void> {
-    await bounded(Promise.all([...this.#writing.values()].map((r) => r.chain)), ms);
+    await bounded(Promise.all([...this.#handedIn.values()]).then(() => Promise.all([...this.#writing.values()].map((r) => r.chain))), ms);
   }
 
   /**
