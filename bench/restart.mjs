@@ -13,7 +13,6 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -24,7 +23,7 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const need = createRequire(join(root, 'apps/server/package.json'));
 const { debianX11Template } = await import(pathToFileURL(need.resolve('@vmhub/provider-docker')).href);
-const { TINY_CONSOLE_READY_MARKER } = await import(pathToFileURL(need.resolve('@vmhub/provider-qemu')).href);
+const { QmpClient, TINY_CONSOLE_READY_MARKER } = await import(pathToFileURL(need.resolve('@vmhub/provider-qemu')).href);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** vm_lease_restart, then vm_lease_status until ready: ms, and the reboot stage's detail. */
@@ -80,33 +79,6 @@ async function dockerFloor(golden) {
   return spread(times);
 }
 
-/** A QMP session on `socket` (greeting, capabilities): `cmd(name, args)` resolves with its return. */
-async function qmp(socket) {
-  const s = connect(socket);
-  let buf = '';
-  const waiting = [];
-  s.setEncoding('utf8');
-  s.on('data', (d) => {
-    buf += d;
-    for (let i; (i = buf.indexOf('\n')) >= 0;) {
-      const msg = JSON.parse(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-      if ('return' in msg || 'error' in msg || 'QMP' in msg) waiting.shift()?.(msg);
-    }
-  });
-  const next = () => new Promise((r) => waiting.push(r));
-  await next();
-  const cmd = async (execute, args) => {
-    const reply = next();
-    s.write(JSON.stringify({ execute, ...(args ? { arguments: args } : {}) }) + '\n');
-    const msg = await reply;
-    if (msg.error) throw new Error(`${execute}: ${msg.error.desc}`);
-    return msg.return;
-  };
-  await cmd('qmp_capabilities');
-  return { cmd, close: () => s.destroy() };
-}
-
 /** Does `file` hold `marker` after byte `from`? */
 function markerAfter(file, from, marker) {
   const size = statSync(file).size;
@@ -123,19 +95,19 @@ function markerAfter(file, from, marker) {
 async function qemuFloor(dir) {
   const serial = join(dir, 'serial.log');
   const times = [];
-  const m = await qmp(join(dir, 'qmp.sock'));
+  const m = await QmpClient.connect(join(dir, 'qmp.sock'), { protocol: 'qmp', timeoutMs: 10_000 });
   try {
-    await m.cmd('set-action', { reboot: 'reset' });
+    await m.execute('set-action', { reboot: 'reset' });
     for (let i = 0; i < N; i++) {
       await sleep(500);
       const from = statSync(serial).size;
       const t = performance.now();
-      await m.cmd('system_reset');
+      await m.execute('system_reset');
       while (!markerAfter(serial, from, TINY_CONSOLE_READY_MARKER)) await sleep(20);
       times.push(performance.now() - t);
     }
   } finally {
-    await m.cmd('set-action', { reboot: 'shutdown' }).catch(() => undefined);
+    await m.execute('set-action', { reboot: 'shutdown' }).catch(() => undefined);
     m.close();
   }
   return spread(times);
