@@ -1,7 +1,7 @@
 /**
  * A client for QEMU's two JSON-lines protocols over a unix socket:
  * - QMP (the monitor): a greeting, `qmp_capabilities`, then replies tagged with our `id`;
- *   asynchronous events interleave and are ignored.
+ *   asynchronous events interleave: they go to the onEvent handler, if any (a restart awaits RESET).
  * - QGA (the guest agent): no greeting; replies are matched in order, so after connecting we
  *   `guest-sync` with a random id and drop whatever stale replies sat in the channel.
  * Commands are sent one at a time: both protocols answer in order, and a command that times out
