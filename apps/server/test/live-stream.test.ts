@@ -39,18 +39,19 @@ const call = async (name: string, args: Record<string, unknown> = {}) => {
   return r;
 };
 const streamStats = async () => ((await (await fetch(`${server.base}/api/leases/${lease}`, { headers: bearer() })).json()) as any).stream as { viewers: number; capturing: boolean; frames_sent: number };
-const streamUrl = () => `${server.base.replace(/^http/, 'ws')}/api/leases/${lease}/stream?max_width=1280`;
+const streamUrl = (width = 1280) => `${server.base.replace(/^http/, 'ws')}/api/leases/${lease}/stream?max_width=${width}`;
 
 interface Rect { seq: number; x: number; y: number; width: number; height: number; whole: boolean; jpeg: Buffer }
 const parse = (b: Buffer): Rect => ({ whole: (b[1]! & 1) === 1, seq: b.readUInt32LE(4), x: b.readUInt16LE(16), y: b.readUInt16LE(18), width: b.readUInt16LE(20), height: b.readUInt16LE(22), jpeg: b.subarray(HEADER) });
 
 /** A `ws` viewer; `rects` fills as binary messages come. */
-function viewer(headers: Record<string, string>): Promise<{ ws: WebSocket; rects: Rect[] }> {
-  const ws = new WebSocket(streamUrl(), { headers });
+function viewer(headers: Record<string, string>, width?: number): Promise<{ ws: WebSocket; rects: Rect[]; texts: any[] }> {
+  const ws = new WebSocket(streamUrl(width), { headers });
   const rects: Rect[] = [];
-  ws.on('message', (data, binary) => { if (binary) rects.push(parse(data as Buffer)); });
+  const texts: any[] = [];
+  ws.on('message', (data, binary) => { if (binary) rects.push(parse(data as Buffer)); else texts.push(JSON.parse(data.toString())); });
   return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve({ ws, rects }));
+    ws.once('open', () => resolve({ ws, rects, texts }));
     ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
     ws.once('error', reject);
   });
@@ -132,7 +133,14 @@ describe('live view stream: one capture, changed rectangles to every viewer, pai
     const signIn = await uiSignIn(server.base, TOKEN);
     await assert.rejects(viewer({ Cookie: signIn.cookie, Origin: 'http://127.0.0.1:1' }), (e: any) => e.status === 403);
     await assert.rejects(viewer({ Cookie: signIn.cookie }), (e: any) => e.status === 403, 'by cookie, an Origin is required');
+    await assert.rejects(viewer(bearer(), 5), (e: any) => e.status === 400, 'max_width out of range');
+    // Messages the socket cannot take are answered typed, and change nothing.
     const ok = await viewer({ Cookie: signIn.cookie, Origin: server.base });
+    ok.ws.send(JSON.stringify({ type: 'width', max_width: 99999 }));
+    ok.ws.send(JSON.stringify({ type: 'input', id: 7, input: { type: 'click', x: 1, y: 1 } }));
+    await until(async () => (ok.texts.length >= 2 ? true : undefined), 'two answers', 5_000);
+    assert.deepEqual(ok.texts[0], { type: 'error', code: 'INVALID_REQUEST', message: 'max_width must be an integer 16..4096' });
+    assert.deepEqual([ok.texts[1].type, ok.texts[1].id, ok.texts[1].error?.code], ['input', 7, 'NOT_IN_CONTROL'], 'input needs a take-over first, as POST …/input');
     ok.ws.close();
   });
 });

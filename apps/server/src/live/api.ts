@@ -60,10 +60,22 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }).end(JSON.stringify(body));
 }
 
-export function sendError(res: ServerResponse, err: unknown): void {
-  if (err instanceof ApiError) return sendJson(res, err.status, { error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } });
+/** How the live API answers `err`: its HTTP status and the `error` body (the stream's refusals and input answers too). */
+export function apiError(err: unknown): { status: number; error: { code: string; message: string; hint?: string } } {
+  if (err instanceof ApiError) return { status: err.status, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } };
   const e = asVmhubError(err, 'live-api');
-  sendJson(res, STATUS[e.code] ?? 500, { error: { code: e.code, message: e.message, hint: e.hint } });
+  return { status: STATUS[e.code] ?? 500, error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } };
+}
+
+export function sendError(res: ServerResponse, err: unknown): void {
+  const { status, error } = apiError(err);
+  sendJson(res, status, { error });
+}
+
+/** A frame width the live view takes (?max_width= of /screen and the stream): an integer 16..4096. */
+export function assertFrameWidth(width: unknown): number {
+  if (typeof width !== 'number' || !Number.isInteger(width) || width < 16 || width > 4096) throw new ApiError(400, 'INVALID_REQUEST', 'max_width must be an integer 16..4096');
+  return width;
 }
 
 export async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, principal: string, live: Live | undefined): Promise<void> {
@@ -194,7 +206,7 @@ class LeaseApi {
   async screen(res: ServerResponse, url: URL): Promise<void> {
     const format = url.searchParams.get('format') === 'jpeg' ? 'jpeg' : 'png';
     const asked = Number(url.searchParams.get('max_width') ?? 1280);
-    if (!Number.isInteger(asked) || asked < 16 || asked > 4096) throw new ApiError(400, 'INVALID_REQUEST', 'max_width must be an integer 16..4096');
+    assertFrameWidth(asked);
     const since = url.searchParams.get('since');
     const b = await this.#bind('screenshot');
     // The agent's own mapping (b.screen.latest) is not touched: its coordinates stay its own.

@@ -13,12 +13,11 @@
  * — and `{type: "width", max_width}` to change the frame width.
  * `?max_width=` (16–4096, default 1280) sets the first frame width.
  */
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { asVmhubError } from '@vmhub/core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { log } from '../log.ts';
-import { ApiError, leaseInput, ownLeaseFor, type Live } from './api.ts';
+import { ApiError, apiError, assertFrameWidth, leaseInput, ownLeaseFor, type Live } from './api.ts';
 import { LEASE_ID } from './recorder.ts';
 import { streamOf } from './stream-state.ts';
 import type { LeaseStream, StreamViewer } from './stream.ts';
@@ -40,8 +39,8 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false });
   return (req, socket, head) => {
     void accept(req, socket, head).catch((err: unknown) => {
-      const e = err instanceof ApiError ? err : asVmhubError(err, 'live-stream');
-      refuse(socket, err instanceof ApiError ? err.status : e.code === 'NOT_FOUND' ? 404 : 409, e.message);
+      const { status, error } = apiError(err);
+      refuse(socket, status, error.message);
     });
   };
 
@@ -53,8 +52,7 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
     if ('status' in auth) return refuse(socket, auth.status, auth.message);
     const id = m[1]!;
     if (!LEASE_ID.test(id)) return refuse(socket, 400, 'not a lease id');
-    const asked = Number(url.searchParams.get('max_width') ?? 1280);
-    if (!Number.isInteger(asked) || asked < 16 || asked > 4096) return refuse(socket, 400, 'max_width must be an integer 16..4096');
+    const asked = assertFrameWidth(Number(url.searchParams.get('max_width') ?? 1280));
     const rt = await live.runtime();
     const row = await ownLeaseFor(rt, id, live.viewers(auth.principal));
     const binding = await rt.sessions.bind(row.id, AbortSignal.timeout(BIND_MS), row.principal ?? undefined);
@@ -80,9 +78,7 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
     let msg: { type?: unknown; id?: unknown; input?: unknown; max_width?: unknown };
     try { msg = JSON.parse(text) as typeof msg; } catch { return send(ws, { type: 'error', code: 'INVALID_REQUEST', message: 'a message must be JSON' }); }
     if (msg.type === 'width') {
-      const w = msg.max_width;
-      if (typeof w !== 'number' || !Number.isInteger(w) || w < 16 || w > 4096) return send(ws, { type: 'error', code: 'INVALID_REQUEST', message: 'max_width must be an integer 16..4096' });
-      stream.resize(viewer, w);
+      try { stream.resize(viewer, assertFrameWidth(msg.max_width)); } catch (err) { send(ws, { type: 'error', ...apiError(err).error }); }
       return;
     }
     if (msg.type !== 'input' || typeof msg.input !== 'object' || msg.input === null || Array.isArray(msg.input)) {
@@ -93,8 +89,7 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
       await leaseInput(live!, principal, id, msg.input as Record<string, unknown>);
       send(ws, { type: 'input', id: ref, ok: true });
     } catch (err) {
-      const e = err instanceof ApiError ? { code: err.code, message: err.message } : (({ code, message }) => ({ code, message }))(asVmhubError(err, 'live-stream'));
-      send(ws, { type: 'input', id: ref, error: e });
+      send(ws, { type: 'input', id: ref, error: apiError(err).error });
     }
   }
 }
@@ -105,7 +100,6 @@ function send(ws: WebSocket, body: unknown): void {
 
 function refuse(socket: Duplex, status: number, message: string): void {
   log('debug', 'live stream refused', { status, message });
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict' }[status] ?? 'Error';
   const body = JSON.stringify({ error: { message } });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
