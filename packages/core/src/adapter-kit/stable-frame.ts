@@ -127,7 +127,6 @@ export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T,
     let prev: 0 | 1 = last ? (1 - last.index) as 0 | 1 : 0;
     if ((await file.read(pair[prev], 0, size, 0)).bytesRead !== size) return undefined;
     if (last && pair[prev].equals(pair[last.index])) return last.value as T;
-    if (options.accept && !options.accept(pair[prev])) return undefined;
     for (let i = 1; i < reads; i++) {
       const next = (1 - prev) as 0 | 1;
       if (next === last?.index) lease.forget?.();
@@ -137,7 +136,9 @@ export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T,
       if (same) break;
       if (i === reads - 1) return undefined;
     }
-    // One read (reads ≤ 1: whatever it holds), or the last two agreed.
+    // One read (reads ≤ 1: whatever it holds), or the last two agreed: the frame taken is the
+    // one `accept` judges (its header may have changed between the reads).
+    if (options.accept && !options.accept(pair[prev])) return undefined;
     const value = use(pair[prev]);
     lease.keep?.({ index: prev, key, value });
     return value;
