@@ -25,6 +25,7 @@
  *   the next call starts one again. dispose() stops it (`q`).
  */
 import { createConnection, type Socket } from 'node:net';
+import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AdapterContext, RawScreen, ScreenshotOptions } from '@vmhub/core';
 import { FrameBuffers, readStableFrame } from '@vmhub/core/adapter-kit';
@@ -146,7 +147,9 @@ async function connected(rt: HyprRuntime, ctx: AdapterContext): Promise<CaptureS
     return undefined;
   }
   const fb = await ctx.framebuffer();
-  const client = fb ? await CaptureClient.connect(join(dirname(fb.path), CAPTURE_SOCKET)) : undefined;
+  // A socket itself, never a link the guest planted in the shared directory to one of the host's.
+  const sock = fb && join(dirname(fb.path), CAPTURE_SOCKET);
+  const client = sock && (await lstat(sock).catch(() => undefined))?.isSocket() ? await CaptureClient.connect(sock) : undefined;
   if (!fb || !client) {
     st.off = 'the shared screen directory is not on this host';
     return undefined;

@@ -11,7 +11,7 @@
  * framebuffer() stays undefined and adapters capture through the guest (turn it off with
  * `framebuffer: false` to keep the remote host's tmpfs clean).
  */
-import { chmodSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FramebufferSource, MachineRef } from '@vmhub/core';
 import { parseDockerHost } from './docker-host.ts';
@@ -99,7 +99,8 @@ export function framebufferOf(root: string | undefined, machine: MachineRef): Fr
   if (!dir) return undefined;
   const path = join(dir, SCREEN_FILE);
   try {
-    const st = statSync(path);
+    // lstat: the guest writes screen/ and X11_DIR; a link it put there to a host file is none.
+    const st = lstatSync(path);
     if (!st.isFile() || st.size <= 100) return undefined;
     const socket = x11SocketIn(join(dir, X11_DIR));
     return socket ? { format: 'xwd', path, x11_socket: socket } : { format: 'xwd', path };
@@ -123,7 +124,7 @@ export function x11DirOf(root: string | undefined, identity: string): string | u
 function x11SocketIn(dir: string): string | undefined {
   try {
     const name = readdirSync(dir).filter((f) => /^X\d+$/.test(f)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))[0];
-    return name && statSync(join(dir, name)).isSocket() ? join(dir, name) : undefined;
+    return name && lstatSync(join(dir, name)).isSocket() ? join(dir, name) : undefined;
   } catch {
     return undefined;
   }

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { machineIdentity, type MachineRef } from '@vmhub/core';
-import { framebufferRoot, prepareFramebuffer } from '../src/docker-framebuffer.ts';
+import { framebufferOf, framebufferRoot, prepareFramebuffer } from '../src/docker-framebuffer.ts';
 import { ensureGolden, makeProvider, removeContainers, template } from './fixture.ts';
 
 async function guestEnv(provider: ReturnType<typeof makeProvider>['provider'], m: MachineRef): Promise<string> {
@@ -80,6 +80,18 @@ describe('docker: the framebuffer shared with the host (Xvfb -fbdir on a tmpfs)'
     assert.match(said[0] ?? '', /no framebuffer for vmhub-x-1: .* MiB free, less than \d+ MiB: screenshots go through the guest/);
     assert.equal(prepareFramebuffer(join(root, 'roomy'), 'vmhub-x-1', (m) => said.push(m), 0), join(root, 'roomy', 'vmhub-x-1'));
     assert.equal(prepareFramebuffer(join(root, 'roomy'), '../escape', (m) => said.push(m), 0), undefined, 'an identity that is not a plain name gets no directory');
+  });
+
+  it('a link the guest put in its screen directory is no framebuffer: the host never reads through it', () => {
+    const dir = prepareFramebuffer(join(root, 'links'), 'vmhub-x-2', () => undefined, 0)!;
+    const machine = { identity: 'vmhub-x-2' } as MachineRef;
+    const elsewhere = join(root, 'another-lease-screen');
+    writeFileSync(elsewhere, Buffer.alloc(4096, 7));
+    symlinkSync(elsewhere, join(dir, 'screen', 'Xvfb_screen0'));
+    assert.equal(framebufferOf(join(root, 'links'), machine), undefined);
+    rmSync(join(dir, 'screen', 'Xvfb_screen0'));
+    writeFileSync(join(dir, 'screen', 'Xvfb_screen0'), Buffer.alloc(4096, 7));
+    assert.deepEqual(framebufferOf(join(root, 'links'), machine), { format: 'xwd', path: join(dir, 'screen', 'Xvfb_screen0') }, 'the file itself is');
   });
 
   it('only for an engine on this host: a tcp:// engine gets none', () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FrameBuffers, readStableFrame } from './stable-frame.ts';
@@ -77,7 +77,7 @@ describe('adapter kit: reading a shared framebuffer file', () => {
     }
   });
 
-  it('a file of another size than promised, or one `accept` refuses, gives no frame; `key` tells decoders apart; reads: 1 takes the first read', async () => {
+  it('a file of another size than promised, one `accept` refuses, or a link gives no frame; `key` tells decoders apart; reads: 1 takes the first read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
     const file = join(dir, 'frame');
     try {
@@ -87,6 +87,8 @@ describe('adapter kit: reading a shared framebuffer file', () => {
       assert.equal(await readStableFrame(file, (d) => d[200], undefined, { accept: (d) => d.readUInt32BE(4) === 8 }), undefined, 'refused header');
       assert.equal(await readStableFrame(file, (d) => d[200], undefined, { accept: (d) => d.readUInt32BE(4) === 7 }), 5);
       assert.equal(await readStableFrame(file, (d) => d[200], undefined, { reads: 1 }), 5);
+      symlinkSync(file, join(dir, 'link'));
+      assert.equal(await readStableFrame(join(dir, 'link'), (d) => d[200]), undefined, 'a link the guest planted is not followed');
 
       // A decoder made afresh per call (a closure over the frame's geometry) keeps its frame by key.
       const buffers = new FrameBuffers();

@@ -13,6 +13,7 @@
  * made of it then: whatever the server drew while we read, the bytes are a frame the screen
  * really showed, and they are exactly the frame the last call returned.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 const MAX_READS = 4;
@@ -103,7 +104,8 @@ export interface StableFrameOptions {
 
 /**
  * One untorn frame from the file, decoded by `use` while the read buffers are still ours, or
- * undefined (file gone, of another size, not `accept`ed, or still changing after `reads` reads).
+ * undefined (file gone, a symbolic link, of another size, not `accept`ed, or still changing after
+ * `reads` reads).
  * The file's size is read once per call; every read fills a buffer of that size.
  */
 export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T, buffers: FrameBuffers = new FrameBuffers(), options: StableFrameOptions = {}): Promise<T | undefined> {
@@ -111,7 +113,9 @@ export async function readStableFrame<T>(path: string, use: (dump: Buffer) => T,
   const key = options.key ?? use;
   let file;
   try {
-    file = await open(path, 'r');
+    // Never through a link: the guest writes the directory, and a link it planted would have the
+    // server read one of its own files (another lease's screen) as this lease's frame.
+    file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     return undefined;
   }
