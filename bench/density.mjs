@@ -18,7 +18,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
-import { clickTimes, leaseReady, percentile, round, runAsScript, screenshotStats, stats, warmScreen, withBenchServer, writeResultsSection } from './lib.mjs';
+import { clickTimes, leaseReady, percentile, round, runAsSection, screenshotStats, stats, warmScreen, withBenchServer } from './lib.mjs';
 
 const run = promisify(execFile);
 const LEVELS = (process.env.LEVELS ?? '0,1,10,20,40').split(',').map(Number);
@@ -133,14 +133,9 @@ async function run_() {
 }
 
 export { run_ as run };
-await runAsScript(import.meta.url, async () => {
-  const t = performance.now();
-  const figures = await run_();
-  writeResultsSection({
-    name: 'density',
-    title: 'Density: one active debian-x11 lease among N idle ones on this host (issue 35.5)',
-    targets: '40 idle leases with the active lease\'s screenshot p50 ≤ 1.5× alone and ≤ 60 MB host memory per idle lease; memory per lease (engine and server side), the active lease\'s screenshot and click p50, create → ready at N = 0, 1, 10, 20, 40',
-    figures, seconds: (performance.now() - t) / 1000, command: 'node bench/density.mjs', after: 'live-view',
-  });
-  return figures;
-});
+await runAsSection(import.meta.url, {
+  name: 'density',
+  title: 'Density: one active debian-x11 lease among N idle ones on this host (issue 35.5)',
+  targets: '40 idle leases with the active lease\'s screenshot p50 ≤ 1.5× alone and ≤ 60 MB host memory per idle lease; memory per lease (engine and server side), the active lease\'s screenshot and click p50, create → ready at N = 0, 1, 10, 20, 40',
+  command: 'node bench/density.mjs', after: 'live-view',
+}, run_);

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { floorSampler, round, runAsScript, spread, writeResultsSection } from './lib.mjs';
+import { floorSampler, round, runAsSection, spread } from './lib.mjs';
 
 const N = Number(process.env.N ?? 5);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -113,17 +113,10 @@ async function run() {
   }
 }
 
-await runAsScript(import.meta.url, async () => {
-  const t = performance.now();
-  const figures = await run();
-  writeResultsSection({
-    name: 'docker-snapshot',
-    title: 'Docker snapshots: commit, restore → ready and fork → ready, memory: false (issue 31)',
-    targets: 'restore → ready ≤ 1 s with memory: false, beside the floor (`docker run` of the snapshot image until the window manager answers); snapshot time beside a full `docker export`; disk per snapshot against the full export',
-    figures,
-    seconds: (performance.now() - t) / 1000,
-    command: 'node bench/docker-snapshot.mjs',
-    after: 'qemu-restore',
-  });
-  return figures;
-});
+await runAsSection(import.meta.url, {
+  name: 'docker-snapshot',
+  title: 'Docker snapshots: commit, restore → ready and fork → ready, memory: false (issue 31)',
+  targets: 'restore → ready ≤ 1 s with memory: false, beside the floor (`docker run` of the snapshot image until the window manager answers); snapshot time beside a full `docker export`; disk per snapshot against the full export',
+  command: 'node bench/docker-snapshot.mjs',
+  after: 'qemu-restore',
+}, run);

@@ -103,6 +103,20 @@ export async function runAsScript(url, run) {
 }
 
 /**
+ * For a benchmark that writes its own section of RESULTS.md: when the module at `url` is the
+ * script node was started with, time `run()`, write its figures as `section` ({name, title,
+ * targets, command, after}: writeResultsSection's), and print them.
+ */
+export function runAsSection(url, section, run) {
+  return runAsScript(url, async () => {
+    const t = performance.now();
+    const figures = await run();
+    writeResultsSection({ ...section, figures, seconds: (performance.now() - t) / 1000 });
+    return figures;
+  });
+}
+
+/**
  * Lease a template and wait (vm_lease_status, 20 s a poll) until it is ready; returns the lease
  * id. `created(id)` hears of the lease before the wait, so a bench releases it even if it never
  * becomes ready.

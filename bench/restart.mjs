@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { leaseReady, runAsScript, spread, withBenchServer, writeResultsSection } from './lib.mjs';
+import { leaseReady, runAsSection, spread, withBenchServer } from './lib.mjs';
 
 const N = Number(process.env.N ?? 5);
 const run = promisify(execFile);
@@ -141,17 +141,10 @@ async function measure() {
   };
 }
 
-await runAsScript(import.meta.url, async () => {
-  const t = performance.now();
-  const figures = await measure();
-  writeResultsSection({
-    name: 'restart',
-    title: 'Restart → ready: vm_lease_restart on Docker and QEMU (TCG) beside the engines\' floors (issue 32)',
-    targets: 'restart → ready within 1 s of the floor on each engine (Docker: `docker restart` + the same readiness wait; QEMU: QMP `system_reset` until the serial ready marker), as the MCP client sees it (the restart call, then vm_lease_status until ready)',
-    figures,
-    seconds: (performance.now() - t) / 1000,
-    command: 'node bench/restart.mjs',
-    after: 'docker-snapshot',
-  });
-  return figures;
-});
+await runAsSection(import.meta.url, {
+  name: 'restart',
+  title: 'Restart → ready: vm_lease_restart on Docker and QEMU (TCG) beside the engines\' floors (issue 32)',
+  targets: 'restart → ready within 1 s of the floor on each engine (Docker: `docker restart` + the same readiness wait; QEMU: QMP `system_reset` until the serial ready marker), as the MCP client sees it (the restart call, then vm_lease_status until ready)',
+  command: 'node bench/restart.mjs',
+  after: 'docker-snapshot',
+}, measure);

@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SERVER_BIN, leaseReady, runAsScript, spread, withBenchServer, writeResultsSection } from './lib.mjs';
+import { SERVER_BIN, leaseReady, runAsSection, spread, withBenchServer } from './lib.mjs';
 
 const N = Number(process.env.N ?? 5);
 const run = promisify(execFile);
@@ -49,8 +49,8 @@ async function engine(name, template, config) {
   });
 }
 
-await runAsScript(import.meta.url, async () => {
-  const t = performance.now();
+/** Both engines' figures (QEMU in a state directory of its own, removed after). */
+async function measure() {
   const dockerFigures = await engine('docker', 'debian-x11', { providers: { docker: { framebuffer: false } } });
   const { tmpdir } = await import('node:os');
   const { mkdtempSync, rmSync } = await import('node:fs');
@@ -66,14 +66,13 @@ await runAsScript(import.meta.url, async () => {
     create_to_ready_ms: { docker_debian_x11: dockerFigures, qemu_tcg_tiny_console_agent: qemuFigures },
     note: 'each lease released before the next; the first lease with the workspace makes it (Docker: a named volume the image\'s home is copied into; QEMU: mkfs.ext4 + qemu-img convert of a 4 GiB thin disk), later ones attach it; QEMU leases with a workspace cold-boot (no saved state: its device set has no data disk), those without resume',
   };
-  writeResultsSection({
-    name: 'workspace',
-    title: 'Workspaces: create → ready with a workspace vs without (issue 32)',
-    targets: 'a workspace adds little to a Docker create (a volume mount); on QEMU it costs the cold boot the saved state otherwise saves',
-    figures,
-    seconds: (performance.now() - t) / 1000,
-    command: 'node bench/workspace.mjs',
-    after: 'docker-snapshot',
-  });
   return figures;
-});
+}
+
+await runAsSection(import.meta.url, {
+  name: 'workspace',
+  title: 'Workspaces: create → ready with a workspace vs without (issue 32)',
+  targets: 'a workspace adds little to a Docker create (a volume mount); on QEMU it costs the cold boot the saved state otherwise saves',
+  command: 'node bench/workspace.mjs',
+  after: 'docker-snapshot',
+}, measure);
