@@ -57,6 +57,8 @@ export const RESTORED_MARK = '/tmp/.vmhub-restored';
 function desktopMethods(): AdapterSession {
   return {
     async screenshot(ctx) {
+      // As a real adapter: a call whose signal has aborted (its deadline, the session's end) fails.
+      ctx.signal.throwIfAborted();
       return renderDesktop(await viewDesktop(ctx));
     },
     async screenSize(ctx) {
