@@ -81,6 +81,7 @@ describe('vm_lease_restart on the fake provider', () => {
     assert.equal(errorCode(await suite.s.call('vm_lease_restart', { lease_id: lease.lease_id })), 'LEASE_EXPIRED');
     const gone = await suite.s.call('vm_logs', { lease_id: lease.lease_id });
     assert.equal(errorCode(gone), 'NOT_FOUND', 'a released lease has no console log');
+    assert.match(gone.structuredContent.message, /is released and has no machine any more/);
     assert.match(gone.structuredContent.hint, /source: "session"/);
     assert.ok((await ok('vm_logs', { lease_id: lease.lease_id, source: 'session' })).lines.some((l: string) => / lease\.released /.test(l)));
   });

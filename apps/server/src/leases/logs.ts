@@ -40,7 +40,8 @@ export async function leaseLogs(store: Store, registry: Registry, row: LeaseRow,
   const machine = await store.getMachine(row.id);
   const ref = machine && !SETTLED_MACHINE_STATES.includes(machine.state) ? machineRef(machine) : undefined;
   if (!ref) {
-    throw new VmhubError('NOT_FOUND', `vm_logs: lease ${row.id} is ${row.status} and has no machine${machine ? ' any more' : ' yet'}, so no console log`, { hint: 'vm_logs {source: "session"} has the lease\'s events.' });
+    // A machine row still `creating` (no engine id yet) is one to come; a destroyed one is gone.
+    throw new VmhubError('NOT_FOUND', `vm_logs: lease ${row.id} is ${row.status} and has no machine${machine && SETTLED_MACHINE_STATES.includes(machine.state) ? ' any more' : ' yet'}, so no console log`, { hint: 'vm_logs {source: "session"} has the lease\'s events.' });
   }
   const deadline = deadlineSignal(LOGS_CALL_MS, `vm_logs: the provider did not answer within ${LOGS_CALL_MS / 1000} s`);
   try {
