@@ -9,7 +9,7 @@
  * the reader given (Recordings.image), as bytes — no data URL made and decoded again.
  */
 import sharp from 'sharp';
-import type { Step } from './recorder.ts';
+import { wholeScreenshot, type Step } from './recorder.ts';
 
 /** A recording's image file by name (Recordings.image), or undefined when it cannot be read. */
 export type ImageReader = (name: string) => Promise<{ data: Buffer; mime: string } | undefined>;
@@ -42,7 +42,8 @@ export async function exportSteps(steps: readonly Step[], image: ImageReader): P
     if (screenshot !== undefined && !frames.has(screenshot)) frames.set(screenshot, await frameOf(await image(screenshot), step.seq));
     const after = screenshot === undefined ? undefined : frames.get(screenshot) ?? undefined;
     out.push({ step, ...(last ? { before: last } : {}), ...(after ? { after } : {}) });
-    if (after && wholeScreen(step)) last = after;
+    // Any other step's image is the whole screen (a frame after an input, a click's screenshot).
+    if (after && (step.tool !== 'vm_screenshot' || wholeScreenshot(step.tool, step.args))) last = after;
   }
   return out;
 }
@@ -53,11 +54,6 @@ async function frameOf(file: { data: Buffer; mime: string } | undefined, seq: nu
   const meta = await sharp(file.data).metadata().catch(() => undefined);
   if (!meta?.width || !meta.height) return null;
   return { path: `images/${String(seq).padStart(4, '0')}.${ext}`, media_type: file.mime as Frame['media_type'], data: file.data, width: meta.width, height: meta.height };
-}
-
-function wholeScreen(step: Omit<Step, 'screenshot'>): boolean {
-  const a = step.args as { region?: unknown; changed_only?: unknown; marks?: unknown };
-  return step.tool !== 'vm_screenshot' || (!a.region && !a.changed_only && !a.marks);
 }
 
 /** Every distinct frame of `steps`, in the order first shown. */

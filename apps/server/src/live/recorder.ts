@@ -52,6 +52,11 @@ const FRAME_AFTER = new Set(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_dr
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
 
+/** A vm_screenshot of the whole screen as it is (not a region, a changed box or marks drawn on it): a frame. */
+export function wholeScreenshot(tool: string, args: Record<string, unknown>): boolean {
+  return tool === 'vm_screenshot' && !args.region && !args.changed_only && !args.marks;
+}
+
 export interface Step {
   seq: number;
   at: string;
@@ -150,9 +155,7 @@ export class Recordings {
     const shown = call.outcome === 'ok' ? call.result.content.find((c) => c.type === 'image') : undefined;
     const image = shown?.type === 'image' ? { data: Buffer.from(shown.data, 'base64'), ext: EXT[shown.mimeType] ?? 'png' } : undefined;
     const frame = !image && call.outcome === 'ok' && FRAME_AFTER.has(call.tool);
-    // The whole screen as it is (not a region, a changed box or marks drawn on it): a frame.
-    const args = call.args as { region?: unknown; changed_only?: unknown; marks?: unknown };
-    const whole = call.tool === 'vm_screenshot' && !args.region && !args.changed_only && !args.marks;
+    const whole = wholeScreenshot(call.tool, call.args);
     this.#handIn(id, false, (rec) => this.#enqueue(rec, step, image ?? (frame ? 'capture' : undefined), whole));
   }
 
