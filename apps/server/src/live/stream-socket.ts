@@ -15,7 +15,7 @@
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { log } from '../log.ts';
 import { ApiError, apiError, assertFrameWidth, leaseInput, ownLeaseFor, type Live } from './api.ts';
 import { LEASE_ID } from './recorder.ts';
@@ -36,7 +36,9 @@ export const isStreamPath = (path: string): boolean => ROUTE.test(path);
 export type StreamAuth = { principal: string } | { status: number; message: string };
 
 export function streamUpgrades(live: Live | undefined, authenticate: (req: IncomingMessage) => StreamAuth): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false });
+  // `ws` is loaded with the first stream, not at start-up: every MCP client pays the server's cold start.
+  let wss: Promise<WebSocketServer> | undefined;
+  const sockets = () => (wss ??= import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false })));
   return (req, socket, head) => {
     void accept(req, socket, head).catch((err: unknown) => {
       const { status, error } = apiError(err);
@@ -62,7 +64,7 @@ export function streamUpgrades(live: Live | undefined, authenticate: (req: Incom
     // Live frames: one capture may tear (the next follows), never a slow path (ScreenshotOptions.live).
     // Each capture gets its own deadline: the bind's signal lapses after BIND_MS, the stream does not.
     const stream = streamOf(session, () => binding.session!.screenshot!({ ...binding.context, signal: AbortSignal.timeout(CAPTURE_MS) }, { live: true }));
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    (await sockets()).handleUpgrade(req, socket, head, (ws) => {
       const viewer: StreamViewer = { send: (msg) => ws.send(msg, { binary: true }), queued: () => ws.bufferedAmount, maxWidth: asked };
       stream.add(viewer, (reason) => { send(ws, { type: 'ended', reason }); ws.close(1001, 'lease session ended'); });
       ws.on('close', () => stream.remove(viewer));
