@@ -60,15 +60,18 @@ describe('adapter kit: reading a shared framebuffer file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vmhub-fb-'));
     const file = join(dir, 'Xvfb_screen0');
     try {
-      const buffers = new FrameBuffers(60);
+      const buffers = new FrameBuffers(250);
       let decodes = 0;
       const use = (d: Buffer) => { decodes++; return d[200]; };
       writeFileSync(file, dump(3));
       await readStableFrame(file, use, buffers);
-      await new Promise((r) => setTimeout(r, 20));
-      await readStableFrame(file, use, buffers);
+      // Each read re-arms the idle time: reads 50 ms apart for 400 ms (past 250 ms since the first) keep the frame.
+      for (let i = 0; i < 8; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        await readStableFrame(file, use, buffers);
+      }
       assert.equal(decodes, 1, 'read again within the idle time: the kept frame');
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 600));
       assert.equal(await readStableFrame(file, use, buffers), 3);
       assert.equal(decodes, 2, 'idle past the time: the buffers and their frame were dropped');
       buffers.release();

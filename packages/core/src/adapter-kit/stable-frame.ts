@@ -54,7 +54,6 @@ export class FrameBuffers {
   take(size: number): Lease {
     if (this.#busy) return { pair: [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)], done: () => undefined };
     this.#busy = true;
-    clearTimeout(this.#idle);
     if (this.#pair?.[0].length !== size) {
       this.#pair = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
       this.#last = undefined;
@@ -66,8 +65,13 @@ export class FrameBuffers {
       forget: () => { this.#last = undefined; },
       done: () => {
         this.#busy = false;
-        this.#idle = setTimeout(() => this.release(), this.#idleMs);
-        this.#idle.unref();
+        // One timer per session, re-armed (refresh) at every read rather than made anew: the live
+        // stream reads 30 times a second. A read in progress when it fires keeps the buffers.
+        if (this.#idle) this.#idle.refresh();
+        else {
+          this.#idle = setTimeout(() => { if (!this.#busy) this.release(); }, this.#idleMs);
+          this.#idle.unref();
+        }
       },
     };
   }
