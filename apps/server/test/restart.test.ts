@@ -2,7 +2,8 @@
 // provider (fast; the real engines: restart-docker, restart-qemu, stats-logs, proxmox-restart):
 // the lease keeps its id and expiry, goes `starting` with a reboot stage and the readiness stages
 // again, then ready; a call made meanwhile waits at the lease's gate and runs on the rebooted
-// machine; the session log names the restart; bad input answers typed errors; a server killed
+// machine; the session log names the restart; a person's take-over refuses it (HUMAN_CONTROL);
+// bad input answers typed errors; a server killed
 // mid-restart leaves a lease the reaper fails (its claim lapsed) and whose machine it destroys.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -61,6 +62,24 @@ describe('vm_lease_restart on the fake provider', () => {
     assert.ok(stats.stats.uptime_seconds < 60, JSON.stringify(stats.stats));
     assert.equal('cpu_percent' in stats.stats, false, 'a figure the provider does not know is absent');
     await ok('vm_lease_release', { lease_id: lease.lease_id });
+  });
+
+  it('while a person holds the lease, a restart answers HUMAN_CONTROL and does nothing; after the hand-back it runs', async () => {
+    const lease = (await leaseReady(suite.s, { template: 'fake-desktop', ttl_seconds: 600 }, 30)).lease_id;
+    const store = new Store({ path: suite.box.db });
+    try {
+      await store.takeover(lease, 'person', { allowCommandsAndFiles: true });
+      const refused = await suite.s.call('vm_lease_restart', { lease_id: lease });
+      assert.equal(errorCode(refused), 'HUMAN_CONTROL', JSON.stringify(refused.structuredContent));
+      assert.match(refused.structuredContent.message, /nothing was done/);
+      const events = await ok('vm_logs', { lease_id: lease, source: 'session', tail: 5 });
+      assert.ok(!events.lines.some((l: string) => l.includes('lease.restarting')), events.lines.join('\n'));
+      assert.equal((await ok('vm_lease_status', { lease_id: lease })).status, 'ready');
+      await store.handback(lease);
+      assert.equal((await ok('vm_lease_restart', { lease_id: lease })).status, 'ready');
+    } finally {
+      await store.close();
+    }
   });
 
   it('bad input: unknown lease, tail out of range, a template that cannot restart, a lease not ready', async () => {

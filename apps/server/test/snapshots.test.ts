@@ -1,7 +1,8 @@
 // Snapshots end to end through the BUILT server over HTTP, two principals, on the conformance
 // fake provider (its machines' files copied and put back, read in the guest through the tools):
 // vm_snapshot create / restore / list / delete and forks through vm_lease_create {snapshot_id,
-// count}; the capability matrix; another principal's snapshot answered exactly as an unknown one;
+// count}; a restore refused while a person holds the lease; the capability matrix; another
+// principal's snapshot answered exactly as an unknown one;
 // bad input refused with typed errors and nothing changed; quotas naming their limit; vm_health.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -90,6 +91,11 @@ describe('snapshots: create, restore, list, delete and fork over HTTP, two princ
     await ok(alice, 'vm_screenshot', { lease_id: hers, changed_only: true });
     assert.equal((await ok(alice, 'vm_screenshot', { lease_id: hers, changed_only: true })).bytes, 0);
     const before = await ok(alice, 'vm_lease_status', { lease_id: hers });
+    // A person holding the lease (the live view's take-over) refuses the restore; nothing changed.
+    await withStore((s) => s.takeover(hers, 'alice', { allowCommandsAndFiles: true }));
+    await refused(alice, 'vm_snapshot', { action: 'restore', lease_id: hers, snapshot_id: snap }, 'HUMAN_CONTROL', /nothing was done/);
+    assert.equal(await read(alice, hers, '/home/user/b.txt'), 'made after the snapshot');
+    await withStore((s) => s.handback(hers));
     const restored = (await ok(alice, 'vm_snapshot', { action: 'restore', lease_id: hers, snapshot_id: snap })).snapshots;
     assert.equal(restored[0].snapshot_id, snap);
     assert.equal(await read(alice, hers, RESTORED_MARK), '1\n', 'the adapter session was told before the next call');

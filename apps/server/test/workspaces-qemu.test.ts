@@ -1,13 +1,16 @@
 // Workspaces on REAL QEMU (TCG, tiny-console-agent), through the BUILT server, reaper and CLI: the
-// workspace is a qcow2 data disk (ext4) in <state_dir>/workspaces/, attached as a second virtio
-// disk and mounted by the golden's init at the exec user's home (/root: the template's user).
-// - lease A with "proj" cold-boots with the disk mounted, writes a file and a program into the
-//   home; C asking for "proj" meanwhile gets LOCK_CONTENTION naming A; a snapshot of A is
-//   CAPABILITY_UNAVAILABLE (a saved device set has no data disk); A released, lease B with "proj"
-//   (a new cold boot) sees both and runs the program; a lease without a workspace still resumes
-//   from the template's saved state;
+// workspace is a qcow2 data disk (ext4) in <state_dir>/workspaces/, a virtio disk the golden
+// mounts at the exec user's home (/root: the template's user): hot-plugged into a lease resumed
+// from the template's saved state, or attached at a cold boot.
+// - lease A with "proj" resumes from the saved state, gets the disk hot-plugged and mounted,
+//   writes a file and a program into the home; C asking for "proj" meanwhile gets LOCK_CONTENTION
+//   naming A; a snapshot of A is CAPABILITY_UNAVAILABLE; A released, lease B with "proj" on a
+//   template that cold-boots (saved_state: false) sees both, runs the program and adds a file; a
+//   lease without a workspace still resumes, with no disk;
 // - the server SIGKILLed while B holds it, B expires and is reaped by the reaper: the disk stays,
-//   and a new server's lease attaches it; `workspaces rm` deletes the directory.
+//   and a new server's lease D (resumed, hot-plugged) sees both files, and still has them after
+//   vm_lease_restart (a reboot inside the same qemu: the init mounts the plugged disk at boot);
+//   `workspaces rm` deletes the directory.
 // Needs the tiny-console-agent golden (`vmhub-server golden build tiny-console-agent`).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,12 +18,14 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { tinyConsoleAgentTemplate } from '@vmhub/provider-qemu';
 import { Store } from '@vmhub/store';
-import { connect, errorCode, leaseReady, machineBox, runBin, type Session } from './harness.ts';
+import { connect, errorCode, leaseReady, machineBox, runBin, waitReady, type Session } from './harness.ts';
 import { killExpireReap } from './kill-and-reap.ts';
 
 const box = machineBox('ws-qemu', 'wq');
 const stateDir = join(box.dir, 'qemu');
-box.write({ templates: [tinyConsoleAgentTemplate()], providers: { qemu: { state_dir: stateDir } } });
+const agent = tinyConsoleAgentTemplate();
+const cold = { ...agent, id: 'tiny-console-agent-cold', provider_options: { ...agent.provider_options, saved_state: false } };
+box.write({ templates: [agent, cold], providers: { qemu: { state_dir: stateDir } } });
 const leases: string[] = [];
 let s: Session | undefined;
 let wsDir = '';
@@ -36,11 +41,11 @@ const record = (lease: string) => JSON.parse(readFileSync(join(stateDir, `vmhub-
 
 after(async () => { await box.end(s, leases); });
 
-describe('workspaces on QEMU (TCG): a data disk kept across cold boots', { timeout: 900_000 }, () => {
+describe('workspaces on QEMU (TCG): a data disk kept across saved-state resumes and cold boots', { timeout: 900_000 }, () => {
   let a = '';
   let b = '';
 
-  it('lease A with proj: the disk is mounted at the home; a file and a program are written', async () => {
+  it('lease A with proj resumes from the saved state: the disk is hot-plugged and mounted at the home; a file and a program are written', async () => {
     s = await connect(box);
     a = (await leaseReady(s, { template: 'tiny-console-agent', workspace: 'proj', ttl_seconds: 1800 }, 300, (id) => leases.push(id))).lease_id;
     const store = new Store({ path: box.db });
@@ -51,7 +56,7 @@ describe('workspaces on QEMU (TCG): a data disk kept across cold boots', { timeo
     wsDir = join(stateDir, 'workspaces', ws!.identity);
     assert.ok(existsSync(join(wsDir, 'disk.qcow2')));
     assert.equal(record(a).workspace, ws!.identity);
-    assert.equal(record(a).restored_from, undefined, 'a lease with a workspace cold-boots');
+    assert.ok(record(a).restored_from, 'a lease with a workspace resumes from the saved state');
     const serial = readFileSync(join(stateDir, `vmhub-${box.instance}-${a}`, 'serial.log'), 'utf8');
     assert.match(serial, /workspace mounted at \/root/, serial.slice(-3000) + JSON.stringify(await s.call('vm_exec', { lease_id: a, shell: 'cat /proc/cmdline; ls -l /sys/block; cat /sys/block/vd*/serial; dmesg | tail -20' })));
     assert.match(await sh(a, 'grep " /root " /proc/mounts'), /^\/dev\/vd\w+ \/root ext4 /);
@@ -67,14 +72,17 @@ describe('workspaces on QEMU (TCG): a data disk kept across cold boots', { timeo
     assert.match(snap.structuredContent.message, /workspace disk/);
   });
 
-  it('A released; lease B with proj (a new cold boot) sees the file and runs the program; a lease without one still resumes', async () => {
+  it('A released; lease B with proj on a cold-booting template sees the file and runs the program; a lease without one resumes with no disk', async () => {
     assert.equal((await s!.call('vm_lease_release', { lease_id: a })).structuredContent.status, 'released');
     assert.ok(existsSync(join(wsDir, 'disk.qcow2')), 'release leaves the disk');
-    b = (await leaseReady(s!, { template: 'tiny-console-agent', workspace: 'proj', ttl_seconds: 1800 }, 300, (id) => leases.push(id))).lease_id;
+    b = (await leaseReady(s!, { template: 'tiny-console-agent-cold', workspace: 'proj', ttl_seconds: 1800 }, 300, (id) => leases.push(id))).lease_id;
+    assert.equal(record(b).restored_from, undefined, 'B cold-booted');
     assert.equal(await sh(b, 'cat /root/notes.txt; /root/bin/hello'), 'kept by proj\nhello from the workspace\n');
+    await sh(b, 'echo "written by a cold boot" > /root/cold.txt && sync');
     const plain = (await leaseReady(s!, { template: 'tiny-console-agent' }, 300, (id) => leases.push(id))).lease_id;
     assert.ok(record(plain).restored_from, 'a lease without a workspace resumes from the saved state');
     assert.equal(record(plain).workspace, undefined);
+    assert.equal(await sh(plain, 'grep -c " /root ext4 " /proc/mounts || true'), '0\n', 'no disk is mounted in a lease without a workspace');
     await s!.call('vm_lease_release', { lease_id: plain });
   });
 
@@ -88,7 +96,12 @@ describe('workspaces on QEMU (TCG): a data disk kept across cold boots', { timeo
 
     s = await connect(box);
     const d = (await leaseReady(s, { template: 'tiny-console-agent', workspace: 'proj' }, 300, (id) => leases.push(id))).lease_id;
-    assert.equal(await sh(d, 'cat /root/notes.txt'), 'kept by proj\n');
+    assert.ok(record(d).restored_from, 'D resumed from the saved state');
+    assert.equal(await sh(d, 'cat /root/notes.txt /root/cold.txt'), 'kept by proj\nwritten by a cold boot\n');
+    const restarted = await s.call('vm_lease_restart', { lease_id: d });
+    assert.equal(restarted.isError, undefined, JSON.stringify(restarted.structuredContent));
+    assert.equal((await waitReady(s, d, 300)).status, 'ready');
+    assert.equal(await sh(d, 'cat /root/notes.txt /root/cold.txt; grep -c " /root ext4 " /proc/mounts'), 'kept by proj\nwritten by a cold boot\n1\n', 'the reboot mounted the plugged disk again');
     assert.equal((await s.call('vm_lease_release', { lease_id: d })).structuredContent.status, 'released');
     const rm = await runBin(box, ['workspaces', 'rm', 'proj']);
     assert.equal(rm.code, 0, rm.stderr);

@@ -82,3 +82,22 @@ test('qemu: an ssh template\'s seed is a read-only raw virtio disk; the ssh port
   assert.match(forwardsNeedTcp({ ...template, provider_options: { ssh: { user: 'user' } } }) ?? '', /forwards guest ports 22: .*"forward_tcp": true/);
   assert.equal(forwardsNeedTcp({ ...template, forward_tcp: true, provider_options: { ssh: { user: 'user' } } }), undefined);
 });
+
+test('qemu: a template that takes a workspace has the same slot in every launch — vmhub_ws= and an empty root port on q35 — and a cold boot plugs the disk into that port', () => {
+  const base = { identity: 'vmhub-x-4', dir: '/s/d', template, accel: 'tcg' as const, defaultMemoryMb: 256, kernel: '/g/vmlinuz' };
+  const options = templateOptions({ append: 'console=ttyS0', workspace_disk: true });
+  const empty = qemuArgv({ ...base, options, machine: 'q35' });
+  const devices = (argv: string[]) => argv.filter((_, i) => argv[i - 1] === '-device');
+  assert.ok(devices(empty).includes('pcie-root-port,id=wsport,chassis=8'), 'the port a resumed lease\'s disk is hot-plugged into');
+  assert.equal(empty[empty.indexOf('-append') + 1], 'console=ttyS0 vmhub_ws=/root');
+  assert.ok(!empty.includes('-drive'), 'no disk without a workspace');
+  const booted = qemuArgv({ ...base, options, machine: 'q35', workspaceDisk: '/w/disk.qcow2' });
+  assert.ok(booted.includes('file=/w/disk.qcow2,if=none,id=ws0,format=qcow2'));
+  assert.ok(devices(booted).includes('virtio-blk-pci,drive=ws0,serial=vmhub-ws,bus=wsport'));
+  const i = booted.indexOf('-drive');
+  assert.deepEqual([...booted.slice(0, i), ...booted.slice(i + 4)], empty, 'the rest of the command line is the same');
+  const pc = qemuArgv({ ...base, options, machine: 'pc' });
+  assert.ok(!devices(pc).some((d) => d.startsWith('pcie-root-port')), 'no PCIe root port on i440fx');
+  const none = qemuArgv({ ...base, options: templateOptions({ append: 'console=ttyS0' }), machine: 'q35' });
+  assert.ok(!devices(none).some((d) => d.startsWith('pcie-root-port')) && none[none.indexOf('-append') + 1] === 'console=ttyS0', 'a template without workspaces has no slot');
+});

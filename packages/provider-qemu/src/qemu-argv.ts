@@ -40,8 +40,33 @@ export interface ArgvInput {
   incoming?: boolean;
   /** The lease's NoCloud seed image (nocloud-seed.ts), attached as a read-only virtio disk. */
   seed?: string;
-  /** A workspace's disk (qemu-workspace.ts): a virtio disk with serial vmhub-ws, mounted at `path` by the guest's init. */
-  workspace?: { disk: string; path: string };
+  /**
+   * A workspace's disk (qemu-workspace.ts) attached at boot: a virtio disk with serial vmhub-ws on
+   * the workspace port, mounted by the guest's init at the template's workspace path.
+   */
+  workspaceDisk?: string;
+}
+
+/** The QMP id of the PCIe root port a workspace disk goes on (q35), at boot or hot-plugged. */
+export const WORKSPACE_PORT = 'wsport';
+
+/**
+ * Where a template's leases mount a workspace, or why they take none. Every launch of a template
+ * that takes one (cold boot, saved-state maker, resume, fork) has the same slot: `vmhub_ws=<path>`
+ * on the kernel command line and, on q35, an empty PCIe root port (WORKSPACE_PORT), so a lease
+ * resumed from a saved state can have its workspace disk hot-plugged there (qemu-workspace.ts).
+ */
+export function workspaceSlot(template: TemplateConfig, options: QemuTemplateOptions): { path: string } | string {
+  if (!options.workspace_disk) return 'its golden does not mount a workspace disk (template provider_options.workspace_disk; tiny-console\'s init does)';
+  const user = options.user ?? 'root';
+  const path = template.workspace_path ?? (user === 'root' ? '/root' : `/home/${user}`);
+  if (!/^\/[A-Za-z0-9._/-]*$/.test(path)) return `workspace_path ${JSON.stringify(path)} cannot go on the kernel command line (letters, digits, . _ - / only)`;
+  return { path };
+}
+
+/** Whether this machine type takes the workspace's root port (q35 and its versions). */
+export function hasWorkspacePort(machine: string): boolean {
+  return /(^|-)q35/.test(machine);
 }
 
 /** `-nic`: none; user-mode (network); or user-mode restricted to the forwards (no route out). */
@@ -82,11 +107,14 @@ export function qemuArgv(input: ArgvInput): string[] {
   argv.push('-nic', nicArg(options.network === true, input.forwards ?? {}));
   if (input.disk) argv.push('-drive', `file=${input.disk},if=virtio,format=qcow2,cache=unsafe`);
   if (input.seed) argv.push('-drive', `file=${input.seed},if=virtio,format=raw,readonly=on`);
-  if (input.workspace) argv.push('-drive', `file=${input.workspace.disk},if=none,id=ws0,format=qcow2`, '-device', 'virtio-blk-pci,drive=ws0,serial=vmhub-ws');
+  const slot = workspaceSlot(template, options);
+  const port = typeof slot !== 'string' && hasWorkspacePort(input.machine);
+  if (port) argv.push('-device', `pcie-root-port,id=${WORKSPACE_PORT},chassis=8`);
+  if (input.workspaceDisk) argv.push('-drive', `file=${input.workspaceDisk},if=none,id=ws0,format=qcow2`, '-device', `virtio-blk-pci,drive=ws0,serial=vmhub-ws${port ? `,bus=${WORKSPACE_PORT}` : ''}`);
   if (input.kernel) {
     argv.push('-kernel', input.kernel);
     if (options.initrd) argv.push('-initrd', options.initrd);
-    const append = [options.append, input.workspace && `vmhub_ws=${input.workspace.path}`].filter(Boolean).join(' ');
+    const append = [options.append, typeof slot !== 'string' && `vmhub_ws=${slot.path}`].filter(Boolean).join(' ');
     if (append) argv.push('-append', append);
   }
   if (options.guest_agent) {

@@ -17,20 +17,23 @@
  * port forwarded; a create that fails drops the key again.
  *
  * A create with `from_snapshot` is a fork (qemu-fork.ts): it never falls back to a cold boot.
- * A create with a workspace always cold-boots, with the workspace's disk attached (qemu-workspace.ts).
+ * A create with a workspace resumes like any other and then has the workspace's disk hot-plugged
+ * into the slot every launch of its template has; the guest mounts it before create returns
+ * (qemu-workspace.ts attachWorkspace). A cold boot attaches the disk at boot instead.
  */
 import { link, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VmhubError, type CreateRequest, type MachineRef } from '@vmhub/core';
 import { verifyQemu } from './proc.ts';
 import { forkFromSnapshot } from './qemu-fork.ts';
+import { hasWorkspacePort } from './qemu-argv.ts';
 import { freshDir, launchOf, overlay, start, type Launch, type StartOptions } from './qemu-launch.ts';
 import { resumeFromState } from './qemu-restore.ts';
 import { SOURCE, type QemuRuntime } from './qemu-runtime.ts';
 import { savedStateFor, savedStateOff, type SavedState } from './qemu-saved-state.ts';
 import { prepareLeaseSsh } from './qemu-ssh.ts';
 import { stopQemu } from './qemu-spawn.ts';
-import { ensureWorkspaceDisk } from './qemu-workspace.ts';
+import { attachWorkspace, ensureWorkspaceDisk } from './qemu-workspace.ts';
 import { FILES, machineDir, readRecord } from './state-dir.ts';
 
 /** How long loading a saved state may take before the lease cold-boots instead. */
@@ -49,16 +52,15 @@ export async function create(rt: QemuRuntime, request: CreateRequest): Promise<M
   request.signal.throwIfAborted();
   const { t, diskGolden } = launch;
 
-  // A workspace's disk is not in a saved state's device set: such a lease cold-boots (qemu-workspace.ts).
-  const workspace = request.workspace && { disk: await ensureWorkspaceDisk(rt, request.workspace), path: request.workspace.path, identity: request.workspace.identity };
-  const off = workspace ? 'the lease has a workspace disk' : savedStateOff(rt, template, t);
+  const workspace = request.workspace && { disk: await ensureWorkspaceDisk(rt, request.workspace), identity: request.workspace.identity };
+  const off = savedStateOff(rt, template, t) ?? (workspace && !hasWorkspacePort(rt.machine) ? `machine type ${rt.machine} has no root port to hot-plug a workspace disk into (q35 has)` : undefined);
   if (!off) {
     const saved = await savedStateFor(rt, { template, options: t, accel: launch.accel, kernel: launch.kernel, diskGolden }, request.signal);
     if ('why' in saved) {
       fallbackOnce(rt, template.id, saved.why);
     } else {
       try {
-        return await restore(rt, launch, saved);
+        return await restore(rt, launch, saved, workspace);
       } catch (err) {
         if (request.signal.aborted) throw err;
         // The message names this lease's files: the reason is the saved state that would not load.
@@ -84,7 +86,7 @@ function fallbackOnce(rt: QemuRuntime, template: string, why: string, reason = w
   rt.context.log('warn', 'cold boot instead of the saved VM state', { template, why });
 }
 
-async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<MachineRef> {
+async function restore(rt: QemuRuntime, l: Launch, saved: SavedState, workspace?: StartOptions['workspace']): Promise<MachineRef> {
   const { dir, identity, request, template, t } = l;
   await freshDir(dir);
   let record: Awaited<ReturnType<typeof start>> | undefined;
@@ -100,8 +102,9 @@ async function restore(rt: QemuRuntime, l: Launch, saved: SavedState): Promise<M
       disk = await overlay(rt, savedDisk, dir);
     }
     request.signal.throwIfAborted();
-    record = await start(rt, l, { disk, incoming: stateFile, restoredFrom: saved.name });
+    record = await start(rt, l, { disk, incoming: stateFile, restoredFrom: saved.name, workspace: workspace && { ...workspace, hotplug: true } });
     await resumeFromState(rt, dir, { ...record, identity }, stateFile, RESTORE_TIMEOUT_MS);
+    if (workspace) await attachWorkspace(rt, dir, { ...record, identity }, workspace.disk, l.request.signal);
     rt.context.log('info', 'qemu resumed from saved state', { identity, pid: record.pid, accel: l.accel, template: template.id, saved_state: saved.name, guest_agent: t.guest_agent === true });
     return { identity, external_id: dir, details: { pid: record.pid, state_dir: dir, accel: l.accel, restored_from: saved.name } };
   } catch (err) {

@@ -79,8 +79,11 @@ export interface StartOptions {
   snapshot?: string;
   /** Host ports to forward from (a restore keeps the lease's); default: fresh ephemeral ports. */
   forwards?: Record<number, number>;
-  /** A workspace's disk and guest path (qemu-workspace.ts), and its identity for the record. */
-  workspace?: { disk: string; path: string; identity: string };
+  /**
+   * A workspace's disk (qemu-workspace.ts) and its identity for the record; attached at boot, or
+   * with `hotplug` left out of the command line (a resume: attachWorkspace plugs it in after).
+   */
+  workspace?: { disk: string; identity: string; hotplug?: boolean };
   /** Keep these fields of the lease's record (a restore keeps its created_at). */
   keep?: Pick<StateRecord, 'created_at'>;
 }
@@ -93,7 +96,7 @@ export interface StartOptions {
 export async function start(rt: QemuRuntime, l: Launch, o: StartOptions): Promise<{ pid: number; startTime: string; forwards: Record<number, number> }> {
   const { dir, identity, template, t } = l;
   const forwards = o.forwards ?? (await freePorts(guestPorts(t)));
-  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, workspace: o.workspace, kernel: l.kernel, forwards, vmgenid: true, incoming: o.incoming !== undefined });
+  const argv = qemuArgv({ identity, dir, template, options: t, accel: l.accel, machine: rt.machine, defaultMemoryMb: rt.defaultMemoryMb, disk: o.disk, seed: o.seed, workspaceDisk: o.workspace?.hotplug ? undefined : o.workspace?.disk, kernel: l.kernel, forwards, vmgenid: true, incoming: o.incoming !== undefined });
   const { pid, startTime } = await spawnQemu(rt, dir, argv, identity, { incomingFile: o.incoming });
   await writeRecord(dir, {
     identity, lease_id: l.request.lease_id, template: template.id, created_at: o.keep?.created_at ?? new Date().toISOString(),

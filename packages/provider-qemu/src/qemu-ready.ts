@@ -26,7 +26,6 @@
  *
  * readyIn() is the same walk for any state directory: the saved-state maker uses it on its VM.
  */
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { VmhubError, type MachineRef, type ReadyRequest } from '@vmhub/core';
@@ -36,7 +35,7 @@ import { QmpClient } from './qmp-client.ts';
 import { SOURCE, tail, type QemuRuntime } from './qemu-runtime.ts';
 import { noRebootAgain } from './qemu-restart.ts';
 import { bannerAt, sshOf } from './qemu-ssh.ts';
-import { FILES, machineDir, readRecord } from './state-dir.ts';
+import { FILES, machineDir, readFrom, readRecord } from './state-dir.ts';
 
 export async function ready(rt: QemuRuntime, machine: MachineRef, request: ReadyRequest): Promise<void> {
   return readyIn(rt, { dir: machineDir(rt.stateDir, machine.identity), identity: machine.identity }, request);
@@ -198,18 +197,4 @@ function clockSetInBackground(rt: QemuRuntime, qga: QmpClient, identity: string)
     },
   ).finally(() => qga.close());
   return 'guest clock being set to the host\'s (guest-set-time sent; the agent\'s next command waits for it)';
-}
-
-async function readFrom(path: string, from: number): Promise<{ data: Buffer; end: number }> {
-  const fh = await open(path, 'r').catch(() => undefined);
-  if (!fh) return { data: Buffer.alloc(0), end: from };
-  try {
-    const { size } = await fh.stat();
-    const length = Math.max(0, Math.min(size - from, 8 * 1024 * 1024));
-    const data = Buffer.alloc(length);
-    if (length > 0) await fh.read(data, 0, length, from);
-    return { data, end: from + length };
-  } finally {
-    await fh.close();
-  }
 }

@@ -5,22 +5,29 @@
  * is deleted. The directory is not under the instance prefix at the state dir's top level, so
  * list() and the reaper's sweep never see it; destroy() removes only the lease's own directory.
  *
- * The disk is attached as a second virtio disk with serial `vmhub-ws`, and the kernel command line
- * carries `vmhub_ws=<path>`: a golden whose init mounts that disk there says so with the template
- * option `workspace_disk: true` (tiny-console's init does: it loads ext4, mounts the disk and, on
- * a fresh filesystem, gives its root the mount point's owner). A lease with a workspace always
- * cold-boots: a saved VM state holds a fixed device set without the disk. For the same reason a
- * machine with a workspace cannot be snapshot, nor restored to a snapshot (CAPABILITY_UNAVAILABLE),
- * and a fork never has one.
+ * The disk is a virtio disk with serial `vmhub-ws`, and the kernel command line carries
+ * `vmhub_ws=<path>`: a golden whose init mounts that disk there says so with the template option
+ * `workspace_disk: true` (tiny-console's init does: it loads ext4, mounts the disk and, on a fresh
+ * filesystem, gives its root the mount point's owner; a disk that appears later is mounted by its
+ * mdev rule). Every launch of such a template has the same slot (qemu-argv.ts workspaceSlot): the
+ * path on the command line and an empty PCIe root port. A cold boot attaches the disk there at
+ * boot; a lease resumed from the template's saved state (made without any workspace) gets it
+ * hot-plugged (attachWorkspace), so a workspace costs no cold boot. A machine with a workspace
+ * cannot be snapshot, nor restored to a snapshot (CAPABILITY_UNAVAILABLE): its device set is no
+ * longer the saved one; a fork never has one.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { VmhubError, type DestroyOutcome, type MachineRef, type TemplateConfig, type WorkspaceRef } from '@vmhub/core';
 import { templateOptions } from './options.ts';
+import { verifyQemu } from './proc.ts';
+import { QmpClient } from './qmp-client.ts';
+import { WORKSPACE_PORT, workspaceSlot } from './qemu-argv.ts';
 import { recordFor, SOURCE, type QemuRuntime } from './qemu-runtime.ts';
-import { machineDir, readJsonRecord, writeJsonRecord } from './state-dir.ts';
+import { FILES, machineDir, readFrom, readJsonRecord, writeJsonRecord } from './state-dir.ts';
 
 const WORKSPACES_DIR = 'workspaces';
 const RECORD = 'workspace.json';
@@ -38,12 +45,7 @@ interface WorkspaceRecord {
 
 /** The guest path workspaces of this template go to, or why it takes none. */
 export function qemuWorkspaceSupport(template: TemplateConfig): { path: string } | string {
-  const t = templateOptions(template.provider_options);
-  if (!t.workspace_disk) return 'its golden does not mount a workspace disk (template provider_options.workspace_disk; tiny-console\'s init does)';
-  const user = t.user ?? 'root';
-  const path = template.workspace_path ?? (user === 'root' ? '/root' : `/home/${user}`);
-  if (!/^\/[A-Za-z0-9._/-]*$/.test(path)) return `workspace_path ${JSON.stringify(path)} cannot go on the kernel command line (letters, digits, . _ - / only)`;
-  return { path };
+  return workspaceSlot(template, templateOptions(template.provider_options));
 }
 
 function workspaceDir(rt: QemuRuntime, identity: string): string {
@@ -98,4 +100,45 @@ export async function workspaceDiskBytes(rt: QemuRuntime, ws: WorkspaceRef): Pro
 export async function refuseWithWorkspace(rt: QemuRuntime, machine: MachineRef, what: string): Promise<void> {
   const { record } = await recordFor(rt, machine);
   if (record?.workspace) throw new VmhubError('CAPABILITY_UNAVAILABLE', `[vmhub] [${SOURCE}] ${what}: ${machine.identity} has a workspace disk attached; a QEMU snapshot holds a fixed device set without it, so a machine with a workspace is not snapshot or restored`, { source: SOURCE, hint: 'Keep state in the workspace itself (it survives the lease), or snapshot a lease created without a workspace.' });
+}
+
+/** How long the guest may take to mount a hot-plugged workspace disk. */
+const ATTACH_TIMEOUT_MS = 60_000;
+const MOUNTED = Buffer.from('workspace mounted at ');
+
+/**
+ * Hot-plug the workspace's disk into a machine that resumed from a saved state (it has the empty
+ * root port and the `vmhub_ws=` path of its template's slot: qemu-argv.ts workspaceSlot), then
+ * wait until the guest says on serial that it mounted it (tiny-console's mdev rule runs
+ * /sbin/vmhub-ws-mount for the new disk). QMP `blockdev-add` (the qcow2 over its file) and
+ * `device_add` (virtio-blk-pci, serial vmhub-ws) on the provider's monitor. PROVISION_FAILED when
+ * qemu refuses, dies, or the guest has not mounted it within ATTACH_TIMEOUT_MS: the caller stops
+ * this qemu and cold-boots the lease with the disk attached at boot.
+ */
+export async function attachWorkspace(rt: QemuRuntime, dir: string, proc: { pid: number; startTime: string; identity: string }, disk: string, signal: AbortSignal): Promise<void> {
+  const started = Date.now();
+  const serial = join(dir, FILES.serial);
+  let offset = (await stat(serial).catch(() => undefined))?.size ?? 0;
+  const fail = (why: string): never => {
+    throw new VmhubError('PROVISION_FAILED', `[vmhub] [${SOURCE}] hot-plugging the workspace disk into ${proc.identity} failed: ${why}`, { source: SOURCE });
+  };
+  const qmp = await QmpClient.connect(join(dir, FILES.qmp), { protocol: 'qmp', timeoutMs: rt.qmpTimeoutMs, label: proc.identity });
+  try {
+    await qmp.execute('blockdev-add', { driver: 'qcow2', 'node-name': 'ws0', file: { driver: 'file', filename: disk } }, rt.qmpTimeoutMs);
+    await qmp.execute('device_add', { driver: 'virtio-blk-pci', drive: 'ws0', serial: WORKSPACE_SERIAL, id: 'wsdisk', bus: WORKSPACE_PORT }, rt.qmpTimeoutMs);
+  } catch (err) {
+    fail(`qemu: ${(err as Error).message}`);
+  } finally {
+    qmp.close();
+  }
+  for (;;) {
+    signal.throwIfAborted();
+    const fresh = await readFrom(serial, Math.max(0, offset - MOUNTED.length));
+    if (fresh.data.includes(MOUNTED)) break;
+    offset = fresh.end;
+    if ((await verifyQemu(proc.pid, proc.startTime, proc.identity)).verdict !== 'ours') fail('qemu exited');
+    if (Date.now() - started > ATTACH_TIMEOUT_MS) fail(`the guest did not mount it within ${ATTACH_TIMEOUT_MS / 1000} s (no "${MOUNTED.toString()}" on serial)`);
+    await sleep(20);
+  }
+  rt.context.log('info', 'workspace disk hot-plugged and mounted', { identity: proc.identity, ms: Date.now() - started });
 }

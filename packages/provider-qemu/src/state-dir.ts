@@ -14,7 +14,7 @@
  * The directory name is the identity, so list() needs nothing but readdir.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VmhubError } from '@vmhub/core';
 
@@ -101,4 +101,19 @@ export async function writeJsonRecord(dir: string, name: string, record: unknown
   const tmp = join(dir, `.${name}.${randomUUID()}`);
   await writeFile(tmp, JSON.stringify(record, null, 2) + '\n', { mode });
   await rename(tmp, join(dir, name));
+}
+
+/** What a growing file (serial.log) holds from byte `from` on, at most 8 MiB, and where that read ended. */
+export async function readFrom(path: string, from: number): Promise<{ data: Buffer; end: number }> {
+  const fh = await open(path, 'r').catch(() => undefined);
+  if (!fh) return { data: Buffer.alloc(0), end: from };
+  try {
+    const { size } = await fh.stat();
+    const length = Math.max(0, Math.min(size - from, 8 * 1024 * 1024));
+    const data = Buffer.alloc(length);
+    if (length > 0) await fh.read(data, 0, length, from);
+    return { data, end: from + length };
+  } finally {
+    await fh.close();
+  }
 }

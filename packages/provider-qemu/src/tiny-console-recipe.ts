@@ -30,7 +30,7 @@ import { sshBinaries, sshGuestFiles } from './tiny-console-ssh.ts';
 
 const SOURCE = 'provider-qemu';
 /** Bump when the recipe below changes in a way the input hash cannot see. */
-export const RECIPE_VERSION = '4';
+export const RECIPE_VERSION = '5';
 
 /**
  * Modules (and, through modules.dep, their dependencies) the guest needs: USB keyboard/tablet,
@@ -56,12 +56,9 @@ mkdir -p /home/user && chown 1000:1000 /home/user
 for m in $(cat /etc/modules.order); do insmod /lib/modules/$m 2>/dev/null; done
 ws=$(sed -n 's/.*vmhub_ws=\\([^ ]*\\).*/\\1/p' /proc/cmdline)
 if [ -n "$ws" ]; then
-  for b in /sys/block/vd*; do
-    [ "$(cat $b/serial 2>/dev/null)" = vmhub-ws ] || continue
-    mkdir -p "$ws"; o=$(stat -c %u:%g "$ws")
-    mount -t ext4 /dev/\${b##*/} "$ws" && [ -z "$(ls -A "$ws" | grep -v lost+found)" ] && chown "$o" "$ws"
-    grep -q " $ws ext4 " /proc/mounts && echo "tiny-console init: workspace mounted at $ws" > /dev/ttyS0
-  done
+  mkdir -p "$ws"; echo "$ws" > /etc/vmhub-ws
+  for b in /sys/block/vd*; do /sbin/vmhub-ws-mount \${b##*/}; done
+  grep -q " $ws ext4 " /proc/mounts || mdev -d
 fi
 i=0
 while [ $i -lt 150 ]; do
@@ -87,6 +84,26 @@ while true; do
   setsid sh -c 'exec sh -i </dev/tty1 >/dev/tty1 2>&1'
   sleep 1
 done
+`;
+
+/**
+ * /sbin/vmhub-ws-mount <vdX>: mounts the workspace disk (virtio serial vmhub-ws) at the path
+ * init wrote to /etc/vmhub-ws; on a fresh filesystem its root gets the mount point's owner. Init
+ * runs it for the disks there at boot; when none is the workspace, `mdev -d` (MDEV_CONF) runs
+ * it for a disk hot-plugged later (a lease resumed from a saved state: qemu-workspace.ts). The
+ * line it prints on serial is what the host waits for.
+ */
+const WS_MOUNT = `#!/bin/sh
+d=\${1:-$MDEV}; ws=$(cat /etc/vmhub-ws 2>/dev/null)
+[ -n "$ws" ] && [ "$(cat /sys/block/$d/serial 2>/dev/null)" = vmhub-ws ] || exit 0
+grep -q " $ws ext4 " /proc/mounts && exit 0
+o=$(stat -c %u:%g "$ws")
+mount -t ext4 /dev/$d "$ws" && [ -z "$(ls -A "$ws" | grep -v lost+found)" ] && chown "$o" "$ws"
+grep -q " $ws ext4 " /proc/mounts && echo "tiny-console init: workspace mounted at $ws" > /dev/ttyS0
+`;
+
+/** busybox mdev's table: a virtio disk that appears runs the workspace mount (devtmpfs made the node). */
+const MDEV_CONF = `vd[a-z]+ 0:0 660 @/sbin/vmhub-ws-mount
 `;
 
 const SHRC = `PS1='tiny# '
@@ -208,7 +225,7 @@ export async function resolveInputs(name: GoldenName, options: RecipeOptions): P
   const extra = agent ? await agentFiles(options.qemuGa ?? '/usr/sbin/qemu-ga') : [];
   const data = agent ? [...sshGuestFiles(), { guest: 'sbin/shutdown', data: SHUTDOWN, mode: 0o755 }] : [];
   const h = createHash('sha256');
-  h.update(`recipe ${RECIPE_VERSION} ${name}\n${INIT}\n${SHRC}\n`);
+  h.update(`recipe ${RECIPE_VERSION} ${name}\n${INIT}\n${SHRC}\n${WS_MOUNT}\n${MDEV_CONF}\n`);
   for (const d of data) h.update(`${d.guest} ${d.mode.toString(8)}\n${d.data}\n`);
   for (const p of [kernelPath, busyboxPath, ...modules.map((m) => m.abs), ...extra.map((e) => e.host)]) {
     h.update(`${p}\n`);
@@ -234,6 +251,8 @@ export async function initramfsEntries(inputs: Inputs): Promise<{ entries: CpioE
   entries.push({ kind: 'symlink', path: 'sbin/hwclock', target: '../bin/busybox' });
   entries.push({ kind: 'file', path: 'init', data: Buffer.from(INIT), mode: 0o755 });
   entries.push({ kind: 'file', path: 'etc/shrc', data: Buffer.from(SHRC) });
+  entries.push({ kind: 'file', path: 'sbin/vmhub-ws-mount', data: Buffer.from(WS_MOUNT), mode: 0o755 });
+  entries.push({ kind: 'file', path: 'etc/mdev.conf', data: Buffer.from(MDEV_CONF) });
   const order: string[] = [];
   for (const m of inputs.modules) {
     const name = basename(m.rel);

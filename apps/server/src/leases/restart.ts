@@ -14,11 +14,13 @@
  * deadline like provisioning (provision.ts): if this process dies, the claim lapses and the reaper
  * fails the lease and destroys its machine; a machine that does not come back within the
  * template's ready timeout fails the lease (BOOT_TIMEOUT) and is destroyed. A release or an expiry
- * meanwhile aborts it.
+ * meanwhile aborts it. While a person holds the lease (the live view's take-over) it answers
+ * HUMAN_CONTROL and does nothing: a reboot would pull the screen from under them.
  */
 import { VmhubError, type TemplateConfig } from '@vmhub/core';
-import { deadlineSignal } from '@vmhub/core/router';
+import { assertNoHumanHold, deadlineSignal } from '@vmhub/core/router';
 import { machineRef, type LeaseRow } from '@vmhub/store';
+import { heldControl } from '../live/control.ts';
 import { log } from '../log.ts';
 import { notReadyError } from '../sessions/lease-sessions.ts';
 import { PROVISION_CLAIM_MS, type LeaseDeps } from './deps.ts';
@@ -51,6 +53,7 @@ export async function startRestart(deps: LeaseDeps, gate: RestartGate, row: Leas
     // Read again inside the gate: the lease may have ended, or another restart run, meanwhile.
     const now = await deps.store.getLease(row.id);
     if (now?.status !== 'ready') throw notReadyError(now ?? row);
+    assertNoHumanHold('vm_lease_restart', row.id, await heldControl(deps.store, row.id));
     const machine = await deps.store.getMachine(row.id);
     const ref = machine ? machineRef(machine) : undefined;
     if (!ref) throw new VmhubError('INTERNAL', `lease ${row.id} is ready but has no machine record`);

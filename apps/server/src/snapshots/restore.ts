@@ -7,11 +7,13 @@
  * the lease's agent calls in flight are waited for (RESTORE_WAIT_MS, then LOCK_CONTENTION) and new
  * ones wait until the restore is done, so no call runs on a machine being replaced. A provider
  * that answers a new machine handle gets it recorded, and the lease's session ends so the next
- * call opens one on the new handle.
+ * call opens one on the new handle. While a person holds the lease (the live view's take-over)
+ * it answers HUMAN_CONTROL and does nothing.
  */
 import { VmhubError, type SnapshotInfo } from '@vmhub/core';
-import { deadlineSignal } from '@vmhub/core/router';
+import { assertNoHumanHold, deadlineSignal } from '@vmhub/core/router';
 import { machineRef, snapshotRef } from '@vmhub/store';
+import { heldControl } from '../live/control.ts';
 import { notReadyError } from '../sessions/lease-sessions.ts';
 import { RESTORE_WAIT_MS, SNAPSHOT_CALL_MS, type SnapshotDeps } from './deps.ts';
 import { ownSnapshot, snapshotView } from './own.ts';
@@ -32,6 +34,7 @@ export async function restoreSnapshot(deps: SnapshotDeps, leaseId: string, snaps
     // Read again inside the gate: the lease may have ended, or another restore moved its machine.
     const now = await deps.leases.get(lease.id, principal);
     if (now.status !== 'ready') throw notReadyError(now);
+    assertNoHumanHold('vm_snapshot restore', lease.id, await heldControl(store, lease.id));
     const row = await store.getMachine(lease.id);
     if (!row) throw new VmhubError('INTERNAL', `lease ${lease.id} is ready but has no machine record`);
     const deadline = deadlineSignal(SNAPSHOT_CALL_MS, `vm_snapshot restore: the provider did not finish within ${SNAPSHOT_CALL_MS / 1000} s`);

@@ -12,6 +12,8 @@
  *   state and starts nothing), the lease tools.
  *
  * The check runs after the lease is bound and before the handler, so a refused call did nothing.
+ * What resets the whole machine under the person (vm_lease_restart, vm_snapshot restore) is
+ * refused with the same code while they hold it, whatever they allowed (assertNoHumanHold).
  */
 import { VmhubError } from '../errors.ts';
 import type { ToolName } from '../tools.ts';
@@ -39,5 +41,16 @@ export function assertAgentMayAct(name: ToolName, input: Record<string, unknown>
   throw new VmhubError('HUMAN_CONTROL', `${name}: a person took over lease ${leaseId} at ${held.since} (live view) and did not allow commands and files while they hold it; ${name} waits for the hand-back`, {
     details,
     hint: 'A person has taken over this machine. Commands and file writes wait for the hand-back unless they allow them in the dashboard. Call vm_screenshot or vm_get_file to watch (they keep working) and retry later.',
+  });
+}
+
+/**
+ * Throws HUMAN_CONTROL when a person holds the lease: for what resets the machine they are using
+ * (a reboot, a snapshot restore), which no `allow_commands_and_files` covers. `held` undefined: go on.
+ */
+export function assertNoHumanHold(what: string, leaseId: string, held: HumanControl | undefined): void {
+  if (!held?.human) return;
+  throw new VmhubError('HUMAN_CONTROL', `${what}: a person took over lease ${leaseId} at ${held.since} (live view); resetting the machine under them waits for the hand-back; nothing was done`, {
+    details: { since: held.since, allow_commands_and_files: held.allow_commands_and_files === true },
   });
 }

@@ -61,7 +61,7 @@ const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABL
  * The tools that wait while a person has taken over a lease (human-gate.ts): the input tools
  * always, commands and file writes unless the person allowed them.
  */
-export { HUMAN_GATED_GUEST_TOOLS, HUMAN_GATED_TOOLS } from './human-gate.ts';
+export { assertNoHumanHold, HUMAN_GATED_GUEST_TOOLS, HUMAN_GATED_TOOLS } from './human-gate.ts';
 
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
