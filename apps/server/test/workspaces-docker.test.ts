@@ -2,7 +2,8 @@
 // - lease A with workspace "proj" finds the golden's home files in it (Docker copied them into
 //   the empty volume), writes a file and installs a program into the home (~/bin/hello, a script:
 //   the machine is offline, so no pip/apt); a concurrent lease C asking for "proj" gets
-//   LOCK_CONTENTION naming A; A is released; lease B with "proj" sees both and runs the program;
+//   LOCK_CONTENTION naming A; A is released and the volume measured again (a 3 MiB file A wrote
+//   counts); lease B with "proj" sees both and runs the program;
 // - the server is SIGKILLed while B holds it, B expires, the reaper (server down) reaps it: the
 //   volume is still in the engine, and a new server's lease D attaches it and sees the file;
 // - no agent tool deletes a workspace; `vmhub-server workspaces rm` does (gone from the engine),
@@ -92,8 +93,22 @@ describe('workspaces on Docker: kept across leases, one lease at a time, deleted
     await store.close();
   });
 
-  it('A released; lease B with proj sees the file and runs the program', async () => {
-    assert.equal((await s!.call('vm_lease_release', { lease_id: a })).structuredContent.status, 'released');
+  it('A released: the workspace is measured again (what A wrote counts toward the bytes quota); lease B with proj sees the file and runs the program', async () => {
+    await exec(a, 'head -c 3145728 /dev/urandom > ~/blob.bin && sync');
+    const store = new Store({ path: box.db });
+    try {
+      const [before] = await store.listWorkspaces();
+      assert.ok(before!.bytes < 3 * 1024 ** 2, `measured at attach, before the write: ${before!.bytes}`);
+      assert.equal((await s!.call('vm_lease_release', { lease_id: a })).structuredContent.status, 'released');
+      let bytes = 0;
+      for (let i = 0; i < 100 && bytes < 3 * 1024 ** 2; i++) {
+        bytes = (await store.listWorkspaces())[0]!.bytes;
+        if (bytes < 3 * 1024 ** 2) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(bytes >= 3 * 1024 ** 2, `measured after the release: ${bytes} bytes`);
+    } finally {
+      await store.close();
+    }
     assert.ok(await volumeExists(volume), 'release leaves the volume');
     b = (await leaseReady(s!, { template: 'debian-x11', workspace: 'proj', ttl_seconds: 900 }, 120, (id) => leases.push(id))).lease_id;
     assert.equal(await exec(b, 'cat ~/notes.txt; ~/bin/hello'), 'kept by proj\nhello from the workspace\n');

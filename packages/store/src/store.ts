@@ -478,6 +478,11 @@ export class Store {
     return this.#run('getWorkspaceById', () => workspaces.getById(this.#db, id));
   }
 
+  /** The workspace the lease was attached to, while no later lease took it; undefined: none. */
+  workspaceOfLease(leaseId: string): Promise<workspaces.WorkspaceRow | undefined> {
+    return this.#run('workspaceOfLease', () => workspaces.ofLease(this.#db, leaseId));
+  }
+
   /** A principal's workspaces (everyone's when undefined), by principal and name. */
   listWorkspaces(principal?: string, limit = 1000): Promise<workspaces.WorkspaceRow[]> {
     return this.#run('listWorkspaces', () => workspaces.list(this.#db, principal, limit));

@@ -73,6 +73,12 @@ export async function getById(db: Kysely<Database>, id: string): Promise<Workspa
   return row && decode(row);
 }
 
+/** The workspace `leaseId` was attached to (held still, or freed when it ended), if any. */
+export async function ofLease(db: Kysely<Database>, leaseId: string): Promise<WorkspaceRow | undefined> {
+  const row = await selectRows(db).where('holder_lease', '=', leaseId).executeTakeFirst();
+  return row && decode(row);
+}
+
 /** By principal then name (all principals when undefined). */
 export async function list(db: Kysely<Database>, principal?: string, limit = 1000): Promise<WorkspaceRow[]> {
   let q = selectRows(db);

@@ -2,11 +2,13 @@
  * Ending a lease from this process: release (idempotent; a release some other process started
  * and stopped mid-way is taken over once its claim lapses), and the teardowns it hands off — an
  * expired lease reaped now instead of at the reaper's next pass, a machine whose create was still
- * in flight when the release came. Every destroy verifies identity (teardown.ts).
+ * in flight when the release came. Every destroy verifies identity (teardown.ts). Once a machine
+ * is gone, the workspace its lease held is measured again (in the background).
  */
 import type { LeaseInfo, Provider } from '@vmhub/core';
 import type { LeaseRow } from '@vmhub/store';
 import { log } from '../log.ts';
+import { measureAfterLease } from '../workspaces/attach.ts';
 import { CLAIM_MS, type LeaseDeps } from './deps.ts';
 import { destroyMachine } from './teardown.ts';
 import { leaseView } from './view.ts';
@@ -40,6 +42,7 @@ export async function reapExpired(deps: LeaseDeps, leaseId: string): Promise<voi
     if (!claimed) return;
     const machine = await store.getMachine(leaseId);
     await destroyMachine(store, machine ? deps.registry.providers.get(machine.provider) : undefined, leaseId, actor, { from: 'expired', to: 'reaped' });
+    remeasure(deps, leaseId);
   } catch (err) {
     log('warn', 'teardown of expired lease failed; the reaper will retry', { lease: leaseId, error: (err as Error).message });
   }
@@ -62,6 +65,7 @@ async function destroyReleasing(deps: LeaseDeps, leaseId: string): Promise<Lease
   const machine = await deps.store.getMachine(leaseId);
   const provider = machine ? deps.registry.providers.get(machine.provider) : undefined;
   await destroyMachine(deps.store, provider, leaseId, deps.actor, { from: 'releasing', to: 'released' });
+  remeasure(deps, leaseId);
   return (await deps.store.getLease(leaseId))!;
 }
 
@@ -81,4 +85,9 @@ async function finishRelease(deps: LeaseDeps, row: LeaseRow): Promise<LeaseInfo>
   }
   const done = await destroyReleasing(deps, row.id);
   return { ...leaseView(done), ...(done.status === 'released' ? { note: 'an earlier release had stopped mid-way; this call finished it' } : {}) };
+}
+
+/** The workspace the lease held, measured now that its machine is gone (not waited for). */
+function remeasure(deps: LeaseDeps, leaseId: string): void {
+  deps.track(measureAfterLease(deps.store, (id) => deps.registry.providers.get(id), leaseId));
 }

@@ -5,6 +5,7 @@
  * max_per_principal, max_bytes_per_principal: QUOTA_EXCEEDED naming the limit). Names are the
  * principal's own: another principal's workspace of the same name is never found or touched.
  * The attach itself (the lock) happens with the lease's insert (store.createLease {workspace}).
+ * Its bytes are measured when a lease attaches it and again once that lease's machine is gone.
  */
 import { randomUUID } from 'node:crypto';
 import { VmhubError, workspaceIdentity, type Provider, type TemplateConfig, type WorkspaceRef } from '@vmhub/core';
@@ -73,4 +74,13 @@ export async function measureWorkspace(store: Store, provider: Provider | undefi
     log('debug', 'workspace bytes not measured', { workspace: row.id, error: (err as Error).message });
     return undefined;
   }
+}
+
+/**
+ * After a lease's machine is destroyed (release, expiry): record what the workspace it held holds
+ * now, so the bytes quota of the next new workspace counts what this lease wrote. Best effort.
+ */
+export async function measureAfterLease(store: Store, providerOf: (id: string) => Provider | undefined, leaseId: string): Promise<void> {
+  const row = await store.workspaceOfLease(leaseId).catch(() => undefined);
+  if (row && row.holder_lease === undefined) await measureWorkspace(store, providerOf(row.provider), row);
 }
