@@ -56,6 +56,7 @@ function argsFor(name: string, leaseId: string): Record<string, unknown> {
     vm_type: { lease_id, text: 'typed-by-bob' },
     vm_key: { lease_id, keys: 'Return' },
     vm_paste: { lease_id, text: 'pasted-by-bob' },
+    vm_get_clipboard: { lease_id },
     vm_drag: { lease_id, from: { x: 1, y: 1 }, to: { x: 5, y: 5 } },
     vm_scroll: { lease_id, x: 10, y: 10, direction: 'down' },
     vm_batch: { lease_id, actions: [{ action: 'type', text: 'batched-by-bob' }] },

@@ -15,7 +15,7 @@ describe('server: tools/list as model providers take it (issue 28.2)', () => {
   after(async () => { await s.close(); box.cleanup(); });
 
   it('every parameter has a short description, and each exclusive choice is stated in the schema', () => {
-    assert.equal(tools.length, 31);
+    assert.equal(tools.length, 32);
     let n = 0;
     for (const t of tools) {
       for (const [k, v] of Object.entries<any>(t.inputSchema.properties ?? {})) {

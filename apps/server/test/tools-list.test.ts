@@ -17,7 +17,7 @@ const TOOLSETS = {
   screen: { vm_screenshot: RO, vm_wait: RO, vm_find_text: RO },
   input: { vm_click: ACT, vm_type: ACT, vm_key: ACT, vm_paste: ACT, vm_drag: ACT, vm_scroll: ACT },
   batch: { vm_batch: ACT },
-  files: { vm_put_file: DESTROY, vm_get_file: RO, vm_clone_repo: { ...DESTROY, openWorldHint: true } },
+  files: { vm_put_file: DESTROY, vm_get_file: RO, vm_clone_repo: { ...DESTROY, openWorldHint: true }, vm_get_clipboard: RO },
   exec: { vm_exec: DESTROY },
   apps: { vm_launch: ACT, vm_list_windows: RO, vm_focus: ACT, vm_close: DESTROY, vm_inspect: RO },
   admin: { vm_health: RO, vm_dispatch: DESTROY, vm_logs: RO },
@@ -42,7 +42,7 @@ it('server: tools/list shows the default toolsets, within 20 KB', async () => {
   assert.ok(size <= 20 * 1024, `default tools/list is ${size} bytes; the budget is 20 KB`);
 });
 
-it('server: VMHUB_TOOLSETS=all lists all 31 tools within 28 KB, with title, schemas and the annotation table', async () => {
+it('server: VMHUB_TOOLSETS=all lists all 32 tools within 28 KB, with title, schemas and the annotation table', async () => {
   const { tools } = await all.client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(TABLE).sort());
   const size = JSON.stringify({ tools }).length;

@@ -19,6 +19,7 @@ import { key } from './hyprland-key.ts';
 import { launch } from './hyprland-launch.ts';
 import { listWindows } from './hyprland-list-windows.ts';
 import { paste } from './hyprland-paste.ts';
+import { getClipboard } from './hyprland-get-clipboard.ts';
 import { putFile } from './hyprland-put-file.ts';
 import { screenSize } from './hyprland-screen-size.ts';
 import { screenshot } from './hyprland-screenshot.ts';
@@ -50,7 +51,7 @@ export const hyprlandAdapter = defineAdapter<HyprlandOptionsInput, HyprlandOptio
   // Input runs one action at a time (the kit's queue): a pointer action is its own virtual
   // device that the compositor drops when the command ends, killed or not; keys go to the
   // session's kept virtual keyboard (vkeyboard.ts). No shellArgv: core's /bin/sh -c.
-  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
+  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, getClipboard, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
   // Restored to a snapshot or forked: forget the old machine's environment (restored.ts).
   restored,
   async dispose(rt, lease) {

@@ -7,6 +7,7 @@ import { Type, type VerbSpec } from '@vmhub/core';
 import type { HyprlandSession } from './runtime.ts';
 import { readWindows, resolveWindow } from './hyprland-list-windows.ts';
 import { toScreenRect } from './layout.ts';
+import { readClipboard } from './hyprland-get-clipboard.ts';
 
 // wl-copy forks a server holding the clipboard that inherits stdout: stdio to /dev/null.
 const SET_CLIPBOARD = 'exec wl-copy >/dev/null 2>&1';
@@ -41,9 +42,7 @@ export const hyprlandVerbs: Record<string, VerbSpec<HyprlandSession>> = {
     description: 'Read the clipboard as text: {}.',
     args: Type.Object({}, { additionalProperties: false }),
     async run(ctx, _args, session) {
-      const guest = await session.runtime.guest(ctx);
-      const res = await guest.run(['timeout', '3', 'wl-paste', '-n'], { okCodes: [0, 1] });
-      return { text: res.exit_code === 0 ? res.stdout.toString('utf8') : '', empty: res.exit_code !== 0 };
+      return readClipboard(session.runtime, ctx);
     },
   },
   set_clipboard: {

@@ -22,6 +22,8 @@ import { focus } from './x11-focus.ts';
 import { getFile } from './x11-get-file.ts';
 import { inspect } from './x11-inspect.ts';
 import { key } from './x11-key.ts';
+import { keyHold, releaseHeld, releaseHeldKeys } from './x11-key-hold.ts';
+import { getClipboard } from './x11-get-clipboard.ts';
 import { launch } from './x11-launch.ts';
 import { listWindows } from './x11-list-windows.ts';
 import { paste } from './x11-paste.ts';
@@ -48,18 +50,20 @@ export const x11Adapter = defineAdapter<X11OptionsInput, X11Options, X11Runtime>
   complete: (options) => completeOptions(options as Parameters<typeof completeOptions>[0]),
   runtime: (options) => createRuntime(options),
   // No shellArgv: vm_exec {shell} is core's /bin/sh -c, the shell of every Linux.
-  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, paste, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe },
+  methods: { screenshot, inspect, listWindows, focus, close, launch, click, type, key, keyHold, paste, getClipboard, drag, scroll, putFile, getFile, cloneRepo, installGitCredential, exec, screenSize, probe, releaseHeld },
   // An input action whose command was killed (cancelled, timed out) releases the keys and
   // buttons it left down.
   aroundInput: releasingInput,
   // Restored to a snapshot or forked: drop connections, mappings and facts (restored.ts).
   restored,
   async dispose(rt, lease) {
-    // Held keys need no release here: an input action whose command was killed released them
-    // already (release-input.ts), and the XTEST path releases its own in `finally`. Bound
-    // keycodes are given back — through the guest only when vm_type bound any there, so the
+    // Keys vm_key {action: "down"} still holds are released first (x11-key-hold.ts), while the
+    // channel and the XTEST connection are open. Other held keys need no release here: an input
+    // action whose command was killed released them already (release-input.ts), and the XTEST
+    // path releases its own in `finally`. Bound keycodes are given back — through the guest only when vm_type bound any there, so the
     // session had opened the channel and core has not closed it yet. An input action still
     // running is not waited for: the lease is over and core refuses further calls.
+    await releaseHeldKeys(rt, { ...lease, signal: AbortSignal.timeout(DISPOSE_TIMEOUT_MS) });
     if (rt.bindings.byChar.size > 0) {
       await unbindTyped(rt, { ...lease, signal: AbortSignal.timeout(DISPOSE_TIMEOUT_MS) }, DISPOSE_TIMEOUT_MS);
     }

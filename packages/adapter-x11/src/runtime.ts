@@ -30,6 +30,8 @@ export interface X11Runtime {
   readonly frameBuffers: FrameBuffers;
   /** The session's resident XTEST connection, when the provider shares the X socket. */
   readonly xtest: XTestInput;
+  /** Keys vm_key {action: "down"} holds: keysym name → keycodes pressed through XTEST ([] through xdotool). */
+  readonly held: Map<string, number[]>;
   /** A Guest for one call: the lease's channel with that call's signal. */
   guest(ctx: AdapterContext): Promise<Guest>;
 }
@@ -38,5 +40,5 @@ export interface X11Runtime {
 export type X11Session = KitSession<X11Runtime>;
 
 export function createRuntime(options: X11Options): X11Runtime {
-  return { options, facts: new Facts(), bindings: { byChar: new Map() }, frameBuffers: new FrameBuffers(), xtest: new XTestInput(), guest: (ctx) => openX11Guest(ctx, options) };
+  return { options, facts: new Facts(), bindings: { byChar: new Map() }, held: new Map(), frameBuffers: new FrameBuffers(), xtest: new XTestInput(), guest: (ctx) => openX11Guest(ctx, options) };
 }

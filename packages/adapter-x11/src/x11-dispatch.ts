@@ -6,6 +6,7 @@
 import { Type, type AdapterContext, type VerbSpec } from '@vmhub/core';
 import { x11Error } from './errors.ts';
 import { OWN_FN } from './selection-sh.ts';
+import { readSelection } from './x11-get-clipboard.ts';
 import type { X11Session } from './runtime.ts';
 import { formatWindowId, listWindowsWith, parseWindowId, resolveWindow } from './x11-list-windows.ts';
 
@@ -52,8 +53,7 @@ export const x11Verbs: Record<string, VerbSpec<X11Session>> = {
     description: 'Read the clipboard (or primary selection) as text: {selection?}.',
     args: Type.Object({ selection: Selection }, { additionalProperties: false }),
     async run(ctx, args, session) {
-      const res = await (await guestOf(ctx, session)).run(['timeout', '3', 'xclip', '-selection', String(args.selection ?? 'clipboard'), '-o'], { okCodes: [0, 1] });
-      return { text: res.exit_code === 0 ? res.stdout.toString('utf8') : '', empty: res.exit_code !== 0 };
+      return readSelection(await guestOf(ctx, session), args.selection === 'primary' ? 'primary' : 'clipboard');
     },
   },
   set_clipboard: {

@@ -140,7 +140,16 @@ export interface AdapterSession {
   click?(ctx: AdapterContext, input: Point & { button: MouseButton; count: number; modifiers: Modifier[] }): Promise<void>;
   type?(ctx: AdapterContext, input: { text: string }): Promise<void>;
   key?(ctx: AdapterContext, input: { keys: string }): Promise<void>;
+  /**
+   * vm_key {action: "down" | "up"} (capability `key_hold`): press the keys of `keys` (one chord,
+   * "+"-joined, or several space-separated) and leave them down, or release them. The session
+   * tracks what it holds and releases it in dispose() and releaseHeld(); "up" of a key not held
+   * sends its release anyway (harmless) so an agent can always recover.
+   */
+  keyHold?(ctx: AdapterContext, input: { keys: string; action: 'down' | 'up' }): Promise<void>;
   paste?(ctx: AdapterContext, input: { text: string }): Promise<void>;
+  /** vm_get_clipboard (capability `get_clipboard`): the guest clipboard as text ('' when empty). */
+  getClipboard?(ctx: AdapterContext): Promise<{ text: string }>;
   drag?(ctx: AdapterContext, input: { from: Point; to: Point; button: MouseButton }): Promise<void>;
   scroll?(ctx: AdapterContext, input: Point & { direction: 'up' | 'down' | 'left' | 'right'; amount: number }): Promise<void>;
   /** `path` is absolute and normalised (core resolved it). */
@@ -177,6 +186,13 @@ export interface AdapterSession {
    * Optional; must not throw.
    */
   restored?(ctx: AdapterContext): Promise<void>;
+  /**
+   * Release every key (and pointer button) this session, or anything else, holds down on the
+   * machine: core calls it when a person takes over in the live view, so keys an agent held with
+   * vm_key {action: "down"} never reach the person's typing. Optional (adapters without
+   * key_hold need none); best effort, must not throw.
+   */
+  releaseHeld?(ctx: AdapterContext): Promise<void>;
   /** Screen size in pixels, for bounds checks before any screenshot was taken. Optional. */
   screenSize?(ctx: AdapterContext): Promise<{ width: number; height: number }>;
   /**

@@ -13,7 +13,9 @@ export const CAPABILITIES = [
   'click',
   'type',
   'key',
+  'key_hold',
   'paste',
+  'get_clipboard',
   'drag',
   'scroll',
   'dispatch',
@@ -40,7 +42,12 @@ export const CAPABILITY_METHOD = {
   click: 'click',
   type: 'type',
   key: 'key',
+  // vm_key {action: "down" | "up"}: keys held across calls (shift-click, ctrl-drag), released by the
+  // adapter when the session ends or a person takes over (AdapterSession.releaseHeld).
+  key_hold: 'keyHold',
   paste: 'paste',
+  // vm_get_clipboard: the guest clipboard as text.
+  get_clipboard: 'getClipboard',
   drag: 'drag',
   scroll: 'scroll',
   dispatch: 'dispatch',

@@ -115,7 +115,7 @@ function wrap<F extends (...args: any[]) => Promise<any>>(fn: F, self: object, s
 }
 
 /** Session methods core knows besides the capability methods. */
-const SESSION_EXTRAS = ['screenSize', 'probe', 'restored'] as const;
+const SESSION_EXTRAS = ['screenSize', 'probe', 'restored', 'releaseHeld'] as const;
 
 /**
  * What `vm_exec {shell}` runs when the session has no `shellArgv()` (AdapterSession.shellArgv):

@@ -27,7 +27,10 @@ const StrEnum = <const T extends string>(values: readonly T[], options: Record<s
  * is what OpenAI's strict mode, Gemini and Anthropic all take.
  */
 export const OneForm = <T extends TSchema[]>(branches: [...T], description: string) => Type.Unsafe<Static<T[number]>>({ description, anyOf: branches });
-const LeaseId = Type.String({ maxLength: 64, description: 'Lease id.' });
+// Its bound (MAX_LEASE_ID) is checked by the router, not repeated in ~27 published schemas (tools/list's budget).
+const LeaseId = Type.String({ description: 'Lease id.' });
+/** Longest lease_id taken (ids are 36-character UUIDs); longer is INVALID_REQUEST (router/index.ts). */
+export const MAX_LEASE_ID = 64;
 // No bounds here: a point off the screen (negative or past the edge) is refused by the off-screen
 // check with a clearer message, and every byte of tools/list costs agents tokens.
 const Coord = (axis: 'X' | 'Y') => Type.Number(d(`Screenshot ${axis.toLowerCase()}.`));
@@ -104,7 +107,11 @@ const ClickInput = Type.Object({
   coordinate_space: Space,
 }, Strict);
 const TypeInput = Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 20000, description: 'Text to type; "\\n" presses Return.' }) }, Strict);
-const KeyInput = Type.Object({ lease_id: LeaseId, keys: Type.String({ minLength: 1, maxLength: 256, description: 'E.g. "ctrl+shift+t Return F5".' }) }, Strict);
+/** vm_type's own input: vm_batch's type step without `cadence` (a step's time is bounded); human = router/cadence.ts. */
+const TypeCadenceInput = Type.Object({ ...TypeInput.properties, cadence: Type.Optional(StrEnum(['fast', 'human'], d('human: paced per key, ≤300 chars.'))) }, Strict);
+const KeyPress = { lease_id: LeaseId, keys: Type.String({ minLength: 1, maxLength: 256, description: 'E.g. "ctrl+shift+t Return F5".' }) };
+/** vm_batch's key step is KeyPress: its `action` is the step's own (hold keys with vm_key calls, or vm_click {modifiers}). */
+const KeyInput = Type.Object({ ...KeyPress, action: Type.Optional(StrEnum(['press', 'down', 'up'], d('down: hold until up (shift-click).'))) }, Strict);
 const PasteInput = Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 200000, description: 'Text to paste (any Unicode).' }) }, Strict);
 const DragInput = Type.Object({
   lease_id: LeaseId,
@@ -140,7 +147,7 @@ function stepOf(action: BatchAction, input: { properties: Record<string, TSchema
 }
 const WaitSeconds = Type.Object({ lease_id: LeaseId, seconds: Type.Number({ minimum: 0, maximum: 30, description: 'Pause this long.' }) }, Strict);
 const BatchStep = OneForm([
-  stepOf('click', ClickInput), stepOf('type', TypeInput), stepOf('key', KeyInput), stepOf('paste', PasteInput),
+  stepOf('click', ClickInput), stepOf('type', TypeInput), stepOf('key', Type.Object(KeyPress, Strict)), stepOf('paste', PasteInput),
   stepOf('drag', DragInput), stepOf('scroll', ScrollInput), stepOf('wait', WaitSeconds), stepOf('wait_for', WaitInput),
 ], 'An action and its tool\'s fields (wait_for: vm_wait\'s); null = not given.');
 
@@ -397,13 +404,13 @@ export const TOOLS = {
   vm_type: tool({
     name: 'vm_type', title: 'Type text', capability: 'type',
     description: 'Type text into the focused window.',
-    input: TypeInput,
+    input: TypeCadenceInput,
     output: bound({ typed: Type.Integer() }),
     annotations: ACT,
   }),
   vm_key: tool({
     name: 'vm_key', title: 'Press keys', capability: 'key',
-    description: 'Press keys or chords, space-separated.',
+    description: 'Press keys or chords, space-separated, or hold them (action).',
     input: KeyInput,
     output: bound({ keys: Type.String() }),
     annotations: ACT,
@@ -414,6 +421,13 @@ export const TOOLS = {
     input: PasteInput,
     output: bound({ pasted: Type.Integer() }),
     annotations: ACT,
+  }),
+  vm_get_clipboard: tool({
+    name: 'vm_get_clipboard', title: 'Read clipboard', capability: 'get_clipboard',
+    description: 'The guest clipboard as text.',
+    input: Type.Object({ lease_id: LeaseId }, Strict),
+    output: bound({ text: Type.String(), truncated: Type.Optional(Type.Boolean()) }),
+    annotations: RO,
   }),
   vm_drag: tool({
     name: 'vm_drag', title: 'Drag', capability: 'drag',

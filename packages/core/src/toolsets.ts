@@ -19,7 +19,8 @@ export const TOOLSET_OF: Record<ToolName, Toolset> = {
   vm_click: 'input', vm_type: 'input', vm_key: 'input', vm_paste: 'input', vm_drag: 'input', vm_scroll: 'input',
   // 4.3 KB: per-action step schemas. Fewer round trips, nothing the input tools cannot do one by one.
   vm_batch: 'batch',
-  vm_put_file: 'files', vm_get_file: 'files', vm_clone_repo: 'files',
+  // vm_get_clipboard: data out of the guest, like vm_get_file (and gated like the guest tools).
+  vm_put_file: 'files', vm_get_file: 'files', vm_clone_repo: 'files', vm_get_clipboard: 'files',
   vm_exec: 'exec',
   vm_launch: 'apps', vm_list_windows: 'apps', vm_focus: 'apps', vm_close: 'apps', vm_inspect: 'apps',
   // vm_logs: diagnosis, like vm_health (the default sets have no room left: their 20 KB budget).

@@ -268,9 +268,13 @@ class LeaseApi {
     // person holds the lease (default false: they answer HUMAN_CONTROL like the input tools).
     const input = assertValid<{ allow_commands_and_files?: boolean }>(Type.Object({ allow_commands_and_files: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), body, 'takeover body');
     // A lease that is not ready (or has ended) answers as the tools do.
-    await this.#bind();
+    const b = await this.#bind();
     const allow = input.allow_commands_and_files === true;
     const { since, changed, allowChanged } = await this.#rt.store.takeover(this.#id, this.#principal, { allowCommandsAndFiles: allow });
+    // Keys the agent holds (vm_key {action: "down"}) must not reach the person's typing: the
+    // adapter releases every key and button the machine holds (adapter-x11: release-input.ts),
+    // whichever process pressed them. Once, when the person takes control; best effort.
+    if (changed && b.session.releaseHeld) await b.session.releaseHeld(b.context).catch(() => undefined);
     if (changed || allowChanged) this.#live.recordings.human(this.#id, this.#row.principal, 'takeover', { allow_commands_and_files: allow });
     return { control: 'human', control_since: new Date(since).toISOString(), allow_commands_and_files: allow };
   }

@@ -39,6 +39,8 @@ export class LeaseSession {
   /** Restored to a snapshot since the adapter session last heard (AdapterSession.restored). */
   #restoredPending = false;
   #disposing: Promise<void> | undefined;
+  /** The adapter session's dispose is running: the channel and console stay reachable for its cleanup. */
+  #adapterEnding = false;
   readonly #kept = new Map<LeaseStateKey<unknown>, unknown>();
 
   constructor(leaseId: string, machine: MachineRef, template: TemplateConfig, provider: Provider | undefined, adapter: Adapter | undefined, ledger?: JobLedger) {
@@ -116,7 +118,9 @@ export class LeaseSession {
   }
 
   #alive(): void {
-    if (this.#disposing) throw new VmhubError('LEASE_EXPIRED', `lease ${this.lease_id} has ended`, { hint: 'Create a new lease (vm_lease_create).' });
+    // While the adapter session ends it may still reach the machine (release held keys, give back
+    // bound keycodes: AdapterSession.dispose); after it, nothing may.
+    if (this.#disposing && !this.#adapterEnding) throw new VmhubError('LEASE_EXPIRED', `lease ${this.lease_id} has ended`, { hint: 'Create a new lease (vm_lease_create).' });
   }
 
   #openChannel(machine: MachineRef): Promise<GuestChannel> {
@@ -142,7 +146,7 @@ export class LeaseSession {
     const counted = opening.then((c) => {
       this.#opened++;
       // Opened after dispose began (a call raced the end of the lease): close it at once.
-      if (this.#disposing) void c.close().catch(() => undefined).then(() => { this.#opened--; });
+      if (this.#disposing && !this.#adapterEnding) void c.close().catch(() => undefined).then(() => { this.#opened--; });
       return c;
     });
     counted.catch(forget);
@@ -162,7 +166,8 @@ export class LeaseSession {
     this.#disposing ??= (async () => {
       this.jobs.dispose();
       const session = await this.#session?.catch(() => undefined);
-      await session?.dispose();
+      this.#adapterEnding = true;
+      try { await session?.dispose(); } finally { this.#adapterEnding = false; }
       await Promise.all([this.#channel, this.#console].map((p) => this.#close(p)));
       await this.#ports.close();
       for (const [key, value] of this.#kept) {

@@ -14,7 +14,9 @@ export const SAMPLE_ARGS: Record<Capability, Record<string, unknown>> = {
   click: { x: 1, y: 1, coordinate_space: 'screen' },
   type: { text: 'x' },
   key: { keys: 'Return' },
+  key_hold: { keys: 'shift', action: 'down' },
   paste: { text: 'x' },
+  get_clipboard: {},
   drag: { from: { x: 1, y: 1 }, to: { x: 2, y: 2 }, coordinate_space: 'screen' },
   scroll: { x: 1, y: 1, direction: 'down', coordinate_space: 'screen' },
   dispatch: { verb: 'x', args: {} },
@@ -25,6 +27,8 @@ export const SAMPLE_ARGS: Record<Capability, Record<string, unknown>> = {
 };
 
 export function toolFor(cap: Capability): ToolName {
+  // key_hold has no tool of its own: vm_key {action: "down" | "up"} needs it.
+  if (cap === 'key_hold') return 'vm_key';
   return (Object.keys(TOOLS) as ToolName[]).find((n) => (TOOLS[n] as { capability?: Capability }).capability === cap)!;
 }
 

@@ -6,7 +6,7 @@
  * tests can see that every session the server opened was disposed.
  */
 import { posix } from 'node:path';
-import { CAPABILITIES, CAPABILITY_METHOD, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterSession, type Capability, type ElementNode } from '@vmhub/core';
+import { CAPABILITIES, CAPABILITY_METHOD, defineAdapter, Type, VmhubError, type AdapterContext, type AdapterSession, type Capability, type ElementNode, type LeaseContext } from '@vmhub/core';
 import { findWindow, PALETTE, raise, TITLE_BAR, toInfo, viewDesktop, windowAt, withDesktop, type FakeWindow } from './fake-desktop.ts';
 import { parseKeys } from './fake-keys.ts';
 import { FakeAdapterOptionsSchema, type FakeAdapterOptions } from './fake-options.ts';
@@ -29,12 +29,24 @@ export function fakeSessions(): { opened: number; open: number } {
   return { opened, open: live };
 }
 
-function openSession(options: FakeAdapterOptions): AdapterSession {
+function openSession(options: FakeAdapterOptions, lease: LeaseContext): AdapterSession {
   const m = desktopMethods();
   opened++;
   live++;
   let disposed = false;
-  m.dispose = () => { if (!disposed) { disposed = true; live--; } };
+  // Like a real adapter, the end of the session lets go of the keys vm_key {action: "down"}
+  // holds (before core closes the channel); best effort, bounded, never throws.
+  m.dispose = async () => {
+    if (disposed) return;
+    disposed = true;
+    live--;
+    if (!holding) return;
+    await withDesktop({ ...lease, signal: AbortSignal.timeout(3000) }, (s) => { s.held = []; }).catch(() => undefined);
+  };
+  // Only a session that held keys opens the channel at its end.
+  let holding = false;
+  const hold = m.keyHold!;
+  m.keyHold = async (ctx, input) => { if (input.action === 'down') holding = true; await hold(ctx, input); };
   const missing = Object.entries(options.missing ?? {}) as [Capability, string][];
   for (const [cap, reason] of missing) {
     (m as Record<string, unknown>)[CAPABILITY_METHOD[cap]] = async () => {
@@ -118,6 +130,23 @@ function desktopMethods(): AdapterSession {
       const chords = parseKeys(input.keys);
       await withDesktop(ctx, (s) => { s.keys.push(...chords.map((c) => c.join('+'))); });
     },
+    async keyHold(ctx, input) {
+      // Held keys live in the desktop's state, like the keyboard of a real machine; "down"/"up"
+      // go to the key log as "down:<chord>" / "up:<chord>".
+      const chords = parseKeys(input.keys).map((c) => c.join('+'));
+      await withDesktop(ctx, (s) => {
+        const held = new Set(s.held ?? []);
+        for (const c of chords) input.action === 'down' ? held.add(c) : held.delete(c);
+        s.held = [...held];
+        s.keys.push(...chords.map((c) => `${input.action}:${c}`));
+      });
+    },
+    async releaseHeld(ctx) {
+      await withDesktop(ctx, (s) => { s.held = []; });
+    },
+    async getClipboard(ctx) {
+      return { text: (await viewDesktop(ctx)).clipboard };
+    },
     async paste(ctx, input) {
       await withDesktop(ctx, (s) => {
         // Like a real paste: set the clipboard, press ctrl+v, then put the old clipboard back.
@@ -183,7 +212,7 @@ export const fakeAdapter = defineAdapter<FakeAdapterOptions>({
       run: async (ctx: AdapterContext) => viewDesktop(ctx),
     },
   },
-  create: (options) => ({ open: () => openSession(options) }),
+  create: (options) => ({ open: (lease) => openSession(options, lease) }),
 });
 
 /** Named factory (no I/O). */

@@ -37,6 +37,8 @@ export interface DesktopState {
   pointer: { x: number; y: number };
   clicks: { x: number; y: number; button: string; count: number; window: string | null }[];
   keys: string[];
+  /** Keys held down by vm_key {action: "down"}, in press order (absent in older state files). */
+  held?: string[];
   scrolls: { x: number; y: number; direction: string; amount: number }[];
   drags: { from: { x: number; y: number }; to: { x: number; y: number }; window: string | null }[];
   next: number;

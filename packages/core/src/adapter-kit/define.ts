@@ -27,7 +27,7 @@ type Output<K extends keyof AdapterSession> = ReturnType<Method<K>>;
 export type CapabilityFn<R, K extends keyof AdapterSession> =
   Parameters<Method<K>> extends [AdapterContext] ? (rt: R, ctx: AdapterContext) => Output<K> : (rt: R, ctx: AdapterContext, input: Input<K>) => Output<K>;
 
-type RuntimeMethods = 'screenshot' | 'inspect' | 'listWindows' | 'focus' | 'close' | 'launch' | 'click' | 'type' | 'key' | 'paste' | 'drag' | 'scroll' | 'putFile' | 'getFile' | 'cloneRepo' | 'installGitCredential' | 'exec' | 'screenSize' | 'probe';
+type RuntimeMethods = 'screenshot' | 'inspect' | 'listWindows' | 'focus' | 'close' | 'launch' | 'click' | 'type' | 'key' | 'keyHold' | 'paste' | 'getClipboard' | 'drag' | 'scroll' | 'putFile' | 'getFile' | 'cloneRepo' | 'installGitCredential' | 'exec' | 'screenSize' | 'probe' | 'releaseHeld';
 
 /** One function per declared capability (plus screenSize / probe), each taking the runtime first. */
 export type CapabilityFns<R> = { [K in RuntimeMethods]?: CapabilityFn<R, K> } & {
@@ -87,7 +87,7 @@ export interface KitAdapterSpec<O, I, R> {
 }
 
 /** Input actions: serialised per session. */
-export const INPUT_METHODS: ReadonlySet<string> = new Set(['click', 'type', 'key', 'paste', 'drag', 'scroll']);
+export const INPUT_METHODS: ReadonlySet<string> = new Set(['click', 'type', 'key', 'keyHold', 'paste', 'drag', 'scroll', 'releaseHeld']);
 
 export function defineAdapter<O = Record<string, never>, I = O, R = unknown>(spec: KitAdapterSpec<O, I, R>): AdapterPlugin<O> {
   const source = `adapter-${spec.id}`;

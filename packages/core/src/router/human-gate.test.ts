@@ -33,7 +33,8 @@ describe('core: the take-over gate', () => {
       if (HUMAN_GATED_TOOLS.has(name) || HUMAN_GATED_GUEST_TOOLS.has(name)) continue;
       assert.equal(refused(name, {}, held), undefined, name);
     }
-    assert.deepEqual([...HUMAN_GATED_GUEST_TOOLS].sort(), ['vm_clone_repo', 'vm_exec', 'vm_put_file']);
+    // vm_get_clipboard reads what the person copied: their data, like a command would.
+    assert.deepEqual([...HUMAN_GATED_GUEST_TOOLS].sort(), ['vm_clone_repo', 'vm_exec', 'vm_get_clipboard', 'vm_put_file']);
     assert.ok(HUMAN_GATED_TOOLS.has('vm_dispatch'), 'adapter verbs may act on the screen: always gated');
   });
 });

@@ -6,7 +6,8 @@
  * - Guest tools (HUMAN_GATED_GUEST_TOOLS: commands, file writes, clones) answer HUMAN_CONTROL
  *   too, unless the person allowed them when taking over (`allow_commands_and_files`): a command
  *   reaches the display as easily as vm_type does (`DISPLAY=:0 xdotool type …`), and a write or a
- *   clone can replace the file the person has open.
+ *   clone can replace the file the person has open. vm_get_clipboard too: what the person copied
+ *   is their data (the live view's own copy-out needs control as well).
  * - Everything else keeps working: watching (vm_screenshot, vm_wait, vm_find_text, vm_inspect,
  *   vm_list_windows), reading (vm_get_file, and vm_exec {job}, which reads a detached command's
  *   state and starts nothing), the lease tools.
@@ -21,7 +22,7 @@ import type { HumanControl } from './types.ts';
 
 export const HUMAN_GATED_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['vm_click', 'vm_type', 'vm_key', 'vm_paste', 'vm_drag', 'vm_scroll', 'vm_batch', 'vm_launch', 'vm_focus', 'vm_close', 'vm_dispatch']);
 
-export const HUMAN_GATED_GUEST_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['vm_exec', 'vm_put_file', 'vm_clone_repo']);
+export const HUMAN_GATED_GUEST_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(['vm_exec', 'vm_put_file', 'vm_clone_repo', 'vm_get_clipboard']);
 
 /** Which gate a call passes: 'input', 'guest', or none. */
 export function humanGate(name: ToolName, input: Record<string, unknown>): 'input' | 'guest' | undefined {

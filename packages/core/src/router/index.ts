@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { Capability } from '../capabilities.ts';
 import type { LeaseInfo } from '../shapes.ts';
 import { asVmhubError, VmhubError } from '../errors.ts';
-import { TOOL_NAMES, TOOLS, type ToolDefinition, type ToolName } from '../tools.ts';
+import { MAX_LEASE_ID, TOOL_NAMES, TOOLS, VM_TOOLS, type ToolDefinition, type ToolName } from '../tools.ts';
 import { TOOLSET_OF, TOOLSETS, toolsetDenied } from '../toolsets.ts';
 import { assertValid } from '../validate.ts';
 import { batchSeconds } from './batch.ts';
@@ -34,6 +34,8 @@ export { deadlineSignal } from './deadline.ts';
 export { baselineOf, changedBox, type Baseline } from './changes.ts';
 export { DetachedJobs, MAX_JOBS_PER_LEASE, type JobLedger, type JobOrigin } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
+export { windowPoint } from './window-point.ts';
+export { HUMAN_CADENCE_MAX_CHARS } from './cadence.ts';
 
 /**
  * MCP clients time out a request at about 60 s (the SDK's default) unless progress arrives and
@@ -90,7 +92,7 @@ export function createRouter(host: RouterHost): Router {
   const listed = (name: ToolName) => offered.includes(TOOLSET_OF[name]);
   const tools: Tool[] = TOOL_NAMES.filter(listed).map((name) => {
     const t = TOOLS[name];
-    return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: wireOutput(t.output) as Tool['outputSchema'], annotations: t.annotations };
+    return { name, title: t.title, description: t.description, inputSchema: t.input as Tool['inputSchema'], outputSchema: withoutExpiry(name, wireOutput(t.output)) as Tool['outputSchema'], annotations: t.annotations };
   });
   // JSON Schema only: the TypeBox objects carry symbol keys that must not leak to the wire.
   const wireTools = JSON.parse(JSON.stringify(tools)) as Tool[];
@@ -103,6 +105,7 @@ export function createRouter(host: RouterHost): Router {
     if (!listed(name)) throw toolsetDenied(name, offered);
     // Older flat calls are taken in the published form; the handler reads the flat one (forms.ts).
     const checked = assertValid<Record<string, unknown>>((def as ToolDefinition).check ?? def.input, toPublished(name, (args ?? {}) as Record<string, unknown>), `${name} arguments`);
+    if (typeof checked.lease_id === 'string' && checked.lease_id.length > MAX_LEASE_ID) throw new VmhubError('INVALID_REQUEST', `${name} arguments: lease_id must be at most ${MAX_LEASE_ID} characters (got ${checked.lease_id.length})`);
     const input = toHandler(name, checked);
     assertDeliverable(name, input);
     assertArgsTogether(name, input);
@@ -310,6 +313,20 @@ function describeJson(value: unknown): string {
  * clients validate with them), yet they count in tools/list's byte budget; the full shapes stay in
  * tools.ts, which the router and the tests check results against, and in docs/agent-tools.md.
  */
+/**
+ * A VM tool's published output schema without `expires_at`: every lease-bound result carries it
+ * (docs/agent-tools.md), so saying it in 25 schemas cost ~750 bytes of tools/list for nothing a
+ * model reads. The lease tools keep it: there it is the answer. Results are unchanged.
+ */
+function withoutExpiry(name: ToolName, schema: unknown): unknown {
+  const props = (schema as { properties?: Record<string, unknown> }).properties;
+  if (!(VM_TOOLS as readonly string[]).includes(name) || !props || !('expires_at' in props)) return schema;
+  const { expires_at: _, ...rest } = props;
+  // Nothing left (vm_drag, vm_scroll): the bare object type says it.
+  if (Object.keys(rest).length === 0) { const { properties: _p, ...bare } = schema as Record<string, unknown>; return bare; }
+  return { ...(schema as object), properties: rest };
+}
+
 function wireOutput(schema: unknown, nested = false): unknown {
   if (Array.isArray(schema)) return schema.map((s) => wireOutput(s, nested));
   if (typeof schema !== 'object' || schema === null) return schema;

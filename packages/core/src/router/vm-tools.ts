@@ -21,6 +21,7 @@ import { baselineOf, changedBox } from './changes.ts';
 import { frameDigest, captureFrame } from './frame.ts';
 import { detectMarks, marksInImage, marksOverlay } from './marks.ts';
 import { checkWait, waitFor } from './wait.ts';
+import { humanChars, typeHuman } from './cadence.ts';
 
 export interface VmToolOutput {
   structured: Record<string, unknown>;
@@ -52,6 +53,27 @@ const jsonLength = (text: string) => Buffer.byteLength(JSON.stringify(text));
 /** File content gets the result budget less room for the envelope and the text twin's summary. */
 const fileBudget = (maxResultBytes: number) => Math.max(1024, maxResultBytes - 64 * 1024);
 const utf8Exact = (data: Buffer) => { const s = data.toString('utf8'); return Buffer.from(s, 'utf8').equals(data) && !s.includes('\0') ? s : undefined; };
+
+/** vm_key {action: "down" | "up"}: the session, when its adapter declares key_hold; else CAPABILITY_UNAVAILABLE (nothing pressed). */
+function holdingSession(b: BoundLease): OpenSession {
+  const adapter = b.adapter;
+  if (!adapter?.capabilities.includes('key_hold') || !b.session.keyHold) {
+    throw new VmhubError('CAPABILITY_UNAVAILABLE', `vm_key: adapter "${adapter?.id}" (template ${b.template.id}) cannot hold keys (it does not provide "key_hold"); nothing was pressed`, {
+      ...(adapter ? { source: `adapter-${adapter.id}` } : {}), details: { adapter: adapter?.id, capability: 'key_hold' },
+      hint: 'Use vm_key without action, or vm_click {modifiers} for a shift- or ctrl-click.',
+    });
+  }
+  return b.session;
+}
+
+/** The longest prefix of `text` whose JSON form stays within `bytes`, cut at a code point. */
+function clipUtf8(text: string, bytes: number): string {
+  if (jsonLength(text) <= bytes) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) { const mid = Math.ceil((lo + hi) / 2); if (jsonLength(text.slice(0, mid)) <= bytes) lo = mid; else hi = mid - 1; }
+  const cut = lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1]!) ? lo - 1 : lo;
+  return text.slice(0, cut);
+}
 
 type ClickInput = ToolInput<'vm_click'>;
 const MARKS_FIRST = 'call vm_screenshot {marks: true} first, then click one of the ids it returns';
@@ -219,16 +241,27 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     return { structured: { screen_x: target.x, screen_y: target.y, ...(target.text !== undefined ? { text: target.text } : {}) } };
   },
   async vm_type(b, input) {
-    await b.session.type!(b.context, { text: input.text });
+    // Checked before anything is done: a text too long for human cadence types nothing.
+    const human = (input as { cadence?: string }).cadence === 'human' ? humanChars(input.text) : undefined;
+    if (human) await typeHuman(human, (text) => b.session.type!(b.context, { text }), b.context.signal);
+    else await b.session.type!(b.context, { text: input.text });
     return { structured: { typed: [...input.text].length } };
   },
   async vm_key(b, input) {
-    await b.session.key!(b.context, { keys: input.keys });
+    const action = (input as { action?: 'press' | 'down' | 'up' }).action ?? 'press';
+    if (action === 'press') await b.session.key!(b.context, { keys: input.keys });
+    else await holdingSession(b).keyHold!(b.context, { keys: input.keys, action });
     return { structured: { keys: input.keys } };
   },
   async vm_paste(b, input) {
     await b.session.paste!(b.context, { text: input.text });
     return { structured: { pasted: [...input.text].length } };
+  },
+  async vm_get_clipboard(b, _input, { host }) {
+    const { text } = await b.session.getClipboard!(b.context);
+    // Bounded like vm_get_file's content: the result budget less room for the envelope.
+    const kept = clipUtf8(text, fileBudget(host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES) / 2);
+    return { structured: { text: kept, ...(kept.length < text.length ? { truncated: true } : {}) } };
   },
   async vm_drag(b, input) {
     const from = await at(b, input.from, input.coordinate_space, 'from');
