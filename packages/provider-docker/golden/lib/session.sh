@@ -1,6 +1,7 @@
 #!/bin/sh
-# vmhub desktop session (PID 1's child under tini): Xvfb on $DISPLAY and openbox, both as the
-# desktop user. The screen is "WIDTHxHEIGHTxDEPTH" from $VMHUB_SCREEN (set at container start).
+# vmhub desktop session (PID 1's child under tini): Xvfb on $DISPLAY and the desktop, both as the
+# desktop user. The desktop is openbox (debian-x11), or the command in $VMHUB_DESKTOP (debian-desktop:
+# its XFCE session script, set in its image env). The screen is "WIDTHxHEIGHTxDEPTH" from $VMHUB_SCREEN (set at container start).
 # With $VMHUB_FBDIR (a directory the provider shares with the host, on a tmpfs), Xvfb keeps its
 # screen there (-fbdir: $VMHUB_FBDIR/screen/Xvfb_screen0, an XWD file), so the host can read the
 # framebuffer without entering the container (the pointer is not drawn, as in `xwd`).
@@ -50,6 +51,6 @@ as_user Xvfb "$DISPLAY" -screen 0 "$VMHUB_SCREEN" -nolisten tcp -ac -noreset "$@
 xvfb=$!
 x_wait
 cd "$home"
-as_user openbox &
+as_user "${VMHUB_DESKTOP:-openbox}" &
 wm=$!
 wait $xvfb

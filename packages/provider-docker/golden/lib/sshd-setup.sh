@@ -1,6 +1,7 @@
 #!/bin/sh
-# debian-x11's own setup (run as root in the root filesystem after packages, user and files): sshd
-# for a person's way in (`vmhub-server leases ssh`), as the manifest's "ssh" fact says. Nothing of a
+# sshd for a person's way in (`vmhub-server leases ssh`), as a manifest's "ssh" fact says: the setup
+# of debian-x11 ("setup": "../lib/sshd-setup.sh") and part of debian-desktop's (its setup.sh runs it).
+# Run as root in the root filesystem after packages, user and files. Nothing of a
 # key is left in the image: the host keys openssh-server's install made are removed (the session
 # makes the container's own at its first start) and no authorized key is installed (the provider
 # gives each lease its own at create, as VMHUB_SSH_AUTHORIZED_KEY).
