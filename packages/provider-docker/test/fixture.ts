@@ -8,14 +8,18 @@ import dockerProvider, { buildGolden, DockerClient, type DockerProviderOptions }
 
 export const template: TemplateConfig = dockerProvider.templates[0]!;
 
-let built: Promise<void> | undefined;
-/** Build the golden image if its tag is missing (prints how long it took). */
-export function ensureGolden(): Promise<void> {
-  built ??= (async () => {
-    const r = await buildGolden('debian-x11', { log: (l) => { if (process.env.VMHUB_TEST_VERBOSE) process.stderr.write(`[golden] ${l}\n`); } });
-    process.stderr.write(`[golden] ${r.tag} ${r.rebuilt ? `built by ${r.method} in ${(r.duration_ms / 1000).toFixed(1)} s` : 'already present'} (${((r.size_bytes ?? 0) / 1e6).toFixed(0)} MB)\n`);
-  })();
-  return built;
+const built = new Map<string, Promise<void>>();
+/** Build a golden image (default debian-x11) if its tag is missing (prints how long it took). */
+export function ensureGolden(name = 'debian-x11'): Promise<void> {
+  let b = built.get(name);
+  if (!b) {
+    b = (async () => {
+      const r = await buildGolden(name, { log: (l) => { if (process.env.VMHUB_TEST_VERBOSE) process.stderr.write(`[golden] ${l}\n`); } });
+      process.stderr.write(`[golden] ${r.tag} ${r.rebuilt ? `built by ${r.method} in ${(r.duration_ms / 1000).toFixed(1)} s` : 'already present'} (${((r.size_bytes ?? 0) / 1e6).toFixed(0)} MB)\n`);
+    })();
+    built.set(name, b);
+  }
+  return b;
 }
 
 export function testContext(): ProviderContext & { instance: string; warnings: string[] } {
