@@ -33,7 +33,7 @@ describe('server: tools/list as model providers take it (issue 28.2)', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
     const forms = (schema: any) => schema.anyOf.map((b: any) => b.required.join(','));
     assert.deepEqual(forms(byName.vm_exec!.properties.run), ['command', 'shell', 'job']);
-    assert.deepEqual(forms(byName.vm_click!.properties.target), ['x,y', 'text', 'mark']);
+    assert.deepEqual(forms(byName.vm_click!.properties.target), ['x,y', 'window,x,y', 'text', 'mark', 'ref']);
     assert.equal(byName.vm_dispatch!.properties.args.type, 'string');
   });
 

@@ -172,7 +172,7 @@ describe('adapter-android over real adb, fake tools', { skip }, () => {
       const p = await fresh.probe!(ctx());
       assert.deepEqual(Object.keys(p), ['inspect']);
       assert.match(p.inspect!, /no uiautomator/);
-      await rejectsWith(fresh.inspect!(ctx(), { max_depth: 5 }), 'CAPABILITY_UNAVAILABLE', /uiautomator not found/);
+      await rejectsWith(fresh.inspect!(ctx(), { max_depth: 5, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 }), 'CAPABILITY_UNAVAILABLE', /uiautomator not found/);
       await fresh.dispose();
     } finally {
       renameSync(`${bin}/uiautomator.off`, `${bin}/uiautomator`);
@@ -219,7 +219,7 @@ describe('adapter-android over real adb, fake tools', { skip }, () => {
   it('inspect: retried past "null root node", parsed with bounds; the scratch file is removed', async () => {
     dev.write('ui-failures', '2');
     dev.write('ui-count', '0');
-    const { tree, source } = await session.inspect!(ctx(), { max_depth: 10 });
+    const { tree, source } = await session.inspect!(ctx(), { max_depth: 10, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 });
     assert.equal(source, 'uiautomator');
     const button = tree.children![0]!.children![0]!;
     assert.deepEqual(button, { role: 'Button', name: 'Tap me', x: 40, y: 200, width: 1000, height: 140, states: ['clickable', 'focusable'] });
@@ -228,7 +228,7 @@ describe('adapter-android over real adb, fake tools', { skip }, () => {
     assert.deepEqual(readdirSync(dev.home).filter((f) => f.startsWith('vmhub-ui-')), []);
     dev.write('ui-failures', '99');
     dev.write('ui-count', '0');
-    await rejectsWith(session.inspect!(ctx(), { max_depth: 10 }), 'INTERNAL', /null root node/);
+    await rejectsWith(session.inspect!(ctx(), { max_depth: 10, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 }), 'INTERNAL', /null root node/);
     dev.write('ui-failures', '0');
   });
 

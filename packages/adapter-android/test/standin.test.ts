@@ -62,7 +62,7 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
   });
 
   it('a tap on the button changes the next screencap and the app', async () => {
-    const tree = (await session.inspect!(ctx(), { max_depth: 10 })).tree;
+    const tree = (await session.inspect!(ctx(), { max_depth: 10, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 })).tree;
     const find = (n: typeof tree): typeof tree | undefined => (n.role === 'Button' ? n : n.children?.map(find).find(Boolean));
     const button = find(tree);
     assert.ok(button?.width && button.height, `no Button in ${JSON.stringify(tree)}`);
@@ -82,7 +82,7 @@ describe('android on the android-standin golden (provider-docker, adb channel)',
     // A double tap is two taps.
     await session.click!(ctx(), { x: cx, y: cy, button: 'left', count: 2, modifiers: [] });
     await until(async () => ((await appState(t.channel))?.taps === after.taps + 2 ? true : undefined), 'the double tap', 10_000);
-    const named = find((await session.inspect!(ctx(), { max_depth: 10 })).tree);
+    const named = find((await session.inspect!(ctx(), { max_depth: 10, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 })).tree);
     assert.equal(named?.name, `Tapped ${after.taps + 2}`);
   });
 

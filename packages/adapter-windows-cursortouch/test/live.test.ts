@@ -60,7 +60,7 @@ for (const version of ['0.5.8', '0.8.2']) {
       const notepad = (await session.listWindows!(ctx())).find((x) => x.title === 'Untitled - Notepad');
       assert.ok(notepad, 'the stand-in shows a Notepad');
       assert.equal((await session.focus!(ctx(), { window: notepad.id })).focused, true);
-      const tree = await session.inspect!(ctx(), { max_depth: 10 });
+      const tree = await session.inspect!(ctx(), { max_depth: 10, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 });
       const win = tree.tree.children!.find((c) => c.name === 'Untitled - Notepad');
       const edit = JSON.stringify(win).includes('Text Editor') ? findNode(win!, 'Text Editor') : undefined;
       assert.ok(edit && edit.x !== undefined && edit.y !== undefined, 'inspect shows the text editor with its position');
@@ -180,7 +180,7 @@ for (const version of ['0.5.8', '0.8.2']) {
     });
 
     it('inspect: the UI Automation tree as ElementNodes', async () => {
-      const r = await session.inspect!(ctx(), { max_depth: 10 });
+      const r = await session.inspect!(ctx(), { max_depth: 10, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 });
       assert.equal(r.tree.role, 'desktop');
       assert.ok(r.tree.children!.length > 0, 'windows are listed');
       const flat = JSON.stringify(r.tree);

@@ -1,7 +1,8 @@
 /**
  * x11 with real GTK 3 apps (python3-gi): inspect with a real AT-SPI stack — a GTK window in its
  * own session D-Bus, found by the adapter's dumper through the root window's AT_SPI_BUS property
- * as a separate exec in the guest would — and paste through CLIPBOARD + ctrl+v into a GTK entry. Needs Debian's at-spi2-core, python3-pyatspi,
+ * as a separate exec in the guest would —, its budgets on a window of 4000 labels, and paste through
+ * CLIPBOARD + ctrl+v into a GTK entry. Needs Debian's at-spi2-core, python3-pyatspi,
  * python3-gi, gir1.2-gtk-3.0, libatk-adaptor and dbus on the test host (system /usr/bin/python3).
  */
 import { after, before, describe, it } from 'node:test';
@@ -68,7 +69,7 @@ describe('x11: inspect (AT-SPI)', () => {
   it('before any accessible app runs there is no bus: CAPABILITY_UNAVAILABLE saying so', async () => {
     const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home, DBUS_SESSION_BUS_ADDRESS: 'disabled:' };
     const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), createHostChannel({ home: x.home, env }), { display: x.display });
-    await assert.rejects(session.inspect!(ctx, { max_depth: 3 }), (err: { code?: string; message?: string }) =>
+    await assert.rejects(session.inspect!(ctx, { max_depth: 3, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 }), (err: { code?: string; message?: string }) =>
       err.code === 'CAPABILITY_UNAVAILABLE' && /no accessibility bus runs/.test(err.message ?? ''));
     await session.dispose();
   });
@@ -86,7 +87,7 @@ describe('x11: inspect (AT-SPI)', () => {
     const unavailable = await session.probe!(ctx);
     assert.equal(unavailable.inspect, undefined, `probe: ${JSON.stringify(unavailable)}`);
     const r = await until(async () => {
-      const t = await session.inspect!(ctx, { max_depth: 12 });
+      const t = await session.inspect!(ctx, { max_depth: 12, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 });
       return find(t.tree, (n) => n.role === 'push button') ? t : undefined;
     }, 'button in the tree', 15_000, 500);
     assert.equal(r.source, 'at-spi');
@@ -97,9 +98,63 @@ describe('x11: inspect (AT-SPI)', () => {
     assert.ok(button.states?.includes('showing'));
     // Extents are screen pixels inside the window's client area (as vm_list_windows reports it).
     assert.ok(button.x! >= win.x && button.y! >= win.y && button.x! + button.width! <= win.x + win.width && button.y! + button.height! <= win.y + win.height, `${JSON.stringify(button)} vs ${JSON.stringify(win)}`);
-    const shallow = await session.inspect!(ctx, { max_depth: 1 });
+    const shallow = await session.inspect!(ctx, { max_depth: 1, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 });
     assert.equal(find(shallow.tree, (n) => n.role === 'push button'), undefined, 'max_depth bounds the tree');
     await session.dispose();
+  });
+});
+
+const GTK_MANY = `
+import sys, gi
+gi.require_version('Gtk', '3.0')
+from gi.repository import Gtk
+w = Gtk.Window(title=sys.argv[1])
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+for i in range(int(sys.argv[2])):
+    box.pack_start(Gtk.Label(label='row %d' % i), False, False, 0)
+s = Gtk.ScrolledWindow()
+s.add(box)
+w.add(s)
+w.set_default_size(400, 300)
+w.connect('destroy', Gtk.main_quit)
+w.show_all()
+Gtk.main()
+`;
+
+describe('x11: inspect is bounded (a window with 4000 labels)', () => {
+  it('the focused window by default; the node budget and the time budget each cut the walk with the reason, and the desktop stays usable', async () => {
+    const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', HOME: x.home };
+    const script = join(x.home, 'many.py');
+    writeFileSync(script, GTK_MANY);
+    const title = `many-${randomBytes(3).toString('hex')}`;
+    const many = spawn('dbus-run-session', ['--', '/usr/bin/python3', script, title, '4000'], { env: { ...process.env, ...x.env, ...env }, stdio: 'ignore', detached: true });
+    try {
+      const { session, ctx } = await openLease(createX11Adapter({ display: x.display }), createHostChannel({ home: x.home, env }), { display: x.display });
+      const win = await until(async () => (await session.listWindows!(ctx)).find((w) => w.title === title && w.visible), 'GTK window', 20_000, 200);
+      await until(async () => ((await session.focus!(ctx, { window: win.id })).focused ? true : undefined), 'focused', 5000, 100);
+      const byNodes = await until(async () => {
+        const t = await session.inspect!(ctx, { max_depth: 50, scope: 'window', max_nodes: 100, timeout_ms: 10_000 });
+        return t.scope === 'window' && t.tree.name === title ? t : undefined;
+      }, 'the focused window as the root', 15_000, 500);
+      assert.equal(byNodes.truncated, 'nodes');
+      let count = 0;
+      const walk = (n: ElementNode) => { count += 1; (n.children ?? []).forEach(walk); };
+      walk(byNodes.tree);
+      assert.equal(count, 100);
+      assert.ok(find(byNodes.tree, (n) => n.role === 'label' && n.name === 'row 0'), 'the first rows are read');
+      const t0 = Date.now();
+      const byTime = await session.inspect!(ctx, { max_depth: 50, scope: 'window', max_nodes: 5000, timeout_ms: 1000 });
+      const ms = Date.now() - t0;
+      assert.equal(byTime.truncated, 'time', `4000 labels in 1 s: ${JSON.stringify(byTime).length} bytes`);
+      assert.ok(ms < 2500, `answered in ${ms} ms (budget 1000 + the helper's start)`);
+      const whole = await session.inspect!(ctx, { max_depth: 3, scope: 'desktop', max_nodes: 50, timeout_ms: 5000 });
+      assert.equal(whole.scope, 'desktop');
+      assert.equal(whole.tree.role, 'desktop frame');
+      assert.ok((await session.listWindows!(ctx)).some((w) => w.title === title), 'the desktop still answers');
+      await session.dispose();
+    } finally {
+      if (many.pid) { try { process.kill(-many.pid, 'SIGTERM'); } catch { /* gone */ } }
+    }
   });
 });
 

@@ -121,7 +121,7 @@ describe('x11: probe and inspect', () => {
       const unavailable = await session.probe!(ctx);
       assert.deepEqual(Object.keys(unavailable), ['inspect']);
       assert.equal(unavailable.inspect, ATSPI_REASON);
-      const msg = await code(session.inspect!(ctx, { max_depth: 3 }));
+      const msg = await code(session.inspect!(ctx, { max_depth: 3, scope: 'desktop', max_nodes: 2000, timeout_ms: 10_000 }));
       assert.match(msg, /^CAPABILITY_UNAVAILABLE: .*no AT-SPI stack \(at-spi2-core \+ python3-pyatspi\)/);
       await session.dispose();
     } finally {

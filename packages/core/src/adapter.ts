@@ -122,6 +122,26 @@ export interface ScreenshotOptions {
   live?: boolean;
 }
 
+/** What vm_inspect asks of an adapter, core's defaults filled in. */
+export interface InspectRequest {
+  max_depth: number;
+  /** `window`: the focused window's subtree; `desktop`: every application's. */
+  scope: 'window' | 'desktop';
+  /** Stop after this many elements. */
+  max_nodes: number;
+  /** Stop walking after this long and answer what was read. */
+  timeout_ms: number;
+}
+
+export interface InspectResult {
+  source: string;
+  tree: ElementNode;
+  /** The scope answered when not the one asked (no focused window found: the desktop). */
+  scope?: 'window' | 'desktop';
+  /** The limit that cut the tree short. */
+  truncated?: 'nodes' | 'time' | 'depth';
+}
+
 export interface AdapterSession {
   /**
    * Capture the whole screen; core crops, scales and encodes. Core only reads `data` and copies
@@ -131,7 +151,13 @@ export interface AdapterSession {
    * `options.live`: ScreenshotOptions.
    */
   screenshot?(ctx: AdapterContext, options?: ScreenshotOptions): Promise<RawScreen>;
-  inspect?(ctx: AdapterContext, input: { max_depth: number }): Promise<{ source: string; tree: ElementNode }>;
+  /**
+   * The accessibility tree, bounded (InspectRequest): an adapter stops at either budget and
+   * answers what it read with `truncated` naming the limit, never blocking past `timeout_ms` on an
+   * application that does not answer. Bounds are screen pixels. Core caps the nodes again, adds
+   * refs, and answers a walk that overruns its time by far with an empty, truncated tree.
+   */
+  inspect?(ctx: AdapterContext, input: InspectRequest): Promise<InspectResult>;
   listWindows?(ctx: AdapterContext): Promise<WindowInfo[]>;
   focus?(ctx: AdapterContext, input: { window: string }): Promise<WindowInfo>;
   close?(ctx: AdapterContext, input: { window: string }): Promise<{ window_id: string }>;

@@ -123,6 +123,10 @@ export type WindowInfo = Static<typeof WindowSchema>;
 export interface ElementNode {
   role: string;
   name?: string;
+  /** The element's own text where it has one and no name (a paragraph, a cell, a field), clipped. */
+  text?: string;
+  /** Set by core (router/refs.ts), never by an adapter: vm_click {ref} / vm_type {ref} target it. */
+  ref?: string;
   x?: number;
   y?: number;
   width?: number;

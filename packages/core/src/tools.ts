@@ -28,16 +28,16 @@ const StrEnum = <const T extends string>(values: readonly T[], options: Record<s
  */
 export const OneForm = <T extends TSchema[]>(branches: [...T], description: string) => Type.Unsafe<Static<T[number]>>({ description, anyOf: branches });
 // Its bound (MAX_LEASE_ID) is checked by the router, not repeated in ~27 published schemas (tools/list's budget).
-const LeaseId = Type.String({ description: 'Lease id.' });
+const LeaseId = Type.String({ description: 'Lease.' });
 /** Longest lease_id taken (ids are 36-character UUIDs); longer is INVALID_REQUEST (router/index.ts). */
 export const MAX_LEASE_ID = 64;
 // No bounds here: a point off the screen (negative or past the edge) is refused by the off-screen
 // check with a clearer message, and every byte of tools/list costs agents tokens.
 const Coord = (axis: 'X' | 'Y') => Type.Number(d(`Screenshot ${axis.toLowerCase()}.`));
-const Space = Type.Optional(StrEnum(['image', 'screen'], d('x, y in image (default) or screen pixels.')));
+const Space = Type.Optional(StrEnum(['image', 'screen'], d('Image (default) or screen pixels.')));
 const Button = Type.Optional(StrEnum(['left', 'right', 'middle'], d('Default left.')));
 const GuestPath = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
-const Window = Type.String({ maxLength: 512, description: 'Window id (vm_list_windows) or exact title.' });
+const Window = Type.String({ maxLength: 512, description: 'Window id or exact title.' });
 const ExpiresAt = Type.String();
 /** A screen-pixel rectangle. */
 const Region = (description: string) => Type.Object({ x: Type.Number(), y: Type.Number(), width: Type.Integer({ minimum: 1 }), height: Type.Integer({ minimum: 1 }) }, { ...Strict, description: `${description} Screen pixels.` });
@@ -93,20 +93,32 @@ const Modifiers = Type.Optional(Type.Array(StrEnum(['ctrl', 'shift', 'alt', 'sup
 const TtlSeconds = Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'Lifetime from now.' }));
 const Owner = Type.Optional(Type.String({ maxLength: 128, description: 'Free-text owner label.' }));
 
-const ClickInput = Type.Object({
+/** An element's `ref` from the lease's latest vm_inspect (router/refs.ts). */
+const ElementRef = (description: string) => Type.String({ pattern: '^e[0-9]{1,5}$', description });
+const ClickTargets = [
+  Type.Object({ x: Coord('X'), y: Coord('Y') }, Strict),
+  Type.Object({ text: TextQuery('On-screen text (OCR), any case.') }, Strict),
+  Type.Object({ mark: Type.Integer({ minimum: 1, description: 'From vm_screenshot {marks}.' }) }, Strict),
+  Type.Object({ ref: ElementRef('From vm_inspect.') }, Strict),
+];
+/** A point in a window's client pixels (router/window-point.ts); vm_click's own, not a batch step's. */
+const WindowPoint = Type.Object({
+  window: Window,
+  x: Type.Number({ description: 'Its client x.' }), y: Type.Number({ description: 'Its client y.' }),
+}, Strict);
+const clickInput = <T extends TSchema[]>(targets: [...T]) => Type.Object({
   lease_id: LeaseId,
-  target: OneForm([
-    Type.Object({ x: Coord('X'), y: Coord('Y') }, Strict),
-    Type.Object({ text: TextQuery('Text on screen (OCR), case-insensitive.') }, Strict),
-    Type.Object({ mark: Type.Integer({ minimum: 1, description: 'Id from vm_screenshot {marks: true}.' }) }, Strict),
-  ], 'Exactly one: {x, y}, {text} or {mark}.'),
+  target: OneForm(targets, 'One of these forms.'),
   index: Type.Optional(Type.Integer({ minimum: 0, maximum: 99, description: 'With text: which match, 0 = first.' })),
   button: Button,
   count: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: '2 = double click.' })),
   modifiers: Modifiers,
   coordinate_space: Space,
 }, Strict);
-const TypeInput = Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 20000, description: 'Text to type; "\\n" presses Return.' }) }, Strict);
+/** vm_batch's click step: vm_click without the window form (a step's point is the screenshot's). */
+const ClickStepInput = clickInput(ClickTargets);
+const ClickInput = clickInput([ClickTargets[0]!, WindowPoint, ...ClickTargets.slice(1)]);
+const TypeInput = Type.Object({ lease_id: LeaseId, text: Type.String({ minLength: 1, maxLength: 20000, description: 'Text to type; "\\n" presses Return.' }), ref: Type.Optional(ElementRef('Click this ref first.')) }, Strict);
 /** vm_type's own input: vm_batch's type step without `cadence` (a step's time is bounded); human = router/cadence.ts. */
 const TypeCadenceInput = Type.Object({ ...TypeInput.properties, cadence: Type.Optional(StrEnum(['fast', 'human'], d('human: paced per key, ≤300 chars.'))) }, Strict);
 const KeyPress = { lease_id: LeaseId, keys: Type.String({ minLength: 1, maxLength: 256, description: 'E.g. "ctrl+shift+t Return F5".' }) };
@@ -147,9 +159,9 @@ function stepOf(action: BatchAction, input: { properties: Record<string, TSchema
 }
 const WaitSeconds = Type.Object({ lease_id: LeaseId, seconds: Type.Number({ minimum: 0, maximum: 30, description: 'Pause this long.' }) }, Strict);
 const BatchStep = OneForm([
-  stepOf('click', ClickInput), stepOf('type', TypeInput), stepOf('key', Type.Object(KeyPress, Strict)), stepOf('paste', PasteInput),
+  stepOf('click', ClickStepInput), stepOf('type', TypeInput), stepOf('key', Type.Object(KeyPress, Strict)), stepOf('paste', PasteInput),
   stepOf('drag', DragInput), stepOf('scroll', ScrollInput), stepOf('wait', WaitSeconds), stepOf('wait_for', WaitInput),
-], 'An action and its tool\'s fields (wait_for: vm_wait\'s); null = not given.');
+], 'action + its tool\'s fields (wait_for: vm_wait\'s); null = not given.');
 
 const ExecInput = Type.Object({
   lease_id: LeaseId,
@@ -157,7 +169,7 @@ const ExecInput = Type.Object({
     Type.Object({ command: Type.Array(Type.String({ maxLength: 65536 }), { minItems: 1, maxItems: 1024, description: 'argv, no shell.' }) }, Strict),
     Type.Object({ shell: Type.String({ minLength: 1, maxLength: 65536, description: 'Run by sh (PowerShell on Windows).' }) }, Strict),
     Type.Object({ job: Type.String({ maxLength: 64, description: 'Read a detached job.' }) }, Strict),
-  ], 'Exactly one: {command}, {shell} or {job}.'),
+  ], 'One of these forms.'),
   cwd: Type.Optional(GuestPath('Working directory.')),
   stdin: Type.Optional(Type.String({ maxLength: 1048576, description: 'Fed to the command.' })),
   timeout_seconds: Type.Optional(Type.Number({ minimum: 1, maximum: 3600, description: 'Kill after this long.' })),
@@ -208,13 +220,13 @@ export const TOOLS = {
   }),
   vm_lease_create: tool({
     name: 'vm_lease_create', title: 'Create lease',
-    description: 'Create a VM from a template; waits wait_seconds for ready. Same request_id, same lease.',
+    description: 'Create a VM from a template; waits wait_seconds for ready; request_id dedupes.',
     // Exactly one of template and snapshot_id (router/args-together.ts says which is missing).
     // A fork of count > 1 makes leases under request_id, request_id#2 … #count (each idempotent);
     // the answer is the first lease, with lease_ids naming all of them in order.
     input: Type.Object({
       template: Type.Optional(Type.String({ maxLength: 128, description: 'Template id (vm_list_templates).' })),
-      snapshot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Fork this snapshot (vm_snapshot) instead.' })),
+      snapshot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Fork this snapshot instead.' })),
       count: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, description: 'Forks to make.' })),
       // A named volume at the guest home, kept across leases (one lease at a time); not with snapshot_id.
       workspace: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description: 'Persistent home volume to attach.' })),
@@ -356,9 +368,18 @@ export const TOOLS = {
   }),
   vm_inspect: tool({
     name: 'vm_inspect', title: 'Inspect UI', capability: 'inspect',
-    description: 'Element tree (roles, names, bounds) for text-only models.',
-    input: Type.Object({ lease_id: LeaseId, max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Levels to descend.' })) }, Strict),
-    output: bound({ source: Type.String(), tree: Type.Unsafe({ type: 'object', description: 'Root element: {role, name?, x?, y?, width?, height?, states?, children?}.' }) }),
+    description: 'UI tree of the focused window; refs for vm_click/vm_type.',
+    input: Type.Object({
+      lease_id: LeaseId, max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Levels to descend.' })),
+      scope: Type.Optional(StrEnum(['window', 'desktop'], d('Default window.'))),
+      max_nodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Default 500.' })),
+      timeout_seconds: Type.Optional(Type.Number({ minimum: 0.5, maximum: 30, description: 'Default 3.' })),
+    }, Strict),
+    output: bound({
+      source: Type.String(), scope: Type.String(), nodes: Type.Integer(),
+      truncated: Type.Optional(Type.Boolean()), reason: Type.Optional(Type.String({ description: 'The limit that cut it: nodes, time or depth.' })),
+      tree: Type.Unsafe({ type: 'object', description: 'Root: {role, name?, text?, ref?, x?, y?, width?, height?, states?, children?}.' }),
+    }),
     annotations: RO,
   }),
   vm_list_windows: tool({
@@ -396,7 +417,7 @@ export const TOOLS = {
   }),
   vm_click: tool({
     name: 'vm_click', title: 'Click', capability: 'click',
-    description: 'Click target: a point (latest-screenshot pixels), OCR text (index-th) or a mark.',
+    description: 'Click a point (screenshot or window pixels), OCR text, a mark or a ref.',
     input: ClickInput,
     output: bound({ screen_x: Type.Integer(), screen_y: Type.Integer(), text: Type.Optional(Type.String()) }),
     annotations: ACT,
@@ -445,7 +466,7 @@ export const TOOLS = {
   }),
   vm_batch: tool({
     name: 'vm_batch', title: 'Batch actions', bound: true,
-    description: 'Up to 20 input steps in one call; all checked first, stops at a failure.',
+    description: 'Up to 20 input steps; all checked first; stops at a failure.',
     input: Type.Object({
       lease_id: LeaseId,
       actions: Type.Array(BatchStep, { minItems: 1, maxItems: 20, description: 'Steps, in order.' }),
@@ -546,7 +567,7 @@ export type ToolArgs<N extends ToolName> = Static<(typeof TOOLS)[N]['input']>;
 export type ToolInput<N extends ToolName> = N extends keyof HandlerForms ? HandlerForms[N] : ToolArgs<N>;
 interface HandlerForms {
   vm_exec: Omit<ToolArgs<'vm_exec'>, 'run'> & { command?: string[]; shell?: string; job?: string };
-  vm_click: Omit<ToolArgs<'vm_click'>, 'target'> & { x?: number; y?: number; text?: string; mark?: number };
+  vm_click: Omit<ToolArgs<'vm_click'>, 'target'> & { x?: number; y?: number; window?: string; text?: string; mark?: number; ref?: string };
   vm_dispatch: Omit<ToolArgs<'vm_dispatch'>, 'args'> & { args?: Record<string, unknown> };
 }
 export type ToolOutput<N extends ToolName> = Static<(typeof TOOLS)[N]['output']>;

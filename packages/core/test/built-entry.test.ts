@@ -18,8 +18,8 @@ it('core: the root entry is the contract; router, screenshot, ocr and config are
   assert.equal(typeof router.createRouter, 'function');
   for (const name of ['createTesseractEngine', 'detectTesseract', 'cachedOcr', 'findMatches', 'textElements'] as const) assert.equal(typeof (ocr as Record<string, unknown>)[name], 'function', `@vmhub/core/ocr exports ${name}`);
   assert.equal(core.CONTRACT_VERSION, 2);
-  assert.equal(Object.keys(core.TOOLS).length, 31);
+  assert.equal(Object.keys(core.TOOLS).length, 32);
   const list = router.createRouter({ settings: { denyTools: [], screenshot: { format: 'png', maxWidth: 1, maxHeight: 1, maxBytes: 1 }, maxFileBytes: 1, callTimeoutSeconds: 1 } } as never).listTools();
-  assert.equal(list.length, 31);
+  assert.equal(list.length, 32);
   for (const t of list) assert.ok(!JSON.stringify(t).includes('"required":[') || JSON.stringify(t.outputSchema).indexOf('"required"') === -1, `${t.name} output schema carries no required list`);
 });

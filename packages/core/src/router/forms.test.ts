@@ -18,7 +18,7 @@ describe('core: published and older argument forms', () => {
   });
   it('two forms at once, a half form or a bad args text is a typed error naming the forms', () => {
     assert.throws(() => args('vm_exec', { command: ['ls'], shell: 'ls' }), /run must be exactly one of \{command\}, \{shell\}, \{job\}/);
-    assert.throws(() => args('vm_click', { target: { x: 1 } }), /target must be exactly one of \{x, y\}, \{text\}, \{mark\} \(missing field "y"\)/);
+    assert.throws(() => args('vm_click', { target: { x: 1 } }), /target must be exactly one of \{x, y\}, \{window, x, y\}, \{text\}, \{mark\}, \{ref\} \(missing field "y"\)/);
     assert.throws(() => args('vm_click', { x: 1, y: 2, mark: 3 }), (e: any) => e.code === 'INVALID_REQUEST' && /target must be exactly one of/.test(e.message));
     assert.throws(() => args('vm_dispatch', { verb: 'v', args: '[1]' }), /args must be the text of a JSON object/);
   });

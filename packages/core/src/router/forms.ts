@@ -13,7 +13,7 @@ import type { ToolName } from '../tools.ts';
 /** Each exclusive choice: the published property and the fields its branches hold. */
 export const EXCLUSIVE_CHOICES: Partial<Record<ToolName, { key: string; fields: readonly string[] }>> = {
   vm_exec: { key: 'run', fields: ['command', 'shell', 'job'] },
-  vm_click: { key: 'target', fields: ['x', 'y', 'text', 'mark'] },
+  vm_click: { key: 'target', fields: ['x', 'y', 'window', 'text', 'mark', 'ref'] },
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

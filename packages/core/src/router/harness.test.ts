@@ -10,12 +10,12 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
-import type { Adapter, OpenSession } from '../adapter.ts';
+import type { Adapter, InspectRequest, InspectResult, OpenSession } from '../adapter.ts';
 import type { Capability } from '../capabilities.ts';
 import type { RawScreen } from '../channel.ts';
 import { VmhubError } from '../errors.ts';
 import type { OcrEngine, OcrImage, OcrWord } from '../ocr/types.ts';
-import type { ElementNode } from '../shapes.ts';
+import type { ElementNode, WindowInfo } from '../shapes.ts';
 import { createRouter } from './index.ts';
 import type { RouterHost, ScreenState } from './types.ts';
 
@@ -49,8 +49,11 @@ export interface FakeVmOptions {
   /** Words for an image; `false`: the host has no OCR engine; a VmhubError: host.screenshots.ocr() rejects with it. */
   ocr?: ((img: OcrImage) => OcrWord[]) | false | VmhubError;
   capabilities?: Capability[];
-  inspect?: ElementNode;
+  /** The tree inspect() answers, or how it answers a request (the request as the adapter got it). */
+  inspect?: ElementNode | ((request: InspectRequest) => Promise<InspectResult>);
   screenSize?: { width: number; height: number };
+  /** What listWindows() answers (none: the session has no listWindows). */
+  windows?: WindowInfo[];
   /** Input kinds whose call fails (INTERNAL), e.g. "type". */
   failing?: string[];
 }
@@ -77,8 +80,9 @@ export async function fakeVm(options: FakeVmOptions): Promise<FakeVm> {
     lease_id: 'lease-1', disposed: false, dispose: async () => undefined,
     screenshot: async () => options.capture(vm.captures++),
     click: record('click'), type: record('type'), key: record('key'), paste: record('paste'), drag: record('drag'), scroll: record('scroll'),
-    ...(options.inspect ? { inspect: async () => ({ source: 'fake', tree: options.inspect! }) } : {}),
+    ...(options.inspect ? { inspect: async (_ctx: unknown, request: InspectRequest) => (typeof options.inspect === 'function' ? options.inspect(request) : { source: 'fake', tree: options.inspect! }) } : {}),
     ...(options.screenSize ? { screenSize: async () => options.screenSize! } : {}),
+    ...(options.windows ? { listWindows: async () => options.windows! } : {}),
   } as unknown as OpenSession;
   const adapter = { kind: 'adapter', id: 'fake', version: '0.0.0', contractVersion: 2, capabilities, verbs: [], open: async () => session } as unknown as Adapter;
   const engine: OcrEngine = {

@@ -23,7 +23,7 @@ export async function detectMarks(b: BoundLease, host: ToolHost, px: RegionPixel
   const words = await readWords(engine, px, b.context.signal);
   const boxes: Omit<ScreenMark, 'id'>[] = textElements(words).map((e) => ({ text: e.text, x: e.x, y: e.y, width: e.width, height: e.height }));
   if (b.adapter?.capabilities.includes('inspect') && b.session.inspect) {
-    const tree = await b.session.inspect(b.context, { max_depth: 12 }).then((r) => r.tree, () => undefined);
+    const tree = await b.session.inspect(b.context, { max_depth: 12, scope: 'desktop', max_nodes: 2000, timeout_ms: 3000 }).then((r) => r.tree, () => undefined);
     // Smallest first, so a button wins over the toolbar around it.
     for (const el of tree ? elementsIn(tree, px.region).sort((p, q) => p.width * p.height - q.width * q.height) : []) {
       if (!boxes.some((m) => overlaps(m, el))) boxes.push(el);

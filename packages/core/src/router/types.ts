@@ -31,6 +31,16 @@ export interface ScreenMark {
   height: number;
 }
 
+/** An element of the latest vm_inspect, by its ref: its bounds in screen pixels and what it is. */
+export interface ElementBox {
+  role: string;
+  name?: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /**
  * Per-lease screen state, owned by the lease's session: the latest screenshot's mapping, the
  * marks of the latest `vm_screenshot {marks: true}` (what `vm_click {mark}` clicks), and a digest
@@ -39,6 +49,8 @@ export interface ScreenMark {
 export interface ScreenState {
   latest?: ScreenMapping;
   marks?: ScreenMark[];
+  /** The latest vm_inspect's elements with bounds, by ref, in screen pixels (router/refs.ts). */
+  refs?: Map<string, ElementBox>;
   /**
    * Digest of the decoded pixels of the latest screenshot's region, and that region (screen px).
    * Asked for, not computed up front: vm_screenshot hashes decoded pixels after its answer is on

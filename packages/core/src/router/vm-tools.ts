@@ -13,13 +13,15 @@ import type { DetachedJobs } from './jobs.ts';
 import type { ExecResult } from '../channel.ts';
 import { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 import type { LeaseBinding, ToolHost } from './types.ts';
-import type { OpenSession } from '../adapter.ts';
+import type { InspectRequest, InspectResult, OpenSession } from '../adapter.ts';
 import { posixShellArgv } from '../define.ts';
 import { runBatch, type Precheck } from './batch.ts';
 import { centre, matchesOf, nearestTexts, ocrEngine, readWords, shownMatch } from './find-text.ts';
 import { baselineOf, changedBox } from './changes.ts';
 import { frameDigest, captureFrame } from './frame.ts';
 import { detectMarks, marksInImage, marksOverlay } from './marks.ts';
+import { refBox, withRefs } from './refs.ts';
+import { windowPoint } from './window-point.ts';
 import { checkWait, waitFor } from './wait.ts';
 import { humanChars, typeHuman } from './cadence.ts';
 
@@ -78,13 +80,14 @@ function clipUtf8(text: string, bytes: number): string {
 type ClickInput = ToolInput<'vm_click'>;
 const MARKS_FIRST = 'call vm_screenshot {marks: true} first, then click one of the ids it returns';
 
-/** Exactly one target: a point, a text, or a mark. */
-function clickForm(input: ClickInput): 'point' | 'text' | 'mark' {
+/** Exactly one target: a point, a text, a mark or an element ref. */
+function clickForm(input: ClickInput): 'point' | 'text' | 'mark' | 'ref' {
   const point = input.x !== undefined || input.y !== undefined;
-  const forms = [point && 'point', input.text !== undefined && 'text', input.mark !== undefined && 'mark'].filter(Boolean) as ('point' | 'text' | 'mark')[];
-  if (forms.length !== 1) throw new VmhubError('INVALID_REQUEST', forms.length ? `vm_click takes one target, got ${forms.join(' and ')}: give x and y, or text (with index), or mark` : 'vm_click needs a target: x and y, or text (with index), or mark');
+  const forms = [point && 'point', input.text !== undefined && 'text', input.mark !== undefined && 'mark', input.ref !== undefined && 'ref'].filter(Boolean) as ('point' | 'text' | 'mark' | 'ref')[];
+  if (forms.length !== 1) throw new VmhubError('INVALID_REQUEST', forms.length ? `vm_click takes one target, got ${forms.join(' and ')}: give x and y, or text (with index), or mark, or ref` : 'vm_click needs a target: x and y, or text (with index), or mark, or ref');
   if (point && (input.x === undefined || input.y === undefined)) throw new VmhubError('INVALID_REQUEST', `vm_click needs both x and y (got only ${input.x === undefined ? 'y' : 'x'})`);
   if (input.index !== undefined && forms[0] !== 'text') throw new VmhubError('INVALID_REQUEST', 'index picks among text matches: give it with text');
+  if (input.window !== undefined && input.coordinate_space !== undefined) throw new VmhubError('INVALID_REQUEST', 'vm_click {window}: x and y are that window\'s client pixels, so coordinate_space does not apply: give one or the other');
   return forms[0]!;
 }
 
@@ -96,10 +99,18 @@ function markOf(b: BoundLease, id: number) {
   return mark;
 }
 
+/** The centre of the element `ref` names (router/refs.ts), in screen pixels, and its name. */
+function refPoint(b: BoundLease, ref: string): { x: number; y: number; text?: string } {
+  const box = refBox(b.screen, ref);
+  return { ...centre(box, b.screen.latest?.screen ?? { width: Infinity, height: Infinity }), ...(box.name !== undefined ? { text: box.name } : {}) };
+}
+
 /** Where a click lands, in screen pixels, and the text it targets. */
 async function clickTarget(b: BoundLease, input: ClickInput, host: ToolHost): Promise<{ x: number; y: number; text?: string }> {
   const form = clickForm(input);
+  if (form === 'point' && input.window !== undefined) return at(b, await windowPoint(b.session, b.context, input.window, { x: input.x!, y: input.y! }), 'screen', 'window point');
   if (form === 'point') return at(b, { x: input.x!, y: input.y! }, input.coordinate_space, 'click point');
+  if (form === 'ref') return refPoint(b, input.ref!);
   if (form === 'mark') {
     const mark = markOf(b, input.mark!);
     return { ...centre(mark, b.screen.latest?.screen ?? { width: Infinity, height: Infinity }), text: mark.text };
@@ -118,13 +129,46 @@ async function clickTarget(b: BoundLease, input: ClickInput, host: ToolHost): Pr
   return { ...centre(match, frame.screen), text: match.text };
 }
 
+/** vm_type {ref}: click the element first, so the text goes where the agent pointed. */
+async function clickRef(b: BoundLease, ref: string): Promise<void> {
+  const point = refPoint(b, ref);
+  if (!b.session.click) throw new VmhubError('CAPABILITY_UNAVAILABLE', `vm_type {ref}: this lease's adapter cannot click to focus ${ref}`, { hint: 'Focus the field another way (vm_key Tab), then vm_type without ref.' });
+  await b.session.click(b.context, { x: point.x, y: point.y, button: 'left', count: 1, modifiers: [] });
+}
+
+/** Past its own time budget an adapter has this long to answer before core answers for it. */
+const INSPECT_GRACE_MS = 2_000;
+
+/**
+ * The adapter's inspect, never waited on past its budget and the grace: an adapter that overruns
+ * by that much is answered for with an empty tree, truncated by time (the walk goes on unseen).
+ */
+async function inspectBounded(b: BoundLease, request: InspectRequest): Promise<InspectResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<InspectResult>((resolve) => {
+    timer = setTimeout(() => resolve({ source: 'none', tree: { role: 'desktop' }, truncated: 'time' }), request.timeout_ms + INSPECT_GRACE_MS);
+  });
+  try {
+    return await Promise.race([b.session.inspect!(b.context, request), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What vm_batch checks of a step before any step runs: the same checks the tool makes first. */
 export const PRECHECKS: Partial<Record<ToolName, Precheck>> = {
   async vm_click(b, input, host) {
     const form = clickForm(input as ClickInput);
-    if (form === 'point') await at(b, input as { x: number; y: number }, (input as ClickInput).coordinate_space, 'click point');
+    const { window } = input as ClickInput;
+    if (form === 'point' && window !== undefined) await windowPoint(b.session, b.context, window, input as { x: number; y: number });
+    else if (form === 'point') await at(b, input as { x: number; y: number }, (input as ClickInput).coordinate_space, 'click point');
     else if (form === 'mark') markOf(b, (input as ClickInput).mark!);
+    else if (form === 'ref') refBox(b.screen, (input as ClickInput).ref!);
     else await ocrEngine(host, 'vm_click {text}');
+  },
+  async vm_type(b, input) {
+    const ref = (input as ToolInput<'vm_type'>).ref;
+    if (ref !== undefined) refBox(b.screen, ref);
   },
   async vm_drag(b, input) {
     const i = input as ToolInput<'vm_drag'>;
@@ -216,8 +260,12 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     return runBatch(b, input, host, VM_HANDLERS as never, PRECHECKS);
   },
   async vm_inspect(b, input) {
-    const r = await b.session.inspect!(b.context, { max_depth: input.max_depth ?? 12 });
-    return { structured: { source: r.source, tree: r.tree } };
+    const request: InspectRequest = { max_depth: input.max_depth ?? 12, scope: input.scope ?? 'window', max_nodes: input.max_nodes ?? 500, timeout_ms: Math.round((input.timeout_seconds ?? 3) * 1000) };
+    const r = await inspectBounded(b, request);
+    const kept = withRefs(r.tree, request.max_nodes);
+    b.screen.refs = kept.refs;
+    const truncated = r.truncated ?? (kept.cut ? 'nodes' : undefined);
+    return { structured: { source: r.source, scope: r.scope ?? request.scope, nodes: kept.nodes, ...(truncated ? { truncated: true, reason: truncated } : {}), tree: kept.tree } };
   },
   async vm_list_windows(b, input) {
     let windows = await b.session.listWindows!(b.context);
@@ -243,6 +291,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
   async vm_type(b, input) {
     // Checked before anything is done: a text too long for human cadence types nothing.
     const human = (input as { cadence?: string }).cadence === 'human' ? humanChars(input.text) : undefined;
+    if (input.ref !== undefined) await clickRef(b, input.ref);
     if (human) await typeHuman(human, (text) => b.session.type!(b.context, { text }), b.context.signal);
     else await b.session.type!(b.context, { text: input.text });
     return { structured: { typed: [...input.text].length } };

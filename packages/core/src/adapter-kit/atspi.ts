@@ -1,0 +1,134 @@
+/**
+ * The AT-SPI walk desktop adapters share (adapter-x11, adapter-hyprland): a small Python helper
+ * (python3-pyatspi) sent on stdin walks depth first from the focused window (the frame or window
+ * whose state says `active`; the whole desktop when asked, or when none is) and stops at the
+ * node budget or the time budget (counted from the helper's start, its imports included),
+ * whichever comes first, printing one JSON line per element as it goes and a last line naming why
+ * it stopped. Every AT-SPI call is bounded too (Atspi.set_timeout), so one application that does
+ * not answer costs at most that, not the 25 s D-Bus default: a huge document (a 10 000-row page)
+ * ends the walk with what was read and `truncated: "nodes"` or `"time"`, never a hang. The lines
+ * are assembled into the tree here (core's InspectRequest / InspectResult).
+ */
+import { VmhubError } from '../errors.ts';
+import type { InspectRequest, InspectResult } from '../adapter.ts';
+import type { ElementNode } from '../shapes.ts';
+import type { Guest } from './guest.ts';
+
+/** Most characters of an element's own text that are read. */
+const TEXT_CHARS = 200;
+/** Past the time budget, the helper process is given this long before it is killed. */
+const KILL_GRACE_MS = 1500;
+
+const ATSPI_WALK = String.raw`
+import time
+started = time.monotonic()
+import json, sys
+import pyatspi
+try:
+    from gi.repository import Atspi
+except Exception:
+    Atspi = None
+max_depth, max_nodes, budget_ms, scope, text_chars = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+deadline = started + budget_ms / 1000.0
+if Atspi is not None:
+    try: Atspi.set_timeout(max(200, min(1000, budget_ms)), -1)
+    except Exception: pass
+out = sys.stdout
+state = {"count": 0, "reason": None, "deep": False}
+def emit(rec):
+    out.write(json.dumps(rec, separators=(",", ":"), ensure_ascii=False) + "\n")
+    if state["count"] % 50 == 0: out.flush()
+def over():
+    if state["count"] >= max_nodes: state["reason"] = "nodes"
+    elif time.monotonic() > deadline: state["reason"] = "time"
+    return state["reason"] is not None
+def walk(acc, parent, depth):
+    if state["reason"] or over(): return
+    i = state["count"]; state["count"] += 1
+    rec = {"i": i, "p": parent}
+    try: rec["role"] = acc.getRoleName() or "unknown"
+    except Exception: rec["role"] = "unknown"
+    try:
+        if acc.name: rec["name"] = acc.name
+    except Exception: pass
+    try:
+        e = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        if e.width > 0 and e.height > 0: rec.update(x=e.x, y=e.y, width=e.width, height=e.height)
+    except Exception: pass
+    try:
+        rec["states"] = sorted(pyatspi.stateToString(s) if hasattr(pyatspi, "stateToString") else str(s).lower().replace("state_", "") for s in acc.getState().getStates())
+    except Exception: pass
+    if "name" not in rec:
+        try:
+            t = acc.queryText()
+            n = t.characterCount
+            if n > 0: rec["text"] = t.getText(0, min(n, text_chars))
+        except Exception: pass
+    emit(rec)
+    try: count = acc.childCount
+    except Exception: count = 0
+    if depth >= max_depth:
+        if count > 0: state["deep"] = True
+        return
+    for k in range(count):
+        if state["reason"] or over(): return
+        try: child = acc.getChildAtIndex(k)
+        except Exception: continue
+        if child is not None: walk(child, i, depth + 1)
+desktop = pyatspi.Registry.getDesktop(0)
+root, answered = None, "desktop"
+if scope == "window":
+    for app in desktop:
+        if app is None or time.monotonic() > deadline: continue
+        try:
+            for w in app:
+                if w is not None and w.getState().contains(pyatspi.STATE_ACTIVE): root = w; break
+        except Exception: pass
+        if root is not None: answered = "window"; break
+emit({"scope": answered})
+walk(root if root is not None else desktop, -1, 0)
+emit({"end": state["reason"] or ("depth" if state["deep"] else None)})
+out.flush()
+`;
+
+interface Line {
+  i?: number;
+  p?: number;
+  scope?: 'window' | 'desktop';
+  end?: InspectResult['truncated'] | null;
+}
+
+/** The helper's lines as a tree; a walk cut off mid-way (no `end` line) is truncated by time. */
+export function assembleWalk(stdout: string): InspectResult {
+  let scope: 'window' | 'desktop' = 'desktop';
+  let truncated: InspectResult['truncated'] = 'time';
+  const nodes: ElementNode[] = [];
+  for (const raw of stdout.split('\n')) {
+    if (!raw) continue;
+    let line: Line & ElementNode;
+    try { line = JSON.parse(raw) as Line & ElementNode; } catch { break; } // the last line, cut by a kill
+    if (line.scope) { scope = line.scope; continue; }
+    if ('end' in line) { truncated = line.end ?? undefined; continue; }
+    const { i, p, ...element } = line;
+    if (i === undefined || i !== nodes.length) break;
+    nodes.push(element);
+    if (p !== undefined && p >= 0) {
+      const parent = nodes[p];
+      if (parent) (parent.children ??= []).push(element);
+    }
+  }
+  const tree = nodes[0] ?? { role: 'desktop' };
+  return { source: 'at-spi', tree, scope, ...(truncated ? { truncated } : {}) };
+}
+
+/**
+ * Walk the guest's accessibility tree as `input` bounds it, through the adapter's guest runner
+ * (its errors: a missing python3 or bus is the adapter's to explain).
+ */
+export async function walkAtspi(guest: Guest, input: InspectRequest): Promise<InspectResult> {
+  const argv = ['python3', '-', String(input.max_depth), String(input.max_nodes), String(input.timeout_ms), input.scope, String(TEXT_CHARS)];
+  const res = await guest.run(argv, { stdin: ATSPI_WALK, timeoutMs: input.timeout_ms + KILL_GRACE_MS, maxOutputBytes: 16 * 1024 * 1024, label: 'AT-SPI walk' });
+  const stdout = res.stdout.toString('utf8');
+  if (!stdout.startsWith('{')) throw new VmhubError('INTERNAL', `the AT-SPI walk printed no element: ${stdout.slice(0, 200)}`);
+  return assembleWalk(stdout);
+}
