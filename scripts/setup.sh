@@ -73,6 +73,6 @@ bash scripts/start-docker.sh
 
 # Golden images, each rebuilt only when its manifest changes (VMHUB_GOLDENS picks a subset). The
 # *-standin ones come from standins/goldens (@vmhub/standin-goldens, private: a checkout only).
-for golden in ${VMHUB_GOLDENS:-debian-x11 tiny-console tiny-console-agent wayland-sway hyprland-standin android-standin windows-standin macos-standin}; do
+for golden in ${VMHUB_GOLDENS:-debian-x11 debian-desktop tiny-console tiny-console-agent wayland-sway hyprland-standin android-standin windows-standin macos-standin}; do
   node apps/server/dist/bin.js golden build "$golden" >&2
 done
