@@ -10,7 +10,7 @@ import { connect, defaultTemplates, runBin, sandbox, type Sandbox } from './harn
 // The installed providers' own templates depend on this host (Docker engine, qemu goldens): off,
 // so what the exit code says is decided by the templates each test configures.
 // Built-in templates whose goldens depend on this host; the doctor tests look at the fake ones.
-const HOST_TEMPLATES = ['debian-x11', 'wayland-sway', 'tiny-console', 'tiny-console-agent'];
+const HOST_TEMPLATES = ['debian-x11', 'debian-desktop', 'wayland-sway', 'tiny-console', 'tiny-console-agent'];
 const boxes: Sandbox[] = [];
 const box = (extra: Record<string, unknown> = {}, templates = defaultTemplates()) => {
   const b = sandbox({ disabled_templates: HOST_TEMPLATES, ...extra }, templates);

@@ -109,9 +109,9 @@ describe('installed from the tarballs: @vmhub/reaper and each provider bring no 
     assert.ok(existsSync(pkg), 'installed by the test above');
     const folders = readdirSync(join(pkg, 'golden'));
     assert.deepEqual(folders.filter((f) => STANDIN.test(f)), [], 'no stand-in golden in the tarball');
-    for (const real of ['debian-x11', 'wayland-sway', 'lib']) assert.ok(folders.includes(real), `golden/${real} is published`);
+    for (const real of ['debian-x11', 'debian-desktop', 'wayland-sway', 'lib']) assert.ok(folders.includes(real), `golden/${real} is published`);
     const docker = await import(pathToFileURL(join(pkg, 'dist', 'index.js')).href);
-    assert.deepEqual(docker.goldenNames(), ['debian-x11', 'wayland-sway']);
+    assert.deepEqual(docker.goldenNames(), ['debian-desktop', 'debian-x11', 'wayland-sway']);
     assert.deepEqual(docker.DOCKER_TEMPLATES.filter((t: { standin?: boolean }) => t.standin), [], 'no stand-in template');
     assert.throws(() => docker.goldenImageTag('windows-standin'), (err: Error) =>
       /no golden image manifest named "windows-standin"/.test(err.message) && /@vmhub\/standin-goldens, a private workspace package that only a vmhub checkout has/.test(err.message));
