@@ -1,7 +1,7 @@
 /**
  * The debian-desktop golden on the real engine: a fresh container of it becomes ready only once
  * XFCE is up (xfwm4, panel, desktop, the accessibility bus), at the template's 1920x1080 (another
- * screen is a template option); then each application — Firefox ESR, LibreOffice Writer and
+ * screen is a template option), with sshd running on the lease's own key; then each application — Firefox ESR, LibreOffice Writer and
  * Calc, mousepad, thunar — starts and shows its main window within the time
  * docs/golden-images.md gives, with no first-run dialog (no new window besides the main one, no
  * title of a welcome, tip, default-browser, panel or recovery dialog; no such text in the app's
@@ -120,11 +120,13 @@ describe('docker: the debian-desktop golden', { timeout: 900_000 }, () => {
     await provider.close?.();
   });
 
-  it('is a normal template (docker, x11, linux) whose image runs sshd and whose screen is 1920x1080', async () => {
+  it('is a normal template (docker, x11, linux) whose lease runs sshd with its own key and whose screen is 1920x1080', async () => {
     const t = desktopTemplate();
     assert.deepEqual([t.provider, t.adapter, t.os, t.standin ?? false], ['docker', 'x11', 'linux', false]);
     const image = JSON.parse((await docker.raw('GET', `/images/${t.golden}/json`)).body.toString('utf8')) as { Config: { Labels: Record<string, string> } };
     assert.equal(image.Config.Labels['vmhub.ssh.port'], '22');
+    assert.match(await sh('pgrep -a sshd'), /sshd -D -e -o AllowUsers=user/);
+    assert.equal((await sh('wc -l < ~/.ssh/authorized_keys')).trim(), '1', "the lease's key, the only one");
     assert.match(await sh('xdpyinfo | grep dimensions'), /1920x1080 pixels/);
   });
 
