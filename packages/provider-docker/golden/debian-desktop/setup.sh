@@ -14,9 +14,9 @@ sh "$staged/sshd-setup.sh"
 uid="$(id -u user)"
 install -d -m 0700 -o user -g user "/run/user/$uid"
 
-# XFCE: the panel asks "use default config / one empty panel" when its xfconf channel is empty; a
-# system-wide channel (the panel's own default layout) answers it. xfwm4's compositor is off: no
-# GPU, and every screenshot would pay for it.
+# XFCE: a panel whose xfconf channel is empty may ask "use default config / one empty panel"
+# (panel 4.18 built its default without asking when we tried); a system-wide channel holding the
+# panel's own default layout settles it. xfwm4's compositor is off: there is no GPU.
 channels=/etc/xdg/xfce4/xfconf/xfce-perchannel-xml
 install -D -m 0644 /etc/xdg/xfce4/panel/default.xml "$channels/xfce4-panel.xml"
 cat > "$channels/xfwm4.xml" <<'XML'
@@ -30,12 +30,16 @@ XML
 
 # Firefox ESR: enterprise policies (no default-browser question, no welcome or first-run page,
 # telemetry off, homepage about:blank) and default preferences policies cannot set.
+# Debian links distribution/ to /usr/share/firefox-esr/distribution: write through the link.
 firefox=/usr/lib/firefox-esr
-install -D -m 0644 "$staged/firefox-policies.json" "$(readlink -f "$firefox/distribution" || echo "$firefox/distribution")/policies.json"
-install -D -m 0644 "$staged/firefox-prefs.js" "$(readlink -f "$firefox/defaults/pref")/vmhub.js"
+install -D -m 0644 "$staged/firefox-policies.json" "$(readlink -f "$firefox/distribution")/policies.json"
+install -D -m 0644 "$staged/firefox-prefs.js" "$firefox/defaults/pref/vmhub.js"
+test -s "$firefox/distribution/policies.json"
 
 # LibreOffice: a configuration layer read after main.xcd (no tip of the day, no what's-new,
 # get-involved or donation infobar, no recovery dialog), for the installed version.
+# The package version is e.g. 4:7.4.7-1+deb12u8: LibreOffice compares major.minor, 7.4.
 version="$(dpkg-query -W -f '${Version}' libreoffice-core | sed 's/^[0-9]*://; s/^\([0-9]*\.[0-9]*\).*/\1/')"
+case "$version" in [0-9]*.[0-9]*) ;; *) echo "[vmhub] [golden] no LibreOffice version: $version" >&2; exit 1 ;; esac
 sed "s/@VERSION@/$version/" "$staged/libreoffice-vmhub.xcd" > /usr/lib/libreoffice/share/registry/vmhub.xcd
 rm -rf "$staged"
