@@ -177,6 +177,15 @@ export async function connectOver(transport: StdioClientTransport, name = 'itest
 }
 
 /** Poll vm_lease_status until the lease leaves provisioning/starting. */
+/** A caller on `s` whose error result fails the test, naming the tool and what it answered. */
+export function okCaller(s: Session): (name: string, args?: Record<string, unknown>) => Promise<CallToolResult & { structuredContent?: any }> {
+  return async (name, args = {}) => {
+    const r = await s.call(name, args);
+    assert.equal(r.isError, undefined, `${name}: ${JSON.stringify(r.structuredContent)}`);
+    return r;
+  };
+}
+
 export async function waitReady(s: Session, leaseId: string, seconds = 30): Promise<any> {
   const until = Date.now() + seconds * 1000;
   for (;;) {

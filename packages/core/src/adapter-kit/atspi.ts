@@ -1,13 +1,15 @@
 /**
  * The AT-SPI walk desktop adapters share (adapter-x11, adapter-hyprland): a small Python helper
- * (python3-pyatspi) sent on stdin walks depth first from the focused window (the frame or window
- * whose state says `active`; the whole desktop when asked, or when none is) and stops at the
+ * (python3-pyatspi) sent on stdin walks depth first from the focused window (the active top-level
+ * window that is on the screen; the whole desktop when asked, or when none is) and stops at the
  * node budget or the time budget (counted from the helper's start, its imports included),
  * whichever comes first, printing one JSON line per element as it goes and a last line naming why
- * it stopped. Every AT-SPI call is bounded too (Atspi.set_timeout), so one application that does
- * not answer costs at most that, not the 25 s D-Bus default: a huge document (a 10 000-row page)
- * ends the walk with what was read and `truncated: "nodes"` or `"time"`, never a hang. The lines
- * are assembled into the tree here (core's InspectRequest / InspectResult).
+ * it stopped. An element placed off the screen and not showing (a closed menu's items) is listed
+ * without bounds, and its subtree is not walked. Every AT-SPI call is bounded too (Atspi.set_timeout), so one
+ * application that does not answer costs at most that, not the 25 s D-Bus default: a huge
+ * document (a 10 000-row page) ends the walk with what was read and `truncated: "nodes"` or
+ * `"time"`, never a hang. The lines are assembled into the tree here (core's InspectRequest /
+ * InspectResult).
  */
 import { VmhubError } from '../errors.ts';
 import type { InspectRequest, InspectResult } from '../adapter.ts';
@@ -52,19 +54,28 @@ def walk(acc, parent, depth):
         if acc.name: rec["name"] = acc.name
     except Exception: pass
     try:
-        e = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
-        if e.width > 0 and e.height > 0: rec.update(x=e.x, y=e.y, width=e.width, height=e.height)
-    except Exception: pass
-    try:
         rec["states"] = sorted(pyatspi.stateToString(s) if hasattr(pyatspi, "stateToString") else str(s).lower().replace("state_", "") for s in acc.getState().getStates())
     except Exception: pass
+    off = False
+    try:
+        e = acc.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        off = e.x <= -100000 or e.y <= -100000
+        if e.width > 1 and e.height > 1 and not off: rec.update(x=e.x, y=e.y, width=e.width, height=e.height)
+    except Exception: pass
+    # Placed off the screen and not showing (a closed menu's items sit at INT_MIN): its subtree is
+    # not walked — it would spend the budget on what cannot be clicked. Elements with no bounds at
+    # all are walked: Firefox gives none, and no "showing", to visible parts of its own pages.
+    hidden = depth > 0 and off and "showing" not in rec.get("states", ["showing"])
     if "name" not in rec:
         try:
             t = acc.queryText()
             n = t.characterCount
-            if n > 0: rec["text"] = t.getText(0, min(n, text_chars))
+            # U+FFFC stands for an embedded child (the children carry their own text).
+            if n > 0: text = t.getText(0, min(n, text_chars)).replace("\ufffc", "").strip()
+            if n > 0 and text: rec["text"] = text
         except Exception: pass
     emit(rec)
+    if hidden: return
     try: count = acc.childCount
     except Exception: count = 0
     if depth >= max_depth:
@@ -75,16 +86,24 @@ def walk(acc, parent, depth):
         try: child = acc.getChildAtIndex(k)
         except Exception: continue
         if child is not None: walk(child, i, depth + 1)
+def on_screen(w):
+    try:
+        e = w.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        return e.width >= 32 and e.height >= 32 and e.x + e.width > 0 and e.y + e.height > 0
+    except Exception:
+        return False
 desktop = pyatspi.Registry.getDesktop(0)
 root, answered = None, "desktop"
 if scope == "window":
+    # The active top-level window that is really on the screen (a window manager may keep an
+    # active helper window off-screen, as xfwm4 does); none: the desktop, said in the scope.
     for app in desktop:
-        if app is None or time.monotonic() > deadline: continue
+        if app is None or root is not None or time.monotonic() > deadline: continue
         try:
             for w in app:
-                if w is not None and w.getState().contains(pyatspi.STATE_ACTIVE): root = w; break
+                if w is not None and w.getState().contains(pyatspi.STATE_ACTIVE) and on_screen(w): root = w; break
         except Exception: pass
-        if root is not None: answered = "window"; break
+    if root is not None: answered = "window"
 emit({"scope": answered})
 walk(root if root is not None else desktop, -1, 0)
 emit({"end": state["reason"] or ("depth" if state["deep"] else None)})

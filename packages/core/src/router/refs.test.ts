@@ -25,7 +25,7 @@ describe('core: router vm_inspect refs, vm_click {ref}, vm_type {ref}', () => {
       assert.match(failed(await vm.call('vm_type', { ref: 'e1', text: 'x' }), 'INVALID_REQUEST').message, /no element refs yet/);
       assert.equal(vm.inputs.length, 0, 'a refused call did nothing');
       const s = ok(await vm.call('vm_inspect', {}));
-      assert.deepEqual(seen[0], { max_depth: 12, scope: 'window', max_nodes: 500, timeout_ms: 3000 }, 'the defaults reach the adapter');
+      assert.deepEqual(seen[0], { max_depth: 50, scope: 'window', max_nodes: 500, timeout_ms: 3000 }, 'the defaults reach the adapter');
       assert.equal(s.nodes, 6);
       assert.equal(s.truncated, undefined);
       assert.equal(s.scope, 'window');

@@ -129,11 +129,21 @@ async function clickTarget(b: BoundLease, input: ClickInput, host: ToolHost): Pr
   return { ...centre(match, frame.screen), text: match.text };
 }
 
-/** vm_type {ref}: click the element first, so the text goes where the agent pointed. */
-async function clickRef(b: BoundLease, ref: string): Promise<void> {
+/** After the focusing click of vm_type {ref}: the screen quiet this long, or at most FOCUS_WAIT_S. */
+const FOCUS_SETTLE_MS = 150;
+const FOCUS_WAIT_S = 2;
+
+/**
+ * vm_type {ref}: click the element first, so the text goes where the agent pointed, then wait
+ * until the screen settles — the application has drawn the focus (caret, ring) — before typing:
+ * focus moves asynchronously in many applications (Firefox hands it to its content process), and
+ * keys sent at once could still reach the field focused before.
+ */
+async function clickRef(b: BoundLease, ref: string, host: ToolHost): Promise<void> {
   const point = refPoint(b, ref);
   if (!b.session.click) throw new VmhubError('CAPABILITY_UNAVAILABLE', `vm_type {ref}: this lease's adapter cannot click to focus ${ref}`, { hint: 'Focus the field another way (vm_key Tab), then vm_type without ref.' });
   await b.session.click(b.context, { x: point.x, y: point.y, button: 'left', count: 1, modifiers: [] });
+  if (b.session.screenshot) await waitFor(b, { for: 'settle', settle_ms: FOCUS_SETTLE_MS, timeout_seconds: FOCUS_WAIT_S }, host);
 }
 
 /** Past its own time budget an adapter has this long to answer before core answers for it. */
@@ -260,7 +270,7 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     return runBatch(b, input, host, VM_HANDLERS as never, PRECHECKS);
   },
   async vm_inspect(b, input) {
-    const request: InspectRequest = { max_depth: input.max_depth ?? 12, scope: input.scope ?? 'window', max_nodes: input.max_nodes ?? 500, timeout_ms: Math.round((input.timeout_seconds ?? 3) * 1000) };
+    const request: InspectRequest = { max_depth: input.max_depth ?? 50, scope: input.scope ?? 'window', max_nodes: input.max_nodes ?? 500, timeout_ms: Math.round((input.timeout_seconds ?? 3) * 1000) };
     const r = await inspectBounded(b, request);
     const kept = withRefs(r.tree, request.max_nodes);
     b.screen.refs = kept.refs;
@@ -288,10 +298,10 @@ export const VM_HANDLERS: { [N in ToolName]?: Handler<N> } = {
     await b.session.click!(b.context, { x: target.x, y: target.y, button: input.button ?? 'left', count: input.count ?? 1, modifiers: (input.modifiers ?? []) as ('ctrl' | 'shift' | 'alt' | 'super')[] });
     return { structured: { screen_x: target.x, screen_y: target.y, ...(target.text !== undefined ? { text: target.text } : {}) } };
   },
-  async vm_type(b, input) {
+  async vm_type(b, input, { host }) {
     // Checked before anything is done: a text too long for human cadence types nothing.
     const human = (input as { cadence?: string }).cadence === 'human' ? humanChars(input.text) : undefined;
-    if (input.ref !== undefined) await clickRef(b, input.ref);
+    if (input.ref !== undefined) await clickRef(b, input.ref, host);
     if (human) await typeHuman(human, (text) => b.session.type!(b.context, { text }), b.context.signal);
     else await b.session.type!(b.context, { text: input.text });
     return { structured: { typed: [...input.text].length } };
