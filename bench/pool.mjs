@@ -13,7 +13,7 @@ import { connectServer, floorSampler, poolReady, round, runAsScript, spread, too
 const run = promisify(execFile);
 const N = Number(process.env.N ?? 7);
 const N_QEMU = Number(process.env.N_QEMU ?? 3);
-async function server(dir, name, pools) {
+export async function server(dir, name, pools) {
   const config = join(dir, `${name}.json`);
   writeFileSync(config, JSON.stringify({ instance: `bp${name}`, db: join(dir, `${name}.db`), pools, reaper: { autostart: false }, providers: { qemu: { state_dir: join(dir, `qemu-${name}`) } } }));
   const client = await connectServer({ VMHUB_CONFIG: config });
@@ -34,7 +34,7 @@ async function sample(call, template, leases) {
 }
 
 /** `beside(i)`: run before sample i (even i) or after it (odd i): a floor paired with the samples. */
-async function measure({ call, db }, template, n, warm, leases, beside = async () => {}) {
+export async function measure({ call, db }, template, n, warm, leases, beside = async () => {}) {
   const ready = [];
   const first = [];
   let claimed = 0;

@@ -7,10 +7,20 @@
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PAUSE_MS = 300;
 
+/**
+ * The naive variant's fixed sleeps (the way scripts without vm_wait wait): after a launch, and
+ * wherever the agent would wait for a text or a window. Long enough for every task to pass here.
+ */
+export const NAIVE_SLEEP_MS = { launch: 8000, text: 3000, window: 3000 };
+
 export class Agent {
-  /** @param {Call} call @param {string} lease */
-  constructor(call, lease) {
+  /**
+   * @param {Call} call @param {string} lease
+   * @param {{naive?: boolean}} [options] naive: fixed sleeps instead of vm_wait and window polling
+   */
+  constructor(call, lease, { naive = false } = {}) {
     this.lease = lease;
+    this.naive = naive;
     this.toolCalls = 0;
     /** Actions taken (input tools); looks are tool calls but not steps. */
     this.steps = 0;
@@ -40,8 +50,9 @@ export class Agent {
   /** Where `text` is on the screen (OCR), or [] when it is not. */
   async find(text) { return (await this.call('vm_find_text', { text })).matches; }
 
-  /** Wait until `text` is on the screen (OCR); throws naming it after `seconds`. */
+  /** Wait until `text` is on the screen (OCR); throws naming it after `seconds`. Naive: a fixed sleep. */
   async waitText(text, seconds = 30) {
+    if (this.naive) return sleep(NAIVE_SLEEP_MS.text);
     const r = await this.call('vm_wait', { for: 'text', text, timeout_seconds: seconds });
     if (!r.satisfied) throw new Error(`"${text}" never appeared on the screen (${seconds} s)`);
     return r.match;
@@ -77,7 +88,12 @@ export class Agent {
   drag(from, to) { return this.act('vm_drag', { from, to }); }
 
   /** Start an app and wait for its window. */
-  launch(app, args = [], wait = 20) { return this.act('vm_launch', { app, args, wait_seconds: wait }); }
+  async launch(app, args = [], wait = 20) {
+    if (!this.naive) return this.act('vm_launch', { app, args, wait_seconds: wait });
+    const r = await this.act('vm_launch', { app, args, wait_seconds: 0 });
+    await sleep(NAIVE_SLEEP_MS.launch);
+    return r;
+  }
 
   /**
    * Save through the application's Save As dialog (GTK's file chooser, or LibreOffice's): the
@@ -105,9 +121,10 @@ export class Agent {
     return w;
   }
 
-  /** The window whose title contains `part`, polled. */
+  /** The window whose title contains `part`, polled (naive: looked for once, after a fixed sleep). */
   async window(part, seconds = 30) {
-    const until = Date.now() + seconds * 1000;
+    if (this.naive) await sleep(NAIVE_SLEEP_MS.window);
+    const until = this.naive ? 0 : Date.now() + seconds * 1000;
     for (;;) {
       const w = (await this.call('vm_list_windows', { filter: part })).windows.find((x) => x.visible !== false);
       if (w) return w;

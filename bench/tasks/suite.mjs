@@ -46,7 +46,7 @@ async function lastScreen(call, lease, file) {
 }
 
 /** One task on a fresh lease, released after: its figures. */
-export async function runTask(call, task, { template = 'debian-desktop' } = {}) {
+export async function runTask(call, task, { template = 'debian-desktop', naive = false } = {}) {
   const leases = [];
   const started = performance.now();
   let agent;
@@ -54,7 +54,7 @@ export async function runTask(call, task, { template = 'debian-desktop' } = {}) 
     const lease = await freshLease(call, template, (id) => leases.push(id));
     const m = machine(call, lease);
     await task.setup?.(m);
-    agent = new Agent(call, lease);
+    agent = new Agent(call, lease, { naive });
     const t0 = performance.now();
     await task.agent(agent, m);
     const agentMs = performance.now() - t0;
@@ -68,13 +68,13 @@ export async function runTask(call, task, { template = 'debian-desktop' } = {}) 
   }
 }
 
-/** Every task, `rounds` times over (each on its own fresh lease). */
-export async function runSuite(call, { template, rounds = 1, only, onResult = () => {} } = {}) {
+/** Every task, `rounds` times over (each on its own fresh lease); `naive`: the agent's fixed-sleep variant. */
+export async function runSuite(call, { template, rounds = 1, only, naive = false, onResult = () => {} } = {}) {
   const tasks = await loadTasks(only);
   const results = [];
   for (let round = 1; round <= rounds; round++) {
     for (const task of tasks) {
-      const r = { round, ...(await runTask(call, task, { template })) };
+      const r = { round, ...(naive ? { naive } : {}), ...(await runTask(call, task, { template, naive })) };
       results.push(r);
       onResult(r);
     }
