@@ -50,7 +50,7 @@ describe('server: MCP over Streamable HTTP', () => {
 
   it('serves the tools and a lease lifecycle to two independent sessions', async () => {
     const [a, b] = await Promise.all([client(url), client(url)]);
-    assert.equal((await a.listTools()).tools.length, 31);
+    assert.equal((await a.listTools()).tools.length, 32);
     const created = (await a.callTool({ name: 'vm_lease_create', arguments: { template: 'fake-desktop', request_id: 'http-1' } })).structuredContent as any;
     let status = created.status;
     for (let i = 0; i < 50 && status !== 'ready'; i++) status = ((await b.callTool({ name: 'vm_lease_status', arguments: { lease_id: created.lease_id, wait_seconds: 2 } })).structuredContent as any).status;

@@ -104,7 +104,7 @@ describe('security: HTTP bearer tokens and principals (built server)', () => {
       n.attempts++;
       const r = await post(suite.srv.url, list, { ...(auth ? { Authorization: auth } : {}), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
       if (r.status === expected) { if (expected === 200) n.accepted++; else n.refused++; } else { n.wrong++; t.diagnostic(`session ${JSON.stringify(sid)} with ${auth?.slice(0, 12)}: ${r.status}, expected ${expected}`); }
-      if (expected === 200) assert.equal(r.json?.result?.tools?.length, 31);
+      if (expected === 200) assert.equal(r.json?.result?.tools?.length, 32);
     }
     report(t, 'session hijack', n);
     assert.equal(n.wrong, 0);
