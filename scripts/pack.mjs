@@ -38,7 +38,7 @@ export const BUDGETS = {
   '@vmhub/adapter-x11': 236 * KB, // 196 kB on 2026-12-04: framebuffer reads and XTEST input (issue 19)
   '@vmhub/channel-adb': 67 * KB, // 56.1 kB on 2026-12-06: its private adb server on a unix socket (issue 27)
   '@vmhub/conformance': 266 * KB, // 222.2 kB on 2026-12-06: the package-shape check and its command (issue 29.7)
-  '@vmhub/core': 605 * KB, // 504.5 kB on 2026-12-06 (evening): per-lease SSH keys, installGitCredential, the snapshot contract and tool, the screenshot pass-through, incremental OCR (issues 30, 31, 35)
+  '@vmhub/core': 740 * KB, // 616.9 kB on 2026-12-07: + element refs, the bounded AT-SPI walk, key holding, human cadence, window points, vm_get_clipboard (issue 33); 504.5 kB on 2026-12-06 (evening)
   '@vmhub/provider-adb-pool': 53 * KB,
   '@vmhub/provider-docker': 308 * KB, // 256.3 kB on 2026-12-06 (evening): per-lease SSH keys, snapshots, restore and fork (issues 30, 31)
   '@vmhub/provider-proxmox': 264 * KB, // 220.1 kB on 2026-12-06: per-lease SSH access, snapshots, restore and fork, a fork's own keys (issues 30, 31)
