@@ -47,13 +47,23 @@ export async function typeReturnSettle(ok: Ok, command: string, seconds: number)
   return r;
 }
 
+/**
+ * Whether tesseract reads `word` on an encoded image (PNG, JPEG), through core's own OCR and
+ * matching (what vm_find_text does): an OCR slip ("vmhubseen8s997" for "vmhubseen8997") still
+ * counts, as it does for an agent. `read` is every word recognised, for a failure's message.
+ */
+export async function imageShows(image: Buffer, word: string): Promise<{ shows: boolean; read: string }> {
+  const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
+  const seen = await createTesseractEngine({}).recognize({ data, width: info.width, height: info.height, channels: info.channels as 3 | 4 });
+  return { shows: findMatches(seen, word, { minConfidence: 0.3 }).length >= 1, read: seen.map((w) => w.text).join(' ') };
+}
+
 /** The batch's final screenshot comes with it, and tesseract reads `word` in it. */
 export async function assertFinalShotShows(r: any, word: string): Promise<void> {
   const image = r.content.find((c: any) => c.type === 'image');
   assert.ok(image && r.structuredContent.screenshot, 'the final screenshot comes with the batch');
-  const { data, info } = await sharp(Buffer.from(image.data, 'base64')).raw().toBuffer({ resolveWithObject: true });
-  const seen = await createTesseractEngine({}).recognize({ data, width: info.width, height: info.height, channels: info.channels as 3 | 4 });
-  assert.ok(findMatches(seen, word, { minConfidence: 0.3 }).length >= 1, `the final screenshot shows ${word}: ${seen.map((w) => w.text).join(' ')}`);
+  const { shows, read } = await imageShows(Buffer.from(image.data, 'base64'), word);
+  assert.ok(shows, `the final screenshot shows ${word}: ${read}`);
 }
 
 /** A vm_batch that types `text` and Return before an invalid scroll is refused whole: INVALID_REQUEST naming actions[2]. */

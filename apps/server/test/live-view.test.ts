@@ -21,6 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { compile, describeErrors, TOOLS, type ToolName } from '@vmhub/core';
 import { startHttpServer, until, type HttpServer } from '@vmhub/test-kit';
+import { imageShows } from './agent-tools-checks.ts';
 import { BIN } from './harness.ts';
 
 // Functions passed to page.evaluate/waitForFunction run in the page; this tsconfig has no DOM lib.
@@ -249,15 +250,17 @@ describe('live view in headless Chromium: a person watches, takes over and hands
     // The page shows the frame the agent sees, and that frame holds the word: the canvas's own
     // pixels against the agent's PNG (within JPEG's error), the word read by tesseract on the
     // PNG at the screen's pixels (the page scales the canvas to its column; OCR of that blur
-    // misread a letter now and then).
+    // misread a letter now and then), matched as vm_find_text matches (CI once read
+    // "vmhubseen8s997" for "vmhubseen8997" on a frame equal to the agent's).
     let read = '';
     let diff = Infinity;
     await until(async () => {
       const image = (await ok('vm_screenshot', { format: 'png' })).content.find((c: any) => c.type === 'image') as { data: string };
       const png = Buffer.from(image.data, 'base64');
-      read = await ocr(png);
+      const seen = await imageShows(png, AGENT_WORD);
+      read = seen.read;
       diff = await canvasDifference(png);
-      return diff < 3 && read.replace(/\s+/g, '').toLowerCase().includes(AGENT_WORD) ? true : undefined;
+      return diff < 3 && seen.shows ? true : undefined;
     }, `the page's #screen to show "${AGENT_WORD}"`, 30_000, 500).catch((err) => { throw new Error(`${err.message}; canvas vs the agent's screenshot: ${diff.toFixed(3)} per channel; tesseract last read: ${JSON.stringify(read.slice(0, 400))}`); });
     await pageScreenText('lease-after-agent-typed-screen.png');
     assert.equal(await guestLines(), `${AGENT_WORD}\n`, 'the guest got the agent\'s line');
