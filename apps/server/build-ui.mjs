@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const browser = new URL('src/ui/browser/', import.meta.url);
-const PAGES = { LIST_JS: 'list.ts', LEASE_JS: 'lease.ts', SIGN_IN_JS: 'sign-in.ts' };
+const PAGES = { LIST_JS: 'list.ts', LEASE_JS: 'lease.ts', SIGN_IN_JS: 'sign-in.ts', MCP_APP_JS: 'mcp-app.ts' };
 
 const result = await build({
   entryPoints: Object.values(PAGES).map((file) => new URL(file, browser).pathname),

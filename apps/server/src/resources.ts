@@ -40,18 +40,23 @@ export const OPERATOR_PROMPT = [
   '6. Release when done: vm_lease_release. An error names its code and what to do next: follow its hint.',
 ].join('\n');
 
+/**
+ * The lease `leaseId` if `principal` holds it; MCP's resource-not-found otherwise (another
+ * principal's lease reads as an unknown one). Every resource of a lease asks this first.
+ */
+export async function ownLease(rt: Runtime, leaseId: unknown, principal: string | undefined): Promise<string> {
+  const id = String(leaseId);
+  if (!LEASE_ID.test(id)) throw new McpError(RESOURCE_NOT_FOUND, `no lease "${id.slice(0, 64)}" of yours`);
+  try {
+    return (await rt.leases.get(id, principal)).id;
+  } catch (err) {
+    if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, err.message);
+    throw err;
+  }
+}
+
 export function registerResources(mcp: McpServer, live: Live, runtime: () => Promise<Runtime>): void {
-  /** The lease if the caller owns it; a NOT_FOUND as MCP's resource-not-found otherwise. */
-  const own = async (leaseId: unknown, extra: Parameters<typeof principalOf>[0]): Promise<string> => {
-    const id = String(leaseId);
-    if (!LEASE_ID.test(id)) throw new McpError(RESOURCE_NOT_FOUND, `no lease "${id.slice(0, 64)}" of yours`);
-    try {
-      return (await (await runtime()).leases.get(id, principalOf(extra))).id;
-    } catch (err) {
-      if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, err.message);
-      throw err;
-    }
-  };
+  const own = async (leaseId: unknown, extra: Parameters<typeof principalOf>[0]): Promise<string> => ownLease(await runtime(), leaseId, principalOf(extra));
 
   mcp.registerResource('recording', new ResourceTemplate('vmhub://leases/{lease_id}/recording', {
     list: async (extra) => {

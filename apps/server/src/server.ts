@@ -14,6 +14,7 @@ import { hostClone } from './github/host-clone.ts';
 import { ocrHost } from './ocr.ts';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
+import { registerMcpApp } from './mcp-app.ts';
 import { recordingUri, registerResources } from './resources.ts';
 import { createLive, liveHooks, type Live } from './live/index.ts';
 import { log } from './log.ts';
@@ -94,6 +95,7 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
     const router = createRouter(hostFor(config, rt, owner, live));
     router.register(mcp);
     registerResources(mcp, live, rt);
+    registerMcpApp(mcp, router, rt);
     sessions.add(mcp);
     mcp.server.onclose = () => { sessions.delete(mcp); };
     return { mcp, router };

@@ -52,7 +52,7 @@ describe('resources: a lease\'s recording and frames, one principal\'s own; the 
     const theirs = (await bob.listResources()).resources.map((r) => r.uri);
     assert.ok(!theirs.some((u) => u.includes(lease)), 'bob lists none of alice\'s');
     const templates = (await alice.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort();
-    assert.deepEqual(templates, ['vmhub://leases/{lease_id}/recording', 'vmhub://leases/{lease_id}/screenshots/{seq}']);
+    assert.deepEqual(templates, ['vmhub://leases/{lease_id}/live', 'vmhub://leases/{lease_id}/recording', 'vmhub://leases/{lease_id}/screenshots/{seq}']);
   });
 
   it('reads: the recording as JSON naming its frames, a frame as the PNG of that step; another principal\'s is not found', async () => {

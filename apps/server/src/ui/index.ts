@@ -9,6 +9,8 @@ import { APP_CSS, LEASE_JS, LIST_JS } from './assets.generated.ts';
 import { LEASE_HTML } from './lease-page.ts';
 import { LIST_HTML } from './list-page.ts';
 
+export { MCP_APP_HTML } from './mcp-app-page.ts';
+
 export interface UiFile {
   /** The Content-Type to answer with. */
   type: string;
