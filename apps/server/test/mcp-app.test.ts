@@ -20,7 +20,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpServer, until, type HttpServer } from '@vmhub/test-kit';
 import { imageShows } from './agent-tools-checks.ts';
-import { BIN } from './harness.ts';
+import { BIN, connect, leaseReady, sandbox } from './harness.ts';
 
 // Page functions run in Chromium: its globals, untyped here.
 declare const document: any;
@@ -207,5 +207,24 @@ describe('the live view as an MCP App: a host renders it inline and it shows the
     assert.equal(await view().locator('#screen').getAttribute('data-frame'), frame, 'no frame after the release');
     lease = '';
     assert.deepEqual(problems, [], 'no CSP refusal and no script error in the host or the View');
+  });
+});
+
+describe('the MCP App over stdio: no dashboard to open', () => {
+  it('the live resource gives the state and a JPEG, and no dashboard page (the View\'s Take over says so)', async () => {
+    const box = sandbox();
+    const s = await connect(box);
+    try {
+      let id = '';
+      await leaseReady(s, { template: 'fake-desktop' }, 30, (x) => { id = x; });
+      const live = (await s.client.readResource({ uri: `vmhub://leases/${id}/live` })).contents as any[];
+      const state = JSON.parse(live[0].text);
+      assert.deepEqual([state.status, state.control, 'dashboard' in state], ['ready', 'agent', false]);
+      assert.equal(live[1]?.mimeType, 'image/jpeg');
+      await s.call('vm_lease_release', { lease_id: id });
+    } finally {
+      await s.close();
+      box.cleanup();
+    }
   });
 });
