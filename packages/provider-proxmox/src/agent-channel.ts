@@ -58,8 +58,12 @@ const JOIN_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; w=$7; shift 7; cat -- "$@" 
 const JOIN_ROOT_SH = 'u=$1; s=$2; t=$3; d=$4; p=$5; m=$6; w=$7; shift 7; cat -- "$@" | sh -c "$s" sh "$d" "$p" "$m" "$w"; r=$?; rm -f -- "$@"; rm -rf -- "$t"; exit $r';
 /** Root's side of a large read: the user's `cat` opens the file, root's shell holds the copy. */
 const COPY_SH = 'mkdir -p -m 700 -- "$1" && runuser -u "$2" -- cat -- "$3" > "$1/f"';
-/** SIGKILLs every descendant of pid $1, deepest first (pgrep from procps or busybox). */
-export const KILL_DESCENDANTS = 'k() { for c in $(pgrep -P "$1"); do k "$c"; done; kill -KILL "$1"; }; for c in $(pgrep -P "$1"); do k "$c"; done';
+/**
+ * SIGKILLs every descendant of pid $1, deepest first (pgrep from procps or busybox). A process
+ * already gone when its turn comes (a subshell whose `wait` returned once its child was killed)
+ * is what was wanted: only one still there after its kill makes the status non-zero.
+ */
+export const KILL_DESCENDANTS = 'k() { for c in $(pgrep -P "$1"); do k "$c"; done; kill -KILL "$1" 2>/dev/null || ! kill -0 "$1" 2>/dev/null; }; for c in $(pgrep -P "$1"); do k "$c"; done';
 
 interface ExecStatus {
   exited: number | boolean;
