@@ -29,7 +29,10 @@ export interface Ran {
 const installs = {
   inspector: () => npmTool('@modelcontextprotocol/inspector'),
   'ai-sdk': () => npmTool('ai', '@ai-sdk/mcp', 'zod'),
-  'openai-agents': () => npmTool('@openai/agents', 'zod'),
+  // @openai/agents reaches MCP through @modelcontextprotocol/client, an optional dependency npm
+  // skips without a word when its install fails (CI once ran the session without it): named here,
+  // it is installed or the install fails.
+  'openai-agents': () => npmTool('@openai/agents', 'zod', '@modelcontextprotocol/client'),
 };
 export type ClientName = keyof typeof installs;
 

@@ -31,9 +31,22 @@ let gh: GithubStandin;
 /** Every tool result any session here got, for the leak check. */
 const results: string[] = [];
 
+/**
+ * The host's address on Docker's default bridge, where a container reaches the stand-in: IPAM's
+ * gateway, or the bridge interface's own IPv4 address when the engine leaves the gateway out of
+ * IPAM (a freshly started docker.io 20.10 here listed only the subnet).
+ */
 async function bridgeGateway(): Promise<string> {
-  const { stdout } = await run('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
-  return stdout.trim();
+  const { stdout } = await run('docker', ['network', 'inspect', 'bridge', '--format', '{{range .IPAM.Config}}{{.Gateway}}{{end}}|{{index .Options "com.docker.network.bridge.name"}}']);
+  const [gateway, name] = stdout.trim().split('|');
+  if (gateway) return gateway;
+  // Not os.networkInterfaces(): it leaves out an interface without carrier (a bridge with no
+  // container attached yet).
+  const dev = name || 'docker0';
+  const links = JSON.parse((await run('ip', ['-j', '-4', 'addr', 'show', 'dev', dev])).stdout) as Array<{ addr_info?: Array<{ local?: string }> }>;
+  const v4 = links[0]?.addr_info?.find((a) => a.local)?.local;
+  assert.ok(v4, `Docker's bridge has no gateway in IPAM and no IPv4 address on ${dev}`);
+  return v4;
 }
 
 function configure(box: MachineBox, extra: Record<string, unknown> = {}, standin = gh, app: Record<string, unknown> = {}): void {

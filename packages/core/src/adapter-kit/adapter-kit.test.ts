@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AdapterContext, LeaseContext } from '../adapter.ts';
 import type { ExecOptions, ExecResult, GuestChannel } from '../channel.ts';
 import { VmhubError } from '../errors.ts';
-import { adapterErrors, defineAdapter, Facts, InputQueue, isCancellation, mergeOptions, openGuest, wasKilled, type GuestSpec } from './index.ts';
+import { adapterErrors, defineAdapter, Facts, InputQueue, isCancellation, mergeOptions, openGuest, walkAtspi, wasKilled, type GuestSpec } from './index.ts';
 
 const template = { id: 't', provider: 'p', adapter: 'kit', os: 'linux', golden: 'g' };
 function leaseWith(channel?: Partial<GuestChannel>, adapterOptions?: Record<string, unknown>): LeaseContext {
@@ -93,6 +93,13 @@ describe('core: adapter kit: the guest runner', () => {
     await assert.rejects(run({ exit_code: 1, stderr: Buffer.from('sh: 1: xclip: not found') }), /xdotool failed with exit code 1/);
     await assert.rejects(run({ exit_code: 127, stderr: Buffer.from('sh: 1: xclip: not found') }), /xclip not found/);
     await assert.rejects(run({ exit_code: null, timed_out: true }), (e: VmhubError) => e.code === 'TIMEOUT' && /did not finish in time/.test(e.message) && wasKilled(e) && !isCancellation(e));
+    // partialOnTimeout: the kill is an answer; what was read comes back.
+    const partial = await (await openGuest(ctxOf(leaseWith(channelWith(() => result({ exit_code: null, timed_out: true, stdout: Buffer.from('{"scope":"window"}\n{"i":0,"p":-1,"role":"frame","name":"Rows"}\n{"i":1,"p":0,"ro') })))), spec)).run(['python3', '-'], { partialOnTimeout: true });
+    assert.equal(partial.timed_out, true);
+    const walked = await walkAtspi(await openGuest(ctxOf(leaseWith(channelWith(() => result({ exit_code: null, timed_out: true, stdout: partial.stdout })))), spec), { max_depth: 50, max_nodes: 500, timeout_ms: 500, scope: 'window' });
+    assert.deepEqual([walked.tree.name, walked.scope, walked.truncated], ['Rows', 'window', 'time'], 'a walk killed past its grace answers what it streamed, cut by time');
+    const none = await walkAtspi(await openGuest(ctxOf(leaseWith(channelWith(() => result({ exit_code: null, timed_out: true })))), spec), { max_depth: 50, max_nodes: 500, timeout_ms: 500, scope: 'desktop' });
+    assert.deepEqual([none.tree.role, none.truncated], ['desktop', 'time'], 'killed before its first element: an empty tree, cut by time');
     const ac = new AbortController();
     ac.abort();
     await assert.rejects(run({}, {}, ac.signal), (e: VmhubError) => e.code === 'TIMEOUT' && /not started/.test(e.message) && isCancellation(e));

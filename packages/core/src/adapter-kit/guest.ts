@@ -28,6 +28,11 @@ export interface RunOptions {
    * call's signal has aborted, bounded only by its timeout. Keep such commands short.
    */
   cleanup?: boolean;
+  /**
+   * Reaching timeoutMs is an answer, not a failure: the result (timed_out, the output read until
+   * the kill) is returned for the caller to use, e.g. a walk that streams what it found.
+   */
+  partialOnTimeout?: boolean;
 }
 
 export interface Guest {
@@ -85,6 +90,7 @@ export async function openGuest(ctx: AdapterContext, spec: GuestSpec): Promise<G
     });
     // Killed because the call ended, not because the guest was slow.
     if (res.timed_out && !o.cleanup && signal.aborted) throw killed(errors.cancelled(what));
+    if (res.timed_out && o.partialOnTimeout) return res;
     checkResult(spec, argv, what, res, o.okCodes ?? [0]);
     return res;
   };
