@@ -52,7 +52,7 @@ describe('server: tools/list as model providers take it (issue 28.2)', () => {
   }
 
   it('the real @openai/agents-core (pinned) converts every tool in strict mode, losing nothing', async (t) => {
-    const got = await npmTool('@openai/agents');
+    const got = await npmTool('@openai/agents', '@modelcontextprotocol/client'); // its optional dependency, by name (clients.ts)
     if (got.skip !== undefined) return t.skip(got.skip);
     const agents = await import(pathToFileURL(join(got.prefix, 'node_modules', '@openai', 'agents-core', 'dist', 'index.mjs')).href);
     for (const tool of tools) {
