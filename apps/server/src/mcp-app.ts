@@ -5,28 +5,31 @@
  * and a Take over button that opens the lease's page in the dashboard, where a signed-in person
  * takes over (taking control is a person's act, so it never goes through the agent's connection).
  *
- *   ui://vmhub/lease-view.html      text/html;profile=mcp-app: the View (src/ui/browser/mcp-app.ts
- *                                   bundled with @modelcontextprotocol/ext-apps' App), declared on
- *                                   the two tools' `_meta.ui.resourceUri`; it loads nothing from
- *                                   anywhere (its CSP declares no domain): frames come as data
+ *   ui://vmhub/lease-view.html      text/html;profile=mcp-app: the View (src/ui/browser/mcp-app.ts,
+ *                                   speaking the extension's postMessage JSON-RPC itself:
+ *                                   ui/browser/app-channel.ts), declared on the two tools'
+ *                                   `_meta.ui.resourceUri`; it loads nothing from anywhere (its CSP
+ *                                   declares no domain): frames come as data
  *   vmhub://leases/{lease_id}/live  what the View reads through the host, about once a second:
- *                                   the lease's state (application/json: status, control, expiry,
- *                                   the dashboard's page when served over HTTP) and its screen
- *                                   now (image/jpeg, ≤ LIVE_WIDTH wide) — the caller's own leases
+ *                                   the lease's state (application/json: the lease as
+ *                                   vm_lease_status shows it, who drives it, the dashboard's page
+ *                                   when served over HTTP) and its screen now (image/jpeg, ≤
+ *                                   LIVE_WIDTH wide; the live stream's frame while someone watches
+ *                                   the lease: screen.ts, leaseFrame) — the caller's own leases
  *                                   only, like every resource (resources.ts)
  *
  * The View reads a resource rather than calling vm_screenshot: its polling is not the agent's
  * doing, so it joins no recording and counts as no agent activity.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { asVmhubError, type ToolName } from '@vmhub/core';
-import { boundFor, type Router } from '@vmhub/core/router';
-import { heldControl } from './live/control.ts';
-import { liveImage } from './live/screen.ts';
-import { ownLease } from './resources.ts';
+import type { Router } from '@vmhub/core/router';
 import { principalOf } from './http/principal.ts';
+import { leaseView } from './leases/view.ts';
+import { controlView } from './live/control.ts';
+import { leaseFrame } from './live/screen.ts';
+import { ownLease } from './resources.ts';
 import type { Runtime } from './runtime.ts';
 import { MCP_APP_HTML } from './ui/index.ts';
 
@@ -39,6 +42,10 @@ export const APP_TOOLS: readonly ToolName[] = ['vm_lease_create', 'vm_screenshot
 export const LIVE_WIDTH = 1024;
 /** A frame read gets this long (the lease's session is opened if need be). */
 const FRAME_MS = 15_000;
+/** A live-stream capture this recent is the View's frame (the stream captures every 33 ms). */
+const STREAM_FRESH_MS = 100;
+/** What the View asks of its host: no domain to load from or connect to; a border around it. */
+const VIEW_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
 /** MCP Apps' client capability: the host renders Views of this MIME type. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -73,8 +80,8 @@ export function registerMcpApp(mcp: McpServer, router: Router, runtime: () => Pr
     title: 'The machine, live',
     description: 'An MCP App: the lease\'s screen, who drives it, and a button to take over in the vmhub dashboard.',
     mimeType: APP_MIME,
-    _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
-  }, () => ({ contents: [{ uri: APP_URI, mimeType: APP_MIME, text: MCP_APP_HTML, _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } } }] }));
+    _meta: VIEW_META,
+  }, () => ({ contents: [{ uri: APP_URI, mimeType: APP_MIME, text: MCP_APP_HTML, _meta: VIEW_META }] }));
 
   mcp.registerResource('lease-live', new ResourceTemplate('vmhub://leases/{lease_id}/live', { list: undefined }), {
     title: 'A lease, now',
@@ -82,22 +89,21 @@ export function registerMcpApp(mcp: McpServer, router: Router, runtime: () => Pr
   }, async (uri, vars, extra) => {
     const rt = await runtime();
     const principal = principalOf(extra);
-    const id = await ownLease(rt, vars.lease_id, principal);
-    const row = await rt.leases.get(id, principal);
-    const held = await heldControl(rt.store, id);
-    const state: Record<string, unknown> = {
-      lease_id: id, template: row.template, status: row.status, expires_at: new Date(row.expires_at).toISOString(),
-      control: held ? 'human' : 'agent', ...(held ? { control_since: held.since } : {}),
-    };
-    const page = dashboardPage(extra, id);
+    const row = await ownLease(rt, vars.lease_id, principal);
+    const { control, control_since } = controlView(row, await rt.store.heldBy(row.id));
+    const state: Record<string, unknown> = { ...leaseView(row), control, ...(control_since ? { control_since } : {}) };
+    const page = dashboardPage(extra, row.id);
     if (page) state.dashboard = page;
     const contents: Array<{ uri: string; mimeType: string; blob: string }> = [];
     if (row.status === 'ready') {
       try {
-        const b = boundFor(`lease ${id}`, 'screenshot', await rt.sessions.bind(id, AbortSignal.timeout(FRAME_MS), principal));
-        const shot = await liveImage(await b.session.screenshot!(b.context), 'jpeg', LIVE_WIDTH);
-        state.screen = { width: shot.screen.width, height: shot.screen.height };
-        contents.push({ uri: `vmhub://leases/${id}/live#screen`, mimeType: shot.mime, blob: shot.data.toString('base64') });
+        const shot = await leaseFrame(rt, row.id, { format: 'jpeg', maxWidth: LIVE_WIDTH, maxAgeMs: STREAM_FRESH_MS, timeoutMs: FRAME_MS, principal });
+        if (shot) {
+          state.screen = { width: shot.screen.width, height: shot.screen.height };
+          contents.push({ uri: `vmhub://leases/${row.id}/live#screen`, mimeType: shot.mime, blob: shot.data.toString('base64') });
+        } else {
+          state.screen_error = { code: 'CAPABILITY_UNAVAILABLE', message: 'this machine has no screen' };
+        }
       } catch (err) {
         const e = asVmhubError(err);
         state.screen_error = { code: e.code, message: e.message };

@@ -15,6 +15,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { VmhubError } from '@vmhub/core';
+import type { LeaseRow } from '@vmhub/store';
 import { principalOf } from './http/principal.ts';
 import type { Live } from './live/index.ts';
 import { LEASE_ID } from './live/recorder.ts';
@@ -41,14 +42,14 @@ export const OPERATOR_PROMPT = [
 ].join('\n');
 
 /**
- * The lease `leaseId` if `principal` holds it; MCP's resource-not-found otherwise (another
- * principal's lease reads as an unknown one). Every resource of a lease asks this first.
+ * The lease `leaseId` (its row) if `principal` holds it; MCP's resource-not-found otherwise
+ * (another principal's lease reads as an unknown one). Every resource of a lease asks this first.
  */
-export async function ownLease(rt: Runtime, leaseId: unknown, principal: string | undefined): Promise<string> {
+export async function ownLease(rt: Runtime, leaseId: unknown, principal: string | undefined): Promise<LeaseRow> {
   const id = String(leaseId);
   if (!LEASE_ID.test(id)) throw new McpError(RESOURCE_NOT_FOUND, `no lease "${id.slice(0, 64)}" of yours`);
   try {
-    return (await rt.leases.get(id, principal)).id;
+    return await rt.leases.get(id, principal);
   } catch (err) {
     if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, err.message);
     throw err;
@@ -56,7 +57,7 @@ export async function ownLease(rt: Runtime, leaseId: unknown, principal: string 
 }
 
 export function registerResources(mcp: McpServer, live: Live, runtime: () => Promise<Runtime>): void {
-  const own = async (leaseId: unknown, extra: Parameters<typeof principalOf>[0]): Promise<string> => ownLease(await runtime(), leaseId, principalOf(extra));
+  const own = async (leaseId: unknown, extra: Parameters<typeof principalOf>[0]): Promise<string> => (await ownLease(await runtime(), leaseId, principalOf(extra))).id;
 
   mcp.registerResource('recording', new ResourceTemplate('vmhub://leases/{lease_id}/recording', {
     list: async (extra) => {

@@ -171,6 +171,13 @@ describe('the live view as an MCP App: a host renders it inline and it shows the
     assert.equal(await view().locator('#control').innerText(), 'agent');
     assert.ok(await view().evaluate(() => document.querySelector('#screen').naturalWidth > 0), 'the frame decodes');
     assert.equal(await view().evaluate(() => window.origin), 'null', 'the View runs at an opaque origin (sandboxed)');
+    // Its polling is not the agent's doing: frames keep coming, and the lease's recording gains no step.
+    const steps = async () => ((await (await fetch(`${server!.base}/api/leases/${lease}/recording`, { headers: { Authorization: `Bearer ${TOKENS.alice}` } })).json()) as any).steps.length;
+    await ok('vm_screenshot');
+    await until(async () => (await steps()) > 0 || undefined, 'the agent\'s vm_screenshot in the recording (recordings are on)', 10_000);
+    const [frame, recorded] = [Number(await view().locator('#screen').getAttribute('data-frame')), await steps()];
+    await view().waitForFunction((n) => Number(document.querySelector('#screen').getAttribute('data-frame')) >= n + 3, frame, { timeout: 15_000 });
+    assert.equal(await steps(), recorded, 'three reads of the View later, the recording has the same steps');
   });
 
   it('the agent types a word in a terminal; a frame the View shows has it', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { connect, sandbox, type Sandbox, type Session } from './harness.ts';
-import { npmTool } from './npm-tool.ts';
+import { installClient } from './clients.ts';
 import { anthropicStrict, fieldPaths, gemini, openaiStrict } from './provider-schemas.ts';
 
 /** Every tool through OpenAI strict mode, Gemini and Anthropic strict tool use: none refused, none loses a field or a description. */
@@ -52,7 +52,7 @@ describe('server: tools/list as model providers take it (issue 28.2)', () => {
   }
 
   it('the real @openai/agents-core (pinned) converts every tool in strict mode, losing nothing', async (t) => {
-    const got = await npmTool('@openai/agents', '@modelcontextprotocol/client'); // its optional dependency, by name (clients.ts)
+    const got = await installClient('openai-agents'); // the install the installed-client session uses (clients.ts)
     if (got.skip !== undefined) return t.skip(got.skip);
     const agents = await import(pathToFileURL(join(got.prefix, 'node_modules', '@openai', 'agents-core', 'dist', 'index.mjs')).href);
     for (const tool of tools) {

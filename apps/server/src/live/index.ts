@@ -15,8 +15,8 @@ import type { Live } from './api.ts';
 import { heldControl } from './control.ts';
 import { pointerOf } from './pointer.ts';
 import { Recordings } from './recorder.ts';
-import { liveImage, livePixels } from './screen.ts';
-import { pokeStream, streamFrame } from './stream-state.ts';
+import { leaseFrame } from './screen.ts';
+import { pokeStream } from './stream-state.ts';
 
 /** Recorded frames: PNG, at most this wide. */
 const FRAME_WIDTH = 1280;
@@ -73,17 +73,11 @@ export function liveHooks(live: Live): { human: HostHuman; record: NonNullable<H
 }
 
 /**
- * The lease's screen now as a PNG, or undefined when the lease has no session or no screen. While
- * someone watches the lease, the stream's own latest capture (STREAM_FRESH_MS old at most) is the
- * frame: one capture serves the viewers and the recording.
+ * The lease's screen now as a PNG, or undefined when the lease has no session or no screen (the
+ * recorder opens none: a call of its principal bound it). While someone watches the lease, the
+ * stream's own latest capture (STREAM_FRESH_MS old at most) is the frame (screen.ts, leaseFrame).
  */
 async function captureFrame(r: Runtime, leaseId: string): Promise<Buffer | undefined> {
-  const session = r.sessions.get(leaseId);
-  if (!session) return undefined;
-  const streamed = streamFrame(session, STREAM_FRESH_MS);
-  if (streamed) return (await livePixels(streamed, 'png', FRAME_WIDTH)).data;
-  // The recorder's own capture of a lease a call of its principal already bound.
-  const b = await r.sessions.bind(leaseId, AbortSignal.timeout(CAPTURE_MS), undefined);
-  if (!b.session?.screenshot || !b.adapter?.capabilities.includes('screenshot')) return undefined;
-  return (await liveImage(await b.session.screenshot(b.context), 'png', FRAME_WIDTH)).data;
+  if (!r.sessions.get(leaseId)) return undefined;
+  return (await leaseFrame(r, leaseId, { format: 'png', maxWidth: FRAME_WIDTH, maxAgeMs: STREAM_FRESH_MS, timeoutMs: CAPTURE_MS }))?.data;
 }

@@ -10,7 +10,7 @@ body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, s
 .bar { display: flex; align-items: center; gap: 10px; padding: 6px 10px; border-bottom: 1px solid #dde1e6; }
 .bar .grow { flex: 1; }
 .label { color: #5f6b7a; }
-#control[data-who="human"], body[data-control="human"] #control { color: #8a5300; font-weight: 600; }
+body[data-control="human"] #control { color: #8a5300; font-weight: 600; }
 button { font: inherit; padding: 3px 12px; border: 1px solid #2f5fd0; border-radius: 6px; background: #2f5fd0; color: #fff; cursor: pointer; }
 button:disabled { background: #eaeef2; color: #5f6b7a; border-color: #dde1e6; cursor: default; }
 #screen { display: block; width: 100%; height: auto; background: #111; min-height: 40px; }
