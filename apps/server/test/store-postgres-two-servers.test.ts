@@ -79,6 +79,41 @@ describe('two servers, one PostgreSQL database, one request_id', () => {
     open.push(a!, b!);
     await sameRequestIds(a!, b!, box, url, 'one-host');
   });
+
+  it('a detached command started through one server is answered by the other: running there, then its result (read from the store by either)', async () => {
+    const [a, b] = open as [Session, Session];
+    const created = await a.call('vm_lease_create', { template: 'fake-desktop', request_id: 'jobs-across' });
+    const lease = created.structuredContent.lease_id as string;
+    assert.equal((await waitReady(b, lease, 60)).status, 'ready');
+    const started = await a.call('vm_exec', { lease_id: lease, shell: 'sleep 2; echo built by a', detach: true });
+    assert.equal(started.isError, undefined, JSON.stringify(started.structuredContent));
+    const job = started.structuredContent.job as string;
+    const seen = await b.call('vm_exec', { lease_id: lease, job });
+    assert.equal(seen.isError, undefined, JSON.stringify(seen.structuredContent));
+    assert.equal(seen.structuredContent.job, job);
+    assert.equal(seen.structuredContent.running, true, 'server b: the job runs in server a');
+    let r = seen;
+    for (const until = Date.now() + 30_000; r.structuredContent.running;) {
+      assert.ok(Date.now() < until, 'the job ended within 30 s');
+      await new Promise((res) => setTimeout(res, 200));
+      r = await b.call('vm_exec', { lease_id: lease, job });
+    }
+    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+    assert.equal(r.structuredContent.exit_code, 0);
+    assert.equal(r.structuredContent.stdout, 'built by a\n', 'server b answers the result of server a\'s command');
+    const fromA = (await a.call('vm_exec', { lease_id: lease, job })).structuredContent;
+    assert.deepEqual({ ...fromA, expires_at: undefined }, { ...r.structuredContent, expires_at: undefined }, 'both servers give the same answer');
+    // The audit log names server a as the job's process.
+    const store = new Store({ path: url });
+    try {
+      const events = await store.listEvents({ lease_id: lease, kind: 'exec.detached' });
+      assert.equal(events.length, 1, 'one audit event for the job');
+      assert.equal(JSON.parse(events[0]!.data).pid, a.pid, 'started by server a');
+    } finally {
+      await store.close();
+    }
+    assert.equal((await b.call('vm_lease_release', { lease_id: lease })).isError, undefined);
+  });
 });
 
 describe('two servers on two hosts (network namespaces), one PostgreSQL database', () => {

@@ -23,7 +23,7 @@ export const ERROR_CODES = {
   POLICY_DENIED: { retryable: false, hint: 'The operator\'s policy forbids this: use another tool or ask the operator.' },
   TIMEOUT: { retryable: true, hint: 'The operation ran out of time: retry, or raise the timeout if the tool has one.' },
   RESULT_TOO_LARGE: { retryable: false, hint: 'The answer would not fit one message: ask for less (vm_get_file {offset, length}, a smaller screenshot, less output).' },
-  JOB_LOST: { retryable: false, hint: 'The detached command belonged to a vmhub server process that has ended (or is another one): its result is gone. Run it again; for work that must outlive the server, have the command write its output to a file in the guest and read that with vm_get_file.' },
+  JOB_LOST: { retryable: false, hint: 'The detached command belonged to a vmhub server process that ended before it did: its result is gone. Run it again; for work that must outlive the server, have the command write its output to a file in the guest and read that with vm_get_file.' },
   HUMAN_CONTROL: { retryable: true, hint: 'A person has taken over this machine. Wait for hand-back: call vm_screenshot to watch (it keeps working) and retry later.' },
   STORE_UNAVAILABLE: { retryable: true, hint: 'vmhub\'s database is unreachable for now: retry in a few seconds. Operator: check that the database in VMHUB_DB is running (vm_health shows the store).' },
   INTERNAL: { retryable: true, hint: 'Retry once; if it fails again, report the message to the operator.' },

@@ -34,7 +34,7 @@ export const EVENT_KINDS = [
   // A teardown that failed and is retried on the next pass.
   'reaper.teardown_error',
   // A detached command (vm_exec {detach: true}) started by a server process: its job id and that
-  // process ({job, pid, host, run}), so a later process can tell an ended server's job from none.
+  // process ({job, pid, host, run}), for the audit log (the job itself: table exec_jobs, jobs.ts).
   'exec.detached',
   // Snapshots (snapshots.ts; lease_id: the lease the snapshot was taken of, data.snapshot: its id).
   'snapshot.created',

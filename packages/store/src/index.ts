@@ -31,5 +31,6 @@ export type { Leadership } from './leadership.ts';
 export { defaultStatePath, stateDirOf } from './paths.ts';
 export type { LeaseCredential, NewLeaseCredential, CredentialOutcome } from './credentials.ts';
 export { SealError } from './sealed.ts';
+export type { ExecJob, JobProcess } from './jobs.ts';
 export { LIVE_SNAPSHOT_STATES, snapshotRef, type SnapshotRow, type NewSnapshot, type SnapshotState, type SnapshotOutcome, type SnapshotFilter } from './snapshots.ts';
 export { WorkspaceHeldError, type WorkspaceRow, type NewWorkspace, type WorkspaceState } from './workspaces.ts';

@@ -177,6 +177,20 @@ export interface WorkspaceTable {
   used_at: number;
 }
 
+/**
+ * A detached command (migration 10, jobs.ts): written by the server process that runs it, read by
+ * any. `started_by` is JSON {pid, host, run}; `outcome` the sealed JSON of its result or error,
+ * set with `finished_at` (ms) when it ends.
+ */
+export interface ExecJobTable {
+  id: string;
+  lease_id: string;
+  started_at: number;
+  started_by: string;
+  finished_at: number | null;
+  outcome: string | null;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
@@ -186,4 +200,5 @@ export interface Database {
   lease_credentials: LeaseCredentialTable;
   snapshots: SnapshotTable;
   workspaces: WorkspaceTable;
+  exec_jobs: ExecJobTable;
 }

@@ -37,6 +37,7 @@ import { lapsingLeadership, postgresLeadership, type Leadership } from './leader
 import * as pools from './pools.ts';
 import * as snapshots from './snapshots.ts';
 import * as workspaces from './workspaces.ts';
+import * as jobs from './jobs.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -342,6 +343,28 @@ export class Store {
     const token = randomUUID();
     const seen: { note?: string } = {};
     return this.#run('takeNote', (attempt) => control.takeNote(this.#db, leaseId, token, attempt, seen));
+  }
+
+  // ── detached commands (jobs.ts: any process answers a job, whichever runs it) ──────────
+
+  /** Record that `by` starts job `id` on the lease; written before the command starts. */
+  addExecJob(job: { id: string; lease_id: string; started_by: jobs.JobProcess }): Promise<void> {
+    const row = { id: job.id, lease_id: job.lease_id, started_at: Date.now(), started_by: JSON.stringify(job.started_by), finished_at: null, outcome: null };
+    return this.#run('addExecJob', () => jobs.insert(this.#db, row));
+  }
+
+  /** The job's end: `outcome` (its result or error, JSON) is sealed before it reaches the database; set once. */
+  finishExecJob(id: string, outcome: string): Promise<void> {
+    const sealed = this.#sealer.seal(outcome, id);
+    return this.#run('finishExecJob', () => jobs.finish(this.#db, id, sealed, Date.now()));
+  }
+
+  /** A job of the lease, its outcome unsealed; undefined when no process started `id` on it. */
+  execJob(leaseId: string, id: string): Promise<jobs.ExecJob | undefined> {
+    return this.#run('execJob', async () => {
+      const row = await jobs.get(this.#db, leaseId, id);
+      return row && jobs.fromRow(row, (sealed, rowId) => this.#sealer.open(sealed, rowId));
+    });
   }
 
   // ── secrets a lease's end must undo (credentials.ts; sealed with sealed.ts) ────────────

@@ -32,7 +32,7 @@ export { toScreen } from './coordinates.ts';
 export type { BoundLease } from './vm-tools.ts';
 export { deadlineSignal } from './deadline.ts';
 export { baselineOf, changedBox, type Baseline } from './changes.ts';
-export { DetachedJobs, MAX_JOBS_PER_LEASE, type JobLedger, type JobOrigin } from './jobs.ts';
+export { DetachedJobs, MAX_JOBS_PER_LEASE, type JobLedger, type JobOrigin, type JobOutcome } from './jobs.ts';
 export { DEFAULT_MAX_RESULT_BYTES } from './budget.ts';
 export { windowPoint } from './window-point.ts';
 export { HUMAN_CADENCE_MAX_CHARS } from './cadence.ts';

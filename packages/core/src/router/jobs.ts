@@ -5,15 +5,15 @@
  * table belongs to the lease's session: when the lease ends, its running jobs are killed in the
  * guest (their signal aborts) and the table is dropped.
  *
- * A job lives in the server process that started it: its result is held in memory and its
- * command is that process's exec, so its result goes with the process. With a ledger (the server's
- * store), every job id is recorded before the command starts, so a later server process asked for
- * a job of an ended one answers JOB_LOST ("ended with the server that started it") rather than
- * NOT_FOUND ("never existed").
+ * A job runs in the server process that started it: its command is that process's exec. With a
+ * ledger (the server's store), every job is recorded before its command starts and its outcome
+ * when it ends, so any server process of the store answers it — running (in another process), its
+ * result or error once ended — and a job whose process ended before it did answers JOB_LOST
+ * ("ended with the server that started it") rather than NOT_FOUND ("never existed").
  */
 import { randomUUID } from 'node:crypto';
 import type { ExecResult } from '../channel.ts';
-import { VmhubError } from '../errors.ts';
+import { asVmhubError, VmhubError } from '../errors.ts';
 
 /** The process that started a job, as a ledger recorded it. */
 export interface JobOrigin {
@@ -25,13 +25,24 @@ export interface JobOrigin {
   at?: number;
   /** Whether that process still runs, when this process can tell (same host); undefined: cannot. */
   alive?: boolean;
+  /** How the job ended, once its process recorded it. */
+  outcome?: JobOutcome;
 }
 
-/** Job ids kept beyond this process (the server records them with the lease's events). */
+/** How a job ended: its command's result, or why it has none. */
+export type JobOutcome = { result: ExecResult } | { error: VmhubError };
+
+/** Jobs kept beyond this process (the server records them in its store). */
 export interface JobLedger {
   /** Record that this process starts `id`; awaited before the command starts (a failure refuses the start). */
   started(id: string): Promise<void>;
-  /** Which process started `id` on this lease; undefined when none did. */
+  /**
+   * Record how `id` ended, for every process of the store; awaited before this process itself
+   * answers the job as ended, so no process answers "running" after another answered its result.
+   * A failure is the ledger's to report: this process still answers the job from memory.
+   */
+  finished(id: string, outcome: JobOutcome): Promise<void>;
+  /** Which process started `id` on this lease, and how it ended if it did; undefined when none did. */
   origin(id: string): Promise<JobOrigin | undefined>;
 }
 
@@ -66,7 +77,13 @@ export class DetachedJobs {
     this.#room();
     const job: Job = { started: Date.now(), running: true };
     this.#jobs.set(id, job);
-    run(this.#abort.signal).then((r) => { job.result = r; }, (err: unknown) => { job.error = err; }).finally(() => { job.running = false; });
+    const ended = async (outcome: JobOutcome): Promise<void> => {
+      await this.#ledger?.finished(id, outcome).catch(() => undefined);
+      if ('result' in outcome) job.result = outcome.result;
+      else job.error = outcome.error;
+      job.running = false;
+    };
+    void run(this.#abort.signal).then((result) => ended({ result }), (err: unknown) => ended({ error: asVmhubError(err) }));
     return id;
   }
 
@@ -80,14 +97,18 @@ export class DetachedJobs {
   }
 
   /**
-   * The job's state. An id this process does not hold: JOB_LOST when the ledger says another
-   * (ended) server process started it, NOT_FOUND otherwise.
+   * The job's state. An id this process does not hold, from the ledger: its outcome once recorded;
+   * running while the process that started it may still run it; JOB_LOST when that process has
+   * ended without recording one; NOT_FOUND when no process started it.
    */
   async get(id: string): Promise<Job> {
     const job = this.#jobs.get(id);
     if (job) return job;
     const shown = id.slice(0, 64);
     const origin = await this.#ledger?.origin(id);
+    const outcome = origin?.outcome;
+    if (outcome) return { started: origin.at ?? 0, running: false, ...('result' in outcome ? { result: outcome.result } : { error: outcome.error }) };
+    if (origin && !origin.self && origin.alive !== false) return { started: origin.at ?? 0, running: true };
     if (origin?.self) throw new VmhubError('NOT_FOUND', `detached command "${shown}" finished and was forgotten: a lease keeps the newest ${MAX_JOBS_PER_LEASE}`, { hint: 'Read a job\'s result soon after it ends; for more jobs at once, write each one\'s output to a file and read it with vm_get_file.' });
     if (origin) throw jobLost(shown, origin);
     throw new VmhubError('NOT_FOUND', `no detached command "${shown}" on this lease`, { hint: 'Use the job id vm_exec {detach: true} returned on this lease.' });
@@ -110,9 +131,5 @@ function jobLost(id: string, o: JobOrigin): VmhubError {
   const who = `vmhub server process${o.pid !== undefined ? ` ${o.pid}` : ''}${o.host ? ` on ${o.host}` : ''}`;
   const when = o.at !== undefined ? ` at ${new Date(o.at).toISOString()}` : '';
   const details = { job: id, ...(o.pid !== undefined ? { pid: o.pid } : {}), ...(o.host ? { host: o.host } : {}), ...(o.alive !== undefined ? { server_running: o.alive } : {}) };
-  if (o.alive === true) {
-    return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by another ${who}, which still runs: only that process holds its result`, { details, hint: 'Read the job through the server (connection) that started it, or run the command again here.' });
-  }
-  const ended = o.alive === false ? 'which has since ended' : 'not this one (it has ended, or runs elsewhere)';
-  return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by ${who}, ${ended}: a detached command belongs to the server process that started it, and its result went with that process (in the guest the command may have been killed or may have run on)`, { details });
+  return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by ${who}, which has since ended without recording its end: a detached command belongs to the server process that started it, and its result went with that process (in the guest the command may have been killed or may have run on)`, { details });
 }

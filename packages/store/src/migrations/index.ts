@@ -397,4 +397,34 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX workspaces_holder ON workspaces (holder_lease);
     `,
   },
+  {
+    version: 10,
+    name: 'exec jobs',
+    // Detached commands (jobs.ts): one row per `vm_exec {detach: true}`, written before the command
+    // starts by the server process that runs it (started_by: {pid, host, run}, JSON), and its end
+    // (finished_at, outcome: the result or the error, sealed) when it ends — so any server process
+    // of the store answers a job, whichever started it.
+    sql: `
+      CREATE TABLE exec_jobs (
+        id TEXT PRIMARY KEY,
+        lease_id TEXT NOT NULL REFERENCES leases (id),
+        started_at INTEGER NOT NULL,
+        started_by TEXT NOT NULL,
+        finished_at INTEGER,
+        outcome TEXT
+      ) STRICT;
+      CREATE INDEX exec_jobs_lease ON exec_jobs (lease_id);
+    `,
+    postgres: `
+      CREATE TABLE exec_jobs (
+        id TEXT PRIMARY KEY,
+        lease_id TEXT NOT NULL REFERENCES leases (id),
+        started_at BIGINT NOT NULL,
+        started_by TEXT NOT NULL,
+        finished_at BIGINT,
+        outcome TEXT
+      );
+      CREATE INDEX exec_jobs_lease ON exec_jobs (lease_id);
+    `,
+  },
 ];
