@@ -114,6 +114,36 @@ describe('two servers, one PostgreSQL database, one request_id', () => {
     }
     assert.equal((await b.call('vm_lease_release', { lease_id: lease })).isError, undefined);
   });
+
+  it('one lease served by both servers in turn: one recording, every step numbered once, every frame the image its call returned', async () => {
+    const [a, b] = open as [Session, Session];
+    const lease = (await a.call('vm_lease_create', { template: 'fake-desktop', request_id: 'recording-across' })).structuredContent.lease_id as string;
+    assert.equal((await waitReady(a, lease, 60)).status, 'ready');
+    const shots: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const s = i % 2 ? b : a;
+      // A new window each turn: every screenshot differs from the one before.
+      assert.equal((await s.call('vm_launch', { lease_id: lease, app: `app-${i}` })).isError, undefined);
+      const shot = await s.call('vm_screenshot', { lease_id: lease });
+      const image = shot.content.find((c) => c.type === 'image') as { data: string } | undefined;
+      assert.ok(image, JSON.stringify(shot.structuredContent));
+      shots.push(image.data);
+    }
+    assert.equal(new Set(shots).size, shots.length, 'six different screens');
+    // Each server's read waits for its own queued steps: b's first, then a's holds both.
+    await b.client.readResource({ uri: `vmhub://leases/${lease}/recording` });
+    const body = JSON.parse(((await a.client.readResource({ uri: `vmhub://leases/${lease}/recording` })).contents[0] as { text: string }).text) as { steps: { seq: number; tool: string; screenshot?: string }[] };
+    const seqs = body.steps.map((st) => st.seq);
+    assert.deepEqual(seqs, [...new Set(seqs)].sort((x, y) => x - y), `every step numbered once, in order: ${seqs.join(',')}`);
+    const recorded = body.steps.filter((st) => st.tool === 'vm_screenshot');
+    assert.equal(recorded.length, 6, 'all six screenshots are in the one recording');
+    for (const [i, st] of recorded.entries()) {
+      assert.ok(st.screenshot, `screenshot ${i} names its frame`);
+      const frame = (await (i % 2 ? a : b).client.readResource({ uri: st.screenshot })).contents[0] as { blob: string };
+      assert.equal(frame.blob, shots[i], `frame of screenshot ${i} (step ${st.seq}) is the image that call returned, read through either server`);
+    }
+    assert.equal((await a.call('vm_lease_release', { lease_id: lease })).isError, undefined);
+  });
 });
 
 describe('two servers on two hosts (network namespaces), one PostgreSQL database', () => {

@@ -191,6 +191,12 @@ export interface ExecJobTable {
   outcome: string | null;
 }
 
+/** The last step number given for a lease's recording (migration 11, recording-steps.ts). */
+export interface RecordingStepTable {
+  lease_id: string;
+  steps: number;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
@@ -201,4 +207,5 @@ export interface Database {
   snapshots: SnapshotTable;
   workspaces: WorkspaceTable;
   exec_jobs: ExecJobTable;
+  recording_steps: RecordingStepTable;
 }

@@ -38,6 +38,7 @@ import * as pools from './pools.ts';
 import * as snapshots from './snapshots.ts';
 import * as workspaces from './workspaces.ts';
 import * as jobs from './jobs.ts';
+import * as recordingSteps from './recording-steps.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -365,6 +366,13 @@ export class Store {
       const row = await jobs.get(this.#db, leaseId, id);
       return row && jobs.fromRow(row, (sealed, rowId) => this.#sealer.open(sealed, rowId));
     });
+  }
+
+  // ── recordings' step numbers (recording-steps.ts: one numbering per lease across processes) ──
+
+  /** Take `n` step numbers for the lease's recording; the last of them (range last-n+1..last). `floor`: steps it held before its first number was taken here. */
+  takeRecordingSteps(leaseId: string, n: number, floor = 0): Promise<number> {
+    return this.#run('takeRecordingSteps', () => recordingSteps.take(this.#db, leaseId, n, floor));
   }
 
   // ── secrets a lease's end must undo (credentials.ts; sealed with sealed.ts) ────────────

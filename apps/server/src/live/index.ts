@@ -35,6 +35,8 @@ export function createLive(config: VmhubConfig, rt: () => Promise<Runtime>, inpu
     root: async () => recordingsRoot(config, (await rt()).store),
     capture: async (leaseId) => captureFrame(await rt(), leaseId),
     session: async (leaseId) => (await rt()).sessions.get(leaseId),
+    // One numbering per lease for every server process of the store (HTTP servers behind one balancer).
+    number: async (leaseId, n, floor) => (await rt()).store.takeRecordingSteps(leaseId, n, floor),
   });
   return { runtime: rt, recordings, viewers: dashboardViewers(config), input };
 }

@@ -97,12 +97,20 @@ export interface RecordingsOptions {
   capture: (leaseId: string) => Promise<Buffer | undefined>;
   /** The lease's session in this process, if it has one: an agent's call on a lease without one records nothing. */
   session: (leaseId: string) => Promise<Pick<LeaseSession, 'state'> | undefined>;
+  /**
+   * Take `n` step numbers for the lease, shared by every process writing its recording (the
+   * store's takeRecordingSteps); resolves to the last. `floor`: the steps the folder held when
+   * this process first wrote there. Absent: this process numbers alone, after the folder's steps.
+   */
+  number?: (leaseId: string, n: number, floor: number) => Promise<number>;
 }
 
 interface LeaseRecording {
   id: string;
-  /** Steps written; undefined until the folder was read on first use. */
+  /** The last step number this process gave; undefined until the folder was read on first use. */
   seq?: number;
+  /** The steps the folder held then. */
+  floor?: number;
   bytes: number;
   images: boolean;
   stopped: boolean;
@@ -236,7 +244,8 @@ export class Recordings {
       }
       steps.push(step);
     }
-    return steps;
+    // In number order: processes sharing the lease's numbering append in the order they finish.
+    return steps.sort((a, b) => a.seq - b.seq);
   }
 
   /** Delete lease folders untouched for keepHours; resolves to how many went. */
@@ -343,39 +352,48 @@ export class Recordings {
     if (rec.seq === undefined) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const text = await readFile(join(dir, STEPS_FILE), 'utf8').catch(() => '');
-      rec.seq = text.split('\n').filter(Boolean).length;
+      rec.seq = rec.floor = text.split('\n').filter(Boolean).length;
       for (const name of await readdir(dir).catch(() => [] as string[])) {
         if (IMAGE_FILE.test(name)) rec.bytes += await stat(join(dir, name)).then((s) => s.size, () => 0);
       }
     }
     // A frame byte-identical to the image written last (nothing on the screen moved) names its file.
     if (image && image.name === undefined && rec.lastImage?.ext === image.ext && rec.lastImage.data.equals(image.data)) image.name = rec.lastImage.name;
+    // The lines, numbered on from this process's last number; then renumbered with the numbers
+    // taken (shared by every process writing the lease's recording), before any file is named.
+    let seq = rec.seq;
     const lines: Step[] = [];
-    let name: string | undefined;
+    /** The lines that show the batch's image. */
+    const shown: Step[] = [];
     for (const s of steps) {
-      if (rec.seq >= MAX_STEPS) {
-        lines.push({ seq: ++rec.seq, at: new Date().toISOString(), actor: 'agent', tool: 'recording', outcome: 'ok', duration_ms: 0, args: {}, note: `recording stopped: this lease reached ${MAX_STEPS} steps` });
+      if (seq >= MAX_STEPS) {
+        lines.push({ seq: ++seq, at: new Date().toISOString(), actor: 'agent', tool: 'recording', outcome: 'ok', duration_ms: 0, args: {}, note: `recording stopped: this lease reached ${MAX_STEPS} steps` });
         rec.stopped = true;
         break;
       }
-      const seq = ++rec.seq;
-      if (image && rec.images && rec.seq <= MAX_IMAGE_STEPS && (image.name !== undefined || rec.bytes + image.data.length <= MAX_IMAGE_BYTES)) {
-        if (name === undefined) name = image.name;
-        if (name === undefined) {
-          name = `${String(seq).padStart(4, '0')}.${image.ext}`;
-          await writeFile(join(dir, name), image.data, { mode: 0o600 });
-          rec.bytes += image.data.length;
-          image.name = name;
-          rec.lastImage = image;
-        }
-        lines.push({ seq, ...s, screenshot: name });
-      } else {
-        lines.push({ seq, ...s });
-        if (image && rec.images) {
-          rec.images = false;
-          lines.push({ seq: ++rec.seq, at: new Date().toISOString(), actor: s.actor, tool: 'recording', outcome: 'ok', duration_ms: 0, args: {}, note: `recording keeps no more images: this lease reached ${MAX_IMAGE_STEPS} steps or ${MAX_IMAGE_BYTES / 1048576} MB of images` });
-        }
+      const line: Step = { seq: ++seq, ...s };
+      lines.push(line);
+      if (image && rec.images && seq <= MAX_IMAGE_STEPS && (image.name !== undefined || shown.length > 0 || rec.bytes + image.data.length <= MAX_IMAGE_BYTES)) {
+        shown.push(line);
+      } else if (image && rec.images) {
+        rec.images = false;
+        lines.push({ seq: ++seq, at: new Date().toISOString(), actor: s.actor, tool: 'recording', outcome: 'ok', duration_ms: 0, args: {}, note: `recording keeps no more images: this lease reached ${MAX_IMAGE_STEPS} steps or ${MAX_IMAGE_BYTES / 1048576} MB of images` });
       }
+    }
+    if (lines.length === 0) return;
+    const last = this.#options.number ? await this.#options.number(id, lines.length, rec.floor ?? 0) : seq;
+    for (const l of lines) l.seq += last - seq;
+    rec.seq = last;
+    if (image && shown.length > 0) {
+      if (image.name === undefined) {
+        // A new file, named by the first step that shows it.
+        const name = `${String(shown[0]!.seq).padStart(4, '0')}.${image.ext}`;
+        await writeFile(join(dir, name), image.data, { mode: 0o600 });
+        rec.bytes += image.data.length;
+        image.name = name;
+        rec.lastImage = image;
+      }
+      for (const l of shown) l.screenshot = image.name;
     }
     await appendFile(join(dir, STEPS_FILE), lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { mode: 0o600 });
   }

@@ -427,4 +427,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX exec_jobs_lease ON exec_jobs (lease_id);
     `,
   },
+  {
+    version: 11,
+    name: 'recording steps',
+    // A lease's recording is files (the server's recordings folder); its step numbers come from
+    // here (recording-steps.ts), so server processes that serve one lease in turn number its steps
+    // and name its frames without overlap. steps: the last number given.
+    sql: `
+      CREATE TABLE recording_steps (
+        lease_id TEXT PRIMARY KEY,
+        steps INTEGER NOT NULL
+      ) STRICT;
+    `,
+    postgres: `
+      CREATE TABLE recording_steps (
+        lease_id TEXT PRIMARY KEY,
+        steps BIGINT NOT NULL
+      );
+    `,
+  },
 ];
