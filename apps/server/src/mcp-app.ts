@@ -22,9 +22,8 @@
  * doing, so it joins no recording and counts as no agent activity.
  */
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { asVmhubError, type ToolName } from '@vmhub/core';
-import type { Router } from '@vmhub/core/router';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
 import { controlView } from './live/control.ts';
@@ -64,18 +63,23 @@ function dashboardPage(extra: { requestInfo?: { headers?: Record<string, string 
   return `${proto}://${host}/ui/leases/${leaseId}`;
 }
 
-export function registerMcpApp(mcp: McpServer, router: Router, runtime: () => Promise<Runtime>): void {
-  // The two tools name the View in tools/list (`_meta.ui.resourceUri`, MCP Apps 2026-01-26) for a
-  // host that says it renders Views (capabilities.extensions["io.modelcontextprotocol/ui"] with
-  // our MIME type), as the extension asks: other clients get the router's list unchanged, and pay
-  // no byte of tools/list for a View they cannot show.
+/**
+ * tools/list for this session (the router's RegisterOptions.listTools): the two tools name the
+ * View (`_meta.ui.resourceUri`, MCP Apps 2026-01-26) for a host that says it renders Views
+ * (capabilities.extensions["io.modelcontextprotocol/ui"] with our MIME type), as the extension
+ * asks; other clients get the router's list unchanged and pay no byte of tools/list for a View
+ * they cannot show.
+ */
+export function appToolList(mcp: McpServer): (tools: Tool[]) => Tool[] {
   const ui = { ui: { resourceUri: APP_URI } };
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => {
-    const tools = router.listTools();
-    if (!rendersViews(mcp.server.getClientCapabilities())) return { tools };
-    return { tools: tools.map((t: Tool) => (APP_TOOLS.includes(t.name as ToolName) ? { ...t, _meta: { ...t._meta, ...ui } } : t)) };
-  });
+  return (tools) => {
+    if (!rendersViews(mcp.server.getClientCapabilities())) return tools;
+    return tools.map((t) => (APP_TOOLS.includes(t.name as ToolName) ? { ...t, _meta: { ...t._meta, ...ui } } : t));
+  };
+}
 
+/** The View and the live resource it reads, on this session. */
+export function registerMcpApp(mcp: McpServer, runtime: () => Promise<Runtime>): void {
   mcp.registerResource('lease-view', APP_URI, {
     title: 'The machine, live',
     description: 'An MCP App: the lease\'s screen, who drives it, and a button to take over in the vmhub dashboard.',

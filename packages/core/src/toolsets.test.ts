@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { loadConfig } from './config.ts';
 import { createRouter } from './router/index.ts';
 import { TOOL_NAMES } from './tools.ts';
@@ -39,5 +42,19 @@ describe('core: toolsets', () => {
     assert.equal(e.code, 'POLICY_DENIED');
     assert.equal(e.details.toolset, 'exec');
     assert.match(e.message, /^vm_exec is in toolset "exec", which this server does not offer \(it offers: lease, screen\)/);
+  });
+
+  it('register {listTools}: a session\'s tools/list is the chosen sets passed through the server\'s hook', async () => {
+    const server = new McpServer({ name: 't', version: '0' }, { capabilities: { tools: {} } });
+    createRouter(host(['screen'])).register(server, { listTools: (tools) => tools.map((t) => (t.name === 'vm_screenshot' ? { ...t, _meta: { ui: { resourceUri: 'ui://x' } } } : t)) });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    const client = new Client({ name: 'c', version: '0' });
+    await client.connect(a);
+    const tools = (await client.listTools()).tools;
+    assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES.filter((n) => ['lease', 'screen'].includes(TOOLSET_OF[n])));
+    assert.deepEqual(tools.find((t) => t.name === 'vm_screenshot')?._meta, { ui: { resourceUri: 'ui://x' } });
+    assert.equal(tools.find((t) => t.name === 'vm_lease_create')?._meta, undefined);
+    await client.close();
   });
 });

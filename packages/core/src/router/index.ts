@@ -65,9 +65,19 @@ const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABL
  */
 export { assertNoHumanHold, HUMAN_GATED_GUEST_TOOLS, HUMAN_GATED_TOOLS } from './human-gate.ts';
 
+/** How a server registers the router on one McpServer (one client's session). */
+export interface RegisterOptions {
+  /**
+   * tools/list as this session answers it: the router's list passed through this (e.g. a View's
+   * `_meta.ui` for a host that renders MCP Apps). Called per tools/list; must not change a tool's
+   * name or schemas.
+   */
+  listTools?: (tools: Tool[]) => Tool[];
+}
+
 export interface Router {
   /** Register all tools on an McpServer (its tools/list then publishes our JSON Schemas). */
-  register(server: McpServer): void;
+  register(server: McpServer, options?: RegisterOptions): void;
   /** Run one tool call; always resolves (errors are isError results). */
   call(name: string, args: unknown, extra: CallExtra): Promise<CallToolResult>;
   /** The tools/list payload. */
@@ -214,7 +224,7 @@ export function createRouter(host: RouterHost): Router {
     listTools: () => wireTools,
     call,
     personInput,
-    register(server: McpServer) {
+    register(server: McpServer, options: RegisterOptions = {}) {
       // Registered on the McpServer for its bookkeeping (titles, annotations, enable/disable) with
       // a permissive zod shape: validation is ours (Ajv against the published JSON Schema), so bad
       // input gets a typed INVALID_REQUEST rather than the SDK's untyped protocol error.
@@ -224,7 +234,8 @@ export function createRouter(host: RouterHost): Router {
         server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: t.annotations }, (args: unknown, extra: CallExtra) => call(name, args, extra));
       }
       // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
-      server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: wireTools }));
+      const { listTools } = options;
+      server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools ? listTools(wireTools) : wireTools }));
       // tools/call is ours too: the SDK's handler answers an unknown tool with a bare text error,
       // and its request schema turns non-object `arguments` (or no `name`) into a raw -32603 zod
       // dump. Ours lets any params through to `call`, which answers each with a typed result.
