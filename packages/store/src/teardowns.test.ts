@@ -71,6 +71,7 @@ forDialects('store: teardown records', (d) => {
     const ours = await seed(store, 'expired', { claim: { by: ME, until } });
     const theirs = await seed(store, 'expired', { claim: { by: OTHER, until } });
     const unclaimed = await seed(store, 'releasing');
+    for (const l of [ours, theirs]) await store.addExecJob({ id: `job-${l.id}`, lease_id: l.id, started_by: { pid: 1, host: 'h', run: 'r' } });
     const finished = await store.recordTeardowns(ME, [ours, theirs, unclaimed].map((l) => ({
       lease_id: l.id, outcome: 'destroyed', machine: 'destroyed' as const,
       final: { from: l.status, to: l.status === 'expired' ? 'reaped' as const : 'released' as const },
@@ -94,6 +95,8 @@ forDialects('store: teardown records', (d) => {
     assert.equal(reaped[0]!.actor, ME);
     assert.deepEqual(JSON.parse(reaped[0]!.data), { from: 'expired', machine: 'destroyed' });
     assert.equal((await store.listEvents({ lease_id: theirs.id, kind: 'lease.reaped' })).length, 0);
+    assert.equal(await store.execJob(ours.id, `job-${ours.id}`), undefined, 'the ended lease\'s detached-command rows went with it');
+    assert.ok(await store.execJob(theirs.id, `job-${theirs.id}`), 'a lease not ended keeps its jobs');
   });
 
   it('a mismatch finishes with IDENTITY_MISMATCH; without a final transition the status stays and only our claim is released (unless kept)', async () => {
