@@ -19,7 +19,7 @@ async function lease(store: Store, id: string): Promise<void> {
 }
 
 forDialects('store: detached commands', (d) => {
-  it('a job recorded by one process is read by another: running, then its sealed outcome, set once', async () => {
+  it('a job recorded by one process is read by another: running (its heartbeat), then its sealed outcome, set once', async () => {
     const keyFile = join(dir, `${d.kind}.key`);
     const db = await d.fresh('jobs');
     const a = d.connect(db, { secretsKeyFile: keyFile });
@@ -32,6 +32,11 @@ forDialects('store: detached commands', (d) => {
 
     const running = await b.execJob('l1', 'job-1');
     assert.deepEqual(running?.started_by, by);
+    assert.equal(running?.seen_at, running?.started_at, 'seen when started');
+    await new Promise((r) => setTimeout(r, 5));
+    await a.touchExecJobs(['job-1', 'job-unknown']);
+    const touched = (await b.execJob('l1', 'job-1'))!;
+    assert.ok(touched.seen_at > touched.started_at, 'the heartbeat moves seen_at');
     assert.equal(running?.finished_at, undefined);
     assert.equal(running?.outcome, undefined);
     assert.equal(await b.execJob('l2', 'job-1'), undefined, 'a job is found on its own lease only');
@@ -43,6 +48,9 @@ forDialects('store: detached commands', (d) => {
     const ended = await b.execJob('l1', 'job-1');
     assert.equal(ended?.outcome, outcome, 'the first end stays');
     assert.ok(ended!.finished_at! >= ended!.started_at);
+    await new Promise((r) => setTimeout(r, 5));
+    await a.touchExecJobs(['job-1']);
+    assert.equal((await b.execJob('l1', 'job-1'))!.seen_at, ended!.seen_at, 'an ended job\'s heartbeat stays where it stopped');
 
     if (d.kind === 'sqlite') {
       await a.schemaInfo();

@@ -1,4 +1,4 @@
-// Step numbers of a lease's recording (migration 11), on both dialects: two Store handles on one
+// Step numbers of a lease's recording (migration 10), on both dialects: two Store handles on one
 // database stand for two server processes serving one lease in turn. Numbers taken at once by
 // both never overlap and leave no gap; a recording written before its first number continues
 // after its own steps; leases are numbered apart.

@@ -1,5 +1,5 @@
 /**
- * Step numbers of lease recordings (table recording_steps, migration 11). A recording is files in
+ * Step numbers of lease recordings (table recording_steps, migration 10). A recording is files in
  * the server's recordings folder; when several server processes serve one lease in turn (HTTP
  * servers behind one balancer, a restart), each takes its steps' numbers here, in one statement,
  * so no two steps share a number and no frame file is written twice under one name. Numbers of a

@@ -179,19 +179,21 @@ export interface WorkspaceTable {
 
 /**
  * A detached command (migration 10, jobs.ts): written by the server process that runs it, read by
- * any. `started_by` is JSON {pid, host, run}; `outcome` the sealed JSON of its result or error,
- * set with `finished_at` (ms) when it ends.
+ * any. `started_by` is JSON {pid, host, run}; `seen_at` (ms) the last heartbeat of that process
+ * while the job runs; `outcome` the sealed JSON of its result or error, set with `finished_at`
+ * (ms) when it ends.
  */
 export interface ExecJobTable {
   id: string;
   lease_id: string;
   started_at: number;
   started_by: string;
+  seen_at: number;
   finished_at: number | null;
   outcome: string | null;
 }
 
-/** The last step number given for a lease's recording (migration 11, recording-steps.ts). */
+/** The last step number given for a lease's recording (migration 10, recording-steps.ts). */
 export interface RecordingStepTable {
   lease_id: string;
   steps: number;

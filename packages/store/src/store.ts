@@ -350,8 +350,14 @@ export class Store {
 
   /** Record that `by` starts job `id` on the lease; written before the command starts. */
   addExecJob(job: { id: string; lease_id: string; started_by: jobs.JobProcess }): Promise<void> {
-    const row = { id: job.id, lease_id: job.lease_id, started_at: Date.now(), started_by: JSON.stringify(job.started_by), finished_at: null, outcome: null };
+    const now = Date.now();
+    const row = { id: job.id, lease_id: job.lease_id, started_at: now, started_by: JSON.stringify(job.started_by), seen_at: now, finished_at: null, outcome: null };
     return this.#run('addExecJob', () => jobs.insert(this.#db, row));
+  }
+
+  /** The heartbeat of the jobs a process still runs (`seen_at` now); ended ones are left alone. */
+  touchExecJobs(ids: readonly string[]): Promise<void> {
+    return this.#run('touchExecJobs', () => jobs.touch(this.#db, ids, Date.now()));
   }
 
   /** The job's end: `outcome` (its result or error, JSON) is sealed before it reaches the database; set once. */

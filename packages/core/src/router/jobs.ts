@@ -23,8 +23,10 @@ export interface JobOrigin {
   host?: string;
   /** When it was started (ms). */
   at?: number;
-  /** Whether that process still runs, when this process can tell (same host); undefined: cannot. */
+  /** Whether that process still runs, when this process can tell (same host, or its heartbeat); undefined: cannot. */
   alive?: boolean;
+  /** That process's last heartbeat for the job (ms), when the ledger keeps one. */
+  seen?: number;
   /** How the job ended, once its process recorded it. */
   outcome?: JobOutcome;
 }
@@ -131,5 +133,6 @@ function jobLost(id: string, o: JobOrigin): VmhubError {
   const who = `vmhub server process${o.pid !== undefined ? ` ${o.pid}` : ''}${o.host ? ` on ${o.host}` : ''}`;
   const when = o.at !== undefined ? ` at ${new Date(o.at).toISOString()}` : '';
   const details = { job: id, ...(o.pid !== undefined ? { pid: o.pid } : {}), ...(o.host ? { host: o.host } : {}), ...(o.alive !== undefined ? { server_running: o.alive } : {}) };
-  return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by ${who}, which has since ended without recording its end: a detached command belongs to the server process that started it, and its result went with that process (in the guest the command may have been killed or may have run on)`, { details });
+  const heard = o.seen !== undefined ? ` (last heard from at ${new Date(o.seen).toISOString()})` : '';
+  return new VmhubError('JOB_LOST', `detached command "${id}" was started${when} by ${who}, which has since ended without recording its end${heard}: a detached command belongs to the server process that started it, and its result went with that process (in the guest the command may have been killed or may have run on)`, { details });
 }

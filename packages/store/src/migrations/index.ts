@@ -399,21 +399,29 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    name: 'exec jobs',
-    // Detached commands (jobs.ts): one row per `vm_exec {detach: true}`, written before the command
-    // starts by the server process that runs it (started_by: {pid, host, run}, JSON), and its end
-    // (finished_at, outcome: the result or the error, sealed) when it ends — so any server process
-    // of the store answers a job, whichever started it.
+    name: 'exec jobs and recording steps',
+    // What several server processes of one store share about a lease they serve in turn.
+    // exec_jobs (jobs.ts): one row per `vm_exec {detach: true}`, written before the command starts
+    // by the process that runs it (started_by: {pid, host, run}, JSON), which sets seen_at again
+    // while it runs (its heartbeat) and its end (finished_at, outcome: the result or the error,
+    // sealed) when it ends — so any process answers a job, whichever runs it.
+    // recording_steps (recording-steps.ts): the last step number given for a lease's recording,
+    // so processes number its steps and name its frames without overlap.
     sql: `
       CREATE TABLE exec_jobs (
         id TEXT PRIMARY KEY,
         lease_id TEXT NOT NULL REFERENCES leases (id),
         started_at INTEGER NOT NULL,
         started_by TEXT NOT NULL,
+        seen_at INTEGER NOT NULL,
         finished_at INTEGER,
         outcome TEXT
       ) STRICT;
       CREATE INDEX exec_jobs_lease ON exec_jobs (lease_id);
+      CREATE TABLE recording_steps (
+        lease_id TEXT PRIMARY KEY,
+        steps INTEGER NOT NULL
+      ) STRICT;
     `,
     postgres: `
       CREATE TABLE exec_jobs (
@@ -421,25 +429,11 @@ export const MIGRATIONS: readonly Migration[] = [
         lease_id TEXT NOT NULL REFERENCES leases (id),
         started_at BIGINT NOT NULL,
         started_by TEXT NOT NULL,
+        seen_at BIGINT NOT NULL,
         finished_at BIGINT,
         outcome TEXT
       );
       CREATE INDEX exec_jobs_lease ON exec_jobs (lease_id);
-    `,
-  },
-  {
-    version: 11,
-    name: 'recording steps',
-    // A lease's recording is files (the server's recordings folder); its step numbers come from
-    // here (recording-steps.ts), so server processes that serve one lease in turn number its steps
-    // and name its frames without overlap. steps: the last number given.
-    sql: `
-      CREATE TABLE recording_steps (
-        lease_id TEXT PRIMARY KEY,
-        steps INTEGER NOT NULL
-      ) STRICT;
-    `,
-    postgres: `
       CREATE TABLE recording_steps (
         lease_id TEXT PRIMARY KEY,
         steps BIGINT NOT NULL
