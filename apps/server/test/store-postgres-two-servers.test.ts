@@ -115,6 +115,29 @@ describe('two servers, one PostgreSQL database, one request_id', () => {
     assert.equal((await b.call('vm_lease_release', { lease_id: lease })).isError, undefined);
   });
 
+  it('image coordinates mean the same through either server: a click through one lands where the other\'s latest screenshot showed it', async () => {
+    const [a, b] = open as [Session, Session];
+    const lease = (await a.call('vm_lease_create', { template: 'fake-desktop', request_id: 'screen-across' })).structuredContent.lease_id as string;
+    assert.equal((await waitReady(a, lease, 60)).status, 'ready');
+    const lastClick = async (s: Session) => {
+      const file = await s.call('vm_get_file', { lease_id: lease, path: '/.vmhub-desktop.json' });
+      const text = file.structuredContent.content ?? Buffer.from(file.structuredContent.content_base64, 'base64').toString();
+      return (JSON.parse(text) as { clicks: { x: number; y: number }[] }).clicks.at(-1);
+    };
+    // b binds first (its session has no screenshot of its own), then a zooms: 2 image px per screen px from (200, 100).
+    assert.equal((await b.call('vm_list_windows', { lease_id: lease })).isError, undefined);
+    const zoom = await a.call('vm_screenshot', { lease_id: lease, region: { x: 200, y: 100, width: 200, height: 150 }, scale: 2 });
+    assert.deepEqual([zoom.structuredContent.scale, zoom.structuredContent.origin], [2, { x: 200, y: 100 }], JSON.stringify(zoom.structuredContent));
+    assert.equal((await b.call('vm_click', { lease_id: lease, x: 100, y: 60 })).isError, undefined);
+    assert.deepEqual(await lastClick(b), { x: 250, y: 130, button: 'left', count: 1, window: (await lastClick(b))!.window }, 'b mapped (100, 60) of a\'s zoom to the screen (250, 130)');
+    // Back: b takes the whole screen (1:1), and a's click follows b's screenshot, not a's own zoom.
+    assert.equal((await b.call('vm_screenshot', { lease_id: lease })).structuredContent.scale, 1);
+    assert.equal((await a.call('vm_click', { lease_id: lease, x: 300, y: 200 })).isError, undefined);
+    const back = await lastClick(a);
+    assert.deepEqual([back!.x, back!.y], [300, 200], 'a mapped with b\'s latest screenshot');
+    assert.equal((await a.call('vm_lease_release', { lease_id: lease })).isError, undefined);
+  });
+
   it('one lease served by both servers in turn: one recording, every step numbered once, every frame the image its call returned', async () => {
     const [a, b] = open as [Session, Session];
     const lease = (await a.call('vm_lease_create', { template: 'fake-desktop', request_id: 'recording-across' })).structuredContent.lease_id as string;

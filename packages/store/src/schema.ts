@@ -199,6 +199,13 @@ export interface RecordingStepTable {
   steps: number;
 }
 
+/** A lease's latest screen mapping as JSON (migration 10, screens.ts). */
+export interface LeaseScreenTable {
+  lease_id: string;
+  mapping: string;
+  updated_at: number;
+}
+
 export interface Database {
   leases: LeaseTable;
   machines: MachineTable;
@@ -210,4 +217,5 @@ export interface Database {
   workspaces: WorkspaceTable;
   exec_jobs: ExecJobTable;
   recording_steps: RecordingStepTable;
+  lease_screens: LeaseScreenTable;
 }

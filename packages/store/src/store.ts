@@ -39,6 +39,7 @@ import * as snapshots from './snapshots.ts';
 import * as workspaces from './workspaces.ts';
 import * as jobs from './jobs.ts';
 import * as recordingSteps from './recording-steps.ts';
+import * as screens from './screens.ts';
 import * as sweeps from './sweeps.ts';
 import * as teardowns from './teardowns.ts';
 
@@ -379,6 +380,18 @@ export class Store {
   /** Take `n` step numbers for the lease's recording; the last of them (range last-n+1..last). `floor`: steps it held before its first number was taken here. */
   takeRecordingSteps(leaseId: string, n: number, floor = 0): Promise<number> {
     return this.#run('takeRecordingSteps', () => recordingSteps.take(this.#db, leaseId, n, floor));
+  }
+
+  // ── a lease's screen mapping (screens.ts: image coordinates mean the same in every process) ──
+
+  /** The mapping of the lease's latest screenshot (JSON), as the process that took it wrote it. */
+  leaseScreen(leaseId: string): Promise<string | undefined> {
+    return this.#run('leaseScreen', () => screens.get(this.#db, leaseId));
+  }
+
+  /** Write the mapping of the lease's latest screenshot (JSON); the last one wins. */
+  setLeaseScreen(leaseId: string, mapping: string): Promise<void> {
+    return this.#run('setLeaseScreen', () => screens.put(this.#db, leaseId, mapping, Date.now()));
   }
 
   // ── secrets a lease's end must undo (credentials.ts; sealed with sealed.ts) ────────────

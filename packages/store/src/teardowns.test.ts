@@ -71,7 +71,10 @@ forDialects('store: teardown records', (d) => {
     const ours = await seed(store, 'expired', { claim: { by: ME, until } });
     const theirs = await seed(store, 'expired', { claim: { by: OTHER, until } });
     const unclaimed = await seed(store, 'releasing');
-    for (const l of [ours, theirs]) await store.addExecJob({ id: `job-${l.id}`, lease_id: l.id, started_by: { pid: 1, host: 'h', run: 'r' } });
+    for (const l of [ours, theirs]) {
+      await store.addExecJob({ id: `job-${l.id}`, lease_id: l.id, started_by: { pid: 1, host: 'h', run: 'r' } });
+      await store.setLeaseScreen(l.id, '{"scale":0.5}');
+    }
     const finished = await store.recordTeardowns(ME, [ours, theirs, unclaimed].map((l) => ({
       lease_id: l.id, outcome: 'destroyed', machine: 'destroyed' as const,
       final: { from: l.status, to: l.status === 'expired' ? 'reaped' as const : 'released' as const },
@@ -97,6 +100,8 @@ forDialects('store: teardown records', (d) => {
     assert.equal((await store.listEvents({ lease_id: theirs.id, kind: 'lease.reaped' })).length, 0);
     assert.equal(await store.execJob(ours.id, `job-${ours.id}`), undefined, 'the ended lease\'s detached-command rows went with it');
     assert.ok(await store.execJob(theirs.id, `job-${theirs.id}`), 'a lease not ended keeps its jobs');
+    assert.equal(await store.leaseScreen(ours.id), undefined, 'and its screen mapping');
+    assert.equal(await store.leaseScreen(theirs.id), '{"scale":0.5}');
   });
 
   it('a mismatch finishes with IDENTITY_MISMATCH; without a final transition the status stays and only our claim is released (unless kept)', async () => {

@@ -4,7 +4,7 @@
  * unexpired one, and it lapses if its holder dies, so abandoned work is picked up again. After
  * the destroys, one transaction records everything: machine rows, final lease statuses (only
  * where the recorder still holds the claim), claims released, events — and the ended leases'
- * detached-command rows (jobs.ts) deleted.
+ * detached-command rows (jobs.ts) and screen mappings (screens.ts) deleted.
  */
 import type { Kysely, Selectable } from 'kysely';
 import { assertEventKind, eventsOfCall, insertEvents, type NewEvent } from './events.ts';
@@ -155,10 +155,12 @@ export async function recordTeardowns(db: Kysely<Database>, actor: string, recor
     if (release.length > 0) {
       await trx.updateTable('leases').set({ claimed_by: null, claim_expires_at: null }).where('id', 'in', release).where('claimed_by', '=', actor).execute();
     }
-    // A lease that has ended runs no command: its detached commands' rows (outcomes sealed, up to
-    // 512 KB of output each) go with it.
+    // A lease that has ended runs no command and shows no screen: its detached commands' rows
+    // (outcomes sealed, up to 512 KB of output each) and its screen mapping go with it.
     const ids = records.map((r) => r.lease_id);
-    await trx.deleteFrom('exec_jobs').where('lease_id', 'in', trx.selectFrom('leases').select('id').where('id', 'in', ids).where('status', 'in', FINAL_STATUSES)).execute();
+    const ended = trx.selectFrom('leases').select('id').where('id', 'in', ids).where('status', 'in', FINAL_STATUSES);
+    await trx.deleteFrom('exec_jobs').where('lease_id', 'in', ended).execute();
+    await trx.deleteFrom('lease_screens').where('lease_id', 'in', ended).execute();
     await insertEvents(trx, actor, events);
   });
   if (attempt === 0) return finished;

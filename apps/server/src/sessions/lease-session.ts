@@ -42,6 +42,8 @@ export class LeaseSession {
   /** The adapter session's dispose is running: the channel and console stay reachable for its cleanup. */
   #adapterEnding = false;
   readonly #kept = new Map<LeaseStateKey<unknown>, unknown>();
+  /** The screen mapping as this session last read it from the store or wrote it there (JSON). */
+  #sharedScreen: string | undefined;
 
   constructor(leaseId: string, machine: MachineRef, template: TemplateConfig, provider: Provider | undefined, adapter: Adapter | undefined, ledger?: JobLedger) {
     this.lease_id = leaseId;
@@ -108,6 +110,33 @@ export class LeaseSession {
     this.#restoredPending = false;
     const session = await this.#session?.catch(() => undefined);
     try { await session?.restored?.(ctx); } catch (err) { log('warn', 'the adapter session failed to take a restore; it keeps going', { lease: this.lease_id, error: (err as Error).message }); }
+  }
+
+  /**
+   * The store's screen mapping of the lease (another process's latest screenshot, JSON), read at
+   * bind: adopted when it is not what this session last read or wrote — and then the marks and
+   * the change baseline of this session's older screenshot are dropped (they belong to a screen
+   * the agent no longer looks at).
+   */
+  adoptScreen(stored: string | undefined): void {
+    if (stored === undefined || stored === this.#sharedScreen) return;
+    this.#sharedScreen = stored;
+    try {
+      this.screen.latest = JSON.parse(stored) as ScreenState['latest'];
+    } catch {
+      return;
+    }
+    delete this.screen.marks;
+    delete this.screen.frame;
+    delete this.screen.baseline;
+  }
+
+  /** After a call: the mapping, when this session's call changed it, written through `write` (the store). */
+  async shareScreen(write: (mapping: string) => Promise<void>): Promise<void> {
+    const latest = this.screen.latest ? JSON.stringify(this.screen.latest) : undefined;
+    if (latest === undefined || latest === this.#sharedScreen) return;
+    await write(latest);
+    this.#sharedScreen = latest;
   }
 
   /** The state `key` keeps for this lease, made on first use; LEASE_EXPIRED once the session ended. */

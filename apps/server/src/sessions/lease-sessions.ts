@@ -76,8 +76,9 @@ export class LeaseSessions {
    * server's own use (the recorder's frame captures of a lease already bound).
    */
   async bind(leaseId: string, signal: AbortSignal, principal: string | undefined, options: { inFlight?: boolean } = {}): Promise<LeaseBinding> {
-    // A foreign or unknown id is refused before it touches a gate.
-    const known = await this.#leases.get(leaseId, principal);
+    // A foreign or unknown id is refused before it touches a gate. The lease's screen mapping is
+    // read beside it (another process may have taken the latest screenshot).
+    const [known, screen] = await Promise.all([this.#leases.get(leaseId, principal), this.#store.leaseScreen(leaseId)]);
     let release: (() => void) | undefined;
     let waited: boolean;
     if (options.inFlight) ({ leave: release, waited } = await this.#gates.enter(known.id, signal));
@@ -90,6 +91,7 @@ export class LeaseSessions {
         throw notReadyError(lease);
       }
       const session = this.#open.get(leaseId) ?? await this.#openSession(leaseId, lease.template);
+      session.adoptScreen(screen);
       const context = { ...session.lease, signal };
       await session.settleRestore(context);
       const adapter = this.#registry.adapterFor(session.template);
@@ -104,6 +106,7 @@ export class LeaseSessions {
         screen: session.screen,
         jobs: session.jobs,
         context,
+        commit: () => session.shareScreen((mapping) => this.#store.setLeaseScreen(lease.id, mapping)),
         ...(release ? { release } : {}),
       };
     } catch (err) {

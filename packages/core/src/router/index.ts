@@ -176,6 +176,7 @@ export function createRouter(host: RouterHost): Router {
         }
         throw err;
       }
+      await binding.commit?.();
       const result = assertWithinBudget(name, okResult({ lease_id: binding.lease_id, expires_at: binding.expires_at, ...out.structured }, out.content ?? []), host.settings.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
       // Taken only once the answer is sure to reach the agent: a failed call keeps the note for the next.
       const note = await host.human?.takeNote(binding.lease_id);

@@ -77,6 +77,13 @@ export interface LeaseBinding {
   jobs?: DetachedJobs;
   context: AdapterContext;
   /**
+   * The call succeeded: the host shares what it changed in `screen` (its mapping) with the other
+   * server processes of its store, before the router answers — so a click through another process
+   * maps image coordinates as this call's screenshot showed them. Awaited; a failure fails the
+   * call. Optional.
+   */
+  commit?(): Promise<void>;
+  /**
    * The call is done with the lease: called once by the router when the call answers (the host
    * counts the call in flight until then: a restore waits for it). Optional.
    */

@@ -399,7 +399,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    name: 'exec jobs and recording steps',
+    name: 'state shared by server processes',
     // What several server processes of one store share about a lease they serve in turn.
     // exec_jobs (jobs.ts): one row per `vm_exec {detach: true}`, written before the command starts
     // by the process that runs it (started_by: {pid, host, run}, JSON), which sets seen_at again
@@ -407,6 +407,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // sealed) when it ends — so any process answers a job, whichever runs it.
     // recording_steps (recording-steps.ts): the last step number given for a lease's recording,
     // so processes number its steps and name its frames without overlap.
+    // lease_screens (screens.ts): how image coordinates of the lease's latest screenshot map to
+    // its screen (JSON), so a click through one process lands where a screenshot through another
+    // showed it.
     sql: `
       CREATE TABLE exec_jobs (
         id TEXT PRIMARY KEY,
@@ -421,6 +424,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE recording_steps (
         lease_id TEXT PRIMARY KEY,
         steps INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE lease_screens (
+        lease_id TEXT PRIMARY KEY,
+        mapping TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
       ) STRICT;
     `,
     postgres: `
@@ -437,6 +445,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE recording_steps (
         lease_id TEXT PRIMARY KEY,
         steps BIGINT NOT NULL
+      );
+      CREATE TABLE lease_screens (
+        lease_id TEXT PRIMARY KEY,
+        mapping TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
       );
     `,
   },
