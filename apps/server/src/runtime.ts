@@ -56,7 +56,7 @@ export async function startRuntime(config: VmhubConfig, from: string, options: R
     // Providers keep per-lease files (SSH keys) in the same state directory as the reaper's.
     Registry.load(config, from, stateDirOf(db)),
   ]);
-  const sessions = new LeaseSessions(store, registry);
+  const sessions = new LeaseSessions(store, registry, { idleMs: config.leases.session_idle_seconds * 1000 });
   // Every terminal state the manager reaches ends the lease's session here, and revokes what was
   // made for the lease (its GitHub tokens; bounded, never throws: what fails, the reaper retries).
   const leases = new LeaseManager(store, registry, config, async (leaseId, reason) => {

@@ -129,7 +129,8 @@ describe('two servers, one PostgreSQL database, one request_id', () => {
     const zoom = await a.call('vm_screenshot', { lease_id: lease, region: { x: 200, y: 100, width: 200, height: 150 }, scale: 2 });
     assert.deepEqual([zoom.structuredContent.scale, zoom.structuredContent.origin], [2, { x: 200, y: 100 }], JSON.stringify(zoom.structuredContent));
     assert.equal((await b.call('vm_click', { lease_id: lease, x: 100, y: 60 })).isError, undefined);
-    assert.deepEqual(await lastClick(b), { x: 250, y: 130, button: 'left', count: 1, window: (await lastClick(b))!.window }, 'b mapped (100, 60) of a\'s zoom to the screen (250, 130)');
+    const there = await lastClick(b);
+    assert.deepEqual([there!.x, there!.y], [250, 130], 'b mapped (100, 60) of a\'s zoom to the screen (250, 130)');
     // Back: b takes the whole screen (1:1), and a's click follows b's screenshot, not a's own zoom.
     assert.equal((await b.call('vm_screenshot', { lease_id: lease })).structuredContent.scale, 1);
     assert.equal((await a.call('vm_click', { lease_id: lease, x: 300, y: 200 })).isError, undefined);

@@ -61,6 +61,13 @@ export const VmhubConfigSchema = Type.Object({
     max_total: Type.Integer({ minimum: 1, default: 50 }),
     /** A lease not ready by then is failed (by the server or the reaper). */
     provision_timeout_seconds: Seconds(900),
+    /**
+     * A server process closes its session to a lease's machine (channels, the adapter's session)
+     * after this long without a call, unless it still holds work there: a detached command, a
+     * port forward, a live-view viewer, a call in flight. The next call opens a new one. 0: never
+     * (until the lease ends). Env VMHUB_LEASE_SESSION_IDLE_SECONDS.
+     */
+    session_idle_seconds: Seconds(600, 0),
   }, { default: {} }),
   /**
    * Snapshots (vm_snapshot; forks through vm_lease_create {snapshot_id}): kept past their lease
@@ -272,6 +279,7 @@ export function loadConfig(options: LoadConfigOptions = {}): VmhubConfig & { sou
   if (env.VMHUB_HTTP_SESSION_IDLE_SECONDS) section('http').session_idle_seconds = intEnv(env, 'VMHUB_HTTP_SESSION_IDLE_SECONDS');
   if (env.VMHUB_HTTP_MAX_SESSIONS) section('http').max_sessions = intEnv(env, 'VMHUB_HTTP_MAX_SESSIONS');
   if (env.VMHUB_HTTP_MAX_SESSIONS_PER_PRINCIPAL) section('http').max_sessions_per_principal = intEnv(env, 'VMHUB_HTTP_MAX_SESSIONS_PER_PRINCIPAL');
+  if (env.VMHUB_LEASE_SESSION_IDLE_SECONDS) section('leases').session_idle_seconds = intEnv(env, 'VMHUB_LEASE_SESSION_IDLE_SECONDS');
   if (env.VMHUB_ORPHAN_GRACE_SECONDS) section('reaper').orphan_grace_seconds = intEnv(env, 'VMHUB_ORPHAN_GRACE_SECONDS');
 
   const what = `[vmhub] configuration${source ? ` (${source})` : ''}`;

@@ -12,6 +12,7 @@ const STREAM: LeaseStateKey<{ stream?: LeaseStream }> = {
   name: 'live-stream',
   make: () => ({}),
   end: (kept) => kept.stream?.close('the lease\'s session ended (released, expired, restored onto a new machine, or the server stopping)'),
+  busy: (kept) => (kept.stream?.stats().viewers ?? 0) > 0,
 };
 
 /** The session's stream, made with `capture` on first use. */

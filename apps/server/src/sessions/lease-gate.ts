@@ -88,6 +88,12 @@ export class LeaseGates {
   }
 
   /** Leases with a gate in use (tests, leak checks). */
+  /** Calls are in flight on the lease, or an exclusive operation runs on it. */
+  busy(leaseId: string): boolean {
+    const g = this.#gates.get(leaseId);
+    return g !== undefined && (g.active > 0 || g.closed !== undefined);
+  }
+
   get size(): number {
     return this.#gates.size;
   }

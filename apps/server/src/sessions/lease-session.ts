@@ -20,6 +20,8 @@ export interface LeaseStateKey<T> {
   readonly name: string;
   make(leaseId: string): T;
   end?(value: T): void | Promise<void>;
+  /** The state still does work on the lease (a viewer watches it): its session is not idle. */
+  busy?(value: T): boolean;
 }
 
 export class LeaseSession {
@@ -42,6 +44,8 @@ export class LeaseSession {
   /** The adapter session's dispose is running: the channel and console stay reachable for its cleanup. */
   #adapterEnding = false;
   readonly #kept = new Map<LeaseStateKey<unknown>, unknown>();
+  /** When a call last bound the lease through this session (ms). */
+  #usedAt = Date.now();
   /** The screen mapping as this session last read it from the store or wrote it there (JSON). */
   #sharedScreen: string | undefined;
 
@@ -110,6 +114,22 @@ export class LeaseSession {
     this.#restoredPending = false;
     const session = await this.#session?.catch(() => undefined);
     try { await session?.restored?.(ctx); } catch (err) { log('warn', 'the adapter session failed to take a restore; it keeps going', { lease: this.lease_id, error: (err as Error).message }); }
+  }
+
+  /** A call binds the lease through this session now. */
+  touch(): void {
+    this.#usedAt = Date.now();
+  }
+
+  /**
+   * How long no call has bound the lease, or 0 while the session still holds work there: a
+   * detached command, a guest port stream or forward, a state that says it is busy (a live
+   * viewer). Calls in flight are the gate's to count (LeaseSessions).
+   */
+  idleMs(now = Date.now()): number {
+    if (this.jobs.running > 0 || this.#ports.open > 0) return 0;
+    for (const [key, value] of this.#kept) if (key.busy?.(value)) return 0;
+    return Math.max(0, now - this.#usedAt);
   }
 
   /**

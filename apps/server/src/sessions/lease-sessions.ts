@@ -49,9 +49,13 @@ export class LeaseSessions {
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
-  constructor(store: Store, registry: Registry) {
+  /** A session unused this long, holding no work, is closed (0: never); config leases.session_idle_seconds. */
+  readonly #idleMs: number;
+
+  constructor(store: Store, registry: Registry, options: { idleMs?: number } = {}) {
     this.#store = store;
     this.#registry = registry;
+    this.#idleMs = options.idleMs ?? 0;
   }
 
   attach(leases: LeaseManager): void {
@@ -91,6 +95,7 @@ export class LeaseSessions {
         throw notReadyError(lease);
       }
       const session = this.#open.get(leaseId) ?? await this.#openSession(leaseId, lease.template);
+      session.touch();
       session.adoptScreen(screen);
       const context = { ...session.lease, signal };
       await session.settleRestore(context);
@@ -156,7 +161,12 @@ export class LeaseSessions {
     await session.dispose(reason);
   }
 
-  /** Dispose sessions whose lease is no longer ready in the store (moved on by another process). */
+  /**
+   * Dispose sessions whose lease is no longer ready in the store (moved on by another process),
+   * and sessions idle past leases.session_idle_seconds: no call bound them for that long, none is
+   * in flight, and they hold no work (LeaseSession.idleMs). The idle check and the end run with
+   * nothing awaited between them, so a bind that takes the session first keeps it open.
+   */
   sweep(): Promise<void> {
     this.#sweeping ??= (async () => {
       try {
@@ -164,7 +174,12 @@ export class LeaseSessions {
           // A store that cannot be read now (PostgreSQL down) says nothing about the lease: keep its session.
           const row = await this.#leases.get(id).catch((err: { code?: unknown }) => (err?.code === 'STORE_UNAVAILABLE' ? 'unknown' as const : undefined));
           if (row === 'unknown') continue;
-          if (!row || row.status !== 'ready') await this.end(id, row?.status ?? 'gone');
+          if (!row || row.status !== 'ready') { await this.end(id, row?.status ?? 'gone'); continue; }
+          const session = this.#open.get(id);
+          if (session && this.#idleMs > 0 && !this.#gates.busy(id) && session.idleMs() >= this.#idleMs) {
+            log('debug', 'lease session closed: idle', { lease: id, idle_seconds: this.#idleMs / 1000 });
+            await this.end(id, 'idle');
+          }
         }
       } catch (err) {
         log('warn', 'session sweep failed; retried on the next one', { error: (err as Error).message });
