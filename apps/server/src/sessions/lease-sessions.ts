@@ -112,7 +112,8 @@ export class LeaseSessions {
         jobs: session.jobs,
         context,
         commit: () => session.shareScreen((mapping) => this.#store.setLeaseScreen(lease.id, mapping)),
-        ...(release ? { release } : {}),
+        // A call counts as use until it answers: a long one is not followed at once by an idle close.
+        ...(release ? { release: () => { session.touch(); release!(); } } : {}),
       };
     } catch (err) {
       release?.();
