@@ -39,14 +39,22 @@ describe('vm_inspect on Firefox with a 10 000-row page', { timeout: 300_000 }, (
     // Firefox builds its accessible tree once an AT-SPI client asks: the first walks may not see
     // its window, or not reach the rows yet.
     let tree: any;
-    for (let i = 0; i < 20 && !find(tree ?? {}, (n) => n.name === 'pick 3'); i++) {
+    const done = (t: any) => t?.scope === 'window' && find(t.tree, (n) => n.name === 'pick 3');
+    for (let i = 0; i < 20 && !done(tree); i++) {
       const t0 = Date.now();
       tree = (await ok('vm_inspect', { lease_id: lease, timeout_seconds: 3 })).structuredContent;
       const ms = Date.now() - t0;
       // The contract: core answers by the budget + 2 s whatever the adapter does (a loaded CI
       // machine's walk was killed at budget + 1.5 s and answered at 4.56 s); and a call over it.
       assert.ok(ms < 3000 + 2000 + 500, `vm_inspect answered in ${ms} ms (budget 3 s)`);
-      if (!find(tree.tree, (n) => n.name === 'pick 3')) await new Promise((r) => setTimeout(r, 500));
+      if (done(tree)) break;
+      // The walk found no active window on the screen (scope "desktop": CI saw it twice, Firefox
+      // not the active window at that moment): give Firefox the focus again, as a person would.
+      if (tree.scope !== 'window') {
+        const ff = (await ok('vm_list_windows', { lease_id: lease })).structuredContent.windows.find((w: any) => /Rows/.test(w.title));
+        if (ff) await s!.call('vm_focus', { lease_id: lease, window: ff.id });
+      }
+      await new Promise((r) => setTimeout(r, 500));
     }
     assert.equal(tree.scope, 'window');
     assert.match(tree.tree.name ?? '', /Rows/, 'the focused window is Firefox\'s');
