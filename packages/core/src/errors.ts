@@ -91,6 +91,19 @@ export function toErrorPayload(err: VmhubError): ErrorPayload {
 }
 
 /**
+ * The inverse of `toErrorPayload`: the error a payload describes, for a payload read back from
+ * where it was kept (a job's outcome in the store, another process's answer). Round-trips exactly.
+ */
+export function fromErrorPayload(payload: ErrorPayload): VmhubError {
+  return new VmhubError(payload.code, payload.message, {
+    retryable: payload.retryable,
+    hint: payload.hint,
+    ...(payload.source ? { source: payload.source } : {}),
+    ...(payload.details ? { details: payload.details } : {}),
+  });
+}
+
+/**
  * Turn anything thrown into a VmhubError. A VmhubError keeps its code (and gains `source` when it
  * had none); anything else becomes INTERNAL, message prefixed with the component.
  */

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { VmhubError, type ErrorPayload, type ExecResult } from '@vmhub/core';
+import { fromErrorPayload, type ErrorPayload, type ExecResult } from '@vmhub/core';
 import type { JobLedger, JobOrigin, JobOutcome } from '@vmhub/core/router';
 import type { Store } from '@vmhub/store';
 import { log } from '../log.ts';
@@ -95,10 +95,7 @@ function stored(o: JobOutcome): StoredOutcome {
 }
 
 function parsed(o: StoredOutcome): JobOutcome {
-  if ('error' in o) {
-    const e = o.error;
-    return { error: new VmhubError(e.code, e.message, { retryable: e.retryable, hint: e.hint, ...(e.source ? { source: e.source } : {}), ...(e.details ? { details: e.details } : {}) }) };
-  }
+  if ('error' in o) return { error: fromErrorPayload(o.error) };
   const r = o.result;
   const result: ExecResult = { exit_code: r.exit_code, stdout: Buffer.from(r.stdout, 'base64'), stderr: Buffer.from(r.stderr, 'base64'), timed_out: r.timed_out, truncated: r.truncated };
   return { result };
