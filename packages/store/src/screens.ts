@@ -7,11 +7,23 @@
  * One statement each; the last screenshot's mapping wins.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import type { LeaseRow } from './leases.ts';
+import { LEASE_COLUMNS, type Database } from './schema.ts';
 
-export async function get(db: Kysely<Database>, leaseId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('lease_screens').select('mapping').where('lease_id', '=', leaseId).executeTakeFirst();
-  return row?.mapping;
+/**
+ * The lease row and its screen mapping in one statement (a LEFT JOIN): what every agent call
+ * reads when it binds, so a call costs one round trip to the store, not two.
+ */
+export async function leaseWithScreen(db: Kysely<Database>, leaseId: string): Promise<{ lease: LeaseRow; screen: string | undefined } | undefined> {
+  const row = await db.selectFrom('leases')
+    .leftJoin('lease_screens', 'lease_screens.lease_id', 'leases.id')
+    .select(LEASE_COLUMNS.map((c) => `leases.${c}` as const))
+    .select('lease_screens.mapping as screen_mapping')
+    .where('leases.id', '=', leaseId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { screen_mapping, ...lease } = row;
+  return { lease, screen: screen_mapping ?? undefined };
 }
 
 export async function put(db: Kysely<Database>, leaseId: string, mapping: string, at: number): Promise<void> {

@@ -384,9 +384,12 @@ export class Store {
 
   // ── a lease's screen mapping (screens.ts: image coordinates mean the same in every process) ──
 
-  /** The mapping of the lease's latest screenshot (JSON), as the process that took it wrote it. */
-  leaseScreen(leaseId: string): Promise<string | undefined> {
-    return this.#run('leaseScreen', () => screens.get(this.#db, leaseId));
+  /**
+   * The lease and the mapping of its latest screenshot (JSON, as the process that took it wrote
+   * it; undefined before any), read together: a bound call's one read.
+   */
+  getLeaseWithScreen(leaseId: string): Promise<{ lease: LeaseRow; screen: string | undefined } | undefined> {
+    return this.#run('getLeaseWithScreen', () => screens.leaseWithScreen(this.#db, leaseId));
   }
 
   /** Write the mapping of the lease's latest screenshot (JSON); the last one wins. */

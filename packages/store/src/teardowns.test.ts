@@ -100,8 +100,8 @@ forDialects('store: teardown records', (d) => {
     assert.equal((await store.listEvents({ lease_id: theirs.id, kind: 'lease.reaped' })).length, 0);
     assert.equal(await store.execJob(ours.id, `job-${ours.id}`), undefined, 'the ended lease\'s detached-command rows went with it');
     assert.ok(await store.execJob(theirs.id, `job-${theirs.id}`), 'a lease not ended keeps its jobs');
-    assert.equal(await store.leaseScreen(ours.id), undefined, 'and its screen mapping');
-    assert.equal(await store.leaseScreen(theirs.id), '{"scale":0.5}');
+    assert.equal((await store.getLeaseWithScreen(ours.id))?.screen, undefined, 'and its screen mapping');
+    assert.equal((await store.getLeaseWithScreen(theirs.id))?.screen, '{"scale":0.5}');
   });
 
   it('a mismatch finishes with IDENTITY_MISMATCH; without a final transition the status stays and only our claim is released (unless kept)', async () => {

@@ -228,7 +228,19 @@ export class LeaseManager {
    * leases`, run by the store's owner), which sees all.
    */
   async get(leaseId: string, principal?: string): Promise<LeaseRow> {
-    const row = await this.#store.getLease(leaseId);
+    return this.#visible(leaseId, await this.#store.getLease(leaseId), principal);
+  }
+
+  /**
+   * `get`, and the mapping of the lease's latest screenshot (JSON; undefined before any) in the
+   * same store read: what an agent call reads when it binds (LeaseSessions.bind).
+   */
+  async getWithScreen(leaseId: string, principal?: string): Promise<{ lease: LeaseRow; screen: string | undefined }> {
+    const read = await this.#store.getLeaseWithScreen(leaseId);
+    return { lease: await this.#visible(leaseId, read?.lease, principal), screen: read?.screen };
+  }
+
+  #visible(leaseId: string, row: LeaseRow | undefined, principal: string | undefined): Promise<LeaseRow> {
     if (!row || (principal !== undefined && row.principal !== principal)) throw new VmhubError('NOT_FOUND', `no lease "${leaseId}"`, { hint: 'vm_lease_list lists your leases.' });
     return this.#expireIfDue(row);
   }

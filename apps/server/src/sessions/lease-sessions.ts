@@ -80,9 +80,9 @@ export class LeaseSessions {
    * server's own use (the recorder's frame captures of a lease already bound).
    */
   async bind(leaseId: string, signal: AbortSignal, principal: string | undefined, options: { inFlight?: boolean } = {}): Promise<LeaseBinding> {
-    // A foreign or unknown id is refused before it touches a gate. The lease's screen mapping is
-    // read beside it (another process may have taken the latest screenshot).
-    const [known, screen] = await Promise.all([this.#leases.get(leaseId, principal), this.#store.leaseScreen(leaseId)]);
+    // A foreign or unknown id is refused before it touches a gate. The lease's screen mapping
+    // comes in the same read (another process may have taken the latest screenshot).
+    const { lease: known, screen } = await this.#leases.getWithScreen(leaseId, principal);
     let release: (() => void) | undefined;
     let waited: boolean;
     if (options.inFlight) ({ leave: release, waited } = await this.#gates.enter(known.id, signal));
