@@ -99,18 +99,17 @@ export interface RecordingsOptions {
   session: (leaseId: string) => Promise<Pick<LeaseSession, 'state'> | undefined>;
   /**
    * Take `n` step numbers for the lease, shared by every process writing its recording (the
-   * store's takeRecordingSteps); resolves to the last. `floor`: the steps the folder held when
-   * this process first wrote there. Absent: this process numbers alone, after the folder's steps.
+   * store's takeRecordingSteps); resolves to the last. `floor`: the last number this process knows
+   * (at first, the steps the folder holds), which the store numbers after when the lease has no
+   * count yet. Absent: this process numbers alone, after the folder's steps.
    */
   number?: (leaseId: string, n: number, floor: number) => Promise<number>;
 }
 
 interface LeaseRecording {
   id: string;
-  /** The last step number this process gave; undefined until the folder was read on first use. */
+  /** The last step number this process gave (at first, the folder's count); undefined until the folder was read on first use. */
   seq?: number;
-  /** The steps the folder held then. */
-  floor?: number;
   bytes: number;
   images: boolean;
   stopped: boolean;
@@ -352,7 +351,7 @@ export class Recordings {
     if (rec.seq === undefined) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const text = await readFile(join(dir, STEPS_FILE), 'utf8').catch(() => '');
-      rec.seq = rec.floor = text.split('\n').filter(Boolean).length;
+      rec.seq = text.split('\n').filter(Boolean).length;
       for (const name of await readdir(dir).catch(() => [] as string[])) {
         if (IMAGE_FILE.test(name)) rec.bytes += await stat(join(dir, name)).then((s) => s.size, () => 0);
       }
@@ -381,7 +380,7 @@ export class Recordings {
       }
     }
     if (lines.length === 0) return;
-    const last = this.#options.number ? await this.#options.number(id, lines.length, rec.floor ?? 0) : seq;
+    const last = this.#options.number ? await this.#options.number(id, lines.length, rec.seq) : seq;
     for (const l of lines) l.seq += last - seq;
     rec.seq = last;
     if (image && shown.length > 0) {
