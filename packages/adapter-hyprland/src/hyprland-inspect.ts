@@ -8,10 +8,11 @@
  * with the reason probe() reports.
  */
 import type { AdapterContext, InspectRequest, InspectResult } from '@vmhub/core';
-import { walkAtspi } from '@vmhub/core/adapter-kit';
+import { walkAtspi, type ActiveWindowHint } from '@vmhub/core/adapter-kit';
 import { hyprError } from './errors.ts';
 import type { HyprRuntime } from './runtime.ts';
 import { ATSPI_REASON, probeFacts } from './probe.ts';
+import { readWindows } from './hyprland-list-windows.ts';
 
 export async function inspect(rt: HyprRuntime, ctx: AdapterContext, input: InspectRequest): Promise<InspectResult> {
   const facts = await probeFacts(rt, ctx);
@@ -21,5 +22,12 @@ export async function inspect(rt: HyprRuntime, ctx: AdapterContext, input: Inspe
       details: { reason: ATSPI_REASON },
     });
   }
-  return walkAtspi(await rt.guest(ctx), input);
+  // The walk of the focused window starts at the one the compositor has focused.
+  return walkAtspi(await rt.guest(ctx), input, input.scope === 'window' ? await focusedWindow(rt, ctx) : undefined);
+}
+
+/** The compositor's focused window (its pid and title); undefined when none is, or it cannot be read. */
+async function focusedWindow(rt: HyprRuntime, ctx: AdapterContext): Promise<ActiveWindowHint | undefined> {
+  const w = (await readWindows(rt, ctx).catch(() => [])).find((x) => x.focused);
+  return w?.title ? { title: w.title, ...(w.pid ? { pid: w.pid } : {}) } : undefined;
 }

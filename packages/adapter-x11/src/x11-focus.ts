@@ -14,7 +14,7 @@ want=$(printf '%d' "$1")
 i=0
 while [ "$i" -lt 75 ]; do
   if [ $((i % 10)) -eq 0 ]; then wmctrl -ia "$1" || exit 74; fi
-  cur=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/.*\(0x[0-9a-fA-F]*\).*/\1/p')
+  cur=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/^[^#]*# *\(0x[0-9a-fA-F]*\).*/\1/p')
   if [ -n "$cur" ] && [ "$(printf '%d' "$cur")" = "$want" ]; then exit 0; fi
   i=$((i+1)); sleep 0.02
 done

@@ -6,10 +6,30 @@
  * CAPABILITY_UNAVAILABLE with the reason, and probe() reports the same.
  */
 import type { AdapterContext, InspectRequest, InspectResult } from '@vmhub/core';
-import { walkAtspi } from '@vmhub/core/adapter-kit';
+import { walkAtspi, type ActiveWindowHint } from '@vmhub/core/adapter-kit';
 import { x11Error } from './errors.ts';
+import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 import { ATSPI_REASON, probeFacts } from './probe.ts';
+import { xpropStrings } from './x11-list-windows.ts';
+
+// The WM's active window (_NET_ACTIVE_WINDOW on the root): its pid and title, one guest command.
+const ACTIVE_SCRIPT = String.raw`
+id=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/^[^#]*# *\(0x[0-9a-fA-F]*\).*/\1/p')
+case "$id" in ''|0x0) exit 0 ;; esac
+xprop -id "$id" -notype _NET_WM_PID _NET_WM_NAME WM_NAME 2>/dev/null
+exit 0
+`;
+
+/** The window the WM has active, for the walk of scope `window`; undefined when none is (or it cannot be read). */
+export async function activeWindow(guest: Guest): Promise<ActiveWindowHint | undefined> {
+  const res = await guest.sh(ACTIVE_SCRIPT, [], { needs: ['xprop', 'sed'] }).catch(() => undefined);
+  const text = res?.stdout.toString('utf8') ?? '';
+  const title = xpropStrings(/^_NET_WM_NAME = (.*)$/m.exec(text)?.[1])[0] ?? xpropStrings(/^WM_NAME = (.*)$/m.exec(text)?.[1])[0];
+  if (!title) return undefined;
+  const pid = /^_NET_WM_PID = (\d+)/m.exec(text)?.[1];
+  return { title, ...(pid ? { pid: Number(pid) } : {}) };
+}
 
 export async function inspect(rt: X11Runtime, ctx: AdapterContext, input: InspectRequest): Promise<InspectResult> {
   const facts = await probeFacts(rt, ctx);
@@ -21,7 +41,9 @@ export async function inspect(rt: X11Runtime, ctx: AdapterContext, input: Inspec
   }
   const guest = await rt.guest(ctx);
   try {
-    return await walkAtspi(guest, input);
+    // The walk of the focused window starts at the one the WM has active (AT-SPI's own "active"
+    // state can lag behind it, or sit on a helper window off the screen).
+    return await walkAtspi(guest, input, input.scope === 'window' ? await activeWindow(guest) : undefined);
   } catch (err) {
     if (err instanceof Error && /connect to accessibility bus/i.test(err.message)) {
       throw x11Error('CAPABILITY_UNAVAILABLE', `inspect is unavailable now: no accessibility bus runs on ${rt.options.display} (at-spi-bus-launcher starts with the first accessible app): open a GTK app, or start at-spi-bus-launcher in the session`, {

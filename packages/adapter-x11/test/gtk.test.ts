@@ -142,6 +142,10 @@ describe('x11: inspect is bounded (a window with 4000 labels)', () => {
       walk(byNodes.tree);
       assert.equal(count, 100);
       assert.ok(find(byNodes.tree, (n) => n.role === 'label' && n.name === 'row 0'), 'the first rows are read');
+      // The WM's active window is the root even when the budget is spent before the walk looks for
+      // it (by AT-SPI's own "active" state that search stops at the deadline: the desktop).
+      const late = await session.inspect!(ctx, { max_depth: 50, scope: 'window', max_nodes: 100, timeout_ms: 1 });
+      assert.deepEqual([late.scope, late.tree.name, late.truncated], ['window', title, 'time'], 'a spent budget still answers the active window');
       const t0 = Date.now();
       const byTime = await session.inspect!(ctx, { max_depth: 50, scope: 'window', max_nodes: 5000, timeout_ms: 1000 });
       const ms = Date.now() - t0;

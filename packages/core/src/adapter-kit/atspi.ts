@@ -1,7 +1,9 @@
 /**
  * The AT-SPI walk desktop adapters share (adapter-x11, adapter-hyprland): a small Python helper
- * (python3-pyatspi) sent on stdin walks depth first from the focused window (the active top-level
- * window that is on the screen; the whole desktop when asked, or when none is) and stops at the
+ * (python3-pyatspi) sent on stdin walks depth first from the focused window (the window manager's
+ * active window when the adapter names it — its process and title — else the top-level window
+ * AT-SPI marks active that is on the screen; the whole desktop when asked, or when none is
+ * found) and stops at the
  * node budget or the time budget (counted from the helper's start, its imports included),
  * whichever comes first, printing one JSON line per element as it goes and a last line naming why
  * it stopped. An element placed off the screen and not showing (a closed menu's items) is listed
@@ -31,10 +33,13 @@ try:
 except Exception:
     Atspi = None
 max_depth, max_nodes, budget_ms, scope, text_chars = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+hint = json.loads(sys.argv[6]) if len(sys.argv) > 6 else None
 deadline = started + budget_ms / 1000.0
-if Atspi is not None:
-    try: Atspi.set_timeout(max(200, min(1000, budget_ms)), -1)
-    except Exception: pass
+def call_timeout(ms):
+    if Atspi is not None:
+        try: Atspi.set_timeout(ms, -1)
+        except Exception: pass
+call_timeout(max(200, min(1000, budget_ms)))
 out = sys.stdout
 state = {"count": 0, "reason": None, "deep": False}
 def emit(rec):
@@ -45,7 +50,8 @@ def over():
     elif time.monotonic() > deadline: state["reason"] = "time"
     return state["reason"] is not None
 def walk(acc, parent, depth):
-    if state["reason"] or over(): return
+    # The root is always read: a walk whose budget is spent already still names what it walked.
+    if state["reason"] or (depth > 0 and over()): return
     i = state["count"]; state["count"] += 1
     rec = {"i": i, "p": parent}
     try: rec["role"] = acc.getRoleName() or "unknown"
@@ -94,7 +100,39 @@ def on_screen(w):
         return False
 desktop = pyatspi.Registry.getDesktop(0)
 root, answered = None, "desktop"
-if scope == "window":
+def pid_of(app):
+    try: return app.get_process_id()
+    except Exception: return None
+def titled(app):
+    try:
+        for w in app:
+            if w is not None and w.name == hint["title"] and on_screen(w): return w
+    except Exception: pass
+    return None
+def hinted(app):
+    # The window manager's active window, among the top-level windows of its process: the one of
+    # its title, else the one AT-SPI marks active, else the process's only one on the screen.
+    w = titled(app)
+    if w is not None: return w
+    shown = []
+    try: shown = [w for w in app if w is not None and on_screen(w)]
+    except Exception: pass
+    for w in shown:
+        try:
+            if w.getState().contains(pyatspi.STATE_ACTIVE): return w
+        except Exception: pass
+    return shown[0] if len(shown) == 1 else None
+if scope == "window" and hint:
+    # Not cut by the deadline, and each call given a whole second (a busy application can take
+    # longer than a small budget's calls get): a few calls, bounded by the helper's kill.
+    call_timeout(1000)
+    for app in desktop:
+        if app is None or root is not None: continue
+        if hint.get("pid"):
+            if pid_of(app) == hint["pid"]: root = hinted(app)
+        else: root = titled(app)
+    call_timeout(max(200, min(1000, budget_ms)))
+if scope == "window" and root is None:
     # The active top-level window that is really on the screen (a window manager may keep an
     # active helper window off-screen, as xfwm4 does); none: the desktop, said in the scope.
     for app in desktop:
@@ -103,7 +141,7 @@ if scope == "window":
             for w in app:
                 if w is not None and w.getState().contains(pyatspi.STATE_ACTIVE) and on_screen(w): root = w; break
         except Exception: pass
-    if root is not None: answered = "window"
+if root is not None: answered = "window"
 emit({"scope": answered})
 walk(root if root is not None else desktop, -1, 0)
 emit({"end": state["reason"] or ("depth" if state["deep"] else None)})
@@ -141,11 +179,24 @@ export function assembleWalk(stdout: string): InspectResult {
 }
 
 /**
- * Walk the guest's accessibility tree as `input` bounds it, through the adapter's guest runner
- * (its errors: a missing python3 or bus is the adapter's to explain).
+ * The window manager's (or compositor's) active window, as the adapter reads it: the walk of
+ * scope `window` starts at the AT-SPI window of this process (`pid`, when known) with this
+ * title. Without it, or when it matches no AT-SPI window, the walk looks for the window AT-SPI
+ * marks active — which a toolkit may not have set yet, or may keep on a window off the screen.
  */
-export async function walkAtspi(guest: Guest, input: InspectRequest): Promise<InspectResult> {
+export interface ActiveWindowHint {
+  pid?: number;
+  title: string;
+}
+
+/**
+ * Walk the guest's accessibility tree as `input` bounds it, through the adapter's guest runner
+ * (its errors: a missing python3 or bus is the adapter's to explain). `active`: the window
+ * manager's active window, for scope `window`.
+ */
+export async function walkAtspi(guest: Guest, input: InspectRequest, active?: ActiveWindowHint): Promise<InspectResult> {
   const argv = ['python3', '-', String(input.max_depth), String(input.max_nodes), String(input.timeout_ms), input.scope, String(TEXT_CHARS)];
+  if (input.scope === 'window' && active?.title) argv.push(JSON.stringify({ title: active.title, ...(active.pid ? { pid: active.pid } : {}) }));
   // Killed past its grace (a loaded guest: Python and pyatspi's import alone took it), the walk
   // still answers with what it streamed, cut by time — as its own deadline would have.
   const res = await guest.run(argv, { stdin: ATSPI_WALK, timeoutMs: input.timeout_ms + KILL_GRACE_MS, maxOutputBytes: 16 * 1024 * 1024, label: 'AT-SPI walk', partialOnTimeout: true });

@@ -22,4 +22,4 @@ export { unpackRepo, type UnpackOptions } from './clone.ts';
 export { installGitCredential, credentialStoreLine, credentialFileName, type GitCredential } from './git-credential.ts';
 export { desktopUserOption, pointerOptions, guestCommandOptions } from './desktop-options.ts';
 export { FrameBuffers, readStableFrame, type StableFrameOptions } from './stable-frame.ts';
-export { walkAtspi, assembleWalk } from './atspi.ts';
+export { walkAtspi, assembleWalk, type ActiveWindowHint } from './atspi.ts';
