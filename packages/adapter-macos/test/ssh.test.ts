@@ -52,7 +52,11 @@ describe('macos: ssh (exec, files, clone) against a real sshd', () => {
     const r3 = await session.exec!(callContext(lease), { argv: ['pwd'], cwd: work, timeout_ms: 10_000, max_output_bytes: 1 << 20 });
     assert.equal(r3.stdout.toString().trim(), work);
     // Exit statuses arrive on ssh2's 'exit' and 'close' events in either order: many in a row.
-    const codes = await Promise.all(Array.from({ length: 12 }, (_, i) => session.exec!(callContext(lease), { argv: ['sh', '-c', `exit ${i}`], timeout_ms: 10_000, max_output_bytes: 100 })));
+    // One after another: run at once, the host's login shell starts 12 times together, and this
+    // host's root ~/.bashrc (read by bash under sshd) runs `pyenv init`, whose rehash lock made
+    // some of them wait past the 10 s timeout on a loaded machine (CI h12).
+    const codes = [];
+    for (let i = 0; i < 12; i++) codes.push(await session.exec!(callContext(lease), { argv: ['sh', '-c', `exit ${i}`], timeout_ms: 10_000, max_output_bytes: 100 }));
     assert.deepEqual(codes.map((c) => c.exit_code), Array.from({ length: 12 }, (_, i) => i));
     const big = await session.exec!(callContext(lease), { argv: ['head', '-c', '100000', '/dev/zero'], timeout_ms: 10_000, max_output_bytes: 1000 });
     assert.deepEqual([big.stdout.length, big.truncated], [1000, true]);
