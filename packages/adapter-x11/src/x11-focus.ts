@@ -5,7 +5,7 @@
  */
 import type { AdapterContext, WindowInfo } from '@vmhub/core';
 import type { X11Runtime } from './runtime.ts';
-import { listWindowsWith, publicWindow, resolveWindow } from './x11-list-windows.ts';
+import { ACTIVE_ID_SH, listWindowsWith, publicWindow, resolveWindow } from './x11-list-windows.ts';
 
 // A window mapped a moment ago may ignore the first request (the WM has not managed it yet), so
 // the request is repeated every 200 ms until _NET_ACTIVE_WINDOW names it, for up to 1.5 s.
@@ -14,8 +14,8 @@ want=$(printf '%d' "$1")
 i=0
 while [ "$i" -lt 75 ]; do
   if [ $((i % 10)) -eq 0 ]; then wmctrl -ia "$1" || exit 74; fi
-  cur=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/^[^#]*# *\(0x[0-9a-fA-F]*\).*/\1/p')
-  if [ -n "$cur" ] && [ "$(printf '%d' "$cur")" = "$want" ]; then exit 0; fi
+  ${ACTIVE_ID_SH}
+  if [ -n "$active_id" ] && [ "$(printf '%d' "$active_id")" = "$want" ]; then exit 0; fi
   i=$((i+1)); sleep 0.02
 done
 exit 0

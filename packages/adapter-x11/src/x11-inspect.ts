@@ -11,24 +11,21 @@ import { x11Error } from './errors.ts';
 import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 import { ATSPI_REASON, probeFacts } from './probe.ts';
-import { xpropStrings } from './x11-list-windows.ts';
+import { ACTIVE_ID_SH, windowProps } from './x11-list-windows.ts';
 
-// The WM's active window (_NET_ACTIVE_WINDOW on the root): its pid and title, one guest command.
+// The WM's active window: its pid and title, one guest command.
 const ACTIVE_SCRIPT = String.raw`
-id=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/^[^#]*# *\(0x[0-9a-fA-F]*\).*/\1/p')
-case "$id" in ''|0x0) exit 0 ;; esac
-xprop -id "$id" -notype _NET_WM_PID _NET_WM_NAME WM_NAME 2>/dev/null
+${ACTIVE_ID_SH}
+case "$active_id" in ''|0x0) exit 0 ;; esac
+xprop -id "$active_id" -notype _NET_WM_PID _NET_WM_NAME WM_NAME 2>/dev/null
 exit 0
 `;
 
 /** The window the WM has active, for the walk of scope `window`; undefined when none is (or it cannot be read). */
 export async function activeWindow(guest: Guest): Promise<ActiveWindowHint | undefined> {
   const res = await guest.sh(ACTIVE_SCRIPT, [], { needs: ['xprop', 'sed'] }).catch(() => undefined);
-  const text = res?.stdout.toString('utf8') ?? '';
-  const title = xpropStrings(/^_NET_WM_NAME = (.*)$/m.exec(text)?.[1])[0] ?? xpropStrings(/^WM_NAME = (.*)$/m.exec(text)?.[1])[0];
-  if (!title) return undefined;
-  const pid = /^_NET_WM_PID = (\d+)/m.exec(text)?.[1];
-  return { title, ...(pid ? { pid: Number(pid) } : {}) };
+  const { title, pid } = windowProps(res?.stdout.toString('utf8') ?? '');
+  return title ? { title, ...(pid ? { pid } : {}) } : undefined;
 }
 
 export async function inspect(rt: X11Runtime, ctx: AdapterContext, input: InspectRequest): Promise<InspectResult> {

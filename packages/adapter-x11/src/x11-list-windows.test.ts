@@ -1,8 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseWindowList, resolveWindow, xpropStrings } from './x11-list-windows.ts';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ACTIVE_ID_SH, parseWindowList, resolveWindow, windowProps, xpropStrings } from './x11-list-windows.ts';
 
-const SAMPLE = `@active _NET_ACTIVE_WINDOW: window id # 0x400022
+const SAMPLE = `@active 0x400022
 @window 0x400022
 xwininfo: Window id: 0x400022 "vm \\"sh\\""
   Absolute upper-left X:  12
@@ -26,6 +30,32 @@ WM_NAME = "hidden\\040one"
 _NET_WM_STATE = _NET_WM_STATE_HIDDEN
 @window 0x700001
 `;
+
+/** $active_id as ACTIVE_ID_SH reads it, with `xprop` printing `root` for the root's property. */
+function activeId(root: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vmhub-xprop-'));
+  try {
+    writeFileSync(join(dir, 'xprop'), `#!/bin/sh\nprintf '%s\\n' '${root}'\n`);
+    chmodSync(join(dir, 'xprop'), 0o755);
+    return execFileSync('/bin/sh', ['-c', `${ACTIVE_ID_SH}\nprintf %s "$active_id"`], { env: { PATH: `${dir}:/usr/bin:/bin` } }).toString();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('x11: the active window', () => {
+  it('ACTIVE_ID_SH reads the first id of _NET_ACTIVE_WINDOW (xfwm4 sets two: the window, then 0x0); nothing when unset', () => {
+    assert.equal(activeId('_NET_ACTIVE_WINDOW: window id # 0x1600014, 0x0'), '0x1600014');
+    assert.equal(activeId('_NET_ACTIVE_WINDOW: window id # 0x400022'), '0x400022');
+    assert.equal(activeId('_NET_ACTIVE_WINDOW:  not found.'), '');
+  });
+
+  it('windowProps: the UTF-8 title before WM_NAME, the pid, the class', () => {
+    assert.deepEqual(windowProps('_NET_WM_PID = 77\n_NET_WM_NAME = "Rows \\342\\200\\224 Mozilla Firefox"\nWM_NAME = "Rows - Mozilla Firefox"\n'), { title: 'Rows — Mozilla Firefox', klass: [], pid: 77 });
+    assert.deepEqual(windowProps('WM_NAME = "plain"\nWM_CLASS = "xterm", "XTerm"\n'), { title: 'plain', klass: ['xterm', 'XTerm'] });
+    assert.deepEqual(windowProps(''), { title: '', klass: [] });
+  });
+});
 
 describe('x11: list_windows (parsing)', () => {
   it('parses geometry, class, UTF-8 title, pid, focus and visibility; skips vanished windows', () => {

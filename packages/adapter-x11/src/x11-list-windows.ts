@@ -11,13 +11,21 @@ import { errors, x11Error } from './errors.ts';
 import type { Guest } from './guest.ts';
 import type { X11Runtime } from './runtime.ts';
 
+/**
+ * Shell: `$active_id`, the window _NET_ACTIVE_WINDOW names (its first id: xfwm4 sets two, the
+ * active window then 0x0); empty when the root has none. Every script that reads the active
+ * window reads it so.
+ */
+export const ACTIVE_ID_SH = String.raw`active_id=$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null | sed -n 's/^[^#]*# *\(0x[0-9a-fA-F]*\).*/\1/p')`;
+
 export const LIST_SCRIPT = String.raw`
 list=$(xprop -root -notype _NET_CLIENT_LIST 2>/dev/null)
 case "$list" in
   *_NET_CLIENT_LIST*'#'*) ;;
   *) echo 'the root window has no _NET_CLIENT_LIST: no EWMH window manager (openbox) runs on this display' >&2; exit 73 ;;
 esac
-printf '@active %s\n' "$(xprop -root -notype _NET_ACTIVE_WINDOW 2>/dev/null)"
+${ACTIVE_ID_SH}
+printf '@active %s\n' "$active_id"
 for id in $(printf '%s\n' "$list" | sed 's/^[^#]*#//' | tr ',' ' '); do
   printf '@window %s\n' "$id"
   xwininfo -id "$id" 2>/dev/null
@@ -64,7 +72,7 @@ export function parseWindowId(text: string): number | undefined {
 
 export function parseWindowList(text: string): X11Window[] {
   const sections = text.split(/^@window /m);
-  const activeMatch = /^@active .*?(0x[0-9a-f]+)/im.exec(sections[0] ?? '');
+  const activeMatch = /^@active (0x[0-9a-f]+)/im.exec(sections[0] ?? '');
   const active = activeMatch ? parseWindowId(activeMatch[1]!) : undefined;
   const out: X11Window[] = [];
   for (const section of sections.slice(1)) {
@@ -79,9 +87,7 @@ export function parseWindowList(text: string): X11Window[] {
     if (x === undefined || y === undefined || width === undefined || height === undefined) continue; // vanished meanwhile
     const mapState = /^\s*Map State:\s*(\w+)/m.exec(section)?.[1] ?? '';
     const state = /^_NET_WM_STATE = (.*)$/m.exec(section)?.[1] ?? '';
-    const klass = xpropStrings(/^WM_CLASS = (.*)$/m.exec(section)?.[1]);
-    const title = xpropStrings(/^_NET_WM_NAME = (.*)$/m.exec(section)?.[1])[0] ?? xpropStrings(/^WM_NAME = (.*)$/m.exec(section)?.[1])[0] ?? '';
-    const pid = num(/^_NET_WM_PID = (\d+)/m);
+    const { title, klass, pid } = windowProps(section);
     const w: X11Window = {
       id: formatWindowId(id),
       title,
@@ -94,6 +100,13 @@ export function parseWindowList(text: string): X11Window[] {
     out.push(w);
   }
   return out;
+}
+
+/** A window's title (UTF-8 _NET_WM_NAME, else WM_NAME), WM_CLASS strings and pid, from `xprop -notype` lines. */
+export function windowProps(xprop: string): { title: string; klass: string[]; pid?: number } {
+  const title = xpropStrings(/^_NET_WM_NAME = (.*)$/m.exec(xprop)?.[1])[0] ?? xpropStrings(/^WM_NAME = (.*)$/m.exec(xprop)?.[1])[0] ?? '';
+  const pid = /^_NET_WM_PID = (\d+)/m.exec(xprop)?.[1];
+  return { title, klass: xpropStrings(/^WM_CLASS = (.*)$/m.exec(xprop)?.[1]), ...(pid ? { pid: Number(pid) } : {}) };
 }
 
 /**
