@@ -3,7 +3,7 @@
  * coordinates, the adapter's capability, OCR and marks where a step needs them), then run in
  * order through the very handlers the single tools use, stopping at the first failure.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { Type } from '@sinclair/typebox';
 import { asVmhubError, VmhubError } from '../errors.ts';
 import { TOOLS, type BatchAction, type ToolInput, type ToolName } from '../tools.ts';

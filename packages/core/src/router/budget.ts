@@ -4,7 +4,7 @@
  * similar caps. vmhub keeps every result under a budget well below that, and a tool that would
  * pass it answers RESULT_TOO_LARGE saying how to ask for less instead of killing the session.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { VmhubError } from '../errors.ts';
 
 export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;

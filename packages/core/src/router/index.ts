@@ -6,8 +6,7 @@
  * under a deadline → returns structured content. Any failure becomes an `isError` result with
  * `{code, message, retryable, hint}`: no raw exception ever reaches the client.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities, Implementation, McpServer, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Capability } from '../capabilities.ts';
 import type { LeaseInfo } from '../shapes.ts';
@@ -72,7 +71,7 @@ export interface RegisterOptions {
    * `_meta.ui` for a host that renders MCP Apps). Called per tools/list; must not change a tool's
    * name or schemas.
    */
-  listTools?: (tools: Tool[]) => Tool[];
+  listTools?: (tools: Tool[], extra: CallExtra) => Tool[];
 }
 
 export interface Router {
@@ -232,22 +231,24 @@ export function createRouter(host: RouterHost): Router {
       const loose = z.looseObject({});
       for (const name of TOOL_NAMES) {
         const t = TOOLS[name];
-        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: t.annotations }, (args: unknown, extra: CallExtra) => call(name, args, extra));
+        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: t.annotations }, (args: unknown, ctx: ServerContext) => call(name, args, callExtra(server, ctx)));
       }
       // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
       const { listTools } = options;
-      server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools ? listTools(wireTools) : wireTools }));
+      server.server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: listTools ? listTools(wireTools, callExtra(server, ctx)) : wireTools }));
       // tools/call is ours too: the SDK's handler answers an unknown tool with a bare text error,
-      // and its request schema turns non-object `arguments` (or no `name`) into a raw -32603 zod
-      // dump. Ours lets any params through to `call`, which answers each with a typed result.
-      server.server.setRequestHandler(LenientCallToolRequest, (request, extra) => {
-        const params = request.params as { name: string; arguments?: unknown; [RAW_PARAMS]?: unknown };
-        if (Object.hasOwn(params, RAW_PARAMS)) {
-          const raw = params[RAW_PARAMS] as { name?: unknown; arguments?: unknown } | undefined;
+      // and its request schema turns non-object `arguments` (or no `name`) into a raw protocol
+      // error. Ours (the SDK v2 three-argument form: our params schema, not the spec's) lets any
+      // params through to `call`, which answers each with a typed result.
+      server.server.setRequestHandler('tools/call', { params: LenientCallToolParams }, (params, ctx) => {
+        const p = params as { name: string; arguments?: unknown; [RAW_PARAMS]?: unknown };
+        const extra = callExtra(server, ctx);
+        if (Object.hasOwn(p, RAW_PARAMS)) {
+          const raw = p[RAW_PARAMS] as { name?: unknown; arguments?: unknown } | undefined;
           if (typeof raw?.name !== 'string') return errorResult(new VmhubError('INVALID_REQUEST', `tools/call needs params {name, arguments}: got ${describeJson(raw)}`, { hint: 'Send params {name: "<tool from tools/list>", arguments: {...}}.' }));
-          return call(raw.name, raw.arguments, extra as CallExtra);
+          return call(raw.name, raw.arguments, extra);
         }
-        return call(params.name, params.arguments, extra as CallExtra);
+        return call(p.name, p.arguments, extra);
       });
     },
   };
@@ -287,15 +288,36 @@ const RAW_PARAMS = 'vmhub/raw-params';
  * whatever this yields): params that would fail that check (not an object, no string name,
  * non-object arguments) become a harmless stand-in carrying the original under RAW_PARAMS.
  */
-const LenientCallToolRequest = z.object({
-  method: z.literal('tools/call'),
-  params: z.preprocess((p) => {
-    const ok = typeof p === 'object' && p !== null && !Array.isArray(p) && typeof (p as { name?: unknown }).name === 'string' && isArgs((p as { arguments?: unknown }).arguments);
-    if (ok) return p;
-    const base = typeof p === 'object' && p !== null && !Array.isArray(p) ? p : {};
-    return { ...base, name: '', arguments: {}, [RAW_PARAMS]: p };
-  }, z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() })),
-});
+const LenientCallToolParams = z.preprocess((p) => {
+  const ok = typeof p === 'object' && p !== null && !Array.isArray(p) && typeof (p as { name?: unknown }).name === 'string' && isArgs((p as { arguments?: unknown }).arguments);
+  if (ok) return p;
+  const base = typeof p === 'object' && p !== null && !Array.isArray(p) ? p : {};
+  return { ...base, name: '', arguments: {}, [RAW_PARAMS]: p };
+}, z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }));
+
+/** The 2026-07-28 per-request `_meta` envelope keys (the SDK's *_META_KEY constants). */
+const ENVELOPE = { version: 'io.modelcontextprotocol/protocolVersion', client: 'io.modelcontextprotocol/clientInfo', capabilities: 'io.modelcontextprotocol/clientCapabilities' } as const;
+
+/**
+ * A request's CallExtra from the SDK v2 handler context. The client's identity and capabilities
+ * come from the request's own envelope on 2026-07-28 (there is no initialize), else from the
+ * 2025 connection's initialize (the SDK's getClientVersion/getClientCapabilities).
+ */
+export function callExtra(server: McpServer, ctx: ServerContext): CallExtra {
+  const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const info = (envelope[ENVELOPE.client] as Implementation | undefined) ?? server.server.getClientVersion();
+  const capabilities = (envelope[ENVELOPE.capabilities] as ClientCapabilities | undefined) ?? server.server.getClientCapabilities();
+  const protocolVersion = (envelope[ENVELOPE.version] as string | undefined) ?? server.server.getNegotiatedProtocolVersion();
+  const req = ctx.http?.req;
+  return {
+    signal: ctx.mcpReq.signal,
+    ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta as CallExtra['_meta'] } : {}),
+    ...(ctx.http?.authInfo ? { authInfo: ctx.http.authInfo as CallExtra['authInfo'] } : {}),
+    sendNotification: (n) => ctx.mcpReq.notify(n as Parameters<ServerContext['mcpReq']['notify']>[0]),
+    ...(req ? { requestInfo: { headers: Object.fromEntries(req.headers) } } : {}),
+    client: { ...(info ? { info } : {}), ...(capabilities ? { capabilities } : {}), ...(protocolVersion ? { protocolVersion } : {}) },
+  };
+}
 
 function isArgs(value: unknown): boolean {
   return value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value));

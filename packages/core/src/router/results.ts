@@ -1,5 +1,5 @@
 /** Turning handler outcomes into MCP tool results: structured content plus a short text twin. */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { asVmhubError, toErrorPayload } from '../errors.ts';
 
 /** Strings longer than this are elided from the text twin (they stay whole in structuredContent). */

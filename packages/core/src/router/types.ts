@@ -6,8 +6,7 @@
  * shaping and error conversion.
  */
 import type { Readable } from 'node:stream';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ClientCapabilities, Implementation } from '@modelcontextprotocol/server';
 import type { Adapter, AdapterContext, OpenSession } from '../adapter.ts';
 import type { ScreenMapping } from '../screen-mapping.ts';
 import type { Baseline } from './changes.ts';
@@ -19,7 +18,28 @@ import type { TemplateConfig } from '../template.ts';
 import type { ToolInput, ToolName, ToolOutput } from '../tools.ts';
 import type { Toolset } from '../toolsets.ts';
 
-export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * What a call carries from its request, whichever protocol revision brought it: the SDK v2
+ * handler context (ServerContext) narrowed to what vmhub reads, under the names vmhub's host code
+ * already used with SDK v1's RequestHandlerExtra (Router.register builds it: callExtra()).
+ */
+export interface CallExtra {
+  /** Aborted when the client cancels (notifications/cancelled, or a 2026-07-28 HTTP stream closing). */
+  signal: AbortSignal;
+  /** The request's own `_meta` (progressToken), the reserved io.modelcontextprotocol/* keys lifted out. */
+  _meta?: { progressToken?: string | number; [key: string]: unknown };
+  /** The principal's AuthInfo (HTTP: from the bearer token; stdio: the local principal). */
+  authInfo?: { token: string; clientId: string; scopes: string[]; expiresAt?: number; extra?: Record<string, unknown> };
+  /** A notification tied to this request (progress). */
+  sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+  /** The HTTP request's headers (absent on stdio). */
+  requestInfo?: { headers: Record<string, string | string[] | undefined> };
+  /**
+   * The client as this request declares it: per request on 2026-07-28 (the `_meta` envelope),
+   * from `initialize` on a 2025 connection; absent on a stateless 2025 request (no session).
+   */
+  client?: { info?: Implementation; capabilities?: ClientCapabilities; protocolVersion?: string };
+}
 
 /** A numbered box of a set-of-mark screenshot, in screen pixels. */
 export interface ScreenMark {

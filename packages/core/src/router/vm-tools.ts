@@ -3,7 +3,7 @@
  * input, calls the adapter method for its capability, and returns structured output.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { VmhubError } from '../errors.ts';
 import { resolveGuestPath } from '../paths.ts';
 import { decodeRegion, passThrough, shapePixels, type Region, type RegionPixels, type ShapedScreenshot } from '../screenshot.ts';
