@@ -4,7 +4,7 @@
  * defineAdapter / defineProvider, guest-path and coordinate rules. Its only runtime
  * dependencies are TypeBox and Ajv, so a plugin that peers on it installs no MCP SDK, no sharp
  * (libvips) and no zod. The rest lives under subpaths, whose needs are optional peers:
- *   @vmhub/core/router      the MCP tool router (needs @modelcontextprotocol/sdk, zod, sharp)
+ *   @vmhub/core/router      the MCP tool router (needs @modelcontextprotocol/server, zod, sharp)
  *   @vmhub/core/screenshot  screenshot shaping (needs sharp)
  *   @vmhub/core/config      configuration and plugin discovery (Node only)
  */

@@ -25,7 +25,7 @@ it('core: installed alone with npm, it pulls in no MCP SDK, sharp or zod, and it
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'plugin-author', version: '1.0.0', type: 'module', private: true }));
     await run(npmBin, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], { cwd: app, timeout: 200_000 });
     const installed = readdirSync(join(app, 'node_modules')).flatMap((n) => n.startsWith('@') ? readdirSync(join(app, 'node_modules', n)).map((m) => `${n}/${m}`) : [n]);
-    for (const heavy of ['@modelcontextprotocol/sdk', 'sharp', 'zod', '@img/sharp-linux-x64', 'express']) assert.ok(!installed.includes(heavy), `${heavy} was installed: ${installed.join(', ')}`);
+    for (const heavy of ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'sharp', 'zod', '@img/sharp-linux-x64', 'express']) assert.ok(!installed.includes(heavy), `${heavy} was installed: ${installed.join(', ')}`);
     assert.ok(installed.includes('@vmhub/core') && installed.includes('@sinclair/typebox') && installed.includes('ajv'), installed.join(', '));
     writeFileSync(join(app, 'plugin.mjs'), [
       "import { defineAdapter, CONTRACT_VERSION, Type } from '@vmhub/core';",

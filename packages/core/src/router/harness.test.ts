@@ -5,10 +5,8 @@
  * runs. It holds no tests itself (the name keeps it out of the build).
  */
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import sharp from 'sharp';
 import type { Adapter, InspectRequest, InspectResult, OpenSession } from '../adapter.ts';
 import type { Capability } from '../capabilities.ts';

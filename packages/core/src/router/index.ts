@@ -64,14 +64,22 @@ const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABL
  */
 export { assertNoHumanHold, HUMAN_GATED_GUEST_TOOLS, HUMAN_GATED_TOOLS } from './human-gate.ts';
 
-/** How a server registers the router on one McpServer (one client's session). */
+/**
+ * How a server registers the router on one McpServer: one 2025 client's connection or session,
+ * or (2026-07-28) one request.
+ */
 export interface RegisterOptions {
   /**
-   * tools/list as this session answers it: the router's list passed through this (e.g. a View's
-   * `_meta.ui` for a host that renders MCP Apps). Called per tools/list; must not change a tool's
-   * name or schemas.
+   * tools/list as this request answers it: the router's list passed through this (e.g. a View's
+   * `_meta.ui` for a host that renders MCP Apps, from `extra.client.capabilities`). Called per
+   * tools/list; must not change a tool's name or schemas.
    */
   listTools?: (tools: Tool[], extra: CallExtra) => Tool[];
+  /**
+   * The principal of requests whose transport attaches none (`ctx.http.authInfo` absent): stdio,
+   * where serveStdio passes no per-message extra and the server knows its caller by itself.
+   */
+  authInfo?: CallExtra['authInfo'];
 }
 
 export interface Router {
@@ -231,18 +239,18 @@ export function createRouter(host: RouterHost): Router {
       const loose = z.looseObject({});
       for (const name of TOOL_NAMES) {
         const t = TOOLS[name];
-        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: t.annotations }, (args: unknown, ctx: ServerContext) => call(name, args, callExtra(server, ctx)));
+        server.registerTool(name, { title: t.title, description: t.description, inputSchema: loose, outputSchema: loose, annotations: t.annotations }, (args: unknown, ctx: ServerContext) => call(name, args, callExtra(server, ctx, options.authInfo)));
       }
       // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
       const { listTools } = options;
-      server.server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: listTools ? listTools(wireTools, callExtra(server, ctx)) : wireTools }));
+      server.server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: listTools ? listTools(wireTools, callExtra(server, ctx, options.authInfo)) : wireTools }));
       // tools/call is ours too: the SDK's handler answers an unknown tool with a bare text error,
       // and its request schema turns non-object `arguments` (or no `name`) into a raw protocol
       // error. Ours (the SDK v2 three-argument form: our params schema, not the spec's) lets any
       // params through to `call`, which answers each with a typed result.
       server.server.setRequestHandler('tools/call', { params: LenientCallToolParams }, (params, ctx) => {
         const p = params as { name: string; arguments?: unknown; [RAW_PARAMS]?: unknown };
-        const extra = callExtra(server, ctx);
+        const extra = callExtra(server, ctx, options.authInfo);
         if (Object.hasOwn(p, RAW_PARAMS)) {
           const raw = p[RAW_PARAMS] as { name?: unknown; arguments?: unknown } | undefined;
           if (typeof raw?.name !== 'string') return errorResult(new VmhubError('INVALID_REQUEST', `tools/call needs params {name, arguments}: got ${describeJson(raw)}`, { hint: 'Send params {name: "<tool from tools/list>", arguments: {...}}.' }));
@@ -301,9 +309,10 @@ const ENVELOPE = { version: 'io.modelcontextprotocol/protocolVersion', client: '
 /**
  * A request's CallExtra from the SDK v2 handler context. The client's identity and capabilities
  * come from the request's own envelope on 2026-07-28 (there is no initialize), else from the
- * 2025 connection's initialize (the SDK's getClientVersion/getClientCapabilities).
+ * 2025 connection's initialize (the SDK's getClientVersion/getClientCapabilities). `authInfo`:
+ * the principal when the transport attached none (RegisterOptions.authInfo).
  */
-export function callExtra(server: McpServer, ctx: ServerContext): CallExtra {
+export function callExtra(server: McpServer, ctx: ServerContext, authInfo?: CallExtra['authInfo']): CallExtra {
   const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const info = (envelope[ENVELOPE.client] as Implementation | undefined) ?? server.server.getClientVersion();
   const capabilities = (envelope[ENVELOPE.capabilities] as ClientCapabilities | undefined) ?? server.server.getClientCapabilities();
@@ -312,7 +321,7 @@ export function callExtra(server: McpServer, ctx: ServerContext): CallExtra {
   return {
     signal: ctx.mcpReq.signal,
     ...(ctx.mcpReq._meta ? { _meta: ctx.mcpReq._meta as CallExtra['_meta'] } : {}),
-    ...(ctx.http?.authInfo ? { authInfo: ctx.http.authInfo as CallExtra['authInfo'] } : {}),
+    ...(ctx.http?.authInfo ? { authInfo: ctx.http.authInfo as CallExtra['authInfo'] } : authInfo ? { authInfo } : {}),
     sendNotification: (n) => ctx.mcpReq.notify(n as Parameters<ServerContext['mcpReq']['notify']>[0]),
     ...(req ? { requestInfo: { headers: Object.fromEntries(req.headers) } } : {}),
     client: { ...(info ? { info } : {}), ...(capabilities ? { capabilities } : {}), ...(protocolVersion ? { protocolVersion } : {}) },
