@@ -18,7 +18,7 @@ registerHooks({
 });
 
 // The contract needs no MCP SDK; this adapter's guest protocol is MCP (Windows-MCP in the VM).
-const SPEAKS_MCP_TO_THE_GUEST: PackageShapeOptions = { allowDependencies: ['@modelcontextprotocol/sdk'] };
+const SPEAKS_MCP_TO_THE_GUEST: PackageShapeOptions = { allowDependencies: ['@modelcontextprotocol/client'] };
 
 const packages: [string, PackageShapeOptions][] = [
   ...readdirSync(new URL('packages/', root)).filter((d) => /^(adapter|provider)-/.test(d)).map((d): [string, PackageShapeOptions] => [`packages/${d}`, d === 'adapter-windows-cursortouch' ? SPEAKS_MCP_TO_THE_GUEST : {}]),

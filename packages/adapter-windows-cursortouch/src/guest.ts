@@ -9,9 +9,7 @@
  * Host check, request timeouts and cancellations → TIMEOUT, Windows-MCP's own tool errors →
  * INVALID_REQUEST / NOT_FOUND / INTERNAL with its message kept.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode as McpCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { Agent } from 'node:http';
 import { VmhubError, type AdapterContext, type LeaseContext } from '@vmhub/core';
 import { cancelled, DOCS, keyRefused, noKey, winError } from './errors.ts';
@@ -122,7 +120,7 @@ export class WindowsMcp {
       const open = this.#connect(ctx);
       const { client } = await open;
       try {
-        result = await client.callTool({ name: tool.name, arguments: fit(tool, args) }, undefined, {
+        result = await client.callTool({ name: tool.name, arguments: fit(tool, args) }, {
           signal: ctx.signal,
           timeout: options.timeoutMs ?? this.#options.call_timeout_ms,
         });
@@ -182,20 +180,23 @@ export class WindowsMcp {
   #mapError(ctx: AdapterContext, err: unknown, what: string): VmhubError {
     if (VmhubError.is(err)) return err;
     if (ctx.signal.aborted) return cancelled(what, err);
-    if (err instanceof StreamableHTTPError) {
-      if (err.code === 401) return keyRefused(this.#options.auth_key_env, err);
-      if (err.code === 421 || /invalid host|host header/i.test(err.message)) {
-        return winError('CAPABILITY_UNAVAILABLE', `${what}: Windows-MCP refused the request (HTTP ${err.code}: ${err.message.slice(0, 300)}); it checks the Host header, and vmhub sends "Host: 127.0.0.1:<port>", which only a Windows-MCP bound to the guest's loopback accepts`, {
+    // The SDK v2 client without an auth provider: a 401 is an SdkHttpError (status 401); with one, UnauthorizedError.
+    if (err instanceof UnauthorizedError) return keyRefused(this.#options.auth_key_env, err);
+    const status = httpStatusOf(err);
+    if (status !== undefined) {
+      if (status === 401) return keyRefused(this.#options.auth_key_env, err);
+      if (status === 421 || /invalid host|host header/i.test((err as Error).message)) {
+        return winError('CAPABILITY_UNAVAILABLE', `${what}: Windows-MCP refused the request (HTTP ${status}: ${(err as Error).message.slice(0, 300)}); it checks the Host header, and vmhub sends "Host: 127.0.0.1:<port>", which only a Windows-MCP bound to the guest's loopback accepts`, {
           hint: `Start Windows-MCP with --host 127.0.0.1 in the golden (vmhub tunnels to the guest's loopback), or bind 0.0.0.0 with --auth-key and --ip-allowlist (${DOCS}).`,
-          details: { status: err.code },
+          details: { status },
           cause: err,
         });
       }
-      return winError('INTERNAL', `${what}: HTTP ${err.code}: ${err.message.slice(0, 500)}`, { cause: err });
+      return winError('INTERNAL', `${what}: HTTP ${status}: ${(err as Error).message.slice(0, 500)}`, { cause: err });
     }
-    if (err instanceof McpError) {
-      if (err.code === McpCode.RequestTimeout) return winError('TIMEOUT', `${what} did not answer in time: ${err.message}`, { cause: err });
-      if (err.code === McpCode.InvalidParams) return winError('INVALID_REQUEST', `${what}: ${err.message}`, { cause: err });
+    if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return winError('TIMEOUT', `${what} did not answer in time: ${err.message}`, { cause: err });
+    if (err instanceof ProtocolError) {
+      if (err.code === ProtocolErrorCode.InvalidParams) return winError('INVALID_REQUEST', `${what}: ${err.message}`, { cause: err });
       return winError('INTERNAL', `${what}: ${err.message}`, { cause: err });
     }
     const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? ` (${err.cause.message})` : ''}` : String(err);
@@ -223,9 +224,15 @@ export class WindowsMcp {
   }
 }
 
+/** The HTTP status of a failed POST/GET/DELETE (the SDK v2 client's SdkHttpError). */
+function httpStatusOf(err: unknown): number | undefined {
+  return err instanceof SdkHttpError ? err.status : undefined;
+}
+
 /** The server no longer knows our Mcp-Session-Id (404 per the Streamable HTTP spec; some servers say 400). */
 function isLostSession(err: unknown): boolean {
-  return err instanceof StreamableHTTPError && (err.code === 404 || (err.code === 400 && /session/i.test(err.message)));
+  const status = httpStatusOf(err);
+  return status === 404 || (status === 400 && /session/i.test((err as Error).message));
 }
 
 function replyOf(tool: string, result: { content?: unknown; structuredContent?: unknown }): ToolReply {

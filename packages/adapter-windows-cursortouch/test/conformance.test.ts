@@ -14,8 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { providerTarget, runAdapterConformance, type AdapterTarget, type TargetEffects } from '@vmhub/conformance';
 import { VmhubError } from '@vmhub/core';
 import dockerProvider, { DOCKER_TEMPLATES } from '@vmhub/provider-docker';

@@ -7,10 +7,8 @@
  * session. Catalog and lease tools are not served (they answer CAPABILITY_UNAVAILABLE).
  */
 import { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import { VmhubError, type Adapter, type ExecOptions, type GuestChannel, type LeaseContext, type OpenSession } from '@vmhub/core';
 import { createRouter, DetachedJobs, type HostClone, type HostCloning, type Router, type RouterHost, type RouterSettings, type ScreenState } from '@vmhub/core/router';
 

@@ -3,7 +3,7 @@
  * plugin, what was expected, what came back, and the change that makes it pass.
  */
 import assert from 'node:assert/strict';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 export interface ToolError { code: string; message: string; retryable: boolean; hint: string }
 

@@ -129,11 +129,11 @@ describe('checkPackageShape: each rule names the file and the fix', () => {
     assert.match(problems.find((p) => p.file === 'package.json')!.fix, /readPackageVersion\(import\.meta\.url\)/);
   });
   it('peer-core and heavy-dependency (allowDependencies lets one through)', async () => {
-    const bad = { 'package.json': manifest('vmhub-adapter-demo', { peerDependencies: {}, dependencies: { '@vmhub/core': '^0.2.0', sharp: '^0.34.0', '@modelcontextprotocol/sdk': '^1.0.0' } }) };
+    const bad = { 'package.json': manifest('vmhub-adapter-demo', { peerDependencies: {}, dependencies: { '@vmhub/core': '^0.2.0', sharp: '^0.34.0', '@modelcontextprotocol/client': '^2.4.0' } }) };
     const problems = await check(ADAPTER_TREE, bad, adapter());
     assert.deepEqual(rules(problems), ['heavy-dependency package.json', 'heavy-dependency package.json', 'peer-core package.json']);
     assert.match(problems.find((p) => p.rule === 'peer-core')!.fix, /peerDependencies/);
-    const allowed = await check(ADAPTER_TREE, bad, adapter(), { allowDependencies: ['@modelcontextprotocol/sdk'] });
+    const allowed = await check(ADAPTER_TREE, bad, adapter(), { allowDependencies: ['@modelcontextprotocol/client'] });
     assert.deepEqual(rules(allowed), ['heavy-dependency package.json', 'peer-core package.json']);
   });
   it('load: an entry that was not built', async () => {

@@ -50,7 +50,7 @@ export const EXEC_CHECKS: CheckTable = {
         const from = env.conn.execs.length;
         const reached = () => env.conn.execs.slice(from).find((e) => e.argv.join(' ') === env.exec.sleep!.join(' '));
         const ctl = new AbortController();
-        const call = env.conn.client.callTool({ name: 'vm_exec', arguments: { lease_id: env.conn.leaseId, command: env.exec.sleep, timeout_seconds: 30 } }, undefined, { signal: ctl.signal });
+        const call = env.conn.client.callTool({ name: 'vm_exec', arguments: { lease_id: env.conn.leaseId, command: env.exec.sleep, timeout_seconds: 30 } }, { signal: ctl.signal });
         call.catch(() => undefined);
         await waitFor(() => reached() !== undefined, 10_000);
         const seen = reached();

@@ -17,7 +17,7 @@ export interface PackageManifest {
 }
 
 /** What the router and the server need; a plugin gets them, if at all, as dev dependencies. */
-export const HEAVY_DEPENDENCIES = ['@modelcontextprotocol/sdk', 'sharp', 'zod'] as const;
+export const HEAVY_DEPENDENCIES = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/client', '@modelcontextprotocol/core', 'sharp', 'zod'] as const;
 
 export function manifestProblems(manifest: PackageManifest, plugins: readonly VmhubPlugin[], allow: ReadonlySet<string>): ShapeProblem[] {
   const problems: ShapeProblem[] = [];

@@ -36,6 +36,6 @@ export interface PackageShapeOptions {
   entry?: string;
   /** Passed to `plugin.create()` (default none): the check creates the plugin and opens one session without I/O. */
   options?: Record<string, unknown>;
-  /** Dependencies the heavy-dependency rule lets through, e.g. `['@modelcontextprotocol/sdk']` for an adapter whose guest speaks MCP. */
+  /** Dependencies the heavy-dependency rule lets through, e.g. `['@modelcontextprotocol/client']` for an adapter whose guest speaks MCP. */
   allowDependencies?: readonly string[];
 }
