@@ -15,6 +15,7 @@ import { exitQuietlyOnEpipe } from './epipe.ts';
 import { goldenCommand } from './golden.ts';
 import { log } from './log.ts';
 import { parseArgs } from 'node:util';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { VmhubError } from '@vmhub/core';
 import { loadConfig } from '@vmhub/core/config';
 import { principalTokens, serveHttp } from './http.ts';
@@ -114,7 +115,14 @@ async function main(argv: string[]): Promise<number> {
   // The SDK's stdio transport drops the connection on a line over 10 MiB and copies large lines
   // quadratically; ours takes large requests in one copy, so an oversized argument reaches
   // validation and gets a typed INVALID_REQUEST, and a vm_put_file of files.max_bytes is fast.
-  const transport = new LineStdioTransport({ maxLineBytes: MAX_MESSAGE_BYTES });
+  // The runtime (store, plugins, reaper) starts with the first real request: a 2025 client's
+  // `initialized` (server.ts), or any 2026-07-28 request but `server/discover` — a client probing
+  // the revision may have spawned this process for the probe alone.
+  const transport = new LineStdioTransport({
+    maxLineBytes: MAX_MESSAGE_BYTES,
+    onMessage: (method) => { if (method !== 'server/discover' && method !== 'initialize') server.warm(); },
+    onClosed: () => void stop('transport closed'),
+  });
   let stopping = false;
   // SIGTERM/SIGINT (and the end of a drain) stop within 5 s. Provisioning still in flight then is
   // abandoned to the reaper (LeaseManager.abortAll): its claim lapses, the reaper fails the lease
@@ -135,8 +143,10 @@ async function main(argv: string[]): Promise<number> {
   // stdin closed (one-shot clients, e.g. the MCP Inspector CLI, close it after every call): no
   // call can come any more, but what was started is finished — see drainThenStop.
   process.stdin.on('end', () => void drainThenStop(server, transport, () => stopping).then(() => stop('stdin closed')));
-  transport.onclose = () => void stop('transport closed');
-  await server.mcp.connect(transport);
+  // serveStdio decides the revision per connection: a 2026-07-28 client (per-request `_meta`
+  // envelope, maybe a `server/discover` probe first) or a 2025 one (`initialize`), each on an
+  // instance from the factory.
+  serveStdio(server.factory, { transport, legacy: 'serve', onerror: (err) => log('debug', 'stdio', { error: err.message }) });
   return -1;
 }
 

@@ -2,9 +2,13 @@
  * MCP over Streamable HTTP at /mcp, for agents on other hosts. Safe defaults: binds 127.0.0.1;
  * refuses to start without a bearer token unless it binds loopback AND the operator opted out
  * explicitly; requests carrying an Origin header that is not allowed get 403 (DNS rebinding).
- * Each token names a principal (http/auth.ts); each MCP session gets its own McpServer over the
- * one shared runtime, is bound to the credential that opened it, and is closed when idle, when
- * its credential is revoked (setTokens, on SIGHUP), or by its client (DELETE).
+ * Each token names a principal (http/auth.ts), passed to the SDK as the request's authInfo.
+ * Two protocol generations share /mcp: a 2026-07-28 request (its `_meta` envelope; the SDK's
+ * isLegacyRequest tells) is stateless, served by createMcpHandler on an McpServer of its own;
+ * a 2025 client opens an MCP session with `initialize` (Mcp-Session-Id): each session gets its own
+ * McpServer over the one shared runtime on the SDK's sessionful transport, is bound to the
+ * credential that opened it, capped (http/sessions.ts), and closed when idle, when its
+ * credential is revoked (setTokens, on SIGHUP), or by its client (DELETE).
  * The live view shares the port and the tokens: /ui/ (pages; a browser signs in by a same-origin
  * POST to /ui/login and then carries a random sign-in id, never a token, in its cookie) and /api/
  * (JSON), see live/ and docs/live-view.md. /mcp reads no cookie: only `Authorization: Bearer`.
@@ -15,9 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, isInitializeRequest, isJsonContentType, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { VmhubError } from '@vmhub/core';
 import { log } from './log.ts';
 import type { VmhubHub } from './server.ts';
@@ -101,6 +104,13 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   /** http://host:port as listened on: the origin of requests that name no Host. */
   let base = '';
   const uiSessions = new UiSessions({ idleMs: (options.uiSessionIdleSeconds ?? 7200) * 1000, maxMs: (options.uiSessionMaxSeconds ?? 43200) * 1000 });
+  // 2026-07-28: one McpServer per request. 2025 traffic never reaches it (legacy: 'reject'): it is
+  // routed to the sessions below first. Bodies are read (and capped) here, passed as parsedBody.
+  const modernHandler = createMcpHandler(() => hub.session({ transport: 'http' }).mcp, {
+    legacy: 'reject', responseMode: 'auto', maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (err) => log('debug', 'mcp request (2026-07-28) failed', { error: err.message }),
+  });
+  const modern = toNodeHandler(modernHandler, { maxRequestBodySize: MAX_BODY_BYTES, onerror: (err) => log('warn', 'mcp request (2026-07-28) failed', { error: err.message }) });
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: Error) => {
@@ -123,6 +133,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       if (!credential) return reply(res, 401, refuseToken(req, res, requestOrigin(req, base)).message);
     }
     const principal = credential?.principal ?? ANONYMOUS_PRINCIPAL;
+    // A request naming a session is a 2025 client's; so is any but a POST (GET's event stream, DELETE).
     const sessionId = req.headers['mcp-session-id'];
     let existing: HttpSession | undefined;
     if (sessionId !== undefined) {
@@ -146,6 +157,11 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
     if (existing) {
       sessions.track(existing, res);
       return existing.handle(req, res, body);
+    }
+    // A POST without a session: a 2026-07-28 request (stateless), or a 2025 client's initialize.
+    if (body !== undefined && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+      if (!isJsonContentType(req.headers['content-type'])) return reply(res, 415, 'Content-Type must be application/json', idOf(body));
+      return modern(req, res, body);
     }
     if (!isInitializeRequest(body)) return reply(res, 400, 'no MCP session: the first request must be initialize (later ones carry its mcp-session-id header)', idOf(body));
     const refusal = sessions.reserve(principal);
@@ -247,8 +263,8 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
   });
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown, credential: Credential | undefined, principal: string): Promise<void> {
-    const { mcp } = hub.session();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const { mcp } = hub.session({ transport: 'http' });
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const session: HttpSession = {
@@ -293,6 +309,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       return { principals: credentials.principals, closed };
     },
     async close() {
+      await modernHandler.close();
       await sessions.closeAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -21,9 +21,9 @@
  * The View reads a resource rather than calling vm_screenshot: its polling is not the agent's
  * doing, so it joins no recording and counts as no agent activity.
  */
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceTemplate, type McpServer, type Tool } from '@modelcontextprotocol/server';
 import { asVmhubError, type ToolName } from '@vmhub/core';
+import { callExtra, type CallExtra } from '@vmhub/core/router';
 import { principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
 import { controlView } from './live/control.ts';
@@ -64,18 +64,17 @@ function dashboardPage(extra: { requestInfo?: { headers?: Record<string, string 
 }
 
 /**
- * tools/list for this session (the router's RegisterOptions.listTools): the two tools name the
+ * tools/list for this request (the router's RegisterOptions.listTools): the two tools name the
  * View (`_meta.ui.resourceUri`, MCP Apps 2026-01-26) for a host that says it renders Views
  * (capabilities.extensions["io.modelcontextprotocol/ui"] with our MIME type), as the extension
  * asks; other clients get the router's list unchanged and pay no byte of tools/list for a View
- * they cannot show.
+ * they cannot show. The capabilities are the request's own on 2026-07-28 (its `_meta` envelope),
+ * the connection's `initialize` on 2025 (CallExtra.client).
  */
-export function appToolList(mcp: McpServer): (tools: Tool[]) => Tool[] {
+export function appToolList(tools: Tool[], extra: CallExtra): Tool[] {
+  if (!rendersViews(extra.client?.capabilities)) return tools;
   const ui = { ui: { resourceUri: APP_URI } };
-  return (tools) => {
-    if (!rendersViews(mcp.server.getClientCapabilities())) return tools;
-    return tools.map((t) => (APP_TOOLS.includes(t.name as ToolName) ? { ...t, _meta: { ...t._meta, ...ui } } : t));
-  };
+  return tools.map((t) => (APP_TOOLS.includes(t.name as ToolName) ? { ...t, _meta: { ...t._meta, ...ui } } : t));
 }
 
 /** The View and the live resource it reads, on this session. */
@@ -90,8 +89,9 @@ export function registerMcpApp(mcp: McpServer, runtime: () => Promise<Runtime>):
   mcp.registerResource('lease-live', new ResourceTemplate('vmhub://leases/{lease_id}/live', { list: undefined }), {
     title: 'A lease, now',
     description: 'One of your leases now: its state (JSON) and its screen (JPEG), as the MCP App shows them.',
-  }, async (uri, vars, extra) => {
+  }, async (uri, vars, ctx) => {
     const rt = await runtime();
+    const extra = callExtra(mcp, ctx);
     const principal = principalOf(extra);
     const row = await ownLease(rt, vars.lease_id, principal);
     const { control, control_since } = controlView(row, await rt.store.heldBy(row.id));

@@ -12,9 +12,9 @@
  * ended within the list's window) and the last FRAMES_LISTED frames of each. The prompt
  * `vm_operator` teaches the working loop in a few lines.
  */
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ResourceTemplate, type McpServer, type Resource, type ServerContext } from '@modelcontextprotocol/server';
 import { VmhubError } from '@vmhub/core';
+import { callExtra } from '@vmhub/core/router';
 import type { LeaseRow } from '@vmhub/store';
 import { principalOf } from './http/principal.ts';
 import type { Live } from './live/index.ts';
@@ -47,21 +47,23 @@ export const OPERATOR_PROMPT = [
  */
 export async function ownLease(rt: Runtime, leaseId: unknown, principal: string | undefined): Promise<LeaseRow> {
   const id = String(leaseId);
-  if (!LEASE_ID.test(id)) throw new McpError(RESOURCE_NOT_FOUND, `no lease "${id.slice(0, 64)}" of yours`);
+  if (!LEASE_ID.test(id)) throw new ProtocolError(RESOURCE_NOT_FOUND, `no lease "${id.slice(0, 64)}" of yours`);
   try {
     return await rt.leases.get(id, principal);
   } catch (err) {
-    if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new McpError(RESOURCE_NOT_FOUND, err.message);
+    if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new ProtocolError(RESOURCE_NOT_FOUND, err.message);
     throw err;
   }
 }
 
 export function registerResources(mcp: McpServer, live: Live, runtime: () => Promise<Runtime>): void {
-  const own = async (leaseId: unknown, extra: Parameters<typeof principalOf>[0]): Promise<string> => (await ownLease(await runtime(), leaseId, principalOf(extra))).id;
+  // The caller, as the tools see it (CallExtra: HTTP's bearer principal, else the local user).
+  const principal = (ctx: ServerContext): string => principalOf(callExtra(mcp, ctx));
+  const own = async (leaseId: unknown, ctx: ServerContext): Promise<string> => (await ownLease(await runtime(), leaseId, principal(ctx))).id;
 
   mcp.registerResource('recording', new ResourceTemplate('vmhub://leases/{lease_id}/recording', {
-    list: async (extra) => {
-      const leases = (await (await runtime()).leases.list({ principal: principalOf(extra) }, LEASES_LISTED)).leases;
+    list: async (ctx) => {
+      const leases = (await (await runtime()).leases.list({ principal: principal(ctx) }, LEASES_LISTED)).leases;
       const resources: Resource[] = [];
       for (const lease of leases) {
         const steps = await live.recordings.steps(lease.id);
@@ -83,7 +85,7 @@ export function registerResources(mcp: McpServer, live: Live, runtime: () => Pro
     const id = await own(vars.lease_id, extra);
     const seq = Number(vars.seq);
     const frame = Number.isInteger(seq) && seq > 0 ? await live.recordings.frame(id, seq) : undefined;
-    if (!frame) throw new McpError(RESOURCE_NOT_FOUND, `lease ${id} has no frame at step ${String(vars.seq).slice(0, 16)}`);
+    if (!frame) throw new ProtocolError(RESOURCE_NOT_FOUND, `lease ${id} has no frame at step ${String(vars.seq).slice(0, 16)}`);
     return { contents: [{ uri: uri.href, mimeType: frame.mime, blob: frame.data.toString('base64') }] };
   });
 

@@ -2,17 +2,22 @@
  * Composition: configuration → McpServer + router (answer the handshake at once) → runtime
  * (store, plugins, lease manager) in the background. Nothing here knows a hypervisor or a
  * desktop: that lives in the plugins.
+ * An McpServer serves one 2025 connection (stdio) or session (HTTP, Mcp-Session-Id), or one
+ * 2026-07-28 request (stateless HTTP) or connection (stdio): session() makes one, and factory()
+ * is the SDK's McpServerFactory over it. The router and the runtime are the hub's, shared by all.
+ * Who calls comes with each request (CallExtra: the principal from authInfo, the client from the
+ * 2026-07-28 `_meta` envelope or the 2025 initialize), never from the instance.
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
 import { LIVE_LEASE_STATES, resolveToolsets } from '@vmhub/core';
 import { loadConfig, type VmhubConfig } from '@vmhub/core/config';
-import { createRouter, type Router, type RouterHost } from '@vmhub/core/router';
+import { createRouter, type CallExtra, type Router, type RouterHost } from '@vmhub/core/router';
 import { VERSION } from './catalog.ts';
 import { hostClone } from './github/host-clone.ts';
 import { ocrHost } from './ocr.ts';
-import { principalOf } from './http/principal.ts';
+import { localPrincipal, principalAuthInfo, principalOf } from './http/principal.ts';
 import { leaseView } from './leases/view.ts';
 import { appToolList, registerMcpApp } from './mcp-app.ts';
 import { recordingUri, registerResources } from './resources.ts';
@@ -33,6 +38,15 @@ export interface VmhubSession {
   router: Router;
 }
 
+export interface SessionOptions {
+  /**
+   * The transport the instance serves: on 'stdio' the calls' principal is the local OS user
+   * (serveStdio hands no authInfo on); on 'http' (the default) it is each request's bearer
+   * principal (`req.auth`, passed on by the SDK's transports).
+   */
+  transport?: 'stdio' | 'http';
+}
+
 /**
  * One process's vmhub: configuration and the runtime (store, plugins, lease manager), shared by
  * every MCP session — one over stdio, or many over HTTP.
@@ -41,8 +55,18 @@ export interface VmhubHub {
   config: VmhubConfig;
   /** Starts (once) and resolves to the runtime: store open, plugins loaded. */
   runtime(): Promise<Runtime>;
+  /** The agents' router, shared by every instance (absent in hand-made test hubs). */
+  router?: Router;
   /** A new McpServer with every tool registered, backed by the shared runtime. */
-  session(): VmhubSession;
+  session(options?: SessionOptions): VmhubSession;
+  /** The SDK's McpServerFactory (serveStdio): session(options)'s McpServer (absent in hand-made test hubs). */
+  factory?(options?: SessionOptions): (ctx?: McpRequestContext) => McpServer;
+  /**
+   * Start the runtime in the background, if not yet (the first real request: a 2025 client's
+   * `initialized`, any 2026-07-28 request but `server/discover` — a probe, maybe from a process
+   * spawned only for it, must not open the store or start the reaper). Absent in hand-made test hubs.
+   */
+  warm?(): void;
   /** The live view's side of this hub (recordings, take-over); absent in hand-made test hubs. */
   live?: Live;
   /**
@@ -55,7 +79,13 @@ export interface VmhubHub {
   close(): Promise<void>;
 }
 
-export interface VmhubServer extends VmhubSession {
+export interface VmhubServer {
+  /** The hub's router (shared by every instance factory() makes). */
+  router: Router;
+  /** The stdio McpServerFactory: serveStdio(server.factory, {transport}) (cli.ts). */
+  factory: (ctx?: McpRequestContext) => McpServer;
+  /** VmhubHub.warm. */
+  warm(): void;
   config: VmhubConfig;
   runtime(): Promise<Runtime>;
   /** VmhubHub.drain: stdin closed, finish what was started before close(). */
@@ -63,7 +93,10 @@ export interface VmhubServer extends VmhubSession {
   close(): Promise<void>;
 }
 
-export function createVmhubHub(options: { config?: VmhubConfig; from?: string } = {}): VmhubHub {
+/** The hub createVmhubHub makes: every optional member there. */
+export type FullVmhubHub = VmhubHub & Required<Pick<VmhubHub, 'router' | 'factory' | 'warm' | 'live' | 'drain'>>;
+
+export function createVmhubHub(options: { config?: VmhubConfig; from?: string } = {}): FullVmhubHub {
   const config = options.config ?? loadConfig();
   let runtime: Promise<Runtime> | undefined;
   const rt = (): Promise<Runtime> => {
@@ -84,16 +117,20 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
   // its own, whose owner is the live view, without the live hooks (personInput passes no human
   // gate and records nothing: the live API records the person's step).
   const live = createLive(config, rt, createRouter(hostFor(config, rt, () => 'live-view')).personInput);
+  // The agents' router: one for the hub (it keeps no per-client state: the caller comes with each call).
+  const router = createRouter(hostFor(config, rt, (extra) => extra.client?.info?.name ?? 'default', live));
   const sessions = new Set<McpServer>();
+  const stdioAuth = principalAuthInfo(localPrincipal(), 'stdio');
+  let warmed = false;
+  // Module loading is CPU work on this one thread: it starts after the answer in hand is sent.
+  const warm = () => { if (!warmed) { warmed = true; setImmediate(() => void rt().catch(() => undefined)); } };
 
-  function session(): VmhubSession {
+  function session(options: SessionOptions = {}): VmhubSession {
     const mcp = new McpServer({ name: 'vmhub', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
-    // The runtime starts once a client has our `initialize` answer (or with the first tool call):
-    // module loading is CPU work on this one thread and would delay the handshake.
-    mcp.server.oninitialized = () => { setImmediate(() => void rt().catch(() => undefined)); };
-    const owner = () => mcp.server.getClientVersion()?.name ?? 'default';
-    const router = createRouter(hostFor(config, rt, owner, live));
-    router.register(mcp, { listTools: appToolList(mcp) });
+    // A 2025 client: the runtime starts once it has our `initialize` answer (or with the first
+    // tool call). A 2026-07-28 client sends no initialize: the transport calls warm() (cli.ts).
+    mcp.server.oninitialized = warm;
+    router.register(mcp, { listTools: appToolList, ...(options.transport === 'stdio' ? { authInfo: stdioAuth } : {}) });
     registerResources(mcp, live, rt);
     registerMcpApp(mcp, rt);
     sessions.add(mcp);
@@ -105,7 +142,10 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
   return {
     config,
     runtime: rt,
+    router,
     session,
+    factory: (options) => () => session(options).mcp,
+    warm,
     live,
     async drain() {
       const r = await runtime?.catch(() => undefined);
@@ -124,15 +164,20 @@ export function createVmhubHub(options: { config?: VmhubConfig; from?: string } 
   };
 }
 
-/** The stdio server: one hub, one session. */
+/**
+ * The stdio server: one hub; serveStdio asks its factory for one instance per connection (and one
+ * for a 2026-07-28 client's `server/discover` probe, discarded if the client falls back).
+ */
 export async function createVmhubServer(options: { config?: VmhubConfig; from?: string } = {}): Promise<VmhubServer> {
   const hub = createVmhubHub(options);
-  const { mcp, router } = hub.session();
-  return { mcp, router, config: hub.config, runtime: hub.runtime, drain: async () => { await hub.drain?.(); }, close: () => hub.close() };
+  return { router: hub.router, factory: hub.factory({ transport: 'stdio' }), warm: hub.warm, config: hub.config, runtime: hub.runtime, drain: () => hub.drain(), close: () => hub.close() };
 }
 
-/** `live` undefined: no take-over gate, hand-back note or recording (the person's own input router). */
-function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => string, live?: Live): RouterHost {
+/**
+ * `live` undefined: no take-over gate, hand-back note or recording (the person's own input router).
+ * `owner`: the default owner label of a call (the client's name, as the request declares it).
+ */
+function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: (extra: CallExtra) => string, live?: Live): RouterHost {
   const hooks = live ? liveHooks(live) : undefined;
   return {
     settings: {
@@ -153,7 +198,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
       ...(live?.recordings.enabled ? { resourceLinks: (leaseId: string) => [{ uri: recordingUri(leaseId), name: 'recording', mimeType: 'application/json', description: 'this lease\'s recorded steps and frames (resources/read)' }] } : {}),
       create: async (input, extra) => {
         const r = await rt();
-        const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner());
+        const lease = await r.leases.create(input, principalOf(extra), input.owner ?? owner(extra));
         void r.reaper.ensure('lease created');
         // wait_seconds: vm_lease_status's bounded wait (progress included), after the reaper is asked for.
         return r.leases.waitCreated(lease, input.wait_seconds, extra, principalOf(extra));
@@ -186,7 +231,7 @@ function hostFor(config: VmhubConfig, rt: () => Promise<Runtime>, owner: () => s
     human: hooks?.human,
     audit: {
       log: (record, extra) => {
-        if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: owner() }) + '\n', { mode: 0o600 }).catch(() => undefined);
+        if (config.audit.file) appendFile(config.audit.file, JSON.stringify({ ...record, principal: principalOf(extra), owner: extra ? owner(extra) : 'default' }) + '\n', { mode: 0o600 }).catch(() => undefined);
       },
       record: hooks?.record,
     },

@@ -6,13 +6,17 @@
  * discarded and answered with a JSON-RPC error carrying the request's id (read by a streaming
  * scan of the discarded line), so the client's call fails at once instead of at its timeout; a
  * line that is not JSON-RPC gets an error with its id too. The connection stays up.
- * Every message is delivered with the principal of stdio, the local OS user (http/principal.ts).
+ * Every message is delivered with the principal of stdio, the local OS user (http/principal.ts)
+ * — to a server connected to it directly; serveStdio (cli.ts) drops that extra, and the server
+ * supplies the principal itself (SessionOptions.transport 'stdio').
  * It counts the requests delivered and not yet answered (a cancelled one is never answered):
  * when stdin closes, the server waits for idle() so every call in flight still gets its answer.
+ * `onMessage` sees each message's method before it is delivered (cli.ts starts the runtime on the
+ * first real request, never on a `server/discover` probe). `onClosed` is called after close():
+ * serveStdio owns `onclose`.
  */
 import process from 'node:process';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { parseJSONRPCMessage, type JSONRPCMessage, type MessageExtraInfo, type Transport } from '@modelcontextprotocol/server';
 import { MessageIdScanner } from './http/message-id.ts';
 import { localPrincipal, principalAuthInfo } from './http/principal.ts';
 
@@ -34,10 +38,15 @@ export class LineStdioTransport implements Transport {
   #idle: Array<() => void> = [];
   readonly #extra: MessageExtraInfo = { authInfo: principalAuthInfo(localPrincipal(), 'stdio') };
 
-  constructor(options: { maxLineBytes: number; stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream }) {
+  readonly #onMessage: ((method: string) => void) | undefined;
+  readonly #onClosed: (() => void) | undefined;
+
+  constructor(options: { maxLineBytes: number; stdin?: NodeJS.ReadableStream; stdout?: NodeJS.WritableStream; onMessage?: (method: string) => void; onClosed?: () => void }) {
     this.#maxLineBytes = options.maxLineBytes;
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
+    this.#onMessage = options.onMessage;
+    this.#onClosed = options.onClosed;
   }
 
   async start(): Promise<void> {
@@ -101,19 +110,22 @@ export class LineStdioTransport implements Transport {
       this.#fail(scan.id, -32700, 'message is not valid JSON');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
-      this.onerror?.(new Error(`not a JSON-RPC message: ${parsed.error.message.slice(0, 200)}`));
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(json);
+    } catch (error) {
+      this.onerror?.(new Error(`not a JSON-RPC message: ${(error as Error).message.slice(0, 200)}`));
       // Only what looks like a request is answered: a malformed response must not get a reply.
       const m = json as { id?: unknown; method?: unknown } | null;
       if (m && typeof m === 'object' && 'method' in m) this.#fail(typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined, -32600, 'not a valid JSON-RPC request (jsonrpc "2.0", a string method, an id)');
       return;
     }
-    const m = parsed.data as { id?: string | number; method?: string; params?: { requestId?: string | number } };
+    const m = message as { id?: string | number; method?: string; params?: { requestId?: string | number } };
     if (m.method !== undefined && m.id !== undefined) this.#open.add(m.id);
     // The SDK sends no answer to a request cancelled by its client.
     if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined) this.#answered(m.params.requestId);
-    this.onmessage?.(parsed.data, this.#extra);
+    if (m.method !== undefined) this.#onMessage?.(m.method);
+    this.onmessage?.(message, this.#extra);
   }
 
   /** Requests delivered and not yet answered (nor cancelled). */
@@ -142,6 +154,7 @@ export class LineStdioTransport implements Transport {
     if (this.#stdin.listenerCount('data') === 0) (this.#stdin as NodeJS.ReadStream).pause?.();
     this.#chunks = [];
     this.onclose?.();
+    this.#onClosed?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {

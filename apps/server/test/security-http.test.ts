@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it, type TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { until } from '@vmhub/test-kit';
 import { principalOf, serveHttp } from '../src/http.ts';
 import type { VmhubHub } from '../src/server.ts';
@@ -354,7 +354,7 @@ function whoamiHub(): VmhubHub {
     runtime: () => Promise.reject(new Error('no runtime in this test')),
     session() {
       const mcp = new McpServer({ name: 'whoami', version: '1' });
-      mcp.registerTool('whoami', { description: 'principal of this call' }, async (extra) => ({ content: [{ type: 'text', text: JSON.stringify({ principal: principalOf(extra), auth: extra.authInfo }) }] }));
+      mcp.registerTool('whoami', { description: 'principal of this call' }, async (ctx) => ({ content: [{ type: 'text', text: JSON.stringify({ principal: principalOf(ctx.http), auth: ctx.http?.authInfo }) }] }));
       return { mcp, router: undefined as never };
     },
     close: async () => {},

@@ -5,7 +5,7 @@
  * file bodies hidden, strings cut at MAX_STRING), and bounded as a whole (MAX_RESULT_CHARS of
  * JSON). Images are never kept here: the step's screenshot is the image.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { scrubText } from '../scrub.ts';
 import { cut, redactArgs } from './redact.ts';
 
