@@ -12,7 +12,7 @@
  * ended within the list's window) and the last FRAMES_LISTED frames of each. The prompt
  * `vm_operator` teaches the working loop in a few lines.
  */
-import { ProtocolError, ResourceTemplate, type McpServer, type Resource, type ServerContext } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, ResourceTemplate, type McpServer, type Resource, type ServerContext } from '@modelcontextprotocol/server';
 import { VmhubError } from '@vmhub/core';
 import { callExtra } from '@vmhub/core/router';
 import type { LeaseRow } from '@vmhub/store';
@@ -28,8 +28,6 @@ const frameUri = (leaseId: string, seq: number): string => `vmhub://leases/${lea
 const FRAMES_LISTED = 20;
 /** Leases whose recordings are listed, newest first. */
 const LEASES_LISTED = 50;
-/** MCP's "resource not found". */
-const RESOURCE_NOT_FOUND = -32002;
 
 export const OPERATOR_PROMPT = [
   'You drive a real machine through vmhub\'s vm_* tools. The loop:',
@@ -42,16 +40,18 @@ export const OPERATOR_PROMPT = [
 ].join('\n');
 
 /**
- * The lease `leaseId` (its row) if `principal` holds it; MCP's resource-not-found otherwise
- * (another principal's lease reads as an unknown one). Every resource of a lease asks this first.
+ * The lease `leaseId` (its row) if `principal` holds it; MCP's resource-not-found for `uri`
+ * otherwise (another principal's lease reads as an unknown one). Every resource of a lease asks
+ * this first. The SDK v2 answers it -32602 with `data.uri` on every revision (the 2026-07-28
+ * spec's code; SDK v1 sent -32002).
  */
-export async function ownLease(rt: Runtime, leaseId: unknown, principal: string | undefined): Promise<LeaseRow> {
+export async function ownLease(rt: Runtime, leaseId: unknown, principal: string | undefined, uri: string): Promise<LeaseRow> {
   const id = String(leaseId);
-  if (!LEASE_ID.test(id)) throw new ProtocolError(RESOURCE_NOT_FOUND, `no lease "${id.slice(0, 64)}" of yours`);
+  if (!LEASE_ID.test(id)) throw new ResourceNotFoundError(uri, `no lease "${id.slice(0, 64)}" of yours`);
   try {
     return await rt.leases.get(id, principal);
   } catch (err) {
-    if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new ProtocolError(RESOURCE_NOT_FOUND, err.message);
+    if (VmhubError.is(err) && err.code === 'NOT_FOUND') throw new ResourceNotFoundError(uri, err.message);
     throw err;
   }
 }
@@ -59,7 +59,7 @@ export async function ownLease(rt: Runtime, leaseId: unknown, principal: string 
 export function registerResources(mcp: McpServer, live: Live, runtime: () => Promise<Runtime>): void {
   // The caller, as the tools see it (CallExtra: HTTP's bearer principal, else the local user).
   const principal = (ctx: ServerContext): string => principalOf(callExtra(mcp, ctx));
-  const own = async (leaseId: unknown, ctx: ServerContext): Promise<string> => (await ownLease(await runtime(), leaseId, principal(ctx))).id;
+  const own = async (uri: URL, leaseId: unknown, ctx: ServerContext): Promise<string> => (await ownLease(await runtime(), leaseId, principal(ctx), uri.href)).id;
 
   mcp.registerResource('recording', new ResourceTemplate('vmhub://leases/{lease_id}/recording', {
     list: async (ctx) => {
@@ -75,17 +75,17 @@ export function registerResources(mcp: McpServer, live: Live, runtime: () => Pro
       }
       return { resources };
     },
-  }), { title: 'A lease\'s recording', description: 'The steps of one of your leases (tool calls, a person\'s take-over), each frame a vmhub://leases/{id}/screenshots/{seq} resource.', mimeType: 'application/json' }, async (uri, vars, extra) => {
-    const id = await own(vars.lease_id, extra);
+  }), { title: 'A lease\'s recording', description: 'The steps of one of your leases (tool calls, a person\'s take-over), each frame a vmhub://leases/{id}/screenshots/{seq} resource.', mimeType: 'application/json' }, async (uri, vars, ctx) => {
+    const id = await own(uri, vars.lease_id, ctx);
     const steps = (await live.recordings.steps(id)).map((s) => (s.screenshot ? { ...s, screenshot: frameUri(id, s.seq) } : s));
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ lease_id: id, steps }) }] };
   });
 
-  mcp.registerResource('screenshot', new ResourceTemplate('vmhub://leases/{lease_id}/screenshots/{seq}', { list: undefined }), { title: 'A frame of a lease\'s recording', description: 'The screen after step {seq} of one of your leases.' }, async (uri, vars, extra) => {
-    const id = await own(vars.lease_id, extra);
+  mcp.registerResource('screenshot', new ResourceTemplate('vmhub://leases/{lease_id}/screenshots/{seq}', { list: undefined }), { title: 'A frame of a lease\'s recording', description: 'The screen after step {seq} of one of your leases.' }, async (uri, vars, ctx) => {
+    const id = await own(uri, vars.lease_id, ctx);
     const seq = Number(vars.seq);
     const frame = Number.isInteger(seq) && seq > 0 ? await live.recordings.frame(id, seq) : undefined;
-    if (!frame) throw new ProtocolError(RESOURCE_NOT_FOUND, `lease ${id} has no frame at step ${String(vars.seq).slice(0, 16)}`);
+    if (!frame) throw new ResourceNotFoundError(uri.href, `lease ${id} has no frame at step ${String(vars.seq).slice(0, 16)}`);
     return { contents: [{ uri: uri.href, mimeType: frame.mime, blob: frame.data.toString('base64') }] };
   });
 

@@ -31,7 +31,8 @@ const APP_URI = 'ui://vmhub/lease-view.html';
 const APP_MIME = 'text/html;profile=mcp-app';
 const TOKENS = { alice: `tok-alice-app-${randomBytes(4).toString('hex')}`, bob: `tok-bob-app-${randomBytes(4).toString('hex')}` };
 const WORD = `appseen${Array.from(randomBytes(4), (b) => String(2 + (b % 8))).join('')}`;
-const NOT_FOUND = -32002;
+// Resource-not-found: -32602 naming the URI (the SDK v2, every revision).
+const NOT_FOUND = -32602;
 const run = promisify(execFile);
 
 const dir = mkdtempSync(join(tmpdir(), 'vmhub-mcp-app-'));

@@ -20,7 +20,8 @@ const ok = async (c: Client, name: string, args: Record<string, unknown> = {}): 
   assert.equal(r.isError, undefined, `${name}: ${JSON.stringify(r.structuredContent)}`);
   return r;
 };
-const notFound = (err: any) => err?.code === -32002;
+// Resource-not-found: -32602 naming the URI (the SDK v2, every revision), -32002 from older servers.
+const notFound = (err: any) => err?.code === -32602 || err?.code === -32002;
 
 describe('resources: a lease\'s recording and frames, one principal\'s own; the vm_operator prompt', () => {
   let alice: Client;

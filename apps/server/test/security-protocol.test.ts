@@ -33,24 +33,28 @@ before(async () => {
 after(async () => { await s.close(); box.cleanup(); });
 
 describe('security: tools/call edges (SDK client over stdio)', () => {
-  it('non-object arguments and malformed params → a typed INVALID_REQUEST result', async (t) => {
+  // The SDK v2 checks tools/call against the spec's schema before any handler (non-object
+  // `arguments`, a `name` that is no string): those are answered with its typed protocol error,
+  // -32602 "Invalid tools/call request" naming the field — never a crash, a hang or a raw dump.
+  const sdkInvalidParams = (r: any) => /-32602: Invalid tools\/call request/.test(r?.protocolError ?? '');
+  it('non-object arguments and malformed params → -32602 Invalid tools/call request (the SDK\'s check)', async (t) => {
     const n = tally();
     const badArgs: unknown[] = ['text', '', 5, 0, -1.5, true, false, null, [], [1, 2], ['lease_id', 'x'], [{ lease_id: 'x' }]];
     for (const tool of ['vm_health', 'vm_screenshot', 'vm_exec', 'vm_nope']) {
       for (const args of badArgs) {
         n.attempts++;
         const r = await s.client.request({ method: 'tools/call', params: { name: tool, arguments: args as never } }, CallToolResultSchema).catch((e: Error) => ({ protocolError: e.message }) as any);
-        const expected = tool === 'vm_nope' ? 'NOT_FOUND' : 'INVALID_REQUEST';
-        if (isTypedError(r, expected)) n.typed++;
+        if (sdkInvalidParams(r)) n.typed++;
         else n.untyped++;
-        if (expected === 'INVALID_REQUEST') assert.match(r.structuredContent?.message ?? '', /arguments must be a JSON object/, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(r)}`);
+        assert.ok(sdkInvalidParams(r), `${tool} ${JSON.stringify(args)}: ${JSON.stringify(r)}`);
+        assert.match(r.protocolError, /arguments/, 'the error names the field');
       }
     }
     const badParams: unknown[] = [{ arguments: {} }, { name: 5, arguments: {} }, { name: null }, { name: ['vm_health'] }, { name: { x: 1 } }, {}];
     for (const params of badParams) {
       n.attempts++;
       const r = await s.client.request({ method: 'tools/call', params: params as never }, CallToolResultSchema).catch((e: Error) => ({ protocolError: e.message }) as any);
-      if (isTypedError(r, 'INVALID_REQUEST')) n.typed++;
+      if (sdkInvalidParams(r)) n.typed++;
       else n.untyped++;
     }
     const health = await s.call('vm_health');

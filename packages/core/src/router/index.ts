@@ -244,10 +244,11 @@ export function createRouter(host: RouterHost): Router {
       // tools/list publishes the exact JSON Schemas (TypeBox), not a zod round-trip.
       const { listTools } = options;
       server.server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: listTools ? listTools(wireTools, callExtra(server, ctx, options.authInfo)) : wireTools }));
-      // tools/call is ours too: the SDK's handler answers an unknown tool with a bare text error,
-      // and its request schema turns non-object `arguments` (or no `name`) into a raw protocol
-      // error. Ours (the SDK v2 three-argument form: our params schema, not the spec's) lets any
-      // params through to `call`, which answers each with a typed result.
+      // tools/call is ours too: the SDK's handler answers an unknown tool with a bare text error;
+      // ours answers it (and every argument problem) with a typed result. Note: the SDK v2 Server
+      // checks tools/call against the spec's schema before any handler, so non-object `arguments`
+      // or a non-string `name` get its -32602 "Invalid tools/call request" and never reach the
+      // RAW_PARAMS branch below (kept for a Server that lets them through).
       server.server.setRequestHandler('tools/call', { params: LenientCallToolParams }, (params, ctx) => {
         const p = params as { name: string; arguments?: unknown; [RAW_PARAMS]?: unknown };
         const extra = callExtra(server, ctx, options.authInfo);
