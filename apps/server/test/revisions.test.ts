@@ -10,6 +10,7 @@
 // (the owner label comes from the request's declared client on 2026-07-28, from initialize on 2025).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -133,7 +134,7 @@ async function agentSession(d: Driver, client: string, expect: { revision: strin
 }
 
 before(async () => {
-  box = sandbox({}, [...defaultTemplates(), { id: 'fake-1s', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 1200 } }]);
+  box = sandbox({ files: { max_bytes: 32 * 1024 * 1024 } }, [...defaultTemplates(), { id: 'fake-1s', provider: 'fake', adapter: 'fake', os: 'linux', golden: 'fake:golden', provider_options: { ready_delay_ms: 1200 } }]);
   audit = join(box.dir, 'audit.jsonl');
   http = await startHttp(box, { VMHUB_HTTP_TOKEN: TOKEN, VMHUB_AUDIT_FILE: audit, VMHUB_TOOLSETS: 'all' });
 });
@@ -161,6 +162,24 @@ describe('revisions: 2026-07-28 and 2025-11-25 clients, stdio and HTTP, one agen
       } finally { await d.close(); }
     });
   }
+
+  // The SDK's HTTP entry reads at most 4 MiB of a body by default; vmhub reads (and caps) the body
+  // itself at 96 MiB and hands it over parsed, so a large vm_put_file works at 2026-07-28 too.
+  it('SDK v2 client (2026-07-28) over http: a 12 MiB vm_put_file (16 MiB of base64) is taken whole', { timeout: 60_000 }, async () => {
+    const d = await v2('rev-v2-http-big', 'http');
+    try {
+      assert.equal(d.revision(), '2026-07-28');
+      const created = await d.call('vm_lease_create', { template: 'fake-desktop', wait_seconds: 20 });
+      const lease = created.structuredContent.lease_id as string;
+      leases.push([d, lease]);
+      const data = randomBytes(12 * 1024 * 1024);
+      const put = await d.call('vm_put_file', { lease_id: lease, path: 'big.bin', content_base64: data.toString('base64') });
+      assert.equal(put.isError, undefined, JSON.stringify(put.structuredContent).slice(0, 300));
+      assert.equal(put.structuredContent.sha256, createHash('sha256').update(data).digest('hex'));
+      assert.equal((await d.call('vm_lease_release', { lease_id: lease })).structuredContent.status, 'released');
+      leases.pop();
+    } finally { await d.close(); }
+  });
 });
 
 // A 2026-07-28 client's `server/discover` probe over stdio may come from a process spawned for the
