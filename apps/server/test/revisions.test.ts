@@ -50,13 +50,16 @@ function noteVersion<T extends object>(transport: T, seen: (v: string) => void):
   return transport;
 }
 
-async function v2(name: string, over: 'stdio' | 'http'): Promise<Driver> {
-  const client = new ClientV2({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+const UI = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+async function v2(name: string, over: 'stdio' | 'http', capabilities?: typeof UI): Promise<Driver & { client: ClientV2 }> {
+  const client = new ClientV2({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, ...(capabilities ? { capabilities } : {}) });
   const transport = over === 'stdio'
     ? new StdioV2({ command: process.execPath, args: [BIN], env: serverEnv(), stderr: 'pipe' })
     : new HttpV2(new URL(http!.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
   await client.connect(transport);
   return {
+    client,
     revision: () => client.getNegotiatedProtocolVersion(),
     sessionId: () => (transport instanceof HttpV2 ? transport.sessionId : undefined),
     call: (tool, args, o = {}) => client.callTool({ name: tool, arguments: args }, o) as never,
@@ -64,14 +67,15 @@ async function v2(name: string, over: 'stdio' | 'http'): Promise<Driver> {
   };
 }
 
-async function v1(name: string, over: 'stdio' | 'http'): Promise<Driver> {
+async function v1(name: string, over: 'stdio' | 'http', capabilities?: typeof UI): Promise<Driver & { client: ClientV1 }> {
   let version: string | undefined;
-  const client = new ClientV1({ name, version: '1.0.0' });
+  const client = new ClientV1({ name, version: '1.0.0' }, capabilities ? { capabilities } : {});
   const transport = over === 'stdio'
     ? new StdioV1({ command: process.execPath, args: [BIN], env: serverEnv(), stderr: 'pipe' })
     : new HttpV1(new URL(http!.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
   await client.connect(noteVersion(transport, (v) => { version = v; }));
   return {
+    client,
     revision: () => version,
     sessionId: () => (transport instanceof HttpV1 ? transport.sessionId : undefined),
     call: (tool, args, o = {}) => client.callTool({ name: tool, arguments: args }, undefined, o) as never,
@@ -162,6 +166,20 @@ describe('revisions: 2026-07-28 and 2025-11-25 clients, stdio and HTTP, one agen
       } finally { await d.close(); }
     });
   }
+
+  // What a client declares reaches tools/list: on 2026-07-28 in each stateless request's envelope,
+  // on 2025 in initialize. A host that renders MCP Apps gets the View named on two tools; others not.
+  it('the client\'s capabilities per request: an MCP Apps host gets the View on vm_screenshot, others do not (both SDKs, HTTP)', { timeout: 60_000 }, async () => {
+    const named = async (tools: Array<{ name: string; _meta?: any }>) => tools.filter((t) => t._meta?.ui?.resourceUri).map((t) => t.name).sort();
+    const [a, b, c, e] = [await v2('rev-ui-v2', 'http', UI), await v2('rev-plain-v2', 'http'), await v1('rev-ui-v1', 'http', UI), await v1('rev-plain-v1', 'http')];
+    try {
+      assert.equal(a.revision(), '2026-07-28');
+      assert.deepEqual(await named((await a.client.listTools()).tools), ['vm_lease_create', 'vm_screenshot']);
+      assert.deepEqual(await named((await b.client.listTools()).tools), []);
+      assert.deepEqual(await named((await c.client.listTools()).tools), ['vm_lease_create', 'vm_screenshot']);
+      assert.deepEqual(await named((await e.client.listTools()).tools), []);
+    } finally { await Promise.all([a, b, c, e].map((d) => d.close())); }
+  });
 
   // The SDK's HTTP entry reads at most 4 MiB of a body by default; vmhub reads (and caps) the body
   // itself at 96 MiB and hands it over parsed, so a large vm_put_file works at 2026-07-28 too.
