@@ -20,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createMcpHandler, isInitializeRequest, isJsonContentType, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { VmhubError } from '@vmhub/core';
 import { log } from './log.ts';
 import type { VmhubHub } from './server.ts';
@@ -159,7 +159,7 @@ export async function serveHttp(hub: VmhubHub, options: HttpOptions): Promise<Ht
       return existing.handle(req, res, body);
     }
     // A POST without a session: a 2026-07-28 request (stateless), or a 2025 client's initialize.
-    if (body !== undefined && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+    if (body !== undefined && !(await isLegacyRequest(headersOnly(req), body))) {
       if (!isJsonContentType(req.headers['content-type'])) return reply(res, 415, 'Content-Type must be application/json', idOf(body));
       return modern(req, res, body);
     }
@@ -330,6 +330,20 @@ function isLive(path: string): boolean {
 
 function sameCredential(a: Credential | undefined, b: Credential | undefined): boolean {
   return a === undefined || b === undefined ? a === b : a.principal === b.principal && a.digest.equals(b.digest);
+}
+
+/**
+ * The request's method, URL and headers as a web Request without its body, for isLegacyRequest,
+ * which classifies from the parsed body given beside it (toWebRequest would serialize a body of up
+ * to 96 MiB again only to be looked at).
+ */
+function headersOnly(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new Request(new URL(req.url ?? '/mcp', 'http://vmhub'), { method: req.method ?? 'POST', headers });
 }
 
 function idOf(body: unknown): string | number | undefined {
