@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { accepts, freePort, startHttpServer, tempDir, until, untilFileHas, waitPort } from '../src/index.ts';
+import { accepts, freePort, startHttpServer, startRoundRobinProxy, tempDir, until, untilFileHas, waitPort } from '../src/index.ts';
 import { createHostChannel } from '../src/host-channel.ts';
 import { rejectsWith } from '../src/errors.ts';
 import { VmhubError } from '@vmhub/core';
@@ -44,6 +44,47 @@ describe('ports', () => {
     }
     assert.equal(await accepts(port), false);
     await assert.rejects(waitPort(port, 200), /nothing listened/);
+  });
+});
+
+describe('startRoundRobinProxy', () => {
+  /** A loopback server that answers each connection with its own name and closes. */
+  async function named(name: string): Promise<{ port: number; close(): void }> {
+    const server = createServer((s) => s.end(name));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { port: (server.address() as { port: number }).port, close: () => server.close() };
+  }
+  /** What one connection through the proxy reads ('' when it is closed unanswered). */
+  async function read(port: number): Promise<string> {
+    const { connect } = await import('node:net');
+    return new Promise((resolve, reject) => {
+      let text = '';
+      const s = connect({ host: '127.0.0.1', port });
+      s.on('data', (d) => { text += d; });
+      s.on('close', () => resolve(text));
+      s.on('error', reject);
+    });
+  }
+
+  it('hands connections to the backends in turn; a refusing one is skipped; none left closes the client', async () => {
+    const [a, b] = [await named('A'), await named('B')];
+    const proxy = await startRoundRobinProxy([a.port, b.port]);
+    try {
+      const seen: string[] = [];
+      for (let i = 0; i < 6; i++) seen.push(await read(proxy.port));
+      assert.deepEqual(seen, ['A', 'B', 'A', 'B', 'A', 'B']);
+      assert.deepEqual(proxy.connections(), { [a.port]: 3, [b.port]: 3 });
+      a.close();
+      await until(async () => !(await accepts(a.port)), 'A stops listening', 2000, 20);
+      for (let i = 0; i < 3; i++) assert.equal(await read(proxy.port), 'B');
+      assert.deepEqual(proxy.connections(), { [a.port]: 3, [b.port]: 6 }, 'refused connections are not counted');
+      b.close();
+      await until(async () => !(await accepts(b.port)), 'B stops listening', 2000, 20);
+      assert.equal(await read(proxy.port), '', 'no backend: the connection is closed');
+    } finally {
+      a.close(); b.close();
+      await proxy.close();
+    }
   });
 });
 
