@@ -124,6 +124,7 @@ async function agentSession(d: Driver, client: string, expect: { revision: strin
   const line = await until(() => auditLines().find((l) => l.tool === 'vm_exec' && l.owner === client), `${client}'s vm_exec to end on the server`, 15_000);
   assert.ok(Date.now() - started < SLEEP_S * 1000 && line.duration_ms < 15_000, `the handler saw the cancellation: ${JSON.stringify(line)}`);
   assert.equal(line.outcome, 'error', JSON.stringify(line));
+  assert.equal(line.code, 'CANCELLED', 'audited as cancelled by the client, not as an internal error');
   assert.equal(line.principal, expect.principal, 'the principal of the transport');
 
   const released = await d.call('vm_lease_release', { lease_id: lease });

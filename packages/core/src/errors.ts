@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   ALREADY_EXISTS: { retryable: false, hint: 'That request_id already names a lease: use vm_lease_status on it, or pick a new request_id.' },
   POLICY_DENIED: { retryable: false, hint: 'The operator\'s policy forbids this: use another tool or ask the operator.' },
   TIMEOUT: { retryable: true, hint: 'The operation ran out of time: retry, or raise the timeout if the tool has one.' },
+  CANCELLED: { retryable: false, hint: 'The client cancelled the call (or its connection closed) before it finished: the work may be half done. Look at the machine (vm_screenshot, vm_exec) before doing it again.' },
   RESULT_TOO_LARGE: { retryable: false, hint: 'The answer would not fit one message: ask for less (vm_get_file {offset, length}, a smaller screenshot, less output).' },
   JOB_LOST: { retryable: false, hint: 'The detached command belonged to a vmhub server process that ended before it did: its result is gone. Run it again; for work that must outlive the server, have the command write its output to a file in the guest and read that with vm_get_file.' },
   HUMAN_CONTROL: { retryable: true, hint: 'A person has taken over this machine. Wait for hand-back: call vm_screenshot to watch (it keeps working) and retry later.' },

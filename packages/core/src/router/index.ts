@@ -56,7 +56,7 @@ function heartbeat(name: string, extra: CallExtra): { stop(): void } {
 }
 
 /** Errors that say nothing about the machine's health: no need to check on it. */
-const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED', 'HUMAN_CONTROL']);
+const NOT_ABOUT_THE_MACHINE = new Set(['INVALID_REQUEST', 'CAPABILITY_UNAVAILABLE', 'POLICY_DENIED', 'RESULT_TOO_LARGE', 'LEASE_EXPIRED', 'HUMAN_CONTROL', 'CANCELLED']);
 
 /**
  * The tools that wait while a person has taken over a lease (human-gate.ts): the input tools
@@ -402,8 +402,13 @@ async function abortable<T>(work: Promise<T>, signal: AbortSignal, name: string)
   }
 }
 
+/**
+ * Why a call's deadline signal fired: its own timer (TIMEOUT), a typed error a caller aborted with,
+ * or else the client — a `notifications/cancelled`, or its connection gone (CANCELLED; audited so).
+ */
 function deadlineError(signal: AbortSignal, name: string): VmhubError {
   const reason = signal.reason as Error | undefined;
   if (reason?.name === 'TimeoutError') return new VmhubError('TIMEOUT', `${name} did not finish within the call deadline`);
-  return asVmhubError(reason ?? new Error(`${name} was cancelled`));
+  if (VmhubError.is(reason)) return reason;
+  return new VmhubError('CANCELLED', `${name} was cancelled by the client before it finished`, { cause: reason });
 }
