@@ -178,7 +178,7 @@ export async function connectOver(transport: StdioClientTransport, name = 'itest
 
 /** Poll vm_lease_status until the lease leaves provisioning/starting. */
 /** A caller on `s` whose error result fails the test, naming the tool and what it answered. */
-export function okCaller(s: Session): (name: string, args?: Record<string, unknown>) => Promise<CallToolResult & { structuredContent?: any }> {
+export function okCaller(s: Pick<Session, 'call'>): (name: string, args?: Record<string, unknown>) => Promise<CallToolResult & { structuredContent?: any }> {
   return async (name, args = {}) => {
     const r = await s.call(name, args);
     assert.equal(r.isError, undefined, `${name}: ${JSON.stringify(r.structuredContent)}`);
@@ -186,7 +186,7 @@ export function okCaller(s: Session): (name: string, args?: Record<string, unkno
   };
 }
 
-export async function waitReady(s: Session, leaseId: string, seconds = 30): Promise<any> {
+export async function waitReady(s: Pick<Session, 'call'>, leaseId: string, seconds = 30): Promise<any> {
   const until = Date.now() + seconds * 1000;
   for (;;) {
     const r = await s.call('vm_lease_status', { lease_id: leaseId, wait_seconds: 5 });

@@ -10,6 +10,7 @@ import { after, before } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { DesktopState, MachineRecord } from '@vmhub/conformance/fake';
 import { until } from '@vmhub/test-kit';
 import { sandbox, type HttpServer, type Sandbox } from './harness.ts';
 
@@ -101,17 +102,31 @@ export async function liveApi(server: HttpServer, token: string, path: string, b
   return { status: res.status, json: await res.json().catch(() => undefined) };
 }
 
+/**
+ * The record of every fake machine in the sandbox's provider directory (a destroyed machine's
+ * directory is gone; one still being written, without its record yet, is skipped).
+ */
+export function fakeMachines(box: Sandbox): MachineRecord[] {
+  const machines = join(box.fakeDir, 'machines');
+  let names: string[];
+  try { names = readdirSync(machines); } catch { return []; }
+  return names.flatMap((n) => {
+    try { return [JSON.parse(readFileSync(join(machines, n, 'machine.json'), 'utf8')) as MachineRecord]; } catch { return []; }
+  });
+}
+
+/** A fake lease's desktop state as its guest's file holds it (undefined before the first change); throws when the lease has no machine. */
+export function desktopInGuest(box: Sandbox, leaseId: string): DesktopState | undefined {
+  const machine = fakeMachines(box).find((m) => m.lease_id === leaseId);
+  if (!machine) throw new Error(`no fake machine for lease ${leaseId}`);
+  try {
+    return JSON.parse(readFileSync(join(box.fakeDir, 'machines', machine.external_id, 'root', '.vmhub-desktop.json'), 'utf8')) as DesktopState;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Everything typed on a fake lease's desktop so far, read from the file in its guest's root. */
 export function typedInGuest(box: Sandbox, leaseId: string): string {
-  const machines = join(box.fakeDir, 'machines');
-  for (const name of readdirSync(machines)) {
-    const record = JSON.parse(readFileSync(join(machines, name, 'machine.json'), 'utf8')) as { lease_id: string };
-    if (record.lease_id !== leaseId) continue;
-    try {
-      return (JSON.parse(readFileSync(join(machines, name, 'root', '.vmhub-desktop.json'), 'utf8')) as { typed: string }).typed;
-    } catch {
-      return '';
-    }
-  }
-  throw new Error(`no fake machine for lease ${leaseId}`);
+  return desktopInGuest(box, leaseId)?.typed ?? '';
 }
