@@ -155,6 +155,22 @@ describe('x11: inspect is bounded (a window with 4000 labels)', () => {
       assert.equal(whole.scope, 'desktop');
       assert.equal(whole.tree.role, 'desktop frame');
       assert.ok((await session.listWindows!(ctx)).some((w) => w.title === title), 'the desktop still answers');
+      // An application that does not answer at all (stopped): the search for the WM's active window
+      // in it is bounded like the walk, so the answer comes within the budget and the helper's
+      // grace, naming the desktop — not an empty tree from a killed helper.
+      const pid = Number(execFileSync('pgrep', ['-f', `^/usr/bin/python3 .*many.py ${title}`], { encoding: 'utf8' }).trim().split('\n')[0]);
+      process.kill(pid, 'SIGSTOP');
+      try {
+        for (const budget of [500, 3000]) {
+          const s0 = Date.now();
+          const stuck = await session.inspect!(ctx, { max_depth: 50, scope: 'window', max_nodes: 100, timeout_ms: budget });
+          const took = Date.now() - s0;
+          assert.deepEqual([stuck.scope, stuck.tree.role], ['desktop', 'desktop frame'], `budget ${budget}: ${JSON.stringify(stuck).slice(0, 300)}`);
+          assert.ok(took < budget + 1500, `budget ${budget}: answered in ${took} ms`);
+        }
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
       await session.dispose();
     } finally {
       if (many.pid) { try { process.kill(-many.pid, 'SIGTERM'); } catch { /* gone */ } }

@@ -8,7 +8,8 @@
  * whichever comes first, printing one JSON line per element as it goes and a last line naming why
  * it stopped. An element placed off the screen and not showing (a closed menu's items) is listed
  * without bounds, and its subtree is not walked. Every AT-SPI call is bounded too (Atspi.set_timeout), so one
- * application that does not answer costs at most that, not the 25 s D-Bus default: a huge
+ * application that does not answer costs at most that, not the 25 s D-Bus default; the search for
+ * the window manager's active window ends SEARCH_GRACE_MS past the budget, before the kill: a huge
  * document (a 10 000-row page) ends the walk with what was read and `truncated: "nodes"` or
  * `"time"`, never a hang. The lines are assembled into the tree here (core's InspectRequest /
  * InspectResult).
@@ -22,6 +23,12 @@ import type { Guest } from './guest.ts';
 const TEXT_CHARS = 200;
 /** Past the time budget, the helper process is given this long before it is killed. */
 const KILL_GRACE_MS = 1500;
+/**
+ * How long past the time budget the search for the window manager's active window may go on (it
+ * is not cut by the budget: a busy application can take a second to answer): inside the kill's
+ * grace, leaving the rest for the desktop's root and a slow start of the helper.
+ */
+const SEARCH_GRACE_MS = KILL_GRACE_MS - 300;
 
 const ATSPI_WALK = String.raw`
 import time
@@ -35,6 +42,7 @@ except Exception:
 max_depth, max_nodes, budget_ms, scope, text_chars = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 hint = json.loads(sys.argv[6]) if len(sys.argv) > 6 else None
 deadline = started + budget_ms / 1000.0
+search_s = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
 def call_timeout(ms):
     if Atspi is not None:
         try: Atspi.set_timeout(ms, -1)
@@ -103,10 +111,24 @@ root, answered = None, "desktop"
 def pid_of(app):
     try: return app.get_process_id()
     except Exception: return None
+# The search for the window manager's active window is not cut by the walk's deadline (a busy
+# application can take a second to answer, and the imports alone may spend a small budget) but by
+# its own, search_s past it (inside the helper's grace before its kill). Each call is given what is
+# left of that, at most a second, so an application that does not answer at all (stopped, hung)
+# costs at most that and the walk still answers: the desktop.
+search_end = deadline + search_s
+class SearchSpent(Exception): pass
+def searching():
+    left = int((search_end - time.monotonic()) * 1000)
+    if left < 100: raise SearchSpent()
+    call_timeout(min(1000, left))
 def titled(app):
     try:
+        searching()
         for w in app:
+            searching()
             if w is not None and w.name == hint["title"] and on_screen(w): return w
+    except SearchSpent: raise
     except Exception: pass
     return None
 def hinted(app):
@@ -115,22 +137,28 @@ def hinted(app):
     w = titled(app)
     if w is not None: return w
     shown = []
-    try: shown = [w for w in app if w is not None and on_screen(w)]
+    try:
+        searching()
+        for w in app:
+            searching()
+            if w is not None and on_screen(w): shown.append(w)
+    except SearchSpent: raise
     except Exception: pass
     for w in shown:
         try:
+            searching()
             if w.getState().contains(pyatspi.STATE_ACTIVE): return w
+        except SearchSpent: raise
         except Exception: pass
     return shown[0] if len(shown) == 1 else None
 if scope == "window" and hint:
-    # Not cut by the deadline, and each call given a whole second (a busy application can take
-    # longer than a small budget's calls get): a few calls, bounded by the helper's kill.
-    call_timeout(1000)
-    for app in desktop:
-        if app is None or root is not None: continue
-        if hint.get("pid"):
-            if pid_of(app) == hint["pid"]: root = hinted(app)
-        else: root = titled(app)
+    try:
+        for app in desktop:
+            if app is None or root is not None: continue
+            if hint.get("pid"):
+                if pid_of(app) == hint["pid"]: root = hinted(app)
+            else: root = titled(app)
+    except SearchSpent: pass
     call_timeout(max(200, min(1000, budget_ms)))
 if scope == "window" and root is None:
     # The active top-level window that is really on the screen (a window manager may keep an
@@ -196,7 +224,7 @@ export interface ActiveWindowHint {
  */
 export async function walkAtspi(guest: Guest, input: InspectRequest, active?: ActiveWindowHint): Promise<InspectResult> {
   const argv = ['python3', '-', String(input.max_depth), String(input.max_nodes), String(input.timeout_ms), input.scope, String(TEXT_CHARS)];
-  if (input.scope === 'window' && active?.title) argv.push(JSON.stringify({ title: active.title, ...(active.pid ? { pid: active.pid } : {}) }));
+  if (input.scope === 'window' && active?.title) argv.push(JSON.stringify({ title: active.title, ...(active.pid ? { pid: active.pid } : {}) }), String(SEARCH_GRACE_MS / 1000));
   // Killed past its grace (a loaded guest: Python and pyatspi's import alone took it), the walk
   // still answers with what it streamed, cut by time — as its own deadline would have.
   const res = await guest.run(argv, { stdin: ATSPI_WALK, timeoutMs: input.timeout_ms + KILL_GRACE_MS, maxOutputBytes: 16 * 1024 * 1024, label: 'AT-SPI walk', partialOnTimeout: true });
