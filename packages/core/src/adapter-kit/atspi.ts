@@ -28,7 +28,7 @@ const KILL_GRACE_MS = 1500;
  * is not cut by the budget: a busy application can take a second to answer): inside the kill's
  * grace, leaving the rest for the desktop's root and a slow start of the helper.
  */
-const SEARCH_GRACE_MS = KILL_GRACE_MS - 300;
+const SEARCH_GRACE_MS = KILL_GRACE_MS - 500;
 
 const ATSPI_WALK = String.raw`
 import time
