@@ -112,16 +112,17 @@ def pid_of(app):
     try: return app.get_process_id()
     except Exception: return None
 # The search for the window manager's active window is not cut by the walk's deadline (a busy
-# application can take a second to answer, and the imports alone may spend a small budget) but by
-# its own, search_s past it (inside the helper's grace before its kill). Each call is given what is
-# left of that, at most a second, so an application that does not answer at all (stopped, hung)
-# costs at most that and the walk still answers: the desktop.
+# application can take seconds to answer a new client — Firefox with a 10 000-row page under load
+# — and the imports alone may spend a small budget) but by its own, search_s past it (inside the
+# helper's grace before its kill). Each call is given all that is left of that, so an application
+# that does not answer at all (stopped, hung) costs at most that and the walk still answers: the
+# desktop.
 search_end = deadline + search_s
 class SearchSpent(Exception): pass
 def searching():
     left = int((search_end - time.monotonic()) * 1000)
     if left < 100: raise SearchSpent()
-    call_timeout(min(1000, left))
+    call_timeout(left)
 def titled(app):
     try:
         searching()
